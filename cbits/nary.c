@@ -1,0 +1,61 @@
+/* nary.c - nodes with any number of arguments (user-supplied partials). */
+#include "internal.h"
+
+#include <stdint.h>
+
+typedef struct nary_ext {
+    dr_ext hdr;
+    size_t n;
+    int64_t *args;   /* relative ids */
+    double *partials;
+} nary_ext;
+
+static void nary_reverse(dr_ext *e, dr_sweep *s, double g)
+{
+    if (g == 0.0)
+        return;
+    nary_ext *x = (nary_ext *)e;
+    double *A = s->adj;
+    for (size_t i = 0; i < x->n; i++)
+        A[x->args[i]] += x->partials[i] * g;
+}
+
+dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
+                  const double *partials)
+{
+    if (!t)
+        return DR_NONE;
+    if (n && (!args || !partials)) {
+        dr__fail(t, DR_EINVAL);
+        return DR_NONE;
+    }
+    if (n <= 2) {
+        dr_idx a = n > 0 ? args[0] : DR_NONE, b = n > 1 ? args[1] : DR_NONE;
+        double da = n > 0 ? partials[0] : 0.0, db = n > 1 ? partials[1] : 0.0;
+        return dr__rec2(t, a, da, b, db);
+    }
+    if (n > (SIZE_MAX - sizeof(nary_ext)) / 16) {
+        dr__fail(t, DR_ENOMEM);
+        return DR_NONE;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t r;
+        if (!dr__rel(t, args[i], &r)) {
+            dr__fail(t, DR_EINVAL);
+            return DR_NONE;
+        }
+    }
+    nary_ext *x = dr__arena_alloc(t, sizeof *x + n * 16);
+    if (!x)
+        return DR_NONE;
+    x->hdr.reverse = nary_reverse;
+    x->hdr.clear_adj = NULL;
+    x->n = n;
+    x->args = (int64_t *)(x + 1);
+    x->partials = (double *)(x->args + n);
+    for (size_t i = 0; i < n; i++) {
+        dr__rel(t, args[i], &x->args[i]);
+        x->partials[i] = partials[i];
+    }
+    return dr__record_ext(t, &x->hdr);
+}

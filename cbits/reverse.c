@@ -1,0 +1,184 @@
+/*
+ * reverse.c - the reverse pass: adjoint storage, seeding, the sweep over the
+ * chunks, and the gradient / Jacobian conveniences built on them.
+ */
+#include "internal.h"
+
+/* Relative ids below this may name nodes (the adjoint array covers them). */
+static int64_t id_limit(const dr_tape *t)
+{
+    return t->reserved > t->next ? t->reserved : t->next;
+}
+
+dr_status dr__adj_ensure(dr_tape *t)
+{
+    int64_t need = id_limit(t);
+    if ((uint64_t)need > t->adj_cap) {
+        size_t cap = t->adj_cap ? t->adj_cap : 256;
+        while (cap < (uint64_t)need) {
+            if (cap > (SIZE_MAX / sizeof(double) - 1) / 2)
+                return DR_ENOMEM;
+            cap *= 2;
+        }
+        double *p = dr__malloc((cap + 1) * sizeof(double));
+        if (!p)
+            return DR_ENOMEM;
+        if (t->adj_raw && t->adj_valid > 0)
+            memcpy(p + 1, t->adj_raw + 1, (size_t)t->adj_valid * sizeof(double));
+        if (t->adj_raw)
+            t->bytes -= (t->adj_cap + 1) * sizeof(double);
+        dr__free(t->adj_raw);
+        t->adj_raw = p;
+        t->adj_cap = cap;
+        t->bytes += (cap + 1) * sizeof(double);
+    }
+    if (t->adj_valid < need) {
+        memset(t->adj_raw + 1 + t->adj_valid, 0,
+               (size_t)(need - t->adj_valid) * sizeof(double));
+        t->adj_valid = need;
+    }
+    return DR_OK;
+}
+
+/*
+ * The hot loop.  Nodes are visited newest first; a node whose adjoint is zero
+ * is skipped (see the header: unreached nodes never turn 0 * inf into NaN).
+ * Missing arguments point at the sink slot adj[-1].
+ */
+void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
+{
+    double *restrict A = s->adj;
+    for (; c; c = c->prev) {
+        const dr_node *nodes = c->nodes;
+        int64_t id = c->first + (int64_t)c->n;
+        for (size_t k = c->n; k-- > 0;) {
+            const dr_node *p = &nodes[k];
+            --id;
+            if (DR_UNLIKELY(p->a == DR_EXT_TAG)) {
+                dr_ext *e = (dr_ext *)(intptr_t)p->b;
+                e->reverse(e, s, A[id]);
+                continue;
+            }
+            double g = A[id];
+            if (g != 0.0) {
+                A[p->a] += p->da * g;
+                A[p->b] += p->db * g;
+            }
+        }
+    }
+}
+
+static void sync_chunk(dr_tape *t)
+{
+    if (t->chunk)
+        t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
+}
+
+dr_status dr_seed(dr_tape *t, dr_idx id, double cotangent)
+{
+    if (!t)
+        return DR_EINVAL;
+    int64_t r;
+    if (!dr__rel(t, id, &r))
+        return DR_EINVAL;
+    if (r < 0)
+        return DR_OK;
+    dr_status st = dr__adj_ensure(t);
+    if (st != DR_OK)
+        return st;
+    t->adj_raw[1 + r] += cotangent;
+    return DR_OK;
+}
+
+
+dr_status dr_reverse(dr_tape *t)
+{
+    if (!t)
+        return DR_EINVAL;
+    if (t->status != DR_OK)
+        return t->status;
+    dr_status st = dr__adj_ensure(t);
+    if (st != DR_OK)
+        return st;
+    sync_chunk(t);
+    dr_sweep s = {t->adj_raw + 1, t, false, 0};
+    t->adj_raw[0] = 0.0;
+    dr__sweep_chunks(t->chunk, &s);
+    return DR_OK;
+}
+
+dr_status dr_adjoint_get(const dr_tape *t, dr_idx id, double *out)
+{
+    if (!t || !out)
+        return DR_EINVAL;
+    int64_t r;
+    if (!dr__rel(t, id, &r))
+        return DR_EINVAL;
+    *out = (r >= 0 && r < t->adj_valid) ? t->adj_raw[1 + r] : 0.0;
+    return DR_OK;
+}
+
+double dr_adjoint(const dr_tape *t, dr_idx id)
+{
+    double v;
+    if (dr_adjoint_get(t, id, &v) != DR_OK)
+        return __builtin_nan("");
+    return v;
+}
+
+dr_status dr_adjoints_clear(dr_tape *t)
+{
+    if (!t)
+        return DR_EINVAL;
+    /* zeroing is deferred to the next dr__adj_ensure */
+    t->adj_valid = 0;
+    for (dr_ext *e = t->exts; e; e = e->next)
+        e->clear_adj(e);
+    return DR_OK;
+}
+
+/* Check every id before touching anything, so a bad call changes nothing. */
+static dr_status check_ids(const dr_tape *t, size_t n, const dr_real *x)
+{
+    int64_t r;
+    for (size_t i = 0; i < n; i++)
+        if (!dr__rel(t, x[i].idx, &r))
+            return DR_EINVAL;
+    return DR_OK;
+}
+
+static dr_status sweep_row(dr_tape *t, dr_real y, size_t n, const dr_real *x,
+                           double *g)
+{
+    dr_status st = dr_adjoints_clear(t);
+    if (st == DR_OK)
+        st = dr_seed(t, y.idx, 1.0);
+    if (st == DR_OK)
+        st = dr_reverse(t);
+    if (st != DR_OK)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        g[i] = dr_adjoint(t, x[i].idx);
+    return DR_OK;
+}
+
+dr_status dr_gradient(dr_tape *t, dr_real y, size_t n, const dr_real *x,
+                      double *g)
+{
+    return dr_jacobian(t, 1, &y, n, x, g);
+}
+
+dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                      const dr_real *x, double *J)
+{
+    if (!t || (m && !y) || (n && (!x || !J)) || (m && n > SIZE_MAX / m))
+        return DR_EINVAL;
+    if (t->status != DR_OK)
+        return t->status;
+    dr_status st = check_ids(t, m, y);
+    if (st == DR_OK)
+        st = check_ids(t, n, x);
+    for (size_t i = 0; st == DR_OK && i < m; i++)
+        st = sweep_row(t, y[i], n, x, J + i * n);
+    return st;
+}
