@@ -1,0 +1,71 @@
+# bench/bench.mk - the benchmark suite (called by the top Makefile's `bench`
+# target as `make -f bench/bench.mk bench BUILD=...`, after it has built
+# $(BUILD)/libdualrev.a and installed hyperfine and libadolc-dev).
+#
+#   make -f bench/bench.mk bench-c BUILD=build   only build the C executables
+#   make -f bench/bench.mk bench   BUILD=build   build them and run the driver
+#
+# BENCH_ARGS is passed to the driver (bench/run.py --help), e.g.
+#   make bench BENCH_ARGS="--quick"  or  BENCH_ARGS="--only fdotprod".
+
+BUILD      ?= build
+CC         ?= gcc
+CXX        ?= g++
+BENCH_ARGS ?=
+PYTHON     ?= /usr/bin/python3
+
+B := $(BUILD)/bench
+LIB_A := $(BUILD)/libdualrev.a
+
+BENCH_CFLAGS   := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -Iinclude -Ibench/c
+BENCH_CXXFLAGS := -std=c++17 -O2 -g -Wall -D_GNU_SOURCE -Ibench/c
+BLAS_LIBS = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+# adolc.pc lists -lboost_system, which libadolc does not need (and which
+# Debian's libadolc-dev does not pull in): leave it out.
+ADOLC_CFLAGS = $(shell pkg-config --cflags adolc 2>/dev/null)
+ADOLC_LIBS   = $(filter-out -lboost_system,$(shell pkg-config --libs adolc 2>/dev/null || echo -ladolc))
+
+C_BENCH := $(B)/dualrev-bench $(B)/primal-bench $(B)/floor-bench $(B)/adolc-bench
+HDR := bench/c/bench_common.h
+
+.PHONY: bench bench-c bench-deps bench-hs-build
+
+bench-c: $(C_BENCH)
+
+$(B)/dualrev-bench: bench/c/dualrev_bench.c $(HDR) $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
+
+$(B)/primal-bench: bench/c/primal_bench.c $(HDR)
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -lm
+
+$(B)/floor-bench: bench/c/floor_bench.c $(HDR)
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -lm
+
+$(B)/adolc-bench: bench/c/adolc_bench.cpp $(HDR)
+	@mkdir -p $(B)
+	$(CXX) $(BENCH_CXXFLAGS) $(ADOLC_CFLAGS) $< -o $@ $(ADOLC_LIBS) -lm
+
+$(LIB_A):
+	$(MAKE) BUILD=$(BUILD) lib
+
+# hyperfine and ADOL-C come from the top Makefile's deps-bench (ensured here
+# too, with python3 for the driver); gnuplot draws
+# the chart (the driver skips the chart, saying so, if it is missing).
+bench-deps:
+	@sh tools/ensure-debs.sh hyperfine libadolc-dev python3
+	@sh tools/ensure-debs.sh gnuplot-nox || echo "bench: gnuplot-nox could not be installed: no chart"
+
+# The Haskell bench executables (dualrev-hs-bench, ad-bench) are built by
+# haskell/haskell.mk into $(B)/hs/ when the Haskell front end exists; a
+# failure there must not stop the C benchmarks.
+bench-hs-build:
+	@if [ -f haskell/haskell.mk ]; then \
+	  $(MAKE) -f haskell/haskell.mk bench-hs BUILD=$(BUILD) || \
+	    echo "bench: building the Haskell bench executables failed; their rows are skipped"; \
+	fi
+
+bench: bench-deps bench-c bench-hs-build
+	$(PYTHON) bench/run.py --build $(BUILD) $(BENCH_ARGS)

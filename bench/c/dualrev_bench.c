@@ -1,0 +1,330 @@
+/*
+ * dualrev_bench.c - the six benchmark programs of ../shared/benchmarks.md
+ * written against the dualrev C API.
+ *
+ *     dualrev-bench <program> <size> <reps>
+ *
+ * What one repetition measures (one "unit" of benchmarks.md, or n / k*k
+ * units for fdotprod / fsummatvec): dr_tape_clear on a tape reused across
+ * repetitions (so after the first repetition nothing is allocated), one
+ * dr_input per independent variable, the forward pass recording every
+ * operation, the reverse sweep(s) (dr_gradient / dr_jacobian) and reading
+ * the gradient out.  The checksum printed is the sum of all gradient
+ * (Jacobian) entries of the last repetition.
+ *
+ * The programs are written the way the Haskell versions are (Smeding's
+ * bench/Main.hs): sums are right folds onto the constant 0 (so every element
+ * records one add), constants multiply as constants (one node each).
+ *
+ * BENCH_CHECK_LEN=1 in the environment makes it check that the tape holds
+ * exactly bench_tape_nodes() nodes (the count the floor writes), on stderr.
+ */
+#include "bench_common.h"
+
+#include <dualrev.h>
+
+static dr_tape *T;
+
+static void check(dr_status st, const char *what)
+{
+    if (st != DR_OK) {
+        fprintf(stderr, "dualrev-bench: %s: %s\n", what, dr_strerror(st));
+        exit(4);
+    }
+}
+
+static void check_len(int prog, long size)
+{
+    const char *e = getenv("BENCH_CHECK_LEN");
+    if (!e || !*e || *e == '0')
+        return;
+    long want = bench_tape_nodes(prog, size);
+    long got = (long)dr_tape_len(T);
+    fprintf(stderr, "%s: tape nodes %ld, floor records %ld%s\n",
+            bench_prog_names[prog], got, want, got == want ? "" : "  MISMATCH");
+    if (got != want)
+        exit(5);
+}
+
+static double sum(size_t n, const double *g)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += g[i];
+    return s;
+}
+
+/* ------------------------------------------------------------- fmult */
+
+static double run_fmult(const bench_args *a)
+{
+    double g[2] = {0, 0};
+    double in[2] = {3.0, 4.0};
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(in);
+        dr_tape_clear(T);
+        dr_real x[2] = {dr_input(T, in[0]), dr_input(T, in[1])};
+        dr_real y = dr_mul(T, x[0], x[1]);
+        check(dr_gradient(T, y, 2, x, g), "gradient");
+        bench_use(g);
+    }
+    check_len(a->prog, a->size);
+    return g[0] + g[1];
+}
+
+/* ---------------------------------------------------------- fdotprod */
+
+/* sum' (zipWith (*) xs ys), sum' a right fold onto 0 */
+static dr_real dot(size_t n, const dr_real *xs, const dr_real *ys)
+{
+    dr_real acc = dr_const(0.0);
+    for (size_t i = n; i-- > 0;)
+        acc = dr_add(T, dr_mul(T, xs[i], ys[i]), acc);
+    return acc;
+}
+
+static double run_fdotprod(const bench_args *a)
+{
+    size_t n = (size_t)a->size;
+    double *xv = bench_xmalloc(2 * n * sizeof(double));
+    bench_dot_inputs(a->size, xv, xv + n);
+    dr_real *x = bench_xmalloc(2 * n * sizeof(dr_real));
+    double *g = bench_xmalloc(2 * n * sizeof(double));
+    for (size_t i = 0; i < 2 * n; i++)
+        g[i] = 0;
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(xv);
+        dr_tape_clear(T);
+        for (size_t i = 0; i < 2 * n; i++)
+            x[i] = dr_input(T, xv[i]);
+        dr_real y = dot(n, x, x + n);
+        check(dr_gradient(T, y, 2 * n, x, g), "gradient");
+        bench_use(g);
+    }
+    check_len(a->prog, a->size);
+    double s = sum(2 * n, g);
+    free(xv);
+    free(x);
+    free(g);
+    return s;
+}
+
+/* -------------------------------------------------------- fsummatvec */
+
+static double run_fsummatvec(const bench_args *a)
+{
+    size_t k = (size_t)bench_summatvec_k(a->size), nin = k * k + k;
+    double *xv = bench_xmalloc(nin * sizeof(double));
+    bench_summatvec_inputs((long)k, xv, xv + k * k);
+    dr_real *x = bench_xmalloc(nin * sizeof(dr_real));
+    double *g = bench_xmalloc(nin * sizeof(double));
+    dr_real *rows = bench_xmalloc(k * sizeof(dr_real));
+    for (size_t i = 0; i < nin; i++)
+        g[i] = 0;
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(xv);
+        dr_tape_clear(T);
+        for (size_t i = 0; i < nin; i++)
+            x[i] = dr_input(T, xv[i]);
+        const dr_real *m = x, *v = x + k * k;
+        /* sum' (map' (dotp v) m): row dots first (map), then the fold */
+        for (size_t i = 0; i < k; i++)
+            rows[i] = dot(k, v, m + i * k);
+        dr_real y = dr_const(0.0);
+        for (size_t i = k; i-- > 0;)
+            y = dr_add(T, rows[i], y);
+        check(dr_gradient(T, y, nin, x, g), "gradient");
+        bench_use(g);
+    }
+    check_len(a->prog, a->size);
+    double s = sum(nin, g);
+    free(rows);
+    free(xv);
+    free(x);
+    free(g);
+    return s;
+}
+
+/* ------------------------------------------------------- frotvecquat */
+
+typedef struct {
+    dr_real x, y, z;
+} vec3;
+
+static dr_real dot3(vec3 p, vec3 q)
+{
+    return dr_add(T, dr_add(T, dr_mul(T, p.x, q.x), dr_mul(T, p.y, q.y)),
+                  dr_mul(T, p.z, q.z));
+}
+static vec3 vadd(vec3 p, vec3 q)
+{
+    vec3 r = {dr_add(T, p.x, q.x), dr_add(T, p.y, q.y), dr_add(T, p.z, q.z)};
+    return r;
+}
+static vec3 scale(dr_real k, vec3 p)
+{
+    vec3 r = {dr_mul(T, k, p.x), dr_mul(T, k, p.y), dr_mul(T, k, p.z)};
+    return r;
+}
+static vec3 cross(vec3 a, vec3 b)
+{
+    vec3 r = {dr_sub(T, dr_mul(T, a.y, b.z), dr_mul(T, a.z, b.y)),
+              dr_sub(T, dr_mul(T, a.z, b.x), dr_mul(T, a.x, b.z)),
+              dr_sub(T, dr_mul(T, a.x, b.y), dr_mul(T, a.y, b.x))};
+    return r;
+}
+
+static double run_frotvecquat(const bench_args *a)
+{
+    double in[7], J[21] = {0};
+    memcpy(in, bench_rot_inputs, sizeof in);
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(in);
+        dr_tape_clear(T);
+        dr_real x[7];
+        for (int i = 0; i < 7; i++)
+            x[i] = dr_input(T, in[i]);
+        vec3 v = {x[0], x[1], x[2]}, u = {x[3], x[4], x[5]};
+        dr_real s = x[6];
+        dr_real two = dr_const(2.0);
+        vec3 t1 = scale(dr_mul(T, two, dot3(u, v)), u);
+        vec3 t2 = scale(dr_sub(T, dr_mul(T, s, s), dot3(u, u)), v);
+        vec3 t3 = scale(dr_mul(T, two, s), cross(u, v));
+        vec3 o = vadd(vadd(t1, t2), t3);
+        dr_real y[3] = {o.x, o.y, o.z};
+        check(dr_jacobian(T, 3, y, 7, x, J), "jacobian");
+        bench_use(J);
+    }
+    check_len(a->prog, a->size);
+    return sum(21, J);
+}
+
+/* ----------------------------------------------------------- fneural */
+
+/* x' = relu (W x + b), W is out x in */
+static void layer(int out, int in, const dr_real *w, const dr_real *b,
+                  const dr_real *x, dr_real *y)
+{
+    for (int i = 0; i < out; i++)
+        y[i] = dr_relu(T, dr_add(T, dot((size_t)in, w + (size_t)i * in, x), b[i]));
+}
+
+static double run_fneural(const bench_args *a)
+{
+    double pv[NN_NPARAM], g[NN_NPARAM] = {0};
+    bench_neural_inputs(pv);
+    static dr_real p[NN_NPARAM];
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(pv);
+        dr_tape_clear(T);
+        for (int i = 0; i < NN_NPARAM; i++)
+            p[i] = dr_input(T, pv[i]);
+        const dr_real *w1 = p, *b1 = w1 + NN_H1 * NN_IN, *w2 = b1 + NN_H1,
+                      *b2 = w2 + NN_H2 * NN_H1, *in = b2 + NN_H2;
+        dr_real h1[NN_H1], h2[NN_H2], e[NN_H2];
+        layer(NN_H1, NN_IN, w1, b1, in, h1);
+        layer(NN_H2, NN_H1, w2, b2, h1, h2);
+        /* safe softmax: running maximum started at 0 (a left fold) */
+        dr_real m = dr_const(0.0);
+        for (int i = 0; i < NN_H2; i++)
+            m = dr_max(T, m, h2[i]);
+        for (int i = 0; i < NN_H2; i++)
+            e[i] = dr_exp(T, dr_sub(T, h2[i], m));
+        dr_real s = dr_const(0.0);
+        for (int i = NN_H2; i-- > 0;)
+            s = dr_add(T, e[i], s);
+        dr_real y = dr_const(0.0);
+        for (int i = NN_H2; i-- > 0;)
+            y = dr_add(T, dr_div(T, e[i], s), y);
+        check(dr_gradient(T, y, NN_NPARAM, p, g), "gradient");
+        bench_use(g);
+    }
+    check_len(a->prog, a->size);
+    return sum(NN_NPARAM, g);
+}
+
+/* -------------------------------------------------------- fparticles */
+
+/* One particle for PT_STEPS steps, in place: s = px py vx vy. */
+static void particle(dr_real *s)
+{
+    dr_real px = s[0], py = s[1], vx = s[2], vy = s[3];
+    dr_real c05 = dr_const(-0.5), c02 = dr_const(-0.2), dt = dr_const(PT_DT);
+    for (int k = 0; k < PT_STEPS; k++) {
+        /* a = (-0.5 p) + (-0.2 v)  (mass 1) */
+        dr_real ax = dr_add(T, dr_mul(T, c05, px), dr_mul(T, c02, vx));
+        dr_real ay = dr_add(T, dr_mul(T, c05, py), dr_mul(T, c02, vy));
+        /* p' = p + dt v, v' = v + dt a */
+        dr_real npx = dr_add(T, px, dr_mul(T, dt, vx));
+        dr_real npy = dr_add(T, py, dr_mul(T, dt, vy));
+        vx = dr_add(T, vx, dr_mul(T, dt, ax));
+        vy = dr_add(T, vy, dr_mul(T, dt, ay));
+        px = npx;
+        py = npy;
+    }
+    s[0] = px;
+    s[1] = py;
+    s[2] = vx;
+    s[3] = vy;
+}
+
+/* Sequential version: the four particles one after the other on one tape.
+   (The fork-join version is P_FPARTICLES_FORK, below.) */
+static double run_fparticles(const bench_args *a)
+{
+    double in[4 * PT_N], g[4 * PT_N] = {0};
+    bench_particle_inputs(in);
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(in);
+        dr_tape_clear(T);
+        dr_real x[4 * PT_N], s[4 * PT_N];
+        for (int i = 0; i < 4 * PT_N; i++)
+            s[i] = x[i] = dr_input(T, in[i]);
+        for (int i = 0; i < PT_N; i++)
+            particle(s + 4 * i);
+        dr_real y = dr_const(0.0);
+        for (int i = PT_N; i-- > 0;)
+            y = dr_add(T, dr_mul(T, s[4 * i], s[4 * i + 1]), y);
+        check(dr_gradient(T, y, 4 * PT_N, x, g), "gradient");
+        bench_use(g);
+    }
+    check_len(a->prog, a->size);
+    return sum(4 * PT_N, g);
+}
+
+/*
+ * The fork-join version of fparticles (the four particles as parallel jobs,
+ * BENCH_THREADS threads) goes here once the parallel API exists: write
+ * run_fparticles_fork and put it in the table below.  Until then this
+ * executable exits with status 2 for "fparticles-fork" and the driver leaves
+ * those rows out.
+ */
+
+int main(int argc, char **argv)
+{
+    bench_args a = bench_parse(argc, argv);
+    double (*const run[P_COUNT])(const bench_args *) = {
+        [P_FMULT] = run_fmult,
+        [P_FDOTPROD] = run_fdotprod,
+        [P_FSUMMATVEC] = run_fsummatvec,
+        [P_FROTVECQUAT] = run_frotvecquat,
+        [P_FNEURAL] = run_fneural,
+        [P_FPARTICLES] = run_fparticles,
+        [P_FPARTICLES_FORK] = NULL,
+    };
+    if (!run[a.prog]) {
+        fprintf(stderr, "dualrev-bench: %s not implemented yet\n",
+                bench_prog_names[a.prog]);
+        return 2;
+    }
+    T = dr_tape_new();
+    if (!T) {
+        fprintf(stderr, "dualrev-bench: out of memory\n");
+        return 3;
+    }
+    double c = run[a.prog](&a);
+    check(dr_tape_status(T), "tape");
+    printf("%.10g\n", c);
+    dr_tape_free(T);
+    return 0;
+}

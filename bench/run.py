@@ -1,0 +1,422 @@
+#!/usr/bin/python3
+"""bench/run.py - the benchmark driver (system python3, standard library only).
+
+    /usr/bin/python3 bench/run.py --build BUILD [--quick] [--only PROG,...]
+
+For every (program, implementation) pair it
+  1. probes the executable once (exit status 2 = "not implemented": the cell
+     stays empty), and reads its checksum;
+  2. calibrates `reps` so that one process runs about --target seconds;
+  3. then times ALL commands in ONE hyperfine run (--shell=none, warmup runs,
+     --export-json), so the ratios in a row come from one run on one machine
+     state.
+Time per unit = hyperfine's median wall time of the whole process
+/ (reps * units per rep): nothing is subtracted (process start-up and the
+first repetition's page faults are amortised over ~0.3 s of work).
+
+It prints a markdown table and writes it to BUILD/bench/results.md, the raw
+hyperfine JSON to BUILD/bench/hyperfine.json and, when gnuplot is there, a bar
+chart of the ratios to BUILD/bench/ratios.png.
+
+Executables (all with the interface `<exe> <program> <size> <reps>`, one
+checksum line on stdout; see bench/c/bench_common.h):
+  BUILD/bench/primal-bench, dualrev-bench, adolc-bench, floor-bench   (C)
+  BUILD/bench/hs/dualrev-hs-bench, BUILD/bench/hs/ad-bench      (Haskell,
+      optional; fparticles threads are given as `+RTS -N<k>` after the args)
+C executables get the fparticles thread count in BENCH_THREADS.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# ----------------------------------------------------------------- rows
+
+class Row:
+    def __init__(self, label, prog, size=0, threads=1, c=True, unit="unit"):
+        self.label, self.prog, self.size = label, prog, size
+        self.threads, self.c, self.unit = threads, c, unit
+
+    @property
+    def units(self):
+        """units per repetition, as bench_units() in bench_common.h"""
+        if self.prog == "fdotprod":
+            return self.size
+        if self.prog == "fsummatvec":
+            k = int(math.floor(math.sqrt(self.size) + 0.5))
+            return k * k
+        return 1
+
+
+def all_rows(quick):
+    rows = [
+        Row("fmult", "fmult", unit="gradient"),
+        Row("fdotprod, n = 10^3", "fdotprod", 10**3, unit="element"),
+        Row("fdotprod, n = 10^6", "fdotprod", 10**6, unit="element"),
+        Row("fsummatvec, n = 10^3", "fsummatvec", 10**3, unit="matrix element"),
+        Row("fsummatvec, n = 10^6", "fsummatvec", 10**6, unit="matrix element"),
+        Row("frotvecquat", "frotvecquat", unit="3x7 Jacobian"),
+        Row("fneural", "fneural", unit="gradient"),
+        # the C fparticles is sequential: its C columns appear on the
+        # 1-thread row only; the Haskell executables run both
+        Row("fparticles, 1 thread", "fparticles", threads=1, unit="gradient"),
+        Row("fparticles, 2 threads", "fparticles", threads=2, c=False,
+            unit="gradient"),
+        # fork-join fparticles with the parallel API: these rows appear once
+        # dualrev-bench implements "fparticles-fork" (primal, ADOL-C and the
+        # floor run the sequential program for them)
+        Row("fparticles-fork, 1 thread", "fparticles-fork", threads=1,
+            unit="gradient"),
+        Row("fparticles-fork, 2 threads", "fparticles-fork", threads=2,
+            unit="gradient"),
+    ]
+    if quick:
+        rows = [r for r in rows if r.size != 10**3]
+    return rows
+
+
+class Impl:
+    def __init__(self, key, title, path, haskell=False, gradient=True):
+        self.key, self.title, self.path = key, title, path
+        self.haskell, self.gradient = haskell, gradient
+
+    def argv(self, row, reps):
+        args = [self.path, row.prog, str(row.size), str(reps)]
+        if self.haskell:
+            if row.prog.startswith("fparticles"):
+                args += ["+RTS", "-N%d" % row.threads, "-RTS"]
+            return args
+        return ["env", "BENCH_THREADS=%d" % row.threads] + args
+
+    def applies(self, row):
+        return row.c or self.haskell
+
+
+# --------------------------------------------------------------- helpers
+
+def fmt_time(s):
+    if s is None:
+        return "—"
+    for scale, unit in ((1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms")):
+        if s < scale * 1000:
+            v = s / scale
+            return ("%.3g" % v if v < 100 else "%.0f" % v) + " " + unit
+    return "%.3g s" % s
+
+
+def fmt_ratio(x):
+    if x is None:
+        return "—"
+    if x >= 100:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    return "%.2f" % x
+
+
+def run_once(argv, cwd, timeout=120):
+    t0 = time.perf_counter()
+    p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=timeout)
+    return p.returncode, time.perf_counter() - t0, p.stdout.strip(), p.stderr.strip()
+
+
+def calibrate(impl, row, target, cwd):
+    """(reps, checksum) or (None, reason)"""
+    rc, dt, out, err = run_once(impl.argv(row, 1), cwd)
+    if rc == 2:
+        return None, "not implemented"
+    if rc != 0:
+        return None, "failed (exit %d): %s" % (rc, err.splitlines()[-1] if err else "")
+    checksum = out.splitlines()[-1] if out else ""
+    reps = 1
+    # grow until one process takes long enough to estimate the cost per rep
+    while dt < 0.05 and reps < 10**9:
+        reps *= 8 if dt < 0.006 else 2
+        rc, dt, out, err = run_once(impl.argv(row, reps), cwd)
+        if rc != 0:
+            return None, "failed (exit %d) at %d reps" % (rc, reps)
+    per_rep = dt / reps
+    return max(1, int(round(target / per_rep))), checksum
+
+
+def checksums_agree(a, b):
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return a == b
+    return abs(x - y) <= 1e-6 * max(1.0, abs(x), abs(y))
+
+
+def git_rev():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+# ------------------------------------------------------------------ chart
+
+def chart(rows_out, have_hs, path, workdir):
+    gp = shutil.which("gnuplot")
+    if not gp:
+        return "gnuplot not found (install gnuplot-nox): chart skipped"
+    cols = [("grad/primal", "gp"), ("dualrev/ADOL-C", "da"),
+            ("dualrev/floor", "df")]
+    if have_hs:
+        cols += [("ad/dualrev-hs", "ah")]
+    dat = os.path.join(workdir, "ratios.dat")
+    with open(dat, "w") as f:
+        f.write("label " + " ".join('"%s"' % c[0] for c in cols) + "\n")
+        n = 0
+        for label, r in rows_out:
+            if all(r.get(k) is None for _, k in cols):
+                continue
+            n += 1
+            f.write('"%s" ' % label.replace(", ", "\\n") +
+                    " ".join(("%g" % r[k]) if r.get(k) else "NaN" for _, k in cols)
+                    + "\n")
+    if n == 0:
+        return "no ratios to plot: chart skipped"
+    plots = ", ".join(
+        "'%s' using %d:xtic(1) title columnheader(%d)" % (dat, i + 2, i + 2)
+        for i in range(len(cols)))
+    script = """
+set terminal png size 1400,700 font ",10"
+set output '%s'
+set title 'dualrev benchmark ratios (log scale; 1 = parity)'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set logscale y
+set yrange [0.01:*]
+set grid ytics
+set key top left
+set xtics font ",8"
+set ylabel 'ratio'
+plot %s, 1 with lines lc rgb 'black' notitle
+""" % (path, plots)
+    p = subprocess.run([gp], input=script, text=True, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    if p.returncode != 0 or not os.path.exists(path):
+        return "gnuplot failed: %s" % p.stderr.strip()[-300:]
+    return None
+
+
+# ------------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build", help="build directory")
+    ap.add_argument("--target", type=float, default=0.3,
+                    help="seconds per process (default 0.3)")
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--quick", action="store_true",
+                    help="skip the n = 10^3 rows, 5 runs, 1 warmup")
+    ap.add_argument("--only", default="",
+                    help="comma-separated programs (e.g. fdotprod,fneural)")
+    ap.add_argument("--impls", default="",
+                    help="comma-separated implementations (primal,dualrev,adolc,floor,hs,ad)")
+    ap.add_argument("--out", default="", help="results.md path")
+    args = ap.parse_args()
+    if args.quick:
+        args.runs, args.warmup = 5, 1
+
+    b = os.path.join(args.build, "bench")
+    hsdir = os.path.join(b, "hs")
+    impls = [
+        Impl("primal", "primal (C)", os.path.join(b, "primal-bench"), gradient=False),
+        Impl("dualrev", "dualrev (C API)", os.path.join(b, "dualrev-bench")),
+        Impl("adolc", "ADOL-C", os.path.join(b, "adolc-bench")),
+        Impl("floor", "floor", os.path.join(b, "floor-bench"), gradient=False),
+        Impl("hs", "dualrev-hs", os.path.join(hsdir, "dualrev-hs-bench"), haskell=True),
+        Impl("ad", "ad", os.path.join(hsdir, "ad-bench"), haskell=True),
+    ]
+    notes = []
+    if not shutil.which("hyperfine"):
+        sys.exit("bench: hyperfine not found (make deps-bench installs it)")
+    for im in impls[:4]:
+        if not os.access(im.path, os.X_OK):
+            sys.exit("bench: %s missing (make -f bench/bench.mk bench-c)" % im.path)
+    hs_exists = os.access(impls[4].path, os.X_OK)
+    ad_exists = os.access(impls[5].path, os.X_OK)
+    if not os.path.exists("haskell/haskell.mk") and not hs_exists:
+        notes.append("Haskell front end not built: dualrev-hs and ad rows skipped")
+    else:
+        if not hs_exists:
+            notes.append("Haskell front end not built (%s missing): dualrev-hs rows skipped"
+                         % impls[4].path)
+        if not ad_exists:
+            notes.append("ad package not installed: ad rows skipped")
+    impls = [im for im in impls if os.access(im.path, os.X_OK)]
+    if args.impls:
+        want = set(args.impls.split(","))
+        impls = [im for im in impls if im.key in want]
+    for n in notes:
+        print("bench: " + n, flush=True)
+
+    rows = all_rows(args.quick)
+    if args.only:
+        want = set(args.only.split(","))
+        rows = [r for r in rows if r.prog in want]
+
+    # ADOL-C may write tape files into the working directory: use a scratch one
+    workdir = tempfile.mkdtemp(prefix="dualrev-bench-")
+    # absolute paths, since the processes run in workdir
+    for im in impls:
+        im.path = os.path.abspath(im.path)
+
+    # 1-2: probe and calibrate
+    print("bench: calibrating (target %.2f s per process)..." % args.target, flush=True)
+    plan = []  # (row, impl, reps, name)
+    cells = {}  # (row label, impl key) -> dict
+    for row in rows:
+        for im in impls:
+            if not im.applies(row):
+                continue
+            reps, info = calibrate(im, row, args.target, workdir)
+            if reps is None:
+                if info != "not implemented":
+                    notes.append("%s on %s: %s" % (im.title, row.label, info))
+                    print("bench: %s on %s: %s" % (im.title, row.label, info), flush=True)
+                continue
+            name = "%s | %s" % (row.label, im.key)
+            cells[(row.label, im.key)] = {"reps": reps, "checksum": info}
+            plan.append((row, im, reps, name))
+    # checksums of the gradient implementations must agree
+    for row in rows:
+        grads = [(im.title, cells[(row.label, im.key)]["checksum"]) for im in impls
+                 if im.gradient and (row.label, im.key) in cells]
+        for title, cs in grads[1:]:
+            if not checksums_agree(cs, grads[0][1]):
+                msg = "CHECKSUM MISMATCH on %s: %s %s vs %s %s" % (
+                    row.label, grads[0][0], grads[0][1], title, cs)
+                notes.append(msg)
+                print("bench: " + msg, flush=True)
+    # drop rows where dualrev does not run and nothing Haskell does either
+    plan = [p for p in plan
+            if (p[0].label, "dualrev") in cells or (p[0].label, "hs") in cells
+            or (p[0].label, "ad") in cells]
+    if not plan:
+        sys.exit("bench: nothing to run")
+
+    # 3: one hyperfine run over every command
+    jpath = os.path.abspath(os.path.join(b, "hyperfine.json"))
+    cmd = ["hyperfine", "--shell=none", "--style", "basic",
+           "--warmup", str(args.warmup), "--runs", str(args.runs),
+           "--export-json", jpath]
+    for row, im, reps, name in plan:
+        cmd += ["-n", name, " ".join(im.argv(row, reps))]
+    print("bench: hyperfine over %d commands (~%.0f s)..." %
+          (len(plan), len(plan) * (args.warmup + args.runs) * args.target * 1.1),
+          flush=True)
+    hf = subprocess.run(cmd, cwd=workdir, stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True)
+    with open(os.path.join(b, "hyperfine.log"), "w") as f:
+        f.write(hf.stdout)
+    if hf.returncode != 0:
+        print(hf.stdout[-3000:])
+        sys.exit("bench: hyperfine failed")
+    with open(jpath) as f:
+        results = {r["command"]: r for r in json.load(f)["results"]}
+    for row, im, reps, name in plan:
+        r = results[name]
+        c = cells[(row.label, im.key)]
+        c["median"] = r["median"]
+        c["unit"] = r["median"] / (reps * row.units)
+        c["rsd"] = (r["stddev"] or 0.0) / r["mean"] if r["mean"] else 0.0
+
+    # table
+    have_hs = any(im.key in ("hs", "ad") for im in impls)
+    def t(row, key):
+        c = cells.get((row.label, key))
+        return c.get("unit") if c else None
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+
+    head = ["program (unit)", "primal", "dualrev", "ADOL-C", "floor",
+            "dualrev / primal", "dualrev / ADOL-C", "dualrev / floor"]
+    if have_hs:
+        head += ["dualrev-hs", "ad", "dualrev-hs / primal", "ad / dualrev-hs"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+    rows_out = []
+    for row in rows:
+        if not any((row.label, im.key) in cells and "unit" in cells[(row.label, im.key)]
+                   for im in impls):
+            continue
+        p, d, a, fl = (t(row, k) for k in ("primal", "dualrev", "adolc", "floor"))
+        rr = {"gp": ratio(d, p), "da": ratio(d, a), "df": ratio(d, fl)}
+        cellv = [fmt_time(p), fmt_time(d), fmt_time(a), fmt_time(fl),
+                 fmt_ratio(rr["gp"]), fmt_ratio(rr["da"]), fmt_ratio(rr["df"])]
+        if have_hs:
+            h, ad = t(row, "hs"), t(row, "ad")
+            rr["ah"] = ratio(ad, h)
+            cellv += [fmt_time(h), fmt_time(ad), fmt_ratio(ratio(h, p)),
+                      fmt_ratio(rr["ah"])]
+        lines.append("| %s (%s) | %s |" % (row.label, row.unit, " | ".join(cellv)))
+        rows_out.append((row.label, rr))
+    table = "\n".join(lines)
+
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    hfv = subprocess.run(["hyperfine", "--version"], stdout=subprocess.PIPE,
+                         text=True).stdout.strip()
+    header = ("Time per unit (hyperfine median over %d runs after %d warmups of one "
+              "process doing ~%.2f s of repetitions, divided by repetitions x units); "
+              "all commands in one hyperfine run.\n\n"
+              "Machine: %s, %d cores, %s; %s; git %s; %s.\n"
+              % (args.runs, args.warmup, args.target, cpu_name(), os.cpu_count() or 0,
+                 platform.platform(), hfv, git_rev(), now))
+    reps_lines = ["", "<details><summary>commands (reps, checksum, run-to-run spread)"
+                  "</summary>", "", "| command | reps | checksum | stddev/mean |",
+                  "|---|---:|---:|---:|"]
+    for row, im, reps, name in plan:
+        c = cells[(row.label, im.key)]
+        cmdline = " ".join(im.argv(row, reps)).replace(os.path.abspath(b), b)
+        reps_lines.append("| `%s` | %d | %s | %.1f%% |" % (
+            cmdline, reps, c["checksum"], 100 * c.get("rsd", 0)))
+    reps_lines += ["", "</details>"]
+    md = header + "\n" + table + "\n"
+    if notes:
+        md += "\n" + "\n".join("- " + n for n in notes) + "\n"
+    md += "\n".join(reps_lines) + "\n"
+
+    png = os.path.join(b, "ratios.png")
+    err = chart(rows_out, have_hs, png, workdir)
+    if err:
+        print("bench: " + err, flush=True)
+        md += "\n- " + err + "\n"
+    out = args.out or os.path.join(b, "results.md")
+    with open(out, "w") as f:
+        f.write(md)
+    shutil.rmtree(workdir, ignore_errors=True)
+    print()
+    print(md)
+    print("bench: table in %s%s" % (out, "" if err else ", chart in " + png))
+
+
+if __name__ == "__main__":
+    main()
