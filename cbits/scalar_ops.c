@@ -110,12 +110,13 @@ dr_real dr_tan(dr_tape *t, dr_real a)
 
 dr_real dr_asin(dr_tape *t, dr_real a)
 {
-    return unary(t, a, asin(a.val), 1.0 / sqrt(1.0 - a.val * a.val));
+    /* (1 - a)(1 + a), not 1 - a*a: exact near |a| = 1 */
+    return unary(t, a, asin(a.val), 1.0 / sqrt((1.0 - a.val) * (1.0 + a.val)));
 }
 
 dr_real dr_acos(dr_tape *t, dr_real a)
 {
-    return unary(t, a, acos(a.val), -1.0 / sqrt(1.0 - a.val * a.val));
+    return unary(t, a, acos(a.val), -1.0 / sqrt((1.0 - a.val) * (1.0 + a.val)));
 }
 
 dr_real dr_atan(dr_tape *t, dr_real a)
@@ -126,7 +127,16 @@ dr_real dr_atan(dr_tape *t, dr_real a)
 dr_real dr_atan2(dr_tape *t, dr_real y, dr_real x)
 {
     double h = x.val * x.val + y.val * y.val;
-    return binary(t, y, x, atan2(y.val, x.val), x.val / h, -y.val / h);
+    double dy, dx;
+    if (DR_LIKELY(h >= 0x1p-1022 && h <= 0x1.fffffffffffffp1023)) {
+        dy = x.val / h;
+        dx = -y.val / h;
+    } else { /* x^2 + y^2 under- or overflows: scale by the hypotenuse */
+        double r = hypot(x.val, y.val);
+        dy = (x.val / r) / r;
+        dx = -(y.val / r) / r;
+    }
+    return binary(t, y, x, atan2(y.val, x.val), dy, dx);
 }
 
 dr_real dr_sinh(dr_tape *t, dr_real a)
@@ -141,8 +151,9 @@ dr_real dr_cosh(dr_tape *t, dr_real a)
 
 dr_real dr_tanh(dr_tape *t, dr_real a)
 {
-    double r = tanh(a.val);
-    return unary(t, a, r, 1.0 - r * r);
+    /* 1 / cosh^2, not 1 - tanh^2, which cancels to 0 for |a| > 19 */
+    double c = cosh(a.val);
+    return unary(t, a, tanh(a.val), 1.0 / c / c);
 }
 
 dr_real dr_pow(dr_tape *t, dr_real a, dr_real b)
@@ -198,14 +209,11 @@ dr_real dr_erf(dr_tape *t, dr_real a)
 
 dr_real dr_sigmoid(dr_tape *t, dr_real a)
 {
-    double s;
-    if (a.val >= 0.0) {
-        s = 1.0 / (1.0 + exp(-a.val));
-    } else {
-        double e = exp(a.val);
-        s = e / (1.0 + e);
-    }
-    return unary(t, a, s, s * (1.0 - s));
+    /* e = exp(-|a|) <= 1: no overflow, and the derivative e / (1 + e)^2
+       does not cancel the way s (1 - s) does for large |a| */
+    double e = exp(-fabs(a.val));
+    double s = a.val >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+    return unary(t, a, s, e / ((1.0 + e) * (1.0 + e)));
 }
 
 dr_real dr_relu(dr_tape *t, dr_real a)

@@ -4,6 +4,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,10 +13,12 @@
 double chk_fd_step(double x)
 {
     double ax = fabs(x);
-    if (!(ax >= 0x1p-8)) /* also NaN */
-        ax = 0x1p-8;
-    if (ax > DBL_MAX / 2)
-        ax = DBL_MAX / 2;
+    if (ax == 0.0 || isnan(ax))
+        ax = 1.0;
+    if (ax < 0x1p-1000) /* keep h / 4 a normal number */
+        ax = 0x1p-1000;
+    if (ax > 0x1p1000)
+        ax = 0x1p1000;
     int e;
     frexp(ax, &e); /* ax = m * 2^e, m in [0.5, 1) */
     return ldexp(1.0, e - 11);
@@ -35,15 +38,21 @@ static double central(chk_fn1 f, void *ctx, double x, double h, double *fmax)
 
 chk_deriv chk_fd1(chk_fn1 f, void *ctx, double x, double h)
 {
-    if (!(h > 0.0))
+    if (!(h > 0.0)) {
         h = chk_fd_step(x);
+    } else {
+        int e; /* round down to a power of two: x +- h/4 stay exact */
+        frexp(h, &e);
+        h = ldexp(1.0, e - 1);
+    }
     double fmax = fabs(f(x, ctx));
     double d1 = central(f, ctx, x, h, &fmax);
     double d2 = central(f, ctx, x, h / 2, &fmax);
     double d3 = central(f, ctx, x, h / 4, &fmax);
-    double r1 = (4.0 * d2 - d1) / 3.0;
-    double r2 = (4.0 * d3 - d2) / 3.0;
-    double r = (16.0 * r2 - r1) / 15.0;
+    /* (4 d2 - d1) / 3 and (16 r2 - r1) / 15, written not to overflow */
+    double r1 = d2 + (d2 - d1) / 3.0;
+    double r2 = d3 + (d3 - d2) / 3.0;
+    double r = r2 + (r2 - r1) / 15.0;
     chk_deriv out;
     out.d = r;
     /* truncation: distance to the previous level; round-off: a few ulps of
@@ -111,6 +120,25 @@ chk_deriv chk_fd_partial(chk_fnn f, void *ctx, size_t n, const double *x,
 
 /* ------------------------------------------------------------ assertions */
 
+static char g_context[256];
+
+void chk_context(const char *fmt, ...)
+{
+    g_context[0] = 0;
+    if (!fmt)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_context, sizeof g_context, fmt, ap);
+    va_end(ap);
+}
+
+static void print_context(void)
+{
+    if (g_context[0])
+        print_error("    while checking: %s\n", g_context);
+}
+
 bool chk_same_bits(double a, double b)
 {
     if (isnan(a) && isnan(b))
@@ -140,6 +168,7 @@ void chk_close_(const char *file, int line, const char *what, double actual,
                 file, line, what, actual, actual, expected, expected, diff,
                 expected != 0.0 ? fabs(diff / expected) : INFINITY, rtol,
                 atol);
+    print_context();
     _fail(file, line);
 }
 
@@ -152,6 +181,7 @@ void chk_same_(const char *file, int line, const char *what, double actual,
                 "    actual   %.17g (%a)\n"
                 "    expected %.17g (%a)\n",
                 file, line, what, actual, actual, expected, expected);
+    print_context();
     _fail(file, line);
 }
 
@@ -162,7 +192,8 @@ void chk_deriv_(const char *file, int line, const char *what, double ad,
         print_error("%s:%d: finite difference for %s is not finite "
                     "(%.17g, error %.3g): bad test point or step\n",
                     file, line, what, fd.d, fd.err);
-        _fail(file, line);
+        print_context();
+    _fail(file, line);
         return;
     }
     double tol = rtol * fabs(fd.d) + 4.0 * fd.err;
@@ -173,6 +204,7 @@ void chk_deriv_(const char *file, int line, const char *what, double ad,
                 "    fd       %.17g (error estimate %.3g)\n"
                 "    diff     %.6g; allowed %.6g (rtol %.3g)\n",
                 file, line, what, ad, fd.d, fd.err, ad - fd.d, tol, rtol);
+    print_context();
     _fail(file, line);
 }
 
@@ -184,6 +216,7 @@ void chk_status_(const char *file, int line, const char *what,
     print_error("%s:%d: %s\n    gave     %d (%s)\n    expected %d (%s)\n",
                 file, line, what, (int)actual, dr_strerror(actual),
                 (int)expected, dr_strerror(expected));
+    print_context();
     _fail(file, line);
 }
 

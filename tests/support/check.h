@@ -44,16 +44,19 @@ typedef double (*chk_fn2)(double a, double b, void *ctx);
 typedef double (*chk_fnn)(const double *x, size_t n, void *ctx);
 
 /**
- * The default step at x: a power of two near 2^-10 * |x| (2^-10 when x is 0
- * or tiny), so x +- h is (nearly) exact.  Pass an explicit h near domain
- * edges, where the default would cross the edge.
+ * The default step at x: the power of two in (2^-11 |x|, 2^-10 |x|] (x = 0:
+ * 2^-11), so x +- h, x +- h/2, x +- h/4 are exact.  A step relative to |x|
+ * never crosses 0, so a kink or pole at 0 is safe; pass an explicit h near
+ * other domain edges.  Where f varies on a scale much larger than |x| (cos
+ * near 0) the round-off part of the error estimate grows accordingly.
  */
 double chk_fd_step(double x);
 
 /**
  * df/dx at x by central differences at h, h/2, h/4 and two Richardson steps
- * (truncation error O(h^4)).  h <= 0 picks chk_fd_step(x).  The points used
- * are x +- h at most: keep h below the distance to a domain edge.
+ * (truncation error O(h^6)).  h <= 0 picks chk_fd_step(x); an explicit h
+ * is rounded down to a power of two.  The points used are x +- h at most:
+ * keep h below the distance to a domain edge.
  */
 chk_deriv chk_fd1(chk_fn1 f, void *ctx, double x, double h);
 
@@ -101,6 +104,16 @@ void chk_deriv_(const char *file, int line, const char *what, double ad,
                 chk_deriv fd, double rtol);
 void chk_status_(const char *file, int line, const char *what,
                  dr_status actual, dr_status expected);
+
+/**
+ * Describe what the test is checking now (printf format); every failure
+ * message of the CHK_ macros repeats it.  chk_context(NULL) clears it.
+ */
+void chk_context(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 /** true if the two doubles have identical bits (or are both NaN). */
 bool chk_same_bits(double a, double b);
