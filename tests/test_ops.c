@@ -142,13 +142,13 @@ static void check_unary_at(const unop *u, upoint p)
     chk_context("%s at x = %.17g (fd step %g)", u->name, p.x, p.h);
     dr_tape *t = chk_tape_new();
     dr_real x = dr_input(t, p.x);
-    assert_int_equal(x.idx, 0);
+    assert_true(x.idx != DR_NONE);
     dr_real y = u->op(t, x);
     if (u->exact_value)
         CHK_SAME(y.val, u->ref(p.x));
     else
         CHK_CLOSE(y.val, u->ref(p.x), 4 * DBL_EPSILON, 0x1p-1074);
-    assert_int_equal(y.idx, 1);
+    assert_true(y.idx > x.idx);
     assert_int_equal(dr_tape_len(t), 2);
 
     double g = NAN;
@@ -218,7 +218,7 @@ static void test_powi(void **state)
             dr_real x = dr_input(t, xv);
             dr_real y = dr_powi(t, x, n);
             CHK_SAME(y.val, pow(xv, (double)n));
-            assert_int_equal(y.idx, 1);
+            assert_true(y.idx > x.idx);
             double g = NAN;
             CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
             ld want = n == 0 ? 0.0L : (ld)n * powl((ld)xv, (ld)(n - 1));
@@ -362,7 +362,7 @@ static void check_binary_at(const binop *o, bpoint p)
     dr_real x[2] = {dr_input(t, p.a), dr_input(t, p.b)};
     dr_real y = o->op(t, x[0], x[1]);
     CHK_SAME(y.val, v);
-    assert_int_equal(y.idx, 2);
+    assert_true(y.idx > x[1].idx && x[1].idx > x[0].idx);
     assert_int_equal(dr_tape_len(t), 3);
     double g[2] = {NAN, NAN};
     CHK_STATUS(dr_gradient(t, y, 2, x, g), DR_OK);
@@ -376,7 +376,7 @@ static void check_binary_at(const binop *o, bpoint p)
     dr_real a = dr_input(t, p.a), cb = dr_const(p.b);
     y = o->op(t, a, cb);
     CHK_SAME(y.val, v);
-    assert_int_equal(y.idx, 1);
+    assert_true(y.idx > a.idx);
     assert_int_equal(dr_tape_len(t), 2);
     dr_real both[2] = {a, cb};
     CHK_STATUS(dr_gradient(t, y, 2, both, g), DR_OK);
@@ -389,7 +389,7 @@ static void check_binary_at(const binop *o, bpoint p)
     dr_real ca = dr_const(p.a), b = dr_input(t, p.b);
     y = o->op(t, ca, b);
     CHK_SAME(y.val, v);
-    assert_int_equal(y.idx, 1);
+    assert_true(y.idx > b.idx);
     assert_int_equal(dr_tape_len(t), 2);
     both[0] = ca;
     both[1] = b;
