@@ -6,13 +6,18 @@
 For every (program, implementation) pair it
   1. probes the executable once (exit status 2 = "not implemented": the cell
      stays empty), and reads its checksum;
-  2. calibrates `reps` so that one process runs about --target seconds;
+  2. calibrates two repetition counts: reps_hi, about --target seconds of
+     repetitions beyond the fixed cost of a process, and reps_lo ~ reps_hi/4;
   3. then times ALL commands in ONE hyperfine run (--shell=none, warmup runs,
      --export-json), so the ratios in a row come from one run on one machine
      state.
-Time per unit = hyperfine's median wall time of the whole process
-/ (reps * units per rep): nothing is subtracted (process start-up and the
-first repetition's page faults are amortised over ~0.3 s of work).
+Time per unit = (min T(reps_hi) - min T(reps_lo)) / (reps_hi - reps_lo)
+/ units per rep (--stat median for medians): the marginal cost of a
+repetition, as criterion's regression
+over iteration counts measures it (the reference timings in benchmarks.md are
+criterion's).  Process start-up, input construction and the first
+repetition's page faults are what drops out; nothing else is subtracted.  The
+whole-process time per unit is kept in the details table.
 
 It prints a markdown table and writes it to BUILD/bench/results.md, the raw
 hyperfine JSON to BUILD/bench/hyperfine.json and, when gnuplot is there, a bar
@@ -130,22 +135,35 @@ def run_once(argv, cwd, timeout=120):
 
 
 def calibrate(impl, row, target, cwd):
-    """(reps, checksum) or (None, reason)"""
+    """((reps_lo, reps_hi), checksum) or (None, reason).
+
+    reps_hi repetitions take about `target` seconds beyond the process's fixed
+    cost (start-up, input construction, the first repetition's page faults);
+    reps_lo is about a quarter of that."""
     rc, dt, out, err = run_once(impl.argv(row, 1), cwd)
     if rc == 2:
         return None, "not implemented"
     if rc != 0:
         return None, "failed (exit %d): %s" % (rc, err.splitlines()[-1] if err else "")
     checksum = out.splitlines()[-1] if out else ""
-    reps = 1
-    # grow until one process takes long enough to estimate the cost per rep
-    while dt < 0.05 and reps < 10**9:
-        reps *= 8 if dt < 0.006 else 2
-        rc, dt, out, err = run_once(impl.argv(row, reps), cwd)
+    reps, t1 = 1, dt
+    # grow until the repetitions clearly dominate one process
+    while True:
+        nxt = reps * (8 if dt < 0.01 else 2)
+        rc, dt2, out, err = run_once(impl.argv(row, nxt), cwd)
         if rc != 0:
-            return None, "failed (exit %d) at %d reps" % (rc, reps)
-    per_rep = dt / reps
-    return max(1, int(round(target / per_rep))), checksum
+            return None, "failed (exit %d) at %d reps" % (rc, nxt)
+        slope = (dt2 - dt) / (nxt - reps)
+        if dt2 - dt > 0.04 or nxt >= 10**9:
+            break
+        reps, dt = nxt, dt2
+    if slope <= 0:
+        slope = dt2 / nxt
+    hi = max(2, int(round(target / slope)))
+    lo = max(1, int(round(hi / 4.0)))
+    if hi <= lo:
+        hi = lo + 1
+    return (lo, hi), checksum
 
 
 def checksums_agree(a, b):
@@ -241,6 +259,9 @@ def main():
     ap.add_argument("--impls", default="",
                     help="comma-separated implementations (primal,dualrev,adolc,floor,hs,ad)")
     ap.add_argument("--out", default="", help="results.md path")
+    ap.add_argument("--stat", choices=("min", "median"), default="min",
+                    help="statistic of each command's runs (default min: on a "
+                         "shared machine noise only adds time)")
     args = ap.parse_args()
     if args.quick:
         args.runs, args.warmup = 5, 1
@@ -291,7 +312,7 @@ def main():
 
     # 1-2: probe and calibrate
     print("bench: calibrating (target %.2f s per process)..." % args.target, flush=True)
-    plan = []  # (row, impl, reps, name)
+    plan = []  # (row, impl, (reps_lo, reps_hi))
     cells = {}  # (row label, impl key) -> dict
     for row in rows:
         for im in impls:
@@ -303,9 +324,8 @@ def main():
                     notes.append("%s on %s: %s" % (im.title, row.label, info))
                     print("bench: %s on %s: %s" % (im.title, row.label, info), flush=True)
                 continue
-            name = "%s | %s" % (row.label, im.key)
             cells[(row.label, im.key)] = {"reps": reps, "checksum": info}
-            plan.append((row, im, reps, name))
+            plan.append((row, im, reps))
     # checksums of the gradient implementations must agree
     for row in rows:
         grads = [(im.title, cells[(row.label, im.key)]["checksum"]) for im in impls
@@ -328,10 +348,12 @@ def main():
     cmd = ["hyperfine", "--shell=none", "--style", "basic",
            "--warmup", str(args.warmup), "--runs", str(args.runs),
            "--export-json", jpath]
-    for row, im, reps, name in plan:
-        cmd += ["-n", name, " ".join(im.argv(row, reps))]
+    for row, im, (lo, hi) in plan:
+        for r in (lo, hi):
+            cmd += ["-n", "%s | %s | %d" % (row.label, im.key, r),
+                    " ".join(im.argv(row, r))]
     print("bench: hyperfine over %d commands (~%.0f s)..." %
-          (len(plan), len(plan) * (args.warmup + args.runs) * args.target * 1.1),
+          (2 * len(plan), len(plan) * (args.warmup + args.runs) * args.target * 1.6),
           flush=True)
     hf = subprocess.run(cmd, cwd=workdir, stdout=subprocess.PIPE,
                         stderr=subprocess.STDOUT, text=True)
@@ -342,12 +364,21 @@ def main():
         sys.exit("bench: hyperfine failed")
     with open(jpath) as f:
         results = {r["command"]: r for r in json.load(f)["results"]}
-    for row, im, reps, name in plan:
-        r = results[name]
+    for row, im, (lo, hi) in plan:
+        rl = results["%s | %s | %d" % (row.label, im.key, lo)]
+        rh = results["%s | %s | %d" % (row.label, im.key, hi)]
         c = cells[(row.label, im.key)]
-        c["median"] = r["median"]
-        c["unit"] = r["median"] / (reps * row.units)
-        c["rsd"] = (r["stddev"] or 0.0) / r["mean"] if r["mean"] else 0.0
+        c["t_lo"], c["t_hi"] = rl[args.stat], rh[args.stat]
+        # the cost of one more repetition: the slope between the two
+        # process times (as criterion's regression on iterations)
+        slope = (c["t_hi"] - c["t_lo"]) / (hi - lo)
+        if slope <= 0:
+            notes.append("%s on %s: no measurable slope (noise); whole-process "
+                         "time used" % (im.title, row.label))
+            slope = c["t_hi"] / hi
+        c["unit"] = slope / row.units
+        c["whole"] = c["t_hi"] / (hi * row.units)
+        c["rsd"] = max((x["stddev"] or 0.0) / x["mean"] for x in (rl, rh))
 
     # table
     have_hs = any(im.key in ("hs", "ad") for im in impls)
@@ -384,20 +415,26 @@ def main():
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     hfv = subprocess.run(["hyperfine", "--version"], stdout=subprocess.PIPE,
                          text=True).stdout.strip()
-    header = ("Time per unit (hyperfine median over %d runs after %d warmups of one "
-              "process doing ~%.2f s of repetitions, divided by repetitions x units); "
-              "all commands in one hyperfine run.\n\n"
+    header = ("Time per unit = the cost of one more repetition / units per repetition: "
+              "each cell is timed at two repetition counts (about %.2f s and a quarter "
+              "of that beyond the fixed cost of a process), and the slope between the "
+              "two hyperfine %ss (%d runs after %d warmups each) is the time per "
+              "repetition, as criterion's regression does; process start-up and first-"
+              "touch page faults drop out. All commands in one hyperfine run.\n\n"
               "Machine: %s, %d cores, %s; %s; git %s; %s.\n"
-              % (args.runs, args.warmup, args.target, cpu_name(), os.cpu_count() or 0,
+              % (args.target, args.stat, args.runs, args.warmup, cpu_name(), os.cpu_count() or 0,
                  platform.platform(), hfv, git_rev(), now))
-    reps_lines = ["", "<details><summary>commands (reps, checksum, run-to-run spread)"
-                  "</summary>", "", "| command | reps | checksum | stddev/mean |",
-                  "|---|---:|---:|---:|"]
-    for row, im, reps, name in plan:
+    reps_lines = ["", "<details><summary>commands: reps (low, high), process "
+                  "times (%s), whole-process time per unit, checksum, spread</summary>" % args.stat, "",
+                  "| command (at the high reps) | reps | times | whole process "
+                  "/ unit | checksum | max stddev/mean |",
+                  "|---|---:|---:|---:|---:|---:|"]
+    for row, im, (lo, hi) in plan:
         c = cells[(row.label, im.key)]
-        cmdline = " ".join(im.argv(row, reps)).replace(os.path.abspath(b), b)
-        reps_lines.append("| `%s` | %d | %s | %.1f%% |" % (
-            cmdline, reps, c["checksum"], 100 * c.get("rsd", 0)))
+        cmdline = " ".join(im.argv(row, hi)).replace(os.path.abspath(b), b)
+        reps_lines.append("| `%s` | %d, %d | %.3f s, %.3f s | %s | %s | %.1f%% |" % (
+            cmdline, lo, hi, c["t_lo"], c["t_hi"], fmt_time(c["whole"]),
+            c["checksum"], 100 * c.get("rsd", 0)))
     reps_lines += ["", "</details>"]
     md = header + "\n" + table + "\n"
     if notes:
