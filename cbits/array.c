@@ -1,0 +1,327 @@
+/*
+ * array.c - array nodes: representation, lookup by id, creation, access,
+ * seeding and the adjoint buffers.  See array.h.
+ */
+#include "array.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------- plumbing */
+
+void dr__arr_clear_adj(dr_ext *e)
+{
+    ((dr_arr_node *)e)->adj_live = false;
+}
+
+/* reverse entry of array-valued nodes: nothing to do unless reached */
+static void arr_reverse(dr_ext *e, dr_sweep *s, double g)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    if (!y->adj_live || !y->rev)
+        return;
+    y->rev(y, s, g);
+}
+
+/* reverse entry of scalar-valued array ops */
+static void arr_sreverse(dr_ext *e, dr_sweep *s, double g)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    if (g == 0.0 || !y->rev)
+        return;
+    y->rev(y, s, g);
+}
+
+dr_idx dr__arr_fail(dr_tape *t, dr_status st)
+{
+    if (t)
+        dr__fail(t, st);
+    return DR_NONE;
+}
+
+bool dr__arr_dims_ok(int64_t rows, int64_t cols)
+{
+    if (rows < 0 || cols < 0 || rows > INT_MAX || cols > INT_MAX)
+        return false;
+    /* elements must fit the arena's size limit with room to spare */
+    if (rows && cols > (int64_t)(SIZE_MAX / 4 / sizeof(double)) / rows)
+        return false;
+    return true;
+}
+
+static dr_arr_node *node_at(const dr_tape *t, int64_t rel)
+{
+    /* walk the chunks, newest first (operands are usually recent) */
+    for (dr_chunk *c = t->chunk; c; c = c->prev) {
+        size_t n = c == t->chunk ? (size_t)(t->cur - c->nodes) : c->n;
+        if (rel >= c->first && rel < c->first + (int64_t)n) {
+            const dr_node *p = &c->nodes[rel - c->first];
+            if (p->a != DR_EXT_TAG)
+                return NULL;
+            dr_ext *e = (dr_ext *)(intptr_t)p->b;
+            if (e->clear_adj != dr__arr_clear_adj || e->id != rel)
+                return NULL;
+            return (dr_arr_node *)e;
+        }
+        if (rel >= c->first)
+            break;
+    }
+    /* fall back to the list of ext records (robust to other chunk layouts) */
+    for (dr_ext *e = t->exts; e; e = e->next)
+        if (e->id == rel)
+            return e->clear_adj == dr__arr_clear_adj ? (dr_arr_node *)e
+                                                     : NULL;
+    return NULL;
+}
+
+static dr_arr_node *lookup(const dr_tape *t, dr_idx id)
+{
+    if (!t)
+        return NULL;
+    int64_t rel;
+    if (!dr__rel(t, id, &rel) || rel < 0)
+        return NULL;
+    return node_at(t, rel);
+}
+
+dr_arr_node *dr__arr_get(dr_tape *t, dr_idx id)
+{
+    dr_arr_node *x = lookup(t, id);
+    if (!x && t)
+        dr__fail(t, DR_EINVAL);
+    return x;
+}
+
+dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
+{
+    if (!dr__arr_dims_ok(rows, cols)) {
+        dr__fail(t, DR_ERANGE);
+        return NULL;
+    }
+    size_t n = (size_t)rows * (size_t)cols;
+    dr_arr_node *y = dr__arena_alloc(t, sizeof *y + n * sizeof(double));
+    if (!y)
+        return NULL;
+    memset(y, 0, sizeof *y);
+    y->hdr.reverse = arr_reverse;
+    y->hdr.clear_adj = dr__arr_clear_adj;
+    y->rank = rank;
+    y->rows = rows;
+    y->cols = cols;
+    y->n = (int64_t)n;
+    y->val = (double *)(y + 1);
+    y->sx = -1;
+    y->pub = DR_NONE;
+    return y;
+}
+
+dr_idx dr__arr_push(dr_tape *t, dr_arr_node *y)
+{
+    if (!y)
+        return DR_NONE;
+    if (!y->active)
+        y->rev = NULL;
+    y->pub = dr__record_ext(t, &y->hdr);
+    return y->pub;
+}
+
+dr_arr_node *dr__arr_snew(dr_tape *t)
+{
+    dr_arr_node *y = dr__arena_alloc(t, sizeof *y);
+    if (!y)
+        return NULL;
+    memset(y, 0, sizeof *y);
+    y->hdr.reverse = arr_sreverse;
+    y->hdr.clear_adj = NULL;
+    y->sx = -1;
+    y->pub = DR_NONE;
+    return y;
+}
+
+dr_idx dr__arr_spush(dr_tape *t, dr_arr_node *y)
+{
+    if (!y)
+        return DR_NONE;
+    y->pub = dr__record_ext(t, &y->hdr);
+    return y->pub;
+}
+
+double *dr__arr_adj_acquire_raw(dr_tape *t, dr_arr_node *x, bool *fresh)
+{
+    *fresh = false;
+    if (!x || !x->active)
+        return NULL;
+    if (!x->adj_live) {
+        if (!x->adj) {
+            x->adj = dr__arena_alloc(t, (size_t)x->n * sizeof(double));
+            if (!x->adj)
+                return NULL;
+        }
+        x->adj_live = true;
+        *fresh = true;
+    }
+    return x->adj;
+}
+
+double *dr__arr_adj_acquire(dr_tape *t, dr_arr_node *x)
+{
+    bool fresh;
+    double *a = dr__arr_adj_acquire_raw(t, x, &fresh);
+    if (a && fresh && x->n)
+        memset(a, 0, (size_t)x->n * sizeof(double));
+    return a;
+}
+
+dr_arr dr__arr_handle(const dr_arr_node *y)
+{
+    dr_arr h = {DR_NONE, 0, 0, 0, NULL};
+    if (y && y->pub != DR_NONE) {
+        h.idx = y->pub;
+        h.rank = y->rank;
+        h.rows = y->rows;
+        h.cols = y->cols;
+        h.val = y->val;
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------- creation */
+
+static dr_arr_node *create(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                           const double *data, bool active)
+{
+    if (!t)
+        return NULL;
+    if (rank != 1 && rank != 2) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    if (rank == 1 && cols != 1) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    if (!dr__arr_dims_ok(rows, cols)) {
+        dr__fail(t, DR_ERANGE);
+        return NULL;
+    }
+    if (!data && rows * cols > 0) {
+        dr__fail(t, DR_EINVAL);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, rank, rows, cols);
+    if (!y)
+        return NULL;
+    if (y->n)
+        memcpy(y->val, data, (size_t)y->n * sizeof(double));
+    y->active = active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_input(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                    const double *data)
+{
+    return dr__arr_handle(create(t, rank, rows, cols, data, true));
+}
+
+dr_idx dr_arr_input_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                       const double *data)
+{
+    return dr__arr_id(create(t, rank, rows, cols, data, true));
+}
+
+dr_arr dr_arr_const(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                    const double *data)
+{
+    return dr__arr_handle(create(t, rank, rows, cols, data, false));
+}
+
+dr_idx dr_arr_const_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                       const double *data)
+{
+    return dr__arr_id(create(t, rank, rows, cols, data, false));
+}
+
+/* --------------------------------------------------------------- access */
+
+dr_arr dr_arr_get(const dr_tape *t, dr_idx id)
+{
+    return dr__arr_handle(lookup(t, id));
+}
+
+dr_status dr_arr_shape(const dr_tape *t, dr_idx id, int *rank, int64_t *rows,
+                       int64_t *cols)
+{
+    dr_arr_node *x = lookup(t, id);
+    if (!x)
+        return DR_EINVAL;
+    if (rank)
+        *rank = x->rank;
+    if (rows)
+        *rows = x->rows;
+    if (cols)
+        *cols = x->cols;
+    return DR_OK;
+}
+
+int64_t dr_arr_size(const dr_tape *t, dr_idx id)
+{
+    dr_arr_node *x = lookup(t, id);
+    return x ? x->n : -1;
+}
+
+int dr_arr_active(const dr_tape *t, dr_idx id)
+{
+    dr_arr_node *x = lookup(t, id);
+    return x ? (x->active ? 1 : 0) : -1;
+}
+
+const double *dr_arr_values(const dr_tape *t, dr_idx id)
+{
+    dr_arr_node *x = lookup(t, id);
+    return x ? x->val : NULL;
+}
+
+dr_status dr_arr_read(const dr_tape *t, dr_idx id, double *out)
+{
+    dr_arr_node *x = lookup(t, id);
+    if (!x || (!out && x->n))
+        return DR_EINVAL;
+    if (x->n)
+        memcpy(out, x->val, (size_t)x->n * sizeof(double));
+    return DR_OK;
+}
+
+dr_status dr_arr_seed(dr_tape *t, dr_idx id, const double *cot)
+{
+    dr_arr_node *x = lookup(t, id);
+    if (!x || (!cot && x->n))
+        return DR_EINVAL;
+    if (!x->active)
+        return DR_OK;
+    double *a = dr__arr_adj_acquire(t, x);
+    if (!a)
+        return DR_ENOMEM;
+    for (int64_t i = 0; i < x->n; i++)
+        a[i] += cot[i];
+    return DR_OK;
+}
+
+dr_status dr_arr_adjoint(const dr_tape *t, dr_idx id, double *out)
+{
+    dr_arr_node *x = lookup(t, id);
+    if (!x || (!out && x->n))
+        return DR_EINVAL;
+    if (!x->n)
+        return DR_OK;
+    if (x->adj_live)
+        memcpy(out, x->adj, (size_t)x->n * sizeof(double));
+    else
+        memset(out, 0, (size_t)x->n * sizeof(double));
+    return DR_OK;
+}
+
+const double *dr_arr_adjoint_ptr(const dr_tape *t, dr_idx id)
+{
+    dr_arr_node *x = lookup(t, id);
+    return x && x->adj_live ? x->adj : NULL;
+}

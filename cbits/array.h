@@ -1,0 +1,116 @@
+/*
+ * array.h - internals of the bulk array operations (not installed).
+ *
+ * An array value lives on the tape as an extended node (a == DR_EXT_TAG)
+ * whose record is a dr_arr_node.  The record holds the op's reverse kernel,
+ * the shape, a pointer to the values (in the tape's arena), pointers to the
+ * records of its array operands (resolved and validated when the op is
+ * recorded), the relative ids of its scalar operands, and a lazily allocated
+ * adjoint buffer.  Every array node, constant or not, has an id, so the
+ * id-based API (for FFI callers) can name any array.
+ *
+ * Array nodes are recognised by their clear_adj hook (dr__arr_clear_adj).
+ * Scalar-valued array ops (dot, sum, max, logsumexp, index) use the same
+ * record type with clear_adj == NULL: they are scalar nodes whose adjoint is
+ * the ordinary scalar adjoint handed to reverse as g.
+ *
+ * Adjoints: the buffer `adj` is allocated from the arena the first time the
+ * sweep (or dr_arr_seed) adds into it, and zeroed then; dr_adjoints_clear
+ * only marks it stale (adj_live = false), and the next first write zeroes it
+ * again, so repeated sweeps of one tape allocate nothing.  An array node whose
+ * adjoint is not live was not reached and its reverse returns at once.
+ *
+ * Parallel sweeps (TODO): scalar-adjoint writes go through dr__arr_sacc, which
+ * is atomic when the sweep says a write is foreign.  Array adjoint buffers are
+ * not yet safe to accumulate from two jobs at once (and are allocated from the
+ * tape's arena during the sweep); a parallel sweep must either give each job
+ * its own array records or take a per-record lock in dr__arr_adj_acquire.
+ */
+#ifndef DR_ARRAY_H
+#define DR_ARRAY_H
+
+#include "internal.h"
+
+#include <stdint.h>
+
+typedef struct dr_arr_node dr_arr_node;
+/* reverse kernel: y is the node, g its scalar adjoint (scalar-valued ops) */
+typedef void (*dr_arr_rev)(dr_arr_node *y, dr_sweep *s, double g);
+
+#define DR_ARR_MAXOPS 2
+
+struct dr_arr_node {
+    dr_ext hdr;
+    dr_idx pub;         /* public id                                        */
+    dr_arr_rev rev;     /* NULL for inputs and constants                    */
+    int rank;           /* 1 or 2 (0 for scalar-valued nodes)               */
+    bool active;        /* depends on an input: has a reverse rule to run   */
+    bool adj_live;      /* adj holds this sweep's adjoint                   */
+    int64_t rows, cols; /* rank 1: rows = length, cols = 1                  */
+    int64_t n;          /* rows * cols                                      */
+    double *val;        /* n values, in the arena                           */
+    double *adj;        /* n adjoints or NULL, in the arena                 */
+    dr_arr_node *x[DR_ARR_MAXOPS]; /* array operands (NULL if unused)       */
+    int64_t sx;         /* relative id of a scalar operand (-1: none)       */
+    double sv;          /* its value                                        */
+    int64_t ip[4];      /* integer parameters (op specific)                 */
+    void *aux;          /* op-specific data in the arena                    */
+    int64_t naux;
+};
+
+/* ---- array.c ---- */
+DR_HIDDEN void dr__arr_clear_adj(dr_ext *e);
+/* the array node named by a public id, or NULL after failing the tape with
+   DR_EINVAL (not an array node of this tape) */
+DR_HIDDEN dr_arr_node *dr__arr_get(dr_tape *t, dr_idx id);
+/* a new array node of the given shape with uninitialised values; not yet on
+   the tape.  NULL on failure (status set). */
+DR_HIDDEN dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows,
+                                   int64_t cols);
+/* append a node made by dr__arr_new; returns its id or DR_NONE */
+DR_HIDDEN dr_idx dr__arr_push(dr_tape *t, dr_arr_node *y);
+/* a scalar-valued node record (not yet on the tape) */
+DR_HIDDEN dr_arr_node *dr__arr_snew(dr_tape *t);
+DR_HIDDEN dr_idx dr__arr_spush(dr_tape *t, dr_arr_node *y);
+/* the adjoint buffer of x for accumulation: allocated and zeroed on first use
+   in a sweep.  NULL if x is inactive or memory ran out (status set). */
+DR_HIDDEN double *dr__arr_adj_acquire(dr_tape *t, dr_arr_node *x);
+/* as dr__arr_adj_acquire, but when *fresh comes back true the buffer was not
+   zeroed: the caller must overwrite every element instead of adding */
+DR_HIDDEN double *dr__arr_adj_acquire_raw(dr_tape *t, dr_arr_node *x,
+                                          bool *fresh);
+/* public handle and id of a node (failed handle for NULL) */
+DR_HIDDEN dr_arr dr__arr_handle(const dr_arr_node *y);
+static inline dr_idx dr__arr_id(const dr_arr_node *y)
+{
+    return y ? y->pub : DR_NONE;
+}
+/* the scalar adjoint buffer A accumulates through this (atomic when foreign
+   in a parallel sweep) */
+static inline void dr__arr_sacc(dr_sweep *s, int64_t rel, double v)
+{
+    if (DR_UNLIKELY(s->atomic) && rel < s->own_lo && rel >= 0) {
+        double *p = &s->adj[rel];
+        double old, nw;
+        __atomic_load(p, &old, __ATOMIC_RELAXED);
+        do {
+            nw = old + v;
+        } while (!__atomic_compare_exchange(p, &old, &nw, true,
+                                            __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED));
+        return;
+    }
+    s->adj[rel] += v;
+}
+
+/* dimension check: 0 <= r, c, r*c fits, dims fit in an int for BLAS */
+DR_HIDDEN bool dr__arr_dims_ok(int64_t rows, int64_t cols);
+/* fail with st and return DR_NONE */
+DR_HIDDEN dr_idx dr__arr_fail(dr_tape *t, dr_status st);
+/* true if any of the nodes is active */
+static inline bool dr__arr_any_active(dr_arr_node *a, dr_arr_node *b)
+{
+    return (a && a->active) || (b && b->active);
+}
+
+#endif /* DR_ARRAY_H */

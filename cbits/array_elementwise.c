@@ -1,0 +1,439 @@
+/*
+ * array_elementwise.c - elementwise array operations: add sub mul div, scale
+ * by a scalar, map of a unary function, and broadcasting a vector across the
+ * rows or columns of a matrix.  Reverse rules skip elements whose output
+ * adjoint is zero (like the scalar sweep skips nodes).
+ */
+#include "array.h"
+
+#include <math.h>
+
+enum { BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV };
+
+static bool same_shape(const dr_arr_node *a, const dr_arr_node *b)
+{
+    return a->rank == b->rank && a->rows == b->rows && a->cols == b->cols;
+}
+
+/* ------------------------------------------------------- binary ops */
+
+static void bin_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *a = y->x[0], *b = y->x[1];
+    const double *Y = y->adj, *av = a->val, *bv = b->val, *yv = y->val;
+    double *A = dr__arr_adj_acquire(s->tape, a);
+    double *B = dr__arr_adj_acquire(s->tape, b);
+    int64_t n = y->n;
+    switch (y->ip[0]) {
+    case BIN_ADD:
+        if (A)
+            for (int64_t i = 0; i < n; i++)
+                A[i] += Y[i];
+        if (B)
+            for (int64_t i = 0; i < n; i++)
+                B[i] += Y[i];
+        break;
+    case BIN_SUB:
+        if (A)
+            for (int64_t i = 0; i < n; i++)
+                A[i] += Y[i];
+        if (B)
+            for (int64_t i = 0; i < n; i++)
+                B[i] -= Y[i];
+        break;
+    case BIN_MUL:
+        for (int64_t i = 0; i < n; i++) {
+            double gi = Y[i];
+            if (gi == 0.0)
+                continue;
+            if (A)
+                A[i] += gi * bv[i];
+            if (B)
+                B[i] += gi * av[i];
+        }
+        break;
+    case BIN_DIV:
+        for (int64_t i = 0; i < n; i++) {
+            double gi = Y[i];
+            if (gi == 0.0)
+                continue;
+            double q = gi / bv[i];
+            if (A)
+                A[i] += q;
+            if (B)
+                B[i] -= q * yv[i];
+        }
+        break;
+    }
+}
+
+static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *a = dr__arr_get(t, ia), *b = a ? dr__arr_get(t, ib) : NULL;
+    if (!a || !b)
+        return NULL;
+    if (!same_shape(a, b)) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, a->rank, a->rows, a->cols);
+    if (!y)
+        return NULL;
+    const double *av = a->val, *bv = b->val;
+    double *yv = y->val;
+    int64_t n = y->n;
+    switch (kind) {
+    case BIN_ADD:
+        for (int64_t i = 0; i < n; i++)
+            yv[i] = av[i] + bv[i];
+        break;
+    case BIN_SUB:
+        for (int64_t i = 0; i < n; i++)
+            yv[i] = av[i] - bv[i];
+        break;
+    case BIN_MUL:
+        for (int64_t i = 0; i < n; i++)
+            yv[i] = av[i] * bv[i];
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            yv[i] = av[i] / bv[i];
+        break;
+    }
+    y->x[0] = a;
+    y->x[1] = b;
+    y->ip[0] = kind;
+    y->rev = bin_rev;
+    y->active = dr__arr_any_active(a, b);
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+#define BIN_API(name, kind)                                                   \
+    dr_arr dr_arr_##name(dr_tape *t, dr_arr a, dr_arr b)                      \
+    {                                                                         \
+        return dr__arr_handle(binop(t, a.idx, b.idx, kind));                  \
+    }                                                                         \
+    dr_idx dr_arr_##name##_id(dr_tape *t, dr_idx a, dr_idx b)                 \
+    {                                                                         \
+        return dr__arr_id(binop(t, a, b, kind));                              \
+    }
+
+BIN_API(add, BIN_ADD)
+BIN_API(sub, BIN_SUB)
+BIN_API(mul, BIN_MUL)
+BIN_API(div, BIN_DIV)
+
+/* ------------------------------------------------------------- scale */
+
+static void scale_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    const double *Y = y->adj, *xv = x->val;
+    double *X = dr__arr_adj_acquire(s->tape, x);
+    double sv = y->sv, acc = 0.0;
+    for (int64_t i = 0; i < y->n; i++) {
+        double gi = Y[i];
+        if (gi == 0.0)
+            continue;
+        if (X)
+            X[i] += sv * gi;
+        acc += gi * xv[i];
+    }
+    if (y->sx >= 0 && acc != 0.0)
+        dr__arr_sacc(s, y->sx, acc);
+}
+
+static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
+{
+    if (!t)
+        return NULL;
+    int64_t rs;
+    if (!dr__rel(t, sid, &rs)) {
+        dr__fail(t, DR_EINVAL);
+        return NULL;
+    }
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return NULL;
+    dr_arr_node *y = dr__arr_new(t, x->rank, x->rows, x->cols);
+    if (!y)
+        return NULL;
+    for (int64_t i = 0; i < y->n; i++)
+        y->val[i] = sv * x->val[i];
+    y->x[0] = x;
+    y->sx = rs;
+    y->sv = sv;
+    y->rev = scale_rev;
+    y->active = x->active || rs >= 0;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_scale(dr_tape *t, dr_real s, dr_arr x)
+{
+    return dr__arr_handle(scale(t, s.val, s.idx, x.idx));
+}
+
+dr_idx dr_arr_scale_id(dr_tape *t, double s_val, dr_idx s_id, dr_idx x)
+{
+    return dr__arr_id(scale(t, s_val, s_id, x));
+}
+
+/* --------------------------------------------------------------- map */
+
+static double sigmoid(double x)
+{
+    if (x >= 0)
+        return 1.0 / (1.0 + exp(-x));
+    double e = exp(x);
+    return e / (1.0 + e);
+}
+
+static void map_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    double *X = dr__arr_adj_acquire(s->tape, x);
+    if (!X)
+        return;
+    const double *Y = y->adj, *xv = x->val, *yv = y->val;
+    int64_t n = y->n;
+#define MAPREV(expr)                                                          \
+    for (int64_t i = 0; i < n; i++) {                                         \
+        double gi = Y[i];                                                     \
+        if (gi != 0.0)                                                        \
+            X[i] += gi * (expr);                                              \
+    }                                                                         \
+    break;
+    switch ((dr_arr_fn)y->ip[0]) {
+    case DR_FN_NEG:
+        for (int64_t i = 0; i < n; i++)
+            X[i] -= Y[i];
+        break;
+    case DR_FN_ABS:
+        MAPREV(xv[i] > 0 ? 1.0 : xv[i] < 0 ? -1.0 : 0.0)
+    case DR_FN_SQRT:
+        MAPREV(0.5 / yv[i])
+    case DR_FN_EXP:
+        MAPREV(yv[i])
+    case DR_FN_LOG:
+        MAPREV(1.0 / xv[i])
+    case DR_FN_SIN:
+        MAPREV(cos(xv[i]))
+    case DR_FN_COS:
+        MAPREV(-sin(xv[i]))
+    case DR_FN_TANH:
+        MAPREV(1.0 - yv[i] * yv[i])
+    case DR_FN_SIGMOID:
+        MAPREV(yv[i] * (1.0 - yv[i]))
+    case DR_FN_RELU:
+        for (int64_t i = 0; i < n; i++)
+            if (xv[i] > 0)
+                X[i] += Y[i];
+        break;
+    case DR_FN_SQUARE:
+        MAPREV(2.0 * xv[i])
+    }
+#undef MAPREV
+}
+
+static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
+{
+    if (!t)
+        return NULL;
+    if (f < DR_FN_NEG || f > DR_FN_SQUARE) {
+        dr__fail(t, DR_EINVAL);
+        return NULL;
+    }
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return NULL;
+    dr_arr_node *y = dr__arr_new(t, x->rank, x->rows, x->cols);
+    if (!y)
+        return NULL;
+    const double *xv = x->val;
+    double *yv = y->val;
+    int64_t n = x->n;
+#define MAPFWD(expr)                                                          \
+    for (int64_t i = 0; i < n; i++)                                           \
+        yv[i] = (expr);                                                       \
+    break;
+    switch ((dr_arr_fn)f) {
+    case DR_FN_NEG:
+        MAPFWD(-xv[i])
+    case DR_FN_ABS:
+        MAPFWD(fabs(xv[i]))
+    case DR_FN_SQRT:
+        MAPFWD(sqrt(xv[i]))
+    case DR_FN_EXP:
+        MAPFWD(exp(xv[i]))
+    case DR_FN_LOG:
+        MAPFWD(log(xv[i]))
+    case DR_FN_SIN:
+        MAPFWD(sin(xv[i]))
+    case DR_FN_COS:
+        MAPFWD(cos(xv[i]))
+    case DR_FN_TANH:
+        MAPFWD(tanh(xv[i]))
+    case DR_FN_SIGMOID:
+        MAPFWD(sigmoid(xv[i]))
+    case DR_FN_RELU:
+        MAPFWD(xv[i] > 0 ? xv[i] : 0.0)
+    case DR_FN_SQUARE:
+        MAPFWD(xv[i] * xv[i])
+    }
+#undef MAPFWD
+    y->x[0] = x;
+    y->ip[0] = f;
+    y->rev = map_rev;
+    y->active = x->active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_map(dr_tape *t, dr_arr_fn f, dr_arr x)
+{
+    return dr__arr_handle(map(t, (int)f, x.idx));
+}
+
+dr_idx dr_arr_map_id(dr_tape *t, int f, dr_idx x)
+{
+    return dr__arr_id(map(t, f, x));
+}
+
+/* ------------------------------------------------------ broadcasting */
+
+/* ip[0]: 0 = vector along rows (length cols), 1 = along columns (length rows)
+   ip[1]: 1 when the node adds the vector to the matrix x[0], 0 when it only
+   replicates the vector x[1] */
+static void bcast_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *m = y->x[0], *v = y->x[1];
+    const double *Y = y->adj;
+    int64_t r = y->rows, c = y->cols;
+    if (m) {
+        double *M = dr__arr_adj_acquire(s->tape, m);
+        if (M)
+            for (int64_t i = 0; i < y->n; i++)
+                M[i] += Y[i];
+    }
+    double *V = dr__arr_adj_acquire(s->tape, v);
+    if (!V)
+        return;
+    if (y->ip[0] == 0) {
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < c; j++)
+                V[j] += Y[i * c + j];
+    } else {
+        for (int64_t i = 0; i < r; i++) {
+            double acc = 0.0;
+            for (int64_t j = 0; j < c; j++)
+                acc += Y[i * c + j];
+            V[i] += acc;
+        }
+    }
+}
+
+/* has_m: add v to the matrix im; else replicate v count times */
+static dr_arr_node *bcast(dr_tape *t, bool has_m, dr_idx im, dr_idx iv,
+                          int64_t count, int along_cols)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *m = NULL, *v;
+    if (has_m) {
+        m = dr__arr_get(t, im);
+        if (!m)
+            return NULL;
+    }
+    v = dr__arr_get(t, iv);
+    if (!v)
+        return NULL;
+    if (v->rank != 1 || (m && m->rank != 2)) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    int64_t r, c;
+    if (m) {
+        r = m->rows;
+        c = m->cols;
+        if ((along_cols ? r : c) != v->rows) {
+            dr__fail(t, DR_ESHAPE);
+            return NULL;
+        }
+    } else {
+        if (count < 0) {
+            dr__fail(t, DR_ERANGE);
+            return NULL;
+        }
+        r = along_cols ? v->rows : count;
+        c = along_cols ? count : v->rows;
+    }
+    dr_arr_node *y = dr__arr_new(t, 2, r, c);
+    if (!y)
+        return NULL;
+    const double *vv = v->val;
+    double *yv = y->val;
+    for (int64_t i = 0; i < r; i++) {
+        const double *mrow = m ? m->val + i * c : NULL;
+        double *yrow = yv + i * c;
+        if (along_cols) {
+            double vi = vv[i];
+            for (int64_t j = 0; j < c; j++)
+                yrow[j] = (mrow ? mrow[j] : 0.0) + vi;
+        } else {
+            for (int64_t j = 0; j < c; j++)
+                yrow[j] = (mrow ? mrow[j] : 0.0) + vv[j];
+        }
+    }
+    y->x[0] = m;
+    y->x[1] = v;
+    y->ip[0] = along_cols;
+    y->ip[1] = m != NULL;
+    y->rev = bcast_rev;
+    y->active = dr__arr_any_active(m, v);
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_add_rowvec(dr_tape *t, dr_arr m, dr_arr v)
+{
+    return dr__arr_handle(bcast(t, true, m.idx, v.idx, 0, 0));
+}
+
+dr_idx dr_arr_add_rowvec_id(dr_tape *t, dr_idx m, dr_idx v)
+{
+    return dr__arr_id(bcast(t, true, m, v, 0, 0));
+}
+
+dr_arr dr_arr_add_colvec(dr_tape *t, dr_arr m, dr_arr v)
+{
+    return dr__arr_handle(bcast(t, true, m.idx, v.idx, 0, 1));
+}
+
+dr_idx dr_arr_add_colvec_id(dr_tape *t, dr_idx m, dr_idx v)
+{
+    return dr__arr_id(bcast(t, true, m, v, 0, 1));
+}
+
+dr_arr dr_arr_replicate_rows(dr_tape *t, dr_arr v, int64_t r)
+{
+    return dr__arr_handle(bcast(t, false, DR_NONE, v.idx, r, 0));
+}
+
+dr_idx dr_arr_replicate_rows_id(dr_tape *t, dr_idx v, int64_t r)
+{
+    return dr__arr_id(bcast(t, false, DR_NONE, v, r, 0));
+}
+
+dr_arr dr_arr_replicate_cols(dr_tape *t, dr_arr v, int64_t c)
+{
+    return dr__arr_handle(bcast(t, false, DR_NONE, v.idx, c, 1));
+}
+
+dr_idx dr_arr_replicate_cols_id(dr_tape *t, dr_idx v, int64_t c)
+{
+    return dr__arr_id(bcast(t, false, DR_NONE, v, c, 1));
+}

@@ -1,0 +1,501 @@
+/*
+ * array_index.c - structure: indexing a scalar out of an array, building a
+ * vector from scalars, slices (blocks), concatenation, gather and
+ * scatter-add with index arrays, and reshape.
+ *
+ * Internally a vector of length n is an n x 1 matrix, so one block / row
+ * kernel serves both ranks.
+ */
+#include "array.h"
+
+#include <math.h>
+
+/* ---------------------------------------------------------------- index */
+
+static void index_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    double *X = dr__arr_adj_acquire(s->tape, y->x[0]);
+    if (X)
+        X[y->ip[0]] += g;
+}
+
+static dr_real index_flat(dr_tape *t, dr_arr_node *x, int64_t i)
+{
+    dr_real r = {x->val[i], DR_NONE};
+    if (!x->active)
+        return r;
+    dr_arr_node *y = dr__arr_snew(t);
+    if (!y)
+        return r;
+    y->x[0] = x;
+    y->ip[0] = i;
+    y->rev = index_rev;
+    r.idx = dr__arr_spush(t, y);
+    return r;
+}
+
+static dr_real index1(dr_tape *t, dr_idx ix, int64_t i)
+{
+    dr_real r = {NAN, DR_NONE};
+    if (!t)
+        return r;
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return r;
+    if (i < 0 || i >= x->n) {
+        dr__fail(t, DR_ERANGE);
+        return r;
+    }
+    return index_flat(t, x, i);
+}
+
+static dr_real index2(dr_tape *t, dr_idx ix, int64_t i, int64_t j)
+{
+    dr_real r = {NAN, DR_NONE};
+    if (!t)
+        return r;
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return r;
+    if (x->rank != 2) {
+        dr__fail(t, DR_ESHAPE);
+        return r;
+    }
+    if (i < 0 || i >= x->rows || j < 0 || j >= x->cols) {
+        dr__fail(t, DR_ERANGE);
+        return r;
+    }
+    return index_flat(t, x, i * x->cols + j);
+}
+
+dr_real dr_arr_index(dr_tape *t, dr_arr x, int64_t i)
+{
+    return index1(t, x.idx, i);
+}
+
+dr_idx dr_arr_index_id(dr_tape *t, dr_idx x, int64_t i, double *val)
+{
+    dr_real r = index1(t, x, i);
+    if (val)
+        *val = r.val;
+    return r.idx;
+}
+
+dr_real dr_arr_index2(dr_tape *t, dr_arr m, int64_t i, int64_t j)
+{
+    return index2(t, m.idx, i, j);
+}
+
+dr_idx dr_arr_index2_id(dr_tape *t, dr_idx m, int64_t i, int64_t j,
+                        double *val)
+{
+    dr_real r = index2(t, m, i, j);
+    if (val)
+        *val = r.val;
+    return r.idx;
+}
+
+/* ---------------------------------------------------- from scalars */
+
+static void build_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    const int64_t *rel = y->aux;
+    const double *Y = y->adj;
+    for (int64_t i = 0; i < y->n; i++)
+        if (rel[i] >= 0 && Y[i] != 0.0)
+            dr__arr_sacc(s, rel[i], Y[i]);
+}
+
+static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
+                          const dr_idx *ids, const dr_real *xs)
+{
+    if (!t)
+        return NULL;
+    if (n && ((!xs && (!vals || !ids)))) {
+        dr__fail(t, DR_EINVAL);
+        return NULL;
+    }
+    if (n > (size_t)INT32_MAX) {
+        dr__fail(t, DR_ERANGE);
+        return NULL;
+    }
+    bool active = false;
+    for (size_t i = 0; i < n; i++) {
+        int64_t r;
+        if (!dr__rel(t, xs ? xs[i].idx : ids[i], &r)) {
+            dr__fail(t, DR_EINVAL);
+            return NULL;
+        }
+        active |= r >= 0;
+    }
+    int64_t *rel = NULL;
+    if (active) {
+        rel = dr__arena_alloc(t, n * sizeof *rel);
+        if (!rel)
+            return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, 1, (int64_t)n, 1);
+    if (!y)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        y->val[i] = xs ? xs[i].val : vals[i];
+        if (rel)
+            dr__rel(t, xs ? xs[i].idx : ids[i], &rel[i]);
+    }
+    y->aux = rel;
+    y->naux = (int64_t)n;
+    y->rev = build_rev;
+    y->active = active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_from_reals(dr_tape *t, size_t n, const dr_real *x)
+{
+    if (t && n && !x) {
+        dr__fail(t, DR_EINVAL);
+        return dr__arr_handle(NULL);
+    }
+    return dr__arr_handle(build(t, n, NULL, NULL, n ? x : NULL));
+}
+
+dr_idx dr_arr_from_reals_id(dr_tape *t, size_t n, const double *vals,
+                            const dr_idx *ids)
+{
+    return dr__arr_id(build(t, n, vals, ids, NULL));
+}
+
+/* --------------------------------------------------------------- blocks */
+
+/* y = x[r0 .. r0+nr, c0 .. c0+nc] with x seen as rows x cols */
+static void block_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    double *X = dr__arr_adj_acquire(s->tape, x);
+    if (!X)
+        return;
+    int64_t r0 = y->ip[0], c0 = y->ip[1], C = x->cols;
+    for (int64_t i = 0; i < y->rows; i++) {
+        double *Xi = X + (r0 + i) * C + c0;
+        const double *Yi = y->adj + i * y->cols;
+        for (int64_t j = 0; j < y->cols; j++)
+            Xi[j] += Yi[j];
+    }
+}
+
+static dr_arr_node *block(dr_tape *t, dr_idx ix, bool two_d, int64_t r0,
+                          int64_t nr, int64_t c0, int64_t nc)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return NULL;
+    if (two_d && x->rank != 2) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    if (!two_d) {
+        c0 = 0;
+        nc = x->cols;
+    }
+    if (r0 < 0 || nr < 0 || r0 > x->rows || nr > x->rows - r0 || c0 < 0 ||
+        nc < 0 || c0 > x->cols || nc > x->cols - c0) {
+        dr__fail(t, DR_ERANGE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, x->rank, nr, nc);
+    if (!y)
+        return NULL;
+    for (int64_t i = 0; i < nr; i++)
+        if (nc)
+            memcpy(y->val + i * nc, x->val + (r0 + i) * x->cols + c0,
+                   (size_t)nc * sizeof(double));
+    y->x[0] = x;
+    y->ip[0] = r0;
+    y->ip[1] = c0;
+    y->rev = block_rev;
+    y->active = x->active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_slice(dr_tape *t, dr_arr x, int64_t start, int64_t len)
+{
+    return dr__arr_handle(block(t, x.idx, false, start, len, 0, 0));
+}
+
+dr_idx dr_arr_slice_id(dr_tape *t, dr_idx x, int64_t start, int64_t len)
+{
+    return dr__arr_id(block(t, x, false, start, len, 0, 0));
+}
+
+dr_arr dr_arr_slice2(dr_tape *t, dr_arr m, int64_t r0, int64_t nr, int64_t c0,
+                     int64_t nc)
+{
+    return dr__arr_handle(block(t, m.idx, true, r0, nr, c0, nc));
+}
+
+dr_idx dr_arr_slice2_id(dr_tape *t, dr_idx m, int64_t r0, int64_t nr,
+                        int64_t c0, int64_t nc)
+{
+    return dr__arr_id(block(t, m, true, r0, nr, c0, nc));
+}
+
+/* --------------------------------------------------------------- concat */
+
+/* aux: the n operand records; ip[0] = axis.  Axis 0 is plain concatenation
+   of the row-major element sequences; axis 1 interleaves rows. */
+static void concat_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node **xs = y->aux;
+    int64_t off = 0;
+    for (int64_t k = 0; k < y->naux; k++) {
+        dr_arr_node *x = xs[k];
+        double *X = dr__arr_adj_acquire(s->tape, x);
+        if (X) {
+            if (y->ip[0] == 0) {
+                for (int64_t i = 0; i < x->n; i++)
+                    X[i] += y->adj[off + i];
+            } else {
+                for (int64_t i = 0; i < x->rows; i++)
+                    for (int64_t j = 0; j < x->cols; j++)
+                        X[i * x->cols + j] += y->adj[i * y->cols + off + j];
+            }
+        }
+        off += y->ip[0] == 0 ? x->n : x->cols;
+    }
+}
+
+static dr_arr_node *concat(dr_tape *t, int axis, size_t n, const dr_idx *ids,
+                           const dr_arr *hs)
+{
+    if (!t)
+        return NULL;
+    if (n == 0 || (!ids && !hs) || (axis != 0 && axis != 1) ||
+        n > (size_t)INT32_MAX) {
+        dr__fail(t, DR_EINVAL);
+        return NULL;
+    }
+    dr_arr_node **xs = dr__arena_alloc(t, n * sizeof *xs);
+    if (!xs)
+        return NULL;
+    int64_t rows = 0, cols = 0;
+    bool active = false;
+    for (size_t k = 0; k < n; k++) {
+        dr_arr_node *x = dr__arr_get(t, ids ? ids[k] : hs[k].idx);
+        if (!x)
+            return NULL;
+        xs[k] = x;
+        active |= x->active;
+        if (x->rank != xs[0]->rank || (axis == 1 && x->rank != 2) ||
+            (axis == 0 && x->cols != xs[0]->cols) ||
+            (axis == 1 && x->rows != xs[0]->rows)) {
+            dr__fail(t, DR_ESHAPE);
+            return NULL;
+        }
+        if (axis == 0) {
+            rows += x->rows;
+            cols = x->cols;
+        } else {
+            rows = x->rows;
+            cols += x->cols;
+        }
+        if (rows > INT32_MAX || cols > INT32_MAX) {
+            dr__fail(t, DR_ERANGE);
+            return NULL;
+        }
+    }
+    dr_arr_node *y = dr__arr_new(t, xs[0]->rank, rows, cols);
+    if (!y)
+        return NULL;
+    int64_t off = 0;
+    for (size_t k = 0; k < n; k++) {
+        dr_arr_node *x = xs[k];
+        if (axis == 0) {
+            if (x->n)
+                memcpy(y->val + off, x->val, (size_t)x->n * sizeof(double));
+            off += x->n;
+        } else {
+            for (int64_t i = 0; i < x->rows; i++)
+                if (x->cols)
+                    memcpy(y->val + i * cols + off, x->val + i * x->cols,
+                           (size_t)x->cols * sizeof(double));
+            off += x->cols;
+        }
+    }
+    y->aux = xs;
+    y->naux = (int64_t)n;
+    y->ip[0] = axis;
+    y->rev = concat_rev;
+    y->active = active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_concat(dr_tape *t, int axis, size_t n, const dr_arr *xs)
+{
+    return dr__arr_handle(concat(t, axis, n, NULL, xs));
+}
+
+dr_idx dr_arr_concat_id(dr_tape *t, int axis, size_t n, const dr_idx *xs)
+{
+    return dr__arr_id(concat(t, axis, n, xs, NULL));
+}
+
+/* ------------------------------------------------------ gather, scatter */
+
+/* Rows of length C = x->cols (1 for a vector).  aux: the copied indices.
+   ip[0] = 0: gather, y row k = x row idx[k]; 1: scatter-add, y row idx[k]
+   += x row k. */
+static void gs_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    double *X = dr__arr_adj_acquire(s->tape, x);
+    if (!X)
+        return;
+    const int64_t *idx = y->aux;
+    int64_t C = x->cols;
+    for (int64_t k = 0; k < y->naux; k++) {
+        double *Xr = y->ip[0] ? X + k * C : X + idx[k] * C;
+        const double *Yr = y->ip[0] ? y->adj + idx[k] * C : y->adj + k * C;
+        for (int64_t j = 0; j < C; j++)
+            Xr[j] += Yr[j];
+    }
+}
+
+static dr_arr_node *gather_scatter(dr_tape *t, dr_idx ix, bool scatter,
+                                   int64_t count, const int64_t *idx)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return NULL;
+    /* gather: count indices into x's rows; scatter: x's rows indices into
+       count output rows */
+    int64_t nidx = scatter ? x->rows : count;
+    int64_t bound = scatter ? count : x->rows;
+    if (count < 0 || count > INT32_MAX) {
+        dr__fail(t, DR_ERANGE);
+        return NULL;
+    }
+    if (nidx && !idx) {
+        dr__fail(t, DR_EINVAL);
+        return NULL;
+    }
+    for (int64_t k = 0; k < nidx; k++)
+        if (idx[k] < 0 || idx[k] >= bound) {
+            dr__fail(t, DR_ERANGE);
+            return NULL;
+        }
+    int64_t *cp = dr__arena_alloc(t, (size_t)nidx * sizeof *cp);
+    if (!cp)
+        return NULL;
+    if (nidx)
+        memcpy(cp, idx, (size_t)nidx * sizeof *cp);
+    int64_t C = x->cols;
+    dr_arr_node *y = dr__arr_new(t, x->rank, count, C);
+    if (!y)
+        return NULL;
+    if (scatter) {
+        if (y->n)
+            memset(y->val, 0, (size_t)y->n * sizeof(double));
+        for (int64_t k = 0; k < nidx; k++)
+            for (int64_t j = 0; j < C; j++)
+                y->val[cp[k] * C + j] += x->val[k * C + j];
+    } else {
+        for (int64_t k = 0; k < nidx; k++)
+            if (C)
+                memcpy(y->val + k * C, x->val + cp[k] * C,
+                       (size_t)C * sizeof(double));
+    }
+    y->x[0] = x;
+    y->aux = cp;
+    y->naux = nidx;
+    y->ip[0] = scatter;
+    y->rev = gs_rev;
+    y->active = x->active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_gather(dr_tape *t, dr_arr x, size_t n, const int64_t *idx)
+{
+    int64_t cnt = n > (size_t)INT64_MAX ? -1 : (int64_t)n;
+    return dr__arr_handle(gather_scatter(t, x.idx, false, cnt, idx));
+}
+
+dr_idx dr_arr_gather_id(dr_tape *t, dr_idx x, size_t n, const int64_t *idx)
+{
+    int64_t cnt = n > (size_t)INT64_MAX ? -1 : (int64_t)n;
+    return dr__arr_id(gather_scatter(t, x, false, cnt, idx));
+}
+
+dr_arr dr_arr_scatter(dr_tape *t, dr_arr x, int64_t out_len,
+                      const int64_t *idx)
+{
+    return dr__arr_handle(gather_scatter(t, x.idx, true, out_len, idx));
+}
+
+dr_idx dr_arr_scatter_id(dr_tape *t, dr_idx x, int64_t out_len,
+                         const int64_t *idx)
+{
+    return dr__arr_id(gather_scatter(t, x, true, out_len, idx));
+}
+
+/* -------------------------------------------------------------- reshape */
+
+static void reshape_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    double *X = dr__arr_adj_acquire(s->tape, y->x[0]);
+    if (X)
+        for (int64_t i = 0; i < y->n; i++)
+            X[i] += y->adj[i];
+}
+
+static dr_arr_node *reshape(dr_tape *t, dr_idx ix, int rank, int64_t rows,
+                            int64_t cols)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return NULL;
+    if ((rank != 1 && rank != 2) || (rank == 1 && cols != 1)) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    if (!dr__arr_dims_ok(rows, cols)) {
+        dr__fail(t, DR_ERANGE);
+        return NULL;
+    }
+    if (rows * cols != x->n) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, rank, 0, 0); /* values are shared */
+    if (!y)
+        return NULL;
+    y->rows = rows;
+    y->cols = cols;
+    y->n = x->n;
+    y->val = x->val;
+    y->x[0] = x;
+    y->rev = reshape_rev;
+    y->active = x->active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_reshape(dr_tape *t, dr_arr x, int rank, int64_t rows,
+                      int64_t cols)
+{
+    return dr__arr_handle(reshape(t, x.idx, rank, rows, cols));
+}
+
+dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
+                         int64_t cols)
+{
+    return dr__arr_id(reshape(t, x, rank, rows, cols));
+}

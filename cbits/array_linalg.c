@@ -1,0 +1,352 @@
+/*
+ * array_linalg.c - dense linear algebra through OpenBLAS: dot, matrix-vector
+ * and vector-matrix products, matrix-matrix products with transpose flags,
+ * outer product and transpose.  Each reverse rule is the transposed product,
+ * one BLAS call per operand, accumulating into the operand's adjoint (beta = 0
+ * when the adjoint buffer is fresh in this sweep, else 1).
+ */
+#include "array.h"
+
+#include <cblas.h>
+#include <math.h>
+
+static double adj_beta(bool fresh)
+{
+    return fresh ? 0.0 : 1.0;
+}
+
+/* ------------------------------------------------------------------ dot */
+
+static void dot_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    dr_arr_node *a = y->x[0], *b = y->x[1];
+    int n = (int)a->n;
+    if (n == 0)
+        return;
+    double *A = dr__arr_adj_acquire(s->tape, a);
+    if (A)
+        cblas_daxpy(n, g, b->val, 1, A, 1);
+    double *B = dr__arr_adj_acquire(s->tape, b);
+    if (B)
+        cblas_daxpy(n, g, a->val, 1, B, 1);
+}
+
+static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
+{
+    dr_real r = {NAN, DR_NONE};
+    if (!t)
+        return r;
+    dr_arr_node *a = dr__arr_get(t, ia), *b = a ? dr__arr_get(t, ib) : NULL;
+    if (!a || !b)
+        return r;
+    if (a->rank != b->rank || a->rows != b->rows || a->cols != b->cols) {
+        dr__fail(t, DR_ESHAPE);
+        return r;
+    }
+    r.val = a->n ? cblas_ddot((int)a->n, a->val, 1, b->val, 1) : 0.0;
+    if (!dr__arr_any_active(a, b))
+        return r;
+    dr_arr_node *y = dr__arr_snew(t);
+    if (!y)
+        return r;
+    y->x[0] = a;
+    y->x[1] = b;
+    y->rev = dot_rev;
+    r.idx = dr__arr_spush(t, y);
+    return r;
+}
+
+dr_real dr_arr_dot(dr_tape *t, dr_arr a, dr_arr b)
+{
+    return dot(t, a.idx, b.idx);
+}
+
+dr_idx dr_arr_dot_id(dr_tape *t, dr_idx a, dr_idx b, double *val)
+{
+    dr_real r = dot(t, a, b);
+    if (val)
+        *val = r.val;
+    return r.idx;
+}
+
+/* --------------------------------------------------- matvec and vecmat */
+
+/* ip[0] = 0: y = m v (x[0] = m, x[1] = v); 1: y = v^T m (x[0] = m, x[1] = v) */
+static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *m = y->x[0], *v = y->x[1];
+    int r = (int)m->rows, c = (int)m->cols;
+    bool vecmat = y->ip[0] != 0;
+    if (r == 0 || c == 0)
+        return;
+    const double *Y = y->adj;
+    double *M = dr__arr_adj_acquire(s->tape, m);
+    if (M) {
+        if (vecmat) /* m_bar += v (x) y_bar */
+            cblas_dger(CblasRowMajor, r, c, 1.0, v->val, 1, Y, 1, M, c);
+        else        /* m_bar += y_bar (x) v */
+            cblas_dger(CblasRowMajor, r, c, 1.0, Y, 1, v->val, 1, M, c);
+    }
+    bool fresh;
+    double *V = dr__arr_adj_acquire_raw(s->tape, v, &fresh);
+    if (V) /* v_bar += m^T y_bar (matvec) or m y_bar (vecmat) */
+        cblas_dgemv(CblasRowMajor, vecmat ? CblasNoTrans : CblasTrans, r, c,
+                    1.0, m->val, c, Y, 1, adj_beta(fresh), V, 1);
+}
+
+static dr_arr_node *mv(dr_tape *t, dr_idx im, dr_idx iv, bool vecmat)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *m = dr__arr_get(t, im), *v = m ? dr__arr_get(t, iv) : NULL;
+    if (!m || !v)
+        return NULL;
+    int64_t inner = vecmat ? m->rows : m->cols;
+    int64_t outer = vecmat ? m->cols : m->rows;
+    if (m->rank != 2 || v->rank != 1 || v->rows != inner) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, 1, outer, 1);
+    if (!y)
+        return NULL;
+    int r = (int)m->rows, c = (int)m->cols;
+    if (r > 0 && c > 0)
+        cblas_dgemv(CblasRowMajor, vecmat ? CblasTrans : CblasNoTrans, r, c,
+                    1.0, m->val, c, v->val, 1, 0.0, y->val, 1);
+    else if (y->n)
+        memset(y->val, 0, (size_t)y->n * sizeof(double));
+    y->x[0] = m;
+    y->x[1] = v;
+    y->ip[0] = vecmat;
+    y->rev = mv_rev;
+    y->active = dr__arr_any_active(m, v);
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_matvec(dr_tape *t, dr_arr m, dr_arr v)
+{
+    return dr__arr_handle(mv(t, m.idx, v.idx, false));
+}
+
+dr_idx dr_arr_matvec_id(dr_tape *t, dr_idx m, dr_idx v)
+{
+    return dr__arr_id(mv(t, m, v, false));
+}
+
+dr_arr dr_arr_vecmat(dr_tape *t, dr_arr v, dr_arr m)
+{
+    return dr__arr_handle(mv(t, m.idx, v.idx, true));
+}
+
+dr_idx dr_arr_vecmat_id(dr_tape *t, dr_idx v, dr_idx m)
+{
+    return dr__arr_id(mv(t, m, v, true));
+}
+
+/* --------------------------------------------------------------- matmul */
+
+/* C = op(A) op(B); ip = {trans_a, trans_b, m, n}, k in naux */
+static void mm_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *a = y->x[0], *b = y->x[1];
+    bool ta = y->ip[0], tb = y->ip[1];
+    int m = (int)y->ip[2], n = (int)y->ip[3], k = (int)y->naux;
+    if (m == 0 || n == 0 || k == 0)
+        return;
+    int lda = (int)a->cols, ldb = (int)b->cols;
+    const double *Cb = y->adj;
+    bool fresh;
+    double *A = dr__arr_adj_acquire_raw(s->tape, a, &fresh);
+    if (A) {
+        if (!ta) /* A_bar (m x k) += C_bar op(B)^T */
+            cblas_dgemm(CblasRowMajor, CblasNoTrans,
+                        tb ? CblasNoTrans : CblasTrans, m, k, n, 1.0, Cb, n,
+                        b->val, ldb, adj_beta(fresh), A, k);
+        else     /* A_bar (k x m) += op(B) C_bar^T */
+            cblas_dgemm(CblasRowMajor, tb ? CblasTrans : CblasNoTrans,
+                        CblasTrans, k, m, n, 1.0, b->val, ldb, Cb, n,
+                        adj_beta(fresh), A, m);
+    }
+    double *B = dr__arr_adj_acquire_raw(s->tape, b, &fresh);
+    if (B) {
+        if (!tb) /* B_bar (k x n) += op(A)^T C_bar */
+            cblas_dgemm(CblasRowMajor, ta ? CblasNoTrans : CblasTrans,
+                        CblasNoTrans, k, n, m, 1.0, a->val, lda, Cb, n,
+                        adj_beta(fresh), B, n);
+        else     /* B_bar (n x k) += C_bar^T op(A) */
+            cblas_dgemm(CblasRowMajor, CblasTrans,
+                        ta ? CblasTrans : CblasNoTrans, n, k, m, 1.0, Cb, n,
+                        a->val, lda, adj_beta(fresh), B, k);
+    }
+}
+
+static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *a = dr__arr_get(t, ia), *b = a ? dr__arr_get(t, ib) : NULL;
+    if (!a || !b)
+        return NULL;
+    if (a->rank != 2 || b->rank != 2) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    int64_t m = ta ? a->cols : a->rows, k = ta ? a->rows : a->cols;
+    int64_t k2 = tb ? b->cols : b->rows, n = tb ? b->rows : b->cols;
+    if (k != k2) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, 2, m, n);
+    if (!y)
+        return NULL;
+    if (m > 0 && n > 0 && k > 0)
+        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+                    tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k,
+                    1.0, a->val, (int)a->cols, b->val, (int)b->cols, 0.0,
+                    y->val, (int)n);
+    else if (y->n)
+        memset(y->val, 0, (size_t)y->n * sizeof(double));
+    y->x[0] = a;
+    y->x[1] = b;
+    y->ip[0] = ta != 0;
+    y->ip[1] = tb != 0;
+    y->ip[2] = m;
+    y->ip[3] = n;
+    y->naux = k;
+    y->rev = mm_rev;
+    y->active = dr__arr_any_active(a, b);
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_matmul(dr_tape *t, dr_arr a, int trans_a, dr_arr b, int trans_b)
+{
+    return dr__arr_handle(matmul(t, a.idx, trans_a, b.idx, trans_b));
+}
+
+dr_idx dr_arr_matmul_id(dr_tape *t, dr_idx a, int trans_a, dr_idx b,
+                        int trans_b)
+{
+    return dr__arr_id(matmul(t, a, trans_a, b, trans_b));
+}
+
+/* ---------------------------------------------------------------- outer */
+
+static void outer_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *u = y->x[0], *v = y->x[1];
+    int m = (int)y->rows, n = (int)y->cols;
+    if (m == 0 || n == 0)
+        return;
+    bool fresh;
+    double *U = dr__arr_adj_acquire_raw(s->tape, u, &fresh);
+    if (U) /* u_bar += Y v */
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, y->adj, n,
+                    v->val, 1, adj_beta(fresh), U, 1);
+    double *V = dr__arr_adj_acquire_raw(s->tape, v, &fresh);
+    if (V) /* v_bar += Y^T u */
+        cblas_dgemv(CblasRowMajor, CblasTrans, m, n, 1.0, y->adj, n, u->val,
+                    1, adj_beta(fresh), V, 1);
+}
+
+static dr_arr_node *outer(dr_tape *t, dr_idx iu, dr_idx iv)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *u = dr__arr_get(t, iu), *v = u ? dr__arr_get(t, iv) : NULL;
+    if (!u || !v)
+        return NULL;
+    if (u->rank != 1 || v->rank != 1) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, 2, u->rows, v->rows);
+    if (!y)
+        return NULL;
+    int64_t m = u->rows, n = v->rows;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++)
+            y->val[i * n + j] = u->val[i] * v->val[j];
+    y->x[0] = u;
+    y->x[1] = v;
+    y->rev = outer_rev;
+    y->active = dr__arr_any_active(u, v);
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_outer(dr_tape *t, dr_arr u, dr_arr v)
+{
+    return dr__arr_handle(outer(t, u.idx, v.idx));
+}
+
+dr_idx dr_arr_outer_id(dr_tape *t, dr_idx u, dr_idx v)
+{
+    return dr__arr_id(outer(t, u, v));
+}
+
+/* ------------------------------------------------------------ transpose */
+
+#define TB 32 /* tile for cache-friendly transposition */
+
+/* dst (c x r) = src^T (src r x c), added when add is set */
+static void transpose_into(double *dst, const double *src, int64_t r,
+                           int64_t c, bool add)
+{
+    for (int64_t i0 = 0; i0 < r; i0 += TB)
+        for (int64_t j0 = 0; j0 < c; j0 += TB) {
+            int64_t i1 = i0 + TB < r ? i0 + TB : r;
+            int64_t j1 = j0 + TB < c ? j0 + TB : c;
+            for (int64_t i = i0; i < i1; i++)
+                for (int64_t j = j0; j < j1; j++) {
+                    if (add)
+                        dst[j * r + i] += src[i * c + j];
+                    else
+                        dst[j * r + i] = src[i * c + j];
+                }
+        }
+}
+
+static void transpose_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    bool fresh;
+    double *X = dr__arr_adj_acquire_raw(s->tape, x, &fresh);
+    if (X) /* y is c x r: x_bar (r x c) += y_bar^T */
+        transpose_into(X, y->adj, y->rows, y->cols, !fresh);
+}
+
+static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return NULL;
+    if (x->rank != 2) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, 2, x->cols, x->rows);
+    if (!y)
+        return NULL;
+    transpose_into(y->val, x->val, x->rows, x->cols, false);
+    y->x[0] = x;
+    y->rev = transpose_rev;
+    y->active = x->active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_transpose(dr_tape *t, dr_arr m)
+{
+    return dr__arr_handle(transpose(t, m.idx));
+}
+
+dr_idx dr_arr_transpose_id(dr_tape *t, dr_idx m)
+{
+    return dr__arr_id(transpose(t, m));
+}

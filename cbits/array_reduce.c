@@ -1,0 +1,380 @@
+/*
+ * array_reduce.c - reductions: sum over all elements / each row / each
+ * column, max over all elements, and the numerically stable softmax,
+ * log_softmax and logsumexp (over a vector, or row-wise over a matrix).
+ */
+#include "array.h"
+
+#include <math.h>
+
+/* Records a scalar-valued node over x, if x is active. */
+static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
+                           dr_arr_rev rev, int64_t k, double aux)
+{
+    dr_real r = {val, DR_NONE};
+    if (!x->active)
+        return r;
+    dr_arr_node *y = dr__arr_snew(t);
+    if (!y)
+        return r;
+    y->x[0] = x;
+    y->rev = rev;
+    y->ip[0] = k;
+    y->sv = aux;
+    r.idx = dr__arr_spush(t, y);
+    return r;
+}
+
+static dr_real nan_real(void)
+{
+    dr_real r = {NAN, DR_NONE};
+    return r;
+}
+
+/* ------------------------------------------------------------- sum all */
+
+static void sum_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    dr_arr_node *x = y->x[0];
+    double *X = dr__arr_adj_acquire(s->tape, x);
+    if (X)
+        for (int64_t i = 0; i < x->n; i++)
+            X[i] += g;
+}
+
+static dr_real sum(dr_tape *t, dr_idx ix)
+{
+    if (!t)
+        return nan_real();
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return nan_real();
+    double acc = 0.0;
+    for (int64_t i = 0; i < x->n; i++)
+        acc += x->val[i];
+    return scalar_node(t, x, acc, sum_rev, 0, 0.0);
+}
+
+dr_real dr_arr_sum(dr_tape *t, dr_arr x)
+{
+    return sum(t, x.idx);
+}
+
+dr_idx dr_arr_sum_id(dr_tape *t, dr_idx x, double *val)
+{
+    dr_real r = sum(t, x);
+    if (val)
+        *val = r.val;
+    return r.idx;
+}
+
+/* ------------------------------------------------- sum rows / columns */
+
+/* ip[0] = 0: y_i = sum_j x_ij (length rows); 1: y_j = sum_i x_ij */
+static void sumax_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    double *X = dr__arr_adj_acquire(s->tape, x);
+    if (!X)
+        return;
+    const double *Y = y->adj;
+    int64_t r = x->rows, c = x->cols;
+    for (int64_t i = 0; i < r; i++)
+        for (int64_t j = 0; j < c; j++)
+            X[i * c + j] += y->ip[0] ? Y[j] : Y[i];
+}
+
+static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return NULL;
+    if (x->rank != 2) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    int64_t r = x->rows, c = x->cols;
+    dr_arr_node *y = dr__arr_new(t, 1, cols ? c : r, 1);
+    if (!y)
+        return NULL;
+    if (y->n)
+        memset(y->val, 0, (size_t)y->n * sizeof(double));
+    for (int64_t i = 0; i < r; i++)
+        for (int64_t j = 0; j < c; j++)
+            y->val[cols ? j : i] += x->val[i * c + j];
+    y->x[0] = x;
+    y->ip[0] = cols;
+    y->rev = sumax_rev;
+    y->active = x->active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_sum_rows(dr_tape *t, dr_arr m)
+{
+    return dr__arr_handle(sum_axis(t, m.idx, false));
+}
+
+dr_idx dr_arr_sum_rows_id(dr_tape *t, dr_idx m)
+{
+    return dr__arr_id(sum_axis(t, m, false));
+}
+
+dr_arr dr_arr_sum_cols(dr_tape *t, dr_arr m)
+{
+    return dr__arr_handle(sum_axis(t, m.idx, true));
+}
+
+dr_idx dr_arr_sum_cols_id(dr_tape *t, dr_idx m)
+{
+    return dr__arr_id(sum_axis(t, m, true));
+}
+
+/* ------------------------------------------------------------------ max */
+
+static void max_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    double *X = dr__arr_adj_acquire(s->tape, y->x[0]);
+    if (X)
+        X[y->ip[0]] += g;
+}
+
+static dr_real amax(dr_tape *t, dr_idx ix)
+{
+    if (!t)
+        return nan_real();
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return nan_real();
+    if (x->n == 0) {
+        dr__fail(t, DR_ESHAPE);
+        return nan_real();
+    }
+    int64_t k = 0;
+    while (k < x->n - 1 && isnan(x->val[k]))
+        k++;
+    for (int64_t i = k + 1; i < x->n; i++)
+        if (x->val[i] > x->val[k])
+            k = i;
+    return scalar_node(t, x, x->val[k], max_rev, k, 0.0);
+}
+
+dr_real dr_arr_max(dr_tape *t, dr_arr x)
+{
+    return amax(t, x.idx);
+}
+
+dr_idx dr_arr_max_id(dr_tape *t, dr_idx x, double *val)
+{
+    dr_real r = amax(t, x);
+    if (val)
+        *val = r.val;
+    return r.idx;
+}
+
+/* ------------------------------------------- softmax family, row-wise */
+
+/* log sum exp of x[0..n-1], stable; -inf when n == 0 */
+static double lse(const double *x, int64_t n)
+{
+    double m = -INFINITY;
+    for (int64_t i = 0; i < n; i++)
+        if (x[i] > m)
+            m = x[i];
+    if (isinf(m)) { /* +inf wins; all -inf (or NaN) elements: -inf or NaN */
+        if (m > 0)
+            return m;
+        for (int64_t i = 0; i < n; i++)
+            if (isnan(x[i]))
+                return x[i];
+        return m;
+    }
+    double acc = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        acc += exp(x[i] - m);
+    return m + log(acc);
+}
+
+/* a vector is one row; a matrix has rows rows of cols elements */
+static void rows_of(const dr_arr_node *x, int64_t *R, int64_t *L)
+{
+    if (x->rank == 1) {
+        *R = 1;
+        *L = x->n;
+    } else {
+        *R = x->rows;
+        *L = x->cols;
+    }
+}
+
+enum { SM_SOFTMAX, SM_LOGSOFTMAX, SM_LSE_ROWS };
+
+static void sm_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    double *X = dr__arr_adj_acquire(s->tape, x);
+    if (!X)
+        return;
+    int64_t R, L;
+    rows_of(x, &R, &L);
+    const double *Y = y->adj, *yv = y->val, *xv = x->val;
+    for (int64_t i = 0; i < R; i++) {
+        double *Xi = X + i * L;
+        const double *xi = xv + i * L;
+        switch (y->ip[0]) {
+        case SM_SOFTMAX: {
+            const double *yi = yv + i * L, *gi = Y + i * L;
+            double d = 0.0;
+            for (int64_t j = 0; j < L; j++)
+                d += gi[j] * yi[j];
+            for (int64_t j = 0; j < L; j++)
+                Xi[j] += yi[j] * (gi[j] - d);
+            break;
+        }
+        case SM_LOGSOFTMAX: {
+            const double *yi = yv + i * L, *gi = Y + i * L;
+            double sg = 0.0;
+            for (int64_t j = 0; j < L; j++)
+                sg += gi[j];
+            for (int64_t j = 0; j < L; j++)
+                Xi[j] += gi[j] - exp(yi[j]) * sg;
+            break;
+        }
+        default: { /* logsumexp per row: y_i */
+            double gi = Y[i];
+            if (gi == 0.0)
+                break;
+            for (int64_t j = 0; j < L; j++)
+                Xi[j] += gi * exp(xi[j] - yv[i]);
+            break;
+        }
+        }
+    }
+}
+
+static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return NULL;
+    if (kind == SM_LSE_ROWS && x->rank != 2) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    int64_t R, L;
+    rows_of(x, &R, &L);
+    dr_arr_node *y = kind == SM_LSE_ROWS ? dr__arr_new(t, 1, R, 1)
+                                         : dr__arr_new(t, x->rank, x->rows,
+                                                       x->cols);
+    if (!y)
+        return NULL;
+    for (int64_t i = 0; i < R; i++) {
+        const double *xi = x->val + i * L;
+        if (kind == SM_LSE_ROWS) {
+            y->val[i] = lse(xi, L);
+            continue;
+        }
+        double *yi = y->val + i * L;
+        double m = -INFINITY;
+        for (int64_t j = 0; j < L; j++)
+            if (xi[j] > m)
+                m = xi[j];
+        if (!isfinite(m)) { /* infinities: the general formula */
+            double l = lse(xi, L);
+            for (int64_t j = 0; j < L; j++)
+                yi[j] = kind == SM_SOFTMAX ? exp(xi[j] - l) : xi[j] - l;
+            continue;
+        }
+        double acc = 0.0;
+        for (int64_t j = 0; j < L; j++)
+            acc += exp(xi[j] - m);
+        if (kind == SM_SOFTMAX) {
+            double inv = 1.0 / acc;
+            for (int64_t j = 0; j < L; j++)
+                yi[j] = exp(xi[j] - m) * inv;
+        } else {
+            double l = log(acc);
+            for (int64_t j = 0; j < L; j++)
+                yi[j] = (xi[j] - m) - l;
+        }
+    }
+    y->x[0] = x;
+    y->ip[0] = kind;
+    y->rev = sm_rev;
+    y->active = x->active;
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+dr_arr dr_arr_softmax(dr_tape *t, dr_arr x)
+{
+    return dr__arr_handle(softmax_family(t, x.idx, SM_SOFTMAX));
+}
+
+dr_idx dr_arr_softmax_id(dr_tape *t, dr_idx x)
+{
+    return dr__arr_id(softmax_family(t, x, SM_SOFTMAX));
+}
+
+dr_arr dr_arr_log_softmax(dr_tape *t, dr_arr x)
+{
+    return dr__arr_handle(softmax_family(t, x.idx, SM_LOGSOFTMAX));
+}
+
+dr_idx dr_arr_log_softmax_id(dr_tape *t, dr_idx x)
+{
+    return dr__arr_id(softmax_family(t, x, SM_LOGSOFTMAX));
+}
+
+dr_arr dr_arr_logsumexp_rows(dr_tape *t, dr_arr m)
+{
+    return dr__arr_handle(softmax_family(t, m.idx, SM_LSE_ROWS));
+}
+
+dr_idx dr_arr_logsumexp_rows_id(dr_tape *t, dr_idx m)
+{
+    return dr__arr_id(softmax_family(t, m, SM_LSE_ROWS));
+}
+
+/* ----------------------------------------------- logsumexp, all elements */
+
+static void lse_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    dr_arr_node *x = y->x[0];
+    double *X = dr__arr_adj_acquire(s->tape, x);
+    if (X)
+        for (int64_t i = 0; i < x->n; i++)
+            X[i] += g * exp(x->val[i] - y->sv);
+}
+
+static dr_real logsumexp(dr_tape *t, dr_idx ix)
+{
+    if (!t)
+        return nan_real();
+    dr_arr_node *x = dr__arr_get(t, ix);
+    if (!x)
+        return nan_real();
+    double l = lse(x->val, x->n);
+    if (x->n == 0) {
+        dr_real r = {l, DR_NONE};
+        return r;
+    }
+    return scalar_node(t, x, l, lse_rev, 0, l);
+}
+
+dr_real dr_arr_logsumexp(dr_tape *t, dr_arr x)
+{
+    return logsumexp(t, x.idx);
+}
+
+dr_idx dr_arr_logsumexp_id(dr_tape *t, dr_idx x, double *val)
+{
+    dr_real r = logsumexp(t, x);
+    if (val)
+        *val = r.val;
+    return r.idx;
+}

@@ -1,0 +1,790 @@
+/*
+ * test_array_ops.c - every array primitive of dualrev.h on random shapes and
+ * data:
+ *   - the gradient of <w, y(x)> (w random) read back from one sweep, against
+ *     central finite differences of every input element;
+ *   - the transpose identity <ybar, J xdot> = <J^T ybar, xdot>, with J xdot
+ *     a finite-difference directional derivative and J^T ybar one sweep;
+ *   - the id-based (FFI) entry points give the same values.
+ * Shapes include empty arrays and 1 x n / n x 1 cases.
+ */
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXIN 3
+#define FD_RTOL 1e-7
+
+typedef struct shapes {
+    int nin;
+    int rank[MAXIN];
+    int64_t rows[MAXIN], cols[MAXIN];
+    int64_t p[4];      /* op parameters (indices, flags, counts) */
+    int64_t ix[64];    /* index arrays for gather / scatter      */
+} shapes;
+
+typedef struct prog prog;
+struct prog {
+    const char *name;
+    /* choose shapes and parameters */
+    void (*shape)(chk_rng *r, shapes *s);
+    /* array-valued program (ys == NULL) or scalar-valued (ya == NULL) */
+    dr_arr (*ya)(dr_tape *t, const dr_arr *in, const shapes *s);
+    dr_real (*ys)(dr_tape *t, const dr_arr *in, const shapes *s);
+    double lo, hi; /* range of input values */
+    bool spread;   /* inputs distinct and well separated (max) */
+};
+
+/* ----------------------------------------------------------- evaluation */
+
+static int64_t numel(const shapes *s, int k)
+{
+    return s->rows[k] * s->cols[k];
+}
+
+static int64_t total_in(const shapes *s)
+{
+    int64_t n = 0;
+    for (int k = 0; k < s->nin; k++)
+        n += numel(s, k);
+    return n;
+}
+
+typedef struct run {
+    dr_tape *t;
+    dr_arr in[MAXIN];
+    dr_arr y;    /* array output */
+    dr_real ys;  /* scalar output */
+    int64_t ny;  /* output elements (1 for a scalar) */
+} run;
+
+static void run_prog(const prog *p, const shapes *s, const double *x, run *o)
+{
+    o->t = chk_tape_new();
+    const double *q = x;
+    for (int k = 0; k < s->nin; k++) {
+        o->in[k] = dr_arr_input(o->t, s->rank[k], s->rows[k], s->cols[k], q);
+        assert_int_not_equal(o->in[k].idx, DR_NONE);
+        q += numel(s, k);
+    }
+    if (p->ya) {
+        o->y = p->ya(o->t, o->in, s);
+        CHK_STATUS(dr_tape_status(o->t), DR_OK);
+        assert_int_not_equal(o->y.idx, DR_NONE);
+        o->ny = o->y.rows * o->y.cols;
+    } else {
+        o->ys = p->ys(o->t, o->in, s);
+        CHK_STATUS(dr_tape_status(o->t), DR_OK);
+        o->ny = 1;
+    }
+}
+
+static void out_values(const run *o, double *out)
+{
+    if (o->ny == 0)
+        return;
+    if (o->y.idx != DR_NONE && o->y.rank)
+        CHK_STATUS(dr_arr_read(o->t, o->y.idx, out), DR_OK);
+    else
+        out[0] = o->ys.val;
+}
+
+typedef struct fctx {
+    const prog *p;
+    const shapes *s;
+    const double *w; /* output weights */
+    const double *x0, *dir; /* for directional derivatives */
+    int64_t n;
+} fctx;
+
+/* <w, y(x)> */
+static double loss_at(const double *x, size_t n, void *c)
+{
+    (void)n;
+    fctx *f = c;
+    run o;
+    memset(&o, 0, sizeof o);
+    o.y.idx = DR_NONE;
+    run_prog(f->p, f->s, x, &o);
+    double *y = malloc((size_t)(o.ny ? o.ny : 1) * sizeof(double));
+    out_values(&o, y);
+    double acc = 0.0;
+    for (int64_t i = 0; i < o.ny; i++)
+        acc += f->w[i] * y[i];
+    free(y);
+    dr_tape_free(o.t);
+    return acc;
+}
+
+/* <w, y(x0 + h dir)> */
+static double loss_dir(double h, void *c)
+{
+    fctx *f = c;
+    double *x = malloc((size_t)(f->n ? f->n : 1) * sizeof(double));
+    for (int64_t i = 0; i < f->n; i++)
+        x[i] = f->x0[i] + h * f->dir[i];
+    double v = loss_at(x, (size_t)f->n, c);
+    free(x);
+    return v;
+}
+
+static void fill_inputs(chk_rng *r, const prog *p, double *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        x[i] = chk_rng_uniform(r, p->lo, p->hi);
+    if (p->spread) { /* a shuffled grid with small noise: no near ties */
+        for (int64_t i = 0; i < n; i++)
+            x[i] = 0.25 * (double)i - 0.1 * (double)n + chk_rng_uniform(r, 0, 0.05);
+        for (int64_t i = n - 1; i > 0; i--) {
+            int64_t j = (int64_t)chk_rng_below(r, (uint64_t)i + 1);
+            double tmp = x[i];
+            x[i] = x[j];
+            x[j] = tmp;
+        }
+    }
+}
+
+/* One random instance of p: gradient vs FD and the transpose identity. */
+static void check_instance(const prog *p, chk_rng *r, int rep)
+{
+    shapes s;
+    memset(&s, 0, sizeof s);
+    p->shape(r, &s);
+    int64_t n = total_in(&s);
+    double *x = malloc((size_t)(n + 1) * sizeof(double));
+    double *dir = malloc((size_t)(n + 1) * sizeof(double));
+    fill_inputs(r, p, x, n);
+    for (int64_t i = 0; i < n; i++)
+        dir[i] = chk_rng_uniform(r, -1, 1);
+
+    run o;
+    memset(&o, 0, sizeof o);
+    o.y.idx = DR_NONE;
+    run_prog(p, &s, x, &o);
+    chk_context("%s rep %d: in0 %lldx%lld in1 %lldx%lld out %lld", p->name,
+                rep, (long long)s.rows[0], (long long)s.cols[0],
+                (long long)s.rows[1], (long long)s.cols[1], (long long)o.ny);
+    double *w = malloc((size_t)(o.ny + 1) * sizeof(double));
+    for (int64_t i = 0; i < o.ny; i++)
+        w[i] = chk_rng_uniform(r, -1, 1);
+
+    /* J^T w by one sweep */
+    if (p->ya)
+        CHK_STATUS(dr_arr_seed(o.t, o.y.idx, w), DR_OK);
+    else
+        CHK_STATUS(dr_seed(o.t, o.ys.idx, w[0]), DR_OK);
+    CHK_STATUS(dr_reverse(o.t), DR_OK);
+    double *g = malloc((size_t)(n + 1) * sizeof(double));
+    double *q = g;
+    for (int k = 0; k < s.nin; k++) {
+        CHK_STATUS(dr_arr_adjoint(o.t, o.in[k].idx, q), DR_OK);
+        q += numel(&s, k);
+    }
+
+    /* elementwise against finite differences */
+    fctx f = {p, &s, w, x, dir, n};
+    for (int64_t i = 0; i < n; i++) {
+        chk_deriv d = chk_fd_partial(loss_at, &f, (size_t)n, x, (size_t)i, 0);
+        chk_context("%s rep %d: d/dx[%lld]", p->name, rep, (long long)i);
+        CHK_DERIV(g[i], d, FD_RTOL);
+    }
+
+    /* transpose identity: <w, J dir> = <J^T w, dir> */
+    double lhs_ad = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        lhs_ad += g[i] * dir[i];
+    chk_deriv jd = chk_fd1(loss_dir, &f, 0.0, 1.0 / 1024);
+    chk_context("%s rep %d: transpose identity", p->name, rep);
+    CHK_DERIV(lhs_ad, jd, FD_RTOL);
+
+    /* a second sweep after clearing gives the same adjoints */
+    CHK_STATUS(dr_adjoints_clear(o.t), DR_OK);
+    if (p->ya)
+        CHK_STATUS(dr_arr_seed(o.t, o.y.idx, w), DR_OK);
+    else
+        CHK_STATUS(dr_seed(o.t, o.ys.idx, w[0]), DR_OK);
+    CHK_STATUS(dr_reverse(o.t), DR_OK);
+    q = g;
+    for (int k = 0; k < s.nin; k++) {
+        double *g2 = malloc((size_t)(numel(&s, k) + 1) * sizeof(double));
+        CHK_STATUS(dr_arr_adjoint(o.t, o.in[k].idx, g2), DR_OK);
+        for (int64_t i = 0; i < numel(&s, k); i++)
+            CHK_SAME(g2[i], q[i]);
+        free(g2);
+        q += numel(&s, k);
+    }
+    chk_context(NULL);
+    dr_tape_free(o.t);
+    free(x);
+    free(dir);
+    free(w);
+    free(g);
+}
+
+/* ------------------------------------------------------------- shapes */
+
+/* a dimension: mostly 1..5, sometimes 0 */
+static int64_t dim(chk_rng *r)
+{
+    uint64_t u = chk_rng_below(r, 12);
+    return u == 0 ? 0 : (int64_t)(1 + u % 5);
+}
+
+static int64_t dim1(chk_rng *r) /* at least 1 */
+{
+    return 1 + (int64_t)chk_rng_below(r, 5);
+}
+
+static void set(shapes *s, int k, int rank, int64_t rows, int64_t cols)
+{
+    if (k + 1 > s->nin)
+        s->nin = k + 1;
+    s->rank[k] = rank;
+    s->rows[k] = rows;
+    s->cols[k] = rank == 1 ? 1 : cols;
+}
+
+/* one array of any rank, n inputs of that same shape */
+static void sh_same(chk_rng *r, shapes *s, int n)
+{
+    int rank = 1 + (int)chk_rng_below(r, 2);
+    int64_t a = dim(r), b = dim(r);
+    for (int k = 0; k < n; k++)
+        set(s, k, rank, a, b);
+}
+static void sh_one(chk_rng *r, shapes *s) { sh_same(r, s, 1); }
+static void sh_two(chk_rng *r, shapes *s) { sh_same(r, s, 2); }
+static void sh_one_nonempty(chk_rng *r, shapes *s)
+{
+    int rank = 1 + (int)chk_rng_below(r, 2);
+    set(s, 0, rank, dim1(r), dim1(r));
+}
+static void sh_mat(chk_rng *r, shapes *s) { set(s, 0, 2, dim(r), dim(r)); }
+/* rows of at least one element (logsumexp of an empty row is -inf) */
+static void sh_mat_nonempty_rows(chk_rng *r, shapes *s)
+{
+    set(s, 0, 2, dim(r), dim1(r));
+}
+static void sh_mat_vec_cols(chk_rng *r, shapes *s)
+{
+    int64_t a = dim(r), b = dim(r);
+    set(s, 0, 2, a, b);
+    set(s, 1, 1, b, 1);
+}
+static void sh_mat_vec_rows(chk_rng *r, shapes *s)
+{
+    int64_t a = dim(r), b = dim(r);
+    set(s, 0, 2, a, b);
+    set(s, 1, 1, a, 1);
+}
+static void sh_vec_count(chk_rng *r, shapes *s)
+{
+    set(s, 0, 1, dim(r), 1);
+    s->p[0] = dim(r);
+}
+static void sh_scalar_and_any(chk_rng *r, shapes *s)
+{
+    set(s, 0, 1, 1, 1);
+    int rank = 1 + (int)chk_rng_below(r, 2);
+    set(s, 1, rank, dim(r), dim(r));
+}
+static void sh_matmul(chk_rng *r, shapes *s)
+{
+    int64_t m = dim(r), k = dim(r), n = dim(r);
+    int ta = (int)chk_rng_below(r, 2), tb = (int)chk_rng_below(r, 2);
+    set(s, 0, 2, ta ? k : m, ta ? m : k);
+    set(s, 1, 2, tb ? n : k, tb ? k : n);
+    s->p[0] = ta;
+    s->p[1] = tb;
+}
+static void sh_two_vecs(chk_rng *r, shapes *s)
+{
+    set(s, 0, 1, dim(r), 1);
+    set(s, 1, 1, dim(r), 1);
+}
+static void sh_index(chk_rng *r, shapes *s)
+{
+    sh_one_nonempty(r, s);
+    s->p[0] = (int64_t)chk_rng_below(r, (uint64_t)numel(s, 0));
+    s->p[1] = (int64_t)chk_rng_below(r, (uint64_t)numel(s, 0));
+}
+static void sh_index2(chk_rng *r, shapes *s)
+{
+    set(s, 0, 2, dim1(r), dim1(r));
+    s->p[0] = (int64_t)chk_rng_below(r, (uint64_t)s->rows[0]);
+    s->p[1] = (int64_t)chk_rng_below(r, (uint64_t)s->cols[0]);
+}
+static void sh_scalars(chk_rng *r, shapes *s)
+{
+    set(s, 0, 1, dim1(r), 1);
+    s->p[0] = dim(r); /* length of the built vector */
+}
+static void sh_slice(chk_rng *r, shapes *s)
+{
+    sh_one(r, s);
+    int64_t R = s->rows[0];
+    s->p[0] = (int64_t)chk_rng_below(r, (uint64_t)R + 1);
+    s->p[1] = (int64_t)chk_rng_below(r, (uint64_t)(R - s->p[0]) + 1);
+}
+static void sh_slice2(chk_rng *r, shapes *s)
+{
+    sh_mat(r, s);
+    int64_t R = s->rows[0], C = s->cols[0];
+    s->p[0] = (int64_t)chk_rng_below(r, (uint64_t)R + 1);
+    s->p[1] = (int64_t)chk_rng_below(r, (uint64_t)(R - s->p[0]) + 1);
+    s->p[2] = (int64_t)chk_rng_below(r, (uint64_t)C + 1);
+    s->p[3] = (int64_t)chk_rng_below(r, (uint64_t)(C - s->p[2]) + 1);
+}
+static void sh_concat(chk_rng *r, shapes *s)
+{
+    int axis = (int)chk_rng_below(r, 2);
+    int rank = axis ? 2 : 1 + (int)chk_rng_below(r, 2);
+    int64_t fixed = dim(r);
+    for (int k = 0; k < 3; k++) {
+        if (axis == 0)
+            set(s, k, rank, dim(r), fixed);
+        else
+            set(s, k, 2, fixed, dim(r));
+    }
+    s->p[0] = axis;
+}
+static void sh_gather(chk_rng *r, shapes *s)
+{
+    sh_one_nonempty(r, s);
+    s->p[0] = dim(r) * 2; /* count, up to 10 */
+    for (int64_t k = 0; k < s->p[0]; k++)
+        s->ix[k] = (int64_t)chk_rng_below(r, (uint64_t)s->rows[0]);
+}
+static void sh_scatter(chk_rng *r, shapes *s)
+{
+    sh_one(r, s);
+    s->p[0] = dim1(r); /* out_len */
+    for (int64_t k = 0; k < s->rows[0]; k++)
+        s->ix[k] = (int64_t)chk_rng_below(r, (uint64_t)s->p[0]);
+}
+static void sh_reshape(chk_rng *r, shapes *s)
+{
+    int64_t a = dim(r), b = dim(r);
+    int rank = 1 + (int)chk_rng_below(r, 2);
+    set(s, 0, rank, rank == 1 ? a * b : a, b);
+    /* target: the transposed dims as a matrix, or a vector */
+    s->p[0] = 1 + (int64_t)chk_rng_below(r, 2);
+    s->p[1] = s->p[0] == 1 ? a * b : b;
+    s->p[2] = s->p[0] == 1 ? 1 : a;
+}
+
+/* ------------------------------------------------------------ programs */
+
+#define BIN(nm, fn)                                                           \
+    static dr_arr p_##nm(dr_tape *t, const dr_arr *in, const shapes *s)       \
+    {                                                                         \
+        (void)s;                                                              \
+        return fn(t, in[0], in[1]);                                           \
+    }
+BIN(add, dr_arr_add)
+BIN(sub, dr_arr_sub)
+BIN(mul, dr_arr_mul)
+BIN(div, dr_arr_div)
+BIN(add_rowvec, dr_arr_add_rowvec)
+BIN(add_colvec, dr_arr_add_colvec)
+BIN(matvec, dr_arr_matvec)
+BIN(outer, dr_arr_outer)
+
+static dr_arr p_add_id(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s; /* the id API, and the same operand twice */
+    dr_idx y = dr_arr_add_id(t, in[0].idx, in[0].idx);
+    return dr_arr_get(t, dr_arr_mul_id(t, y, in[1].idx));
+}
+static dr_arr p_vecmat(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_vecmat(t, in[1], in[0]);
+}
+static dr_arr p_scale(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    dr_real k = dr_arr_index(t, in[0], 0);
+    return dr_arr_scale(t, dr_mul(t, k, k), in[1]);
+}
+static dr_arr p_scale_id(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    double v;
+    dr_idx k = dr_arr_index_id(t, in[0].idx, 0, &v);
+    return dr_arr_get(t, dr_arr_scale_id(t, v, k, in[1].idx));
+}
+
+#define MAP(fn)                                                               \
+    static dr_arr p_map_##fn(dr_tape *t, const dr_arr *in, const shapes *s)   \
+    {                                                                         \
+        (void)s;                                                              \
+        return dr_arr_map(t, DR_FN_##fn, in[0]);                              \
+    }
+MAP(NEG)
+MAP(ABS)
+MAP(SQRT)
+MAP(EXP)
+MAP(LOG)
+MAP(SIN)
+MAP(COS)
+MAP(TANH)
+MAP(SIGMOID)
+MAP(RELU)
+MAP(SQUARE)
+
+static dr_arr p_rep_rows(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    return dr_arr_replicate_rows(t, in[0], s->p[0]);
+}
+static dr_arr p_rep_cols(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    return dr_arr_get(t, dr_arr_replicate_cols_id(t, in[0].idx, s->p[0]));
+}
+static dr_real p_dot(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_dot(t, in[0], in[1]);
+}
+static dr_real p_dot_self(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    double v;
+    dr_real r;
+    r.idx = dr_arr_dot_id(t, in[0].idx, in[0].idx, &v);
+    r.val = v;
+    return r;
+}
+static dr_arr p_matmul(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    return dr_arr_matmul(t, in[0], (int)s->p[0], in[1], (int)s->p[1]);
+}
+static dr_arr p_matmul_self(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s; /* a a^T: both operands the same node */
+    return dr_arr_get(t, dr_arr_matmul_id(t, in[0].idx, 0, in[0].idx, 1));
+}
+static dr_arr p_transpose(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_transpose(t, in[0]);
+}
+static dr_real p_sum(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_sum(t, in[0]);
+}
+static dr_arr p_sum_rows(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_sum_rows(t, in[0]);
+}
+static dr_arr p_sum_cols(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_sum_cols(t, in[0]);
+}
+static dr_real p_max(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_max(t, in[0]);
+}
+static dr_arr p_softmax(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_softmax(t, in[0]);
+}
+static dr_arr p_log_softmax(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_log_softmax(t, in[0]);
+}
+static dr_real p_logsumexp(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_logsumexp(t, in[0]);
+}
+static dr_arr p_lse_rows(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    return dr_arr_logsumexp_rows(t, in[0]);
+}
+static dr_real p_index(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    /* two index nodes into one array, one of them used twice */
+    dr_real a = dr_arr_index(t, in[0], s->p[0]);
+    dr_real b = dr_arr_index(t, in[0], s->p[1]);
+    return dr_add(t, dr_mul(t, a, b), dr_sin(t, a));
+}
+static dr_real p_index2(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    dr_real a = dr_arr_index2(t, in[0], s->p[0], s->p[1]);
+    return dr_mul(t, a, a);
+}
+static dr_arr p_from_reals(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    /* scalars taken out of in[0] (some repeated), a constant, and squares */
+    dr_real xs[8];
+    int64_t n = s->p[0];
+    for (int64_t i = 0; i < n; i++) {
+        dr_real e = dr_arr_index(t, in[0], i % in[0].rows);
+        xs[i] = i == 2 ? dr_const(1.5) : dr_mul(t, e, dr_const((double)i + 1));
+    }
+    return dr_arr_from_reals(t, (size_t)n, xs);
+}
+static dr_arr p_from_reals_id(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    double v[8];
+    dr_idx id[8];
+    int64_t n = s->p[0];
+    for (int64_t i = 0; i < n; i++)
+        id[i] = dr_arr_index_id(t, in[0].idx, (i * 3) % in[0].rows, &v[i]);
+    return dr_arr_get(t, dr_arr_from_reals_id(t, (size_t)n, v, id));
+}
+static dr_arr p_slice(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    return dr_arr_slice(t, in[0], s->p[0], s->p[1]);
+}
+static dr_arr p_slice2(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    return dr_arr_slice2(t, in[0], s->p[0], s->p[1], s->p[2], s->p[3]);
+}
+static dr_arr p_concat(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    dr_arr xs[4] = {in[0], in[1], in[0], in[2]};
+    return dr_arr_concat(t, (int)s->p[0], 4, xs);
+}
+static dr_arr p_concat_id(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    dr_idx xs[3] = {in[2].idx, in[1].idx, in[0].idx};
+    return dr_arr_get(t, dr_arr_concat_id(t, (int)s->p[0], 3, xs));
+}
+static dr_arr p_gather(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    return dr_arr_gather(t, in[0], (size_t)s->p[0], s->ix);
+}
+static dr_arr p_scatter(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    return dr_arr_scatter(t, in[0], s->p[0], s->ix);
+}
+static dr_arr p_reshape(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    /* reshape, then an op on the reshaped array (values are shared) */
+    dr_arr y = dr_arr_reshape(t, in[0], (int)s->p[0], s->p[1], s->p[2]);
+    return dr_arr_mul(t, y, y);
+}
+
+/* a composite: scalars and arrays mixed on one tape */
+static dr_real p_mixed(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    dr_arr m = in[0], v = in[1];
+    dr_arr h = dr_arr_map(t, DR_FN_TANH, dr_arr_matvec(t, m, v));
+    dr_real a = dr_arr_sum(t, h);
+    dr_arr g = dr_arr_scale(t, a, v);
+    dr_arr sm = dr_arr_softmax(t, g);
+    return dr_add(t, dr_arr_dot(t, sm, v), dr_arr_logsumexp(t, h));
+}
+static void sh_mixed(chk_rng *r, shapes *s)
+{
+    int64_t n = dim1(r);
+    set(s, 0, 2, n, n);
+    set(s, 1, 1, n, 1);
+}
+
+#define A(nm, sh, lo, hi) {#nm, sh, p_##nm, NULL, lo, hi, false}
+#define S(nm, sh, lo, hi) {#nm, sh, NULL, p_##nm, lo, hi, false}
+
+static const prog progs[] = {
+    A(add, sh_two, -2, 2),
+    A(sub, sh_two, -2, 2),
+    A(mul, sh_two, -2, 2),
+    A(div, sh_two, 0.5, 2),
+    A(add_id, sh_two, -2, 2),
+    A(scale, sh_scalar_and_any, -2, 2),
+    A(scale_id, sh_scalar_and_any, -2, 2),
+    A(map_NEG, sh_one, -2, 2),
+    A(map_ABS, sh_one, -2, 2),
+    A(map_SQRT, sh_one, 0.2, 3),
+    A(map_EXP, sh_one, -2, 2),
+    A(map_LOG, sh_one, 0.2, 3),
+    A(map_SIN, sh_one, -2, 2),
+    A(map_COS, sh_one, -2, 2),
+    A(map_TANH, sh_one, -2, 2),
+    A(map_SIGMOID, sh_one, -4, 4),
+    A(map_RELU, sh_one, -2, 2),
+    A(map_SQUARE, sh_one, -2, 2),
+    A(add_rowvec, sh_mat_vec_cols, -2, 2),
+    A(add_colvec, sh_mat_vec_rows, -2, 2),
+    A(rep_rows, sh_vec_count, -2, 2),
+    A(rep_cols, sh_vec_count, -2, 2),
+    S(dot, sh_two, -2, 2),
+    S(dot_self, sh_one, -2, 2),
+    A(matvec, sh_mat_vec_cols, -2, 2),
+    A(vecmat, sh_mat_vec_rows, -2, 2),
+    A(matmul, sh_matmul, -2, 2),
+    A(matmul_self, sh_mat, -2, 2),
+    A(outer, sh_two_vecs, -2, 2),
+    A(transpose, sh_mat, -2, 2),
+    S(sum, sh_one, -2, 2),
+    A(sum_rows, sh_mat, -2, 2),
+    A(sum_cols, sh_mat, -2, 2),
+    {"max", sh_one_nonempty, NULL, p_max, 0, 0, true},
+    A(softmax, sh_one, -3, 3),
+    A(log_softmax, sh_one, -3, 3),
+    S(logsumexp, sh_one_nonempty, -3, 3),
+    A(lse_rows, sh_mat_nonempty_rows, -3, 3),
+    S(index, sh_index, -2, 2),
+    S(index2, sh_index2, -2, 2),
+    A(from_reals, sh_scalars, -2, 2),
+    A(from_reals_id, sh_scalars, -2, 2),
+    A(slice, sh_slice, -2, 2),
+    A(slice2, sh_slice2, -2, 2),
+    A(concat, sh_concat, -2, 2),
+    A(concat_id, sh_concat, -2, 2),
+    A(gather, sh_gather, -2, 2),
+    A(scatter, sh_scatter, -2, 2),
+    A(reshape, sh_reshape, -2, 2),
+    S(mixed, sh_mixed, -1, 1),
+};
+
+#define NPROGS (sizeof progs / sizeof progs[0])
+#define REPS 12
+
+static void test_all_primitives(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NPROGS; i++) {
+        chk_rng r;
+        chk_rng_seed(&r, 1000 + i);
+        for (int rep = 0; rep < REPS; rep++)
+            check_instance(&progs[i], &r, rep);
+    }
+}
+
+/* ------------------------------------------------- values, fixed cases */
+
+static void test_values(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    double a[6] = {1, 2, 3, 4, 5, 6}, v3[3] = {1, -1, 2}, v2[2] = {3, -2};
+    dr_arr m = dr_arr_input(t, 2, 2, 3, a); /* [[1 2 3] [4 5 6]] */
+    dr_arr x = dr_arr_const(t, 1, 3, 1, v3);
+    dr_arr u = dr_arr_input(t, 1, 2, 1, v2);
+    a[0] = 100; /* the tape copied the data */
+    assert_true(m.val[0] == 1.0);
+    assert_int_equal(dr_arr_active(t, x.idx), 0);
+    assert_int_equal(dr_arr_active(t, m.idx), 1);
+    dr_arr mv = dr_arr_matvec(t, m, x); /* [5, 11] */
+    CHK_SAME(mv.val[0], 5.0);
+    CHK_SAME(mv.val[1], 11.0);
+    dr_arr vm = dr_arr_vecmat(t, u, m); /* 3*[1 2 3] - 2*[4 5 6] */
+    CHK_SAME(vm.val[0], -5.0);
+    CHK_SAME(vm.val[2], -3.0);
+    dr_arr mt = dr_arr_transpose(t, m);
+    assert_int_equal(mt.rows, 3);
+    CHK_SAME(mt.val[1], 4.0);
+    dr_arr p = dr_arr_matmul(t, m, 0, m, 1); /* m m^T = [[14 32] [32 77]] */
+    CHK_SAME(p.val[1], 32.0);
+    CHK_SAME(p.val[3], 77.0);
+    dr_arr sr = dr_arr_sum_rows(t, m), sc = dr_arr_sum_cols(t, m);
+    assert_int_equal(sr.rows, 2);
+    assert_int_equal(sc.rows, 3);
+    CHK_SAME(sr.val[1], 15.0);
+    CHK_SAME(sc.val[2], 9.0);
+    dr_real mx = dr_arr_max(t, m);
+    CHK_SAME(mx.val, 6.0);
+    /* softmax rows sum to one, stable at large inputs */
+    double big[4] = {1000, 1001, -1000, -1001};
+    dr_arr bm = dr_arr_input(t, 2, 2, 2, big);
+    dr_arr sm = dr_arr_softmax(t, bm);
+    CHK_REL(sm.val[0] + sm.val[1], 1.0, 1e-15);
+    CHK_REL(sm.val[1], 1.0 / (1.0 + exp(-1.0)), 1e-15);
+    dr_arr ls = dr_arr_log_softmax(t, bm);
+    CHK_REL(ls.val[0], -log1p(exp(1.0)), 1e-15);
+    dr_real l = dr_arr_logsumexp(t, bm);
+    CHK_REL(l.val, 1001 + log1p(exp(-1.0)), 1e-15);
+    dr_arr lr = dr_arr_logsumexp_rows(t, bm);
+    CHK_REL(lr.val[1], -1000 + log1p(exp(-1.0)), 1e-15);
+    /* max: derivative to the first maximal element */
+    double tie[4] = {1, 3, 3, 2};
+    dr_arr tv = dr_arr_input(t, 1, 4, 1, tie);
+    dr_real tm = dr_arr_max(t, tv);
+    /* gather / scatter with collisions */
+    int64_t gi[5] = {2, 0, 2, 2, 1};
+    dr_arr g = dr_arr_gather(t, tv, 5, gi);
+    CHK_SAME(g.val[0], 3.0);
+    CHK_SAME(g.val[1], 1.0);
+    dr_arr sct = dr_arr_scatter(t, g, 3, gi);
+    CHK_SAME(sct.val[2], 9.0); /* 3 + 3 + 3 */
+    CHK_SAME(sct.val[0], 1.0);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+
+    CHK_STATUS(dr_seed(t, tm.idx, 1.0), DR_OK);
+    CHK_STATUS(dr_reverse(t), DR_OK);
+    double adj[4];
+    CHK_STATUS(dr_arr_adjoint(t, tv.idx, adj), DR_OK);
+    CHK_SAME(adj[0], 0.0);
+    CHK_SAME(adj[1], 1.0);
+    CHK_SAME(adj[2], 0.0);
+    /* unreached arrays read as zero and have no buffer */
+    assert_null(dr_arr_adjoint_ptr(t, m.idx));
+    assert_null(dr_arr_adjoint_ptr(t, x.idx));
+    double z[6];
+    CHK_STATUS(dr_arr_adjoint(t, m.idx, z), DR_OK);
+    CHK_SAME(z[5], 0.0);
+    /* seeding a constant does nothing */
+    CHK_STATUS(dr_arr_seed(t, x.idx, v3), DR_OK);
+    dr_tape_free(t);
+}
+
+/* by id: shape and values read back */
+static void test_id_access(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    double a[6] = {1, 2, 3, 4, 5, 6};
+    dr_idx m = dr_arr_input_id(t, 2, 3, 2, a);
+    dr_idx v = dr_arr_const_id(t, 1, 2, 1, a);
+    dr_idx y = dr_arr_matvec_id(t, m, v);
+    int rank;
+    int64_t rows, cols;
+    CHK_STATUS(dr_arr_shape(t, y, &rank, &rows, &cols), DR_OK);
+    assert_int_equal(rank, 1);
+    assert_int_equal(rows, 3);
+    assert_int_equal(cols, 1);
+    assert_int_equal(dr_arr_size(t, y), 3);
+    const double *yv = dr_arr_values(t, y);
+    assert_non_null(yv);
+    CHK_SAME(yv[2], 5.0 + 12.0);
+    double out[3];
+    CHK_STATUS(dr_arr_read(t, y, out), DR_OK);
+    CHK_SAME(out[0], 5.0);
+    dr_arr h = dr_arr_get(t, y);
+    assert_int_equal(h.idx, y);
+    assert_int_equal(h.rows, 3);
+    /* scalar ids are not arrays */
+    dr_real s = dr_input(t, 1.0);
+    assert_int_equal(dr_arr_size(t, s.idx), -1);
+    assert_null(dr_arr_values(t, s.idx));
+    CHK_STATUS(dr_arr_shape(t, s.idx, NULL, NULL, NULL), DR_EINVAL);
+    CHK_STATUS(dr_arr_shape(t, DR_NONE, NULL, NULL, NULL), DR_EINVAL);
+    assert_int_equal(dr_arr_get(t, 12345).idx, DR_NONE);
+    /* queries do not set the sticky status */
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_tape_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_id_access),
+        cmocka_unit_test(test_all_primitives),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
