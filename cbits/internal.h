@@ -53,11 +53,18 @@ struct dr_ext {
     int64_t id;   /* relative id of the node */
 };
 
-/* A chunk of nodes.  Chunks never move; the tape links them in order. */
+/*
+ * A chunk of nodes.  Chunks never move.  A chunk belongs to one job (see
+ * "Jobs" below) and reserves the contiguous range of relative ids
+ * first .. first+cap-1 from the tape's shared counter (dr_tape.reserved), so
+ * the ids of different jobs never overlap.  Capacities are DR_CHUNK_MIN << k;
+ * free chunks are kept in one list per capacity (size class).
+ */
 typedef struct dr_chunk dr_chunk;
 struct dr_chunk {
     dr_chunk *prev;   /* previous chunk of the same job (older ids)   */
-    dr_chunk *next;   /* next chunk in the free list                  */
+    dr_chunk *next;   /* next chunk in a free list                    */
+    dr_chunk *all;    /* every chunk of the tape (for clear and free) */
     int64_t first;    /* relative id of nodes[0]                       */
     size_t n, cap;    /* nodes used, nodes available                   */
     size_t bytes;     /* allocation size, for dr_tape_bytes            */
@@ -68,38 +75,101 @@ struct dr_chunk {
 /* A block of the bump arena for ext records and array data. */
 typedef struct dr_arena_block dr_arena_block;
 struct dr_arena_block {
-    dr_arena_block *next;
+    dr_arena_block *next; /* next in the free list                     */
+    dr_arena_block *all;  /* every block of the tape                   */
     size_t used, cap, bytes;
     unsigned char *data; /* 64-byte aligned */
     void *raw;
 };
 
-#define DR_CHUNK_MIN 256u          /* nodes in a tape's first chunk (8 KiB) */
+#define DR_CHUNK_MIN 256u          /* nodes in a job's first chunk (8 KiB)  */
 #define DR_CHUNK_MAX (1u << 17)    /* largest chunk: 4 MiB of nodes         */
+#define DR_CHUNK_CLASSES 10        /* 256 << 0 .. 256 << 9 == DR_CHUNK_MAX  */
 #define DR_ARENA_MIN (16u << 10)   /* smallest arena block                  */
 
+/*
+ * Jobs (fork-join parallelism, cbits/parallel.c; thesis section 3.10).
+ * A job is a sequential stretch of recording: its nodes are the chunks linked
+ * by prev from its newest chunk.  A task's jobs are described as in the
+ * thesis (Fig. 3.16): the current job of a handle has a history `hist`, NULL
+ * for the first job of a task ("Start"), else the fork record of the fork
+ * that ended the previous job ("Fork jd0 kids...").  A fork record holds the
+ * forking job (its chunks and its own history) and the final job of each
+ * child task, and the value of the id counter at the fork (`mark`): every id
+ * recorded by the children's tasks is >= mark, every id they may read from
+ * an ancestor is < mark.
+ */
+typedef struct dr_hist dr_hist;
+typedef struct dr_kid dr_kid;
+struct dr_kid {
+    dr_kid *qnext;       /* link in the worker pool's queue              */
+    dr_hist *owner;      /* the fork record this kid belongs to          */
+    size_t i;            /* its index                                    */
+    dr_tape *handle;     /* while forked: the child's recording handle   */
+    dr_chunk *chunk;     /* after join: newest chunk of the final job     */
+    dr_hist *hist;       /* after join: history of the final job          */
+};
+struct dr_hist {
+    dr_chunk *before_chunk; /* the job that forked: its newest chunk ...  */
+    dr_hist *before_hist;   /* ... and its history                        */
+    dr_hist *up;            /* the forking handle's own `up` (see dr_tape) */
+    int64_t mark;           /* id counter at the fork                     */
+    size_t n;               /* number of children                         */
+    size_t pending;         /* tasks not finished (worker pool)           */
+    void (*fn)(dr_tape *, size_t, void *); /* dr_fork_run's function     */
+    void *ctx;
+    int mode;               /* what the queued kids run (parallel.c)      */
+    dr_kid kids[];
+};
+
+/* dr_tape.state */
+#define DR_ST_CHILD 1u   /* a child handle made by dr_fork               */
+#define DR_ST_FORKED 2u  /* forked and not joined: recording refused     */
+#define DR_ST_DEAD 4u    /* a joined child handle: everything refused    */
+#define DR_ST_PSWEEP 8u  /* root: a parallel sweep is running (the arena
+                            is then shared by the sweeping threads)      */
+
+struct dr_par; /* fork-join state shared by all handles (parallel.c) */
+
+/*
+ * A tape handle.  The root handle (dr_tape_new) owns the tape; dr_fork makes
+ * child handles that share the root's storage.  The first block of fields is
+ * the recording cursor of the handle's current job.  Fields marked [root]
+ * are used only in the root handle (reach them through t->root).
+ */
 struct dr_tape {
     /* recording cursor: the fast path touches only these */
     dr_node *cur, *end;
-    int64_t next;    /* relative id of the next node                */
-    int64_t base;    /* public id = base + relative id              */
+    int64_t next;    /* relative id of the next node; ids < next are valid
+                        arguments (from this job or an earlier one)      */
+    int64_t base;    /* public id = base + relative id (same in all handles) */
+    size_t len;      /* nodes recorded by this handle (and joined children) */
     dr_status status;
+    unsigned state;  /* DR_ST_* flags                                    */
 
-    dr_chunk *chunk;   /* current (newest) chunk, NULL before any   */
-    dr_chunk *free;    /* chunks kept by clear, in allocation order  */
-    size_t nchunks;
-    int64_t reserved;  /* relative ids handed out to chunks          */
-    size_t len;        /* nodes recorded                             */
+    dr_tape *root;     /* the root handle (itself for the root)          */
+    dr_chunk *chunk;   /* newest chunk of the current job, NULL before any */
+    dr_hist *hist;     /* history of the current job (NULL: Start)       */
+    dr_hist *fork;     /* while forked: the open fork record             */
+    dr_hist *up;       /* child: the parent's fork record (ancestry)     */
+    dr_tape *hnext;    /* child handles: link in the root's free list    */
+    dr_tape *hall;     /* child handles: link in the list of all of them */
+    dr_arena_block *arena; /* the block this handle bump-allocates from  */
+    dr_ext *exts;      /* ext records with clear_adj recorded here       */
 
-    dr_arena_block *arena, *arena_free;
-    dr_ext *exts;
+    /* [root] shared storage */
+    int64_t reserved;  /* relative ids handed out to chunks (atomic)      */
+    dr_chunk *free[DR_CHUNK_CLASSES]; /* free chunks by size class        */
+    dr_chunk *chunks;  /* every chunk (linked by all)                    */
+    dr_arena_block *arena_free, *blocks; /* free blocks; every block     */
 
     double *adj_raw;    /* adjoint storage: adj_raw[0] is the sink    */
     size_t adj_cap;     /* slots after the sink                       */
     int64_t adj_valid;  /* relative ids < adj_valid have live adjoints */
 
-    size_t bytes;       /* memory held                                */
-    void *parallel;     /* fork-join state (cbits/parallel.c), or NULL */
+    size_t bytes;       /* memory held (atomic)                       */
+    unsigned threads;   /* workers for parallel work (dr_set_threads) */
+    struct dr_par *parallel; /* fork-join state, NULL before a fork   */
 };
 
 /* allocation (alloc.c) */
@@ -109,7 +179,31 @@ DR_HIDDEN void dr__free(void *p);
 DR_HIDDEN void *dr__malloc_aligned(size_t n, void **raw);
 
 /* tape internals (tape.c) */
+/* record the first failure in t's sticky status (atomic: safe from any
+   thread, for example from an ext node's reverse during a parallel sweep) */
 DR_HIDDEN void dr__fail(dr_tape *t, dr_status st);
+/* add to the tape's byte count (atomic) */
+static inline void dr__bytes_add(dr_tape *t, ptrdiff_t delta)
+{
+    __atomic_fetch_add(&t->root->bytes, (size_t)delta, __ATOMIC_RELAXED);
+}
+/* true while other threads may use the shared storage: t is a child handle
+   or a forked root (then the shared lists are taken under the lock) */
+static inline bool dr__shared(const dr_tape *t)
+{
+    return t->root != t || t->state != 0;
+}
+/* DR_OK if t is a root handle that is not forked (the calls that seed,
+   sweep, read adjoints or clear need one), DR_EINVAL for a child handle,
+   DR_EBUSY while forked */
+static inline dr_status dr__whole(const dr_tape *t)
+{
+    if (DR_UNLIKELY(!t || t->root != t))
+        return DR_EINVAL;
+    if (DR_UNLIKELY(t->state != 0))
+        return DR_EBUSY;
+    return DR_OK;
+}
 DR_HIDDEN dr_node *dr__grow(dr_tape *t); /* slow path: room for one node */
 DR_HIDDEN void *dr__arena_alloc(dr_tape *t, size_t bytes);
 /* append an extended node for record e (allocated with dr__arena_alloc) */
@@ -132,7 +226,69 @@ static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
 
 /* reverse.c: make adj_raw cover every relative id handed out so far */
 DR_HIDDEN dr_status dr__adj_ensure(dr_tape *t);
+/* sweep one job's chunks, newest first; plain adds (no sibling runs) */
 DR_HIDDEN void dr__sweep_chunks(dr_chunk *last, dr_sweep *s);
+/* the same where s->atomic: adds into ids < s->own_lo are atomic */
+DR_HIDDEN void dr__sweep_chunks_atomic(dr_chunk *last, dr_sweep *s);
+
+/* parallel.c */
+/* the rest of a sweep after the root's current job: the job graph */
+DR_HIDDEN dr_status dr__sweep_forks(dr_tape *t, dr_sweep *s);
+/* shared-storage lock (no-op before the first fork) */
+DR_HIDDEN void dr__lock(dr_tape *root);
+DR_HIDDEN void dr__unlock(dr_tape *root);
+/* memory of the fork-join state, for dr_tape_free */
+DR_HIDDEN void dr__par_free(dr_tape *root);
+/* the node with relative id rel as seen from handle t: in t's current job,
+   its history, or (for a child) the ancestors' jobs before the fork; NULL
+   if none (ids of other jobs, gaps) */
+DR_HIDDEN const dr_node *dr__find_node(const dr_tape *t, int64_t rel);
+
+/*
+ * Accumulation into the scalar adjoint array during a sweep.  In a parallel
+ * sweep (s->atomic) several sibling jobs run at once and may add into the
+ * same adjoint of an ancestor job: ids below s->own_lo are such "foreign"
+ * ids and are added atomically; a job's own ids (>= own_lo) are only touched
+ * by the job's own task and use plain adds.  The sink adj[-1] (missing
+ * arguments) is skipped in parallel sweeps (it is shared).
+ * Atomic adds may change the order of additions between runs, so parallel
+ * sweeps agree with sequential ones to rounding, not bit for bit.
+ */
+static inline void dr__atomic_add(double *p, double v)
+{
+    double old, nw;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    do {
+        nw = old + v;
+    } while (!__atomic_compare_exchange(p, &old, &nw, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED));
+}
+static inline void dr__acc(dr_sweep *s, int64_t rel, double v)
+{
+    if (DR_LIKELY(!s->atomic) || rel >= s->own_lo)
+        s->adj[rel] += v;
+    else if (rel >= 0)
+        dr__atomic_add(&s->adj[rel], v);
+}
+/* for adjoint storage owned by an ext record (arrays): true if the record
+   with relative id rel may be written by sibling jobs at the same time, so
+   adds into its storage must be atomic (or under dr__sweep_lock) */
+static inline bool dr__foreign(const dr_sweep *s, int64_t rel)
+{
+    return s->atomic && rel < s->own_lo;
+}
+/* a lock for ext reverse rules that must allocate or initialise shared
+   state during a parallel sweep (no-op when the sweep is not parallel) */
+static inline void dr__sweep_lock(dr_sweep *s)
+{
+    if (s->atomic)
+        dr__lock(s->tape->root);
+}
+static inline void dr__sweep_unlock(dr_sweep *s)
+{
+    if (s->atomic)
+        dr__unlock(s->tape->root);
+}
 
 /* Append a node; returns its public id, or DR_NONE on failure. */
 static inline dr_idx dr__push(dr_tape *t, int64_t a, double da, int64_t b,

@@ -15,9 +15,14 @@ static void nary_reverse(dr_ext *e, dr_sweep *s, double g)
     if (g == 0.0)
         return;
     nary_ext *x = (nary_ext *)e;
-    double *A = s->adj;
+    if (DR_LIKELY(!s->atomic)) {
+        double *A = s->adj;
+        for (size_t i = 0; i < x->n; i++)
+            A[x->args[i]] += x->partials[i] * g;
+        return;
+    }
     for (size_t i = 0; i < x->n; i++)
-        A[x->args[i]] += x->partials[i] * g;
+        dr__acc(s, x->args[i], x->partials[i] * g);
 }
 
 dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,

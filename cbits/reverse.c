@@ -4,10 +4,12 @@
  */
 #include "internal.h"
 
-/* Relative ids below this may name nodes (the adjoint array covers them). */
+/* Relative ids below this may name nodes (the adjoint array covers them):
+   every id any job reserved, so an id from any job of the tape is in range. */
 static int64_t id_limit(const dr_tape *t)
 {
-    return t->reserved > t->next ? t->reserved : t->next;
+    int64_t r = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
+    return r > t->next ? r : t->next;
 }
 
 dr_status dr__adj_ensure(dr_tape *t)
@@ -68,6 +70,43 @@ void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
     }
 }
 
+/*
+ * The loop of a job swept while sibling jobs may run: arguments below
+ * own_lo belong to ancestor jobs that siblings also add into, so they are
+ * added atomically; missing arguments (-1, the shared sink) are skipped.
+ */
+static inline void acc_par(double *A, int64_t r, double v, int64_t lo)
+{
+    if (DR_LIKELY(r >= lo))
+        A[r] += v;
+    else if (r >= 0)
+        dr__atomic_add(&A[r], v);
+}
+
+void dr__sweep_chunks_atomic(dr_chunk *c, dr_sweep *s)
+{
+    double *A = s->adj;
+    const int64_t lo = s->own_lo;
+    for (; c; c = c->prev) {
+        const dr_node *nodes = c->nodes;
+        int64_t id = c->first + (int64_t)c->n;
+        for (size_t k = c->n; k-- > 0;) {
+            const dr_node *p = &nodes[k];
+            --id;
+            if (DR_UNLIKELY(p->a == DR_EXT_TAG)) {
+                dr_ext *e = (dr_ext *)(intptr_t)p->b;
+                e->reverse(e, s, A[id]);
+                continue;
+            }
+            double g = A[id];
+            if (g != 0.0) {
+                acc_par(A, p->a, p->da * g, lo);
+                acc_par(A, p->b, p->db * g, lo);
+            }
+        }
+    }
+}
+
 static void sync_chunk(dr_tape *t)
 {
     if (t->chunk)
@@ -76,14 +115,15 @@ static void sync_chunk(dr_tape *t)
 
 dr_status dr_seed(dr_tape *t, dr_idx id, double cotangent)
 {
-    if (!t)
-        return DR_EINVAL;
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
     int64_t r;
     if (!dr__rel(t, id, &r))
         return DR_EINVAL;
     if (r < 0)
         return DR_OK;
-    dr_status st = dr__adj_ensure(t);
+    st = dr__adj_ensure(t);
     if (st != DR_OK)
         return st;
     t->adj_raw[1 + r] += cotangent;
@@ -104,12 +144,12 @@ dr_status dr_reverse(dr_tape *t)
     dr_sweep s = {t->adj_raw + 1, t, false, 0};
     t->adj_raw[0] = 0.0;
     dr__sweep_chunks(t->chunk, &s);
-    return DR_OK;
+    return t->status; /* array adjoints allocated during the sweep may fail */
 }
 
 dr_status dr_adjoint_get(const dr_tape *t, dr_idx id, double *out)
 {
-    if (!t || !out)
+    if (!t || !out || t->root != t)
         return DR_EINVAL;
     int64_t r;
     if (!dr__rel(t, id, &r))
@@ -128,8 +168,9 @@ double dr_adjoint(const dr_tape *t, dr_idx id)
 
 dr_status dr_adjoints_clear(dr_tape *t)
 {
-    if (!t)
-        return DR_EINVAL;
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
     /* zeroing is deferred to the next dr__adj_ensure */
     t->adj_valid = 0;
     for (dr_ext *e = t->exts; e; e = e->next)
@@ -173,6 +214,9 @@ dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
 {
     if (!t || (m && !y) || (n && (!x || !J)) || (m && n > SIZE_MAX / m))
         return DR_EINVAL;
+    dr_status st0 = dr__whole(t);
+    if (st0 != DR_OK)
+        return st0;
     if (t->status != DR_OK)
         return t->status;
     dr_status st = check_ids(t, m, y);

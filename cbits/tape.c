@@ -1,6 +1,12 @@
 /*
  * tape.c - the tape: chunked node storage that never moves, the bump arena
  * for extended nodes, and the recording entry points.
+ *
+ * Storage is shared by the root handle and the child handles of fork-join
+ * parallelism (cbits/parallel.c): every chunk and arena block is registered
+ * in the root's lists (`chunks`, `blocks`) and recycled from its free lists.
+ * The lists are taken under the root's lock only while other threads may
+ * use them (dr__shared); a tape that never forks never locks.
  */
 #include "internal.h"
 
@@ -8,8 +14,9 @@
 
 void dr__fail(dr_tape *t, dr_status st)
 {
-    if (t->status == DR_OK)
-        t->status = st;
+    dr_status ok = DR_OK;
+    __atomic_compare_exchange(&t->status, &ok, &st, false, __ATOMIC_RELAXED,
+                              __ATOMIC_RELAXED);
 }
 
 dr_tape *dr_tape_new(void)
@@ -18,80 +25,81 @@ dr_tape *dr_tape_new(void)
     if (!t)
         return NULL;
     memset(t, 0, sizeof *t);
+    t->root = t;
+    t->threads = 1;
     t->bytes = sizeof *t;
     return t;
 }
 
-static void free_chunks(dr_tape *t, dr_chunk *c, bool by_prev)
-{
-    while (c) {
-        dr_chunk *nx = by_prev ? c->prev : c->next;
-        t->bytes -= c->bytes;
-        dr__free(c->raw);
-        c = nx;
-    }
-}
-
-static void free_blocks(dr_arena_block *b)
-{
-    while (b) {
-        dr_arena_block *nx = b->next;
-        dr__free(b->raw);
-        b = nx;
-    }
-}
-
 void dr_tape_free(dr_tape *t)
 {
-    if (!t)
-        return;
-    free_chunks(t, t->chunk, true);
-    free_chunks(t, t->free, false);
-    free_blocks(t->arena);
-    free_blocks(t->arena_free);
+    if (!t || t->root != t)
+        return; /* child handles belong to the root */
+    dr__par_free(t); /* stops the workers, frees child handles */
+    for (dr_chunk *c = t->chunks; c;) {
+        dr_chunk *nx = c->all;
+        dr__free(c->raw);
+        dr__free(c);
+        c = nx;
+    }
+    for (dr_arena_block *b = t->blocks; b;) {
+        dr_arena_block *nx = b->all;
+        dr__free(b->raw);
+        dr__free(b);
+        b = nx;
+    }
     dr__free(t->adj_raw);
     dr__free(t);
+}
+
+static unsigned chunk_class(size_t cap)
+{
+    unsigned k = 0;
+    while (k + 1 < DR_CHUNK_CLASSES && ((size_t)DR_CHUNK_MIN << k) < cap)
+        k++;
+    return k;
 }
 
 /* Hand every chunk and arena block back to the free lists, oldest first, so
    the next recording of the same program reuses them in the same order. */
 static void recycle(dr_tape *t)
 {
-    dr_chunk *head = t->free;
-    for (dr_chunk *c = t->chunk; c;) {
-        dr_chunk *p = c->prev;
-        c->next = head;
+    for (unsigned k = 0; k < DR_CHUNK_CLASSES; k++)
+        t->free[k] = NULL;
+    for (dr_chunk *c = t->chunks; c; c = c->all) { /* newest first */
+        unsigned k = chunk_class(c->cap);
         c->prev = NULL;
         c->n = 0;
-        head = c;
-        c = p;
+        c->next = t->free[k];
+        t->free[k] = c;
     }
-    t->free = head;
     t->chunk = NULL;
 
-    dr_arena_block *b = t->arena;
-    while (b) {
-        dr_arena_block *nx = b->next;
+    t->arena_free = NULL;
+    for (dr_arena_block *b = t->blocks; b; b = b->all) {
         b->used = 0;
         b->next = t->arena_free;
         t->arena_free = b;
-        b = nx;
     }
     t->arena = NULL;
 }
 
 dr_status dr_tape_clear(dr_tape *t)
 {
-    if (!t)
-        return DR_EINVAL;
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
     recycle(t);
     /* ids keep growing across clears, so stale ids are recognisably stale */
-    int64_t used = t->reserved > t->next ? t->reserved : t->next;
+    int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
+    if (used < t->next)
+        used = t->next;
     t->base += used;
-    t->reserved = 0;
+    __atomic_store_n(&t->reserved, 0, __ATOMIC_RELAXED);
     t->next = 0;
     t->len = 0;
     t->cur = t->end = NULL;
+    t->hist = NULL;
     t->exts = NULL;
     t->adj_valid = 0;
     t->status = DR_OK;
@@ -105,15 +113,19 @@ size_t dr_tape_len(const dr_tape *t)
 
 size_t dr_tape_bytes(const dr_tape *t)
 {
-    return t ? t->bytes : 0;
+    return t ? __atomic_load_n(&t->root->bytes, __ATOMIC_RELAXED) : 0;
 }
 
 dr_status dr_tape_status(const dr_tape *t)
 {
-    return t ? t->status : DR_EINVAL;
+    if (!t)
+        return DR_EINVAL;
+    dr_status st;
+    __atomic_load(&t->status, &st, __ATOMIC_RELAXED);
+    return st;
 }
 
-static dr_chunk *new_chunk(dr_tape *t, size_t cap)
+static dr_chunk *new_chunk(dr_tape *R, size_t cap)
 {
     dr_chunk *c = dr__malloc(sizeof *c);
     if (!c)
@@ -131,36 +143,54 @@ static dr_chunk *new_chunk(dr_tape *t, size_t cap)
     c->raw = raw;
     c->nodes = nodes;
     c->bytes = cap * sizeof(dr_node) + 64 + sizeof *c;
-    t->bytes += c->bytes;
-    t->nchunks++;
+    c->all = R->chunks;
+    R->chunks = c;
+    dr__bytes_add(R, (ptrdiff_t)c->bytes);
+    return c;
+}
+
+/* a free chunk of capacity cap, or a new one; NULL when out of memory */
+static dr_chunk *take_chunk(dr_tape *t, size_t cap)
+{
+    dr_tape *R = t->root;
+    bool shared = dr__shared(t);
+    if (shared)
+        dr__lock(R);
+    unsigned k = chunk_class(cap);
+    dr_chunk *c = R->free[k];
+    if (c)
+        R->free[k] = c->next;
+    else
+        c = new_chunk(R, cap);
+    if (shared)
+        dr__unlock(R);
     return c;
 }
 
 dr_node *dr__grow(dr_tape *t)
 {
-    if (t->chunk)
+    if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD))) {
+        /* a forked parent (or a joined child) records nothing */
+        dr__fail(t, (t->state & DR_ST_DEAD) ? DR_EINVAL : DR_EBUSY);
+        return NULL;
+    }
+    size_t cap = DR_CHUNK_MIN;
+    if (t->chunk) {
         t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
-    dr_chunk *c = t->free;
-    if (c) {
-        t->free = c->next;
-    } else {
-        size_t cap = DR_CHUNK_MIN;
-        if (t->chunk && t->chunk->cap < DR_CHUNK_MAX)
-            cap = t->chunk->cap * 2;
-        else if (t->chunk)
-            cap = DR_CHUNK_MAX;
-        c = new_chunk(t, cap);
-        if (!c) {
-            dr__fail(t, DR_ENOMEM);
-            return NULL;
-        }
+        cap = t->chunk->cap < DR_CHUNK_MAX ? t->chunk->cap * 2 : DR_CHUNK_MAX;
+    }
+    dr_chunk *c = take_chunk(t, cap);
+    if (!c) {
+        dr__fail(t, DR_ENOMEM);
+        return NULL;
     }
     c->next = NULL;
     c->prev = t->chunk;
     c->n = 0;
-    c->first = t->next;
-    if (t->reserved < t->next + (int64_t)c->cap)
-        t->reserved = t->next + (int64_t)c->cap;
+    /* the id range comes from the counter shared by all jobs of the tape */
+    c->first = __atomic_fetch_add(&t->root->reserved, (int64_t)c->cap,
+                                  __ATOMIC_RELAXED);
+    t->next = c->first;
     t->chunk = c;
     t->cur = c->nodes;
     t->end = c->nodes + c->cap;
@@ -169,7 +199,7 @@ dr_node *dr__grow(dr_tape *t)
 
 /* ------------------------------------------------------------------ arena */
 
-static dr_arena_block *new_block(dr_tape *t, size_t cap)
+static dr_arena_block *new_block(dr_tape *R, size_t cap)
 {
     dr_arena_block *b = dr__malloc(sizeof *b);
     if (!b)
@@ -186,21 +216,24 @@ static dr_arena_block *new_block(dr_tape *t, size_t cap)
     b->data = data;
     b->raw = raw;
     b->bytes = cap + 64 + sizeof *b;
-    t->bytes += b->bytes;
+    b->all = R->blocks;
+    R->blocks = b;
+    dr__bytes_add(R, (ptrdiff_t)b->bytes);
     return b;
 }
 
-void *dr__arena_alloc(dr_tape *t, size_t bytes)
+static void *arena_alloc(dr_tape *t, size_t need)
 {
-    if (bytes > SIZE_MAX / 2)
-        goto oom;
-    size_t need = (bytes + 63) & ~(size_t)63;
-    if (need == 0)
-        need = 64;
     dr_arena_block *b = t->arena;
     if (!b || b->cap - b->used < need) {
-        /* first fit among the blocks a clear handed back */
-        dr_arena_block **pp = &t->arena_free;
+        if (t->state & DR_ST_DEAD)
+            return NULL;
+        dr_tape *R = t->root;
+        bool shared = dr__shared(t) && !(t->state & DR_ST_PSWEEP);
+        if (shared)
+            dr__lock(R);
+        /* first fit among the free blocks */
+        dr_arena_block **pp = &R->arena_free;
         while (*pp && (*pp)->cap < need)
             pp = &(*pp)->next;
         if (*pp) {
@@ -212,20 +245,42 @@ void *dr__arena_alloc(dr_tape *t, size_t bytes)
                 cap = t->arena->cap * 2;
             if (cap < need)
                 cap = need;
-            b = new_block(t, cap);
-            if (!b)
-                goto oom;
+            b = new_block(R, cap);
         }
+        if (shared)
+            dr__unlock(R);
+        if (!b)
+            return NULL;
         b->used = 0;
-        b->next = t->arena;
+        b->next = NULL;
         t->arena = b;
     }
     void *p = b->data + b->used;
     b->used += need;
     return p;
-oom:
-    dr__fail(t, DR_ENOMEM);
-    return NULL;
+}
+
+void *dr__arena_alloc(dr_tape *t, size_t bytes)
+{
+    if (bytes > SIZE_MAX / 2) {
+        dr__fail(t, DR_ENOMEM);
+        return NULL;
+    }
+    size_t need = (bytes + 63) & ~(size_t)63;
+    if (need == 0)
+        need = 64;
+    void *p;
+    if (DR_UNLIKELY(t->state & DR_ST_PSWEEP)) {
+        /* ext reverse rules allocating during a parallel sweep */
+        dr__lock(t->root);
+        p = arena_alloc(t, need);
+        dr__unlock(t->root);
+    } else {
+        p = arena_alloc(t, need);
+    }
+    if (!p)
+        dr__fail(t, (t->state & DR_ST_DEAD) ? DR_EINVAL : DR_ENOMEM);
+    return p;
 }
 
 dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
@@ -238,8 +293,12 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
         e->next = NULL;
     }
     dr_idx id = dr__push(t, DR_EXT_TAG, 0.0, (int64_t)(intptr_t)e, 0.0);
-    if (id == DR_NONE && e->clear_adj)
-        t->exts = e->next;
+    if (id == DR_NONE) {
+        if (e->clear_adj)
+            t->exts = e->next;
+    } else {
+        e->id = id - t->base; /* a new chunk may have moved t->next */
+    }
     return id;
 }
 
