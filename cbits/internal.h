@@ -212,9 +212,10 @@ DR_HIDDEN dr_idx dr__record_ext(dr_tape *t, dr_ext *e);
    maps to -1 and is accepted) */
 static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
 {
-    int64_t r = id - t->base;
-    if (DR_LIKELY((uint64_t)r < (uint64_t)t->next)) {
-        *rel = r;
+    /* unsigned: id - base must not overflow (UB) for ids like INT64_MIN */
+    uint64_t r = (uint64_t)id - (uint64_t)t->base;
+    if (DR_LIKELY(r < (uint64_t)t->next)) {
+        *rel = (int64_t)r;
         return true;
     }
     if (id == DR_NONE) {

@@ -140,6 +140,8 @@ dr_status dr_reverse(dr_tape *t)
     dr_status st = dr__adj_ensure(t);
     if (st != DR_OK)
         return st;
+    if (!t->adj_raw)
+        return DR_OK; /* nothing was ever recorded: nothing to sweep */
     sync_chunk(t);
     dr_sweep s = {t->adj_raw + 1, t, false, 0};
     t->adj_raw[0] = 0.0;
