@@ -5,6 +5,7 @@
 #include "array.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 
 /* ------------------------------------------------------------- plumbing */
@@ -15,12 +16,31 @@ void dr__arr_clear_adj(dr_ext *e)
 }
 
 /* reverse entry of array-valued nodes: nothing to do unless reached */
+/*
+ * In a parallel sweep (s->atomic) sibling jobs may accumulate into the same
+ * array adjoint at once: array reverse rules then run one at a time under
+ * this process-wide lock (coarse but correct; scalar adjoints are added with
+ * dr__acc).  Lock order: this lock, then the tape's arena lock.
+ */
+static pthread_mutex_t psweep_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void run_rev(dr_arr_node *y, dr_sweep *s, double g)
+{
+    if (DR_UNLIKELY(s->atomic)) {
+        pthread_mutex_lock(&psweep_lock);
+        y->rev(y, s, g);
+        pthread_mutex_unlock(&psweep_lock);
+    } else {
+        y->rev(y, s, g);
+    }
+}
+
 static void arr_reverse(dr_ext *e, dr_sweep *s, double g)
 {
     dr_arr_node *y = (dr_arr_node *)e;
     if (!y->adj_live || !y->rev)
         return;
-    y->rev(y, s, g);
+    run_rev(y, s, g);
 }
 
 /* reverse entry of scalar-valued array ops */
@@ -29,7 +49,7 @@ static void arr_sreverse(dr_ext *e, dr_sweep *s, double g)
     dr_arr_node *y = (dr_arr_node *)e;
     if (g == 0.0 || !y->rev)
         return;
-    y->rev(y, s, g);
+    run_rev(y, s, g);
 }
 
 dr_idx dr__arr_fail(dr_tape *t, dr_status st)
@@ -49,29 +69,17 @@ bool dr__arr_dims_ok(int64_t rows, int64_t cols)
     return true;
 }
 
+/* the array record of relative id rel, as seen from handle t (its job, its
+   history and, for a child handle, its ancestors' jobs before the fork) */
 static dr_arr_node *node_at(const dr_tape *t, int64_t rel)
 {
-    /* walk the chunks, newest first (operands are usually recent) */
-    for (dr_chunk *c = t->chunk; c; c = c->prev) {
-        size_t n = c == t->chunk ? (size_t)(t->cur - c->nodes) : c->n;
-        if (rel >= c->first && rel < c->first + (int64_t)n) {
-            const dr_node *p = &c->nodes[rel - c->first];
-            if (p->a != DR_EXT_TAG)
-                return NULL;
-            dr_ext *e = (dr_ext *)(intptr_t)p->b;
-            if (e->clear_adj != dr__arr_clear_adj || e->id != rel)
-                return NULL;
-            return (dr_arr_node *)e;
-        }
-        if (rel >= c->first)
-            break;
-    }
-    /* fall back to the list of ext records (robust to other chunk layouts) */
-    for (dr_ext *e = t->exts; e; e = e->next)
-        if (e->id == rel)
-            return e->clear_adj == dr__arr_clear_adj ? (dr_arr_node *)e
-                                                     : NULL;
-    return NULL;
+    const dr_node *p = dr__find_node(t, rel);
+    if (!p || p->a != DR_EXT_TAG)
+        return NULL;
+    dr_ext *e = (dr_ext *)(intptr_t)p->b;
+    if (e->clear_adj != dr__arr_clear_adj || e->id != rel)
+        return NULL;
+    return (dr_arr_node *)e;
 }
 
 static dr_arr_node *lookup(const dr_tape *t, dr_idx id)

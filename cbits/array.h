@@ -20,11 +20,12 @@
  * again, so repeated sweeps of one tape allocate nothing.  An array node whose
  * adjoint is not live was not reached and its reverse returns at once.
  *
- * Parallel sweeps (TODO): scalar-adjoint writes go through dr__arr_sacc, which
- * is atomic when the sweep says a write is foreign.  Array adjoint buffers are
- * not yet safe to accumulate from two jobs at once (and are allocated from the
- * tape's arena during the sweep); a parallel sweep must either give each job
- * its own array records or take a per-record lock in dr__arr_adj_acquire.
+ * Parallel sweeps: scalar-adjoint writes go through dr__arr_sacc (dr__acc:
+ * atomic when the id is foreign to the running job); array reverse rules run
+ * under a process-wide mutex when the sweep is parallel (s->atomic), since
+ * sibling jobs may add into one array adjoint.  TODO: lock-free per-record
+ * accumulation (a per-record spinlock or atomic adds only where
+ * dr__foreign(s, x->hdr.id)) if array-heavy forked jobs need to scale.
  */
 #ifndef DR_ARRAY_H
 #define DR_ARRAY_H
@@ -85,22 +86,11 @@ static inline dr_idx dr__arr_id(const dr_arr_node *y)
 {
     return y ? y->pub : DR_NONE;
 }
-/* the scalar adjoint buffer A accumulates through this (atomic when foreign
-   in a parallel sweep) */
+/* scalar-adjoint accumulation: atomic when the id is foreign in a parallel
+   sweep (internal.h's dr__acc) */
 static inline void dr__arr_sacc(dr_sweep *s, int64_t rel, double v)
 {
-    if (DR_UNLIKELY(s->atomic) && rel < s->own_lo && rel >= 0) {
-        double *p = &s->adj[rel];
-        double old, nw;
-        __atomic_load(p, &old, __ATOMIC_RELAXED);
-        do {
-            nw = old + v;
-        } while (!__atomic_compare_exchange(p, &old, &nw, true,
-                                            __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED));
-        return;
-    }
-    s->adj[rel] += v;
+    dr__acc(s, rel, v);
 }
 
 /* dimension check: 0 <= r, c, r*c fits, dims fit in an int for BLAS */
