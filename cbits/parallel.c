@@ -368,21 +368,21 @@ dr_status dr__sweep_forks(dr_tape *t, dr_sweep *s)
 
 static dr_tape *take_handle(dr_par *P, dr_tape *R)
 {
+    /* allocations from child handles are made under the lock, so a user
+       allocator is never called by two threads of one tape at once */
     pthread_mutex_lock(&P->lock);
     dr_tape *h = P->hfree;
-    if (h)
+    if (h) {
         P->hfree = h->hnext;
-    pthread_mutex_unlock(&P->lock);
-    if (h)
-        return h;
-    h = dr__malloc(sizeof *h);
-    if (!h)
-        return NULL;
-    memset(h, 0, sizeof *h);
-    dr__bytes_add(R, (ptrdiff_t)sizeof *h);
-    pthread_mutex_lock(&P->lock);
-    h->hall = P->hall;
-    P->hall = h;
+    } else {
+        h = dr__malloc(sizeof *h);
+        if (h) {
+            memset(h, 0, sizeof *h);
+            dr__bytes_add(R, (ptrdiff_t)sizeof *h);
+            h->hall = P->hall;
+            P->hall = h;
+        }
+    }
     pthread_mutex_unlock(&P->lock);
     return h;
 }

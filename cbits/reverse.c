@@ -133,11 +133,12 @@ dr_status dr_seed(dr_tape *t, dr_idx id, double cotangent)
 
 dr_status dr_reverse(dr_tape *t)
 {
-    if (!t)
-        return DR_EINVAL;
+    dr_status st = dr__whole(t); /* the root, not forked */
+    if (st != DR_OK)
+        return st;
     if (t->status != DR_OK)
         return t->status;
-    dr_status st = dr__adj_ensure(t);
+    st = dr__adj_ensure(t);
     if (st != DR_OK)
         return st;
     if (!t->adj_raw)
@@ -146,7 +147,11 @@ dr_status dr_reverse(dr_tape *t)
     dr_sweep s = {t->adj_raw + 1, t, false, 0};
     t->adj_raw[0] = 0.0;
     dr__sweep_chunks(t->chunk, &s);
-    return t->status; /* array adjoints allocated during the sweep may fail */
+    /* the jobs before the last join, if the tape ever forked */
+    if (DR_UNLIKELY(t->hist != NULL))
+        return dr__sweep_forks(t, &s);
+    return dr_tape_status(t); /* array adjoints allocated during the sweep
+                                 may fail */
 }
 
 dr_status dr_adjoint_get(const dr_tape *t, dr_idx id, double *out)
