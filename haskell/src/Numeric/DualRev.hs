@@ -1,0 +1,75 @@
+-- | Reverse-mode automatic differentiation of ordinary Haskell code, recorded
+-- on the tape of the dualrev C engine.
+--
+-- > {-# LANGUAGE TemplateHaskell #-}
+-- > import Numeric.DualRev
+-- >
+-- > differentiable [d|
+-- >   loss :: ([Double], [Double]) -> Double
+-- >   loss (w, x) = let y = sum (zipWith (*) w x) in y * y
+-- >   |]
+-- >
+-- > main = print ($(grad 'loss) ([1, 2], [3, 4]))
+--
+-- 'differentiable' keeps the declarations and adds their transformed (dual)
+-- versions, named with the suffix @'dr@ (and @'drw@ for workers): later
+-- blocks, other modules and the splices below use them by name.  A module
+-- with an export list must export those too.
+--
+-- Semantics: differentiable code is evaluated strictly (call-by-value), as
+-- in the paper this implements.  So infinite lists (except through
+-- 'iterate', whose elements are computed on demand) and knot-tying
+-- recursive values are not supported, and a @let@/@where@ binding is
+-- computed even in a branch that does not use it.
+module Numeric.DualRev
+  ( -- * Declaring differentiable code
+    differentiable
+    -- * Derivatives
+  , grad
+  , grad'
+  , differentiate
+  , jacobian
+    -- * Parallelism
+  , (|*|)
+    -- * Errors
+  , DualRevError (..)
+  ) where
+
+import Language.Haskell.TH (Dec, Exp, Name, Q)
+
+import Numeric.DualRev.Internal.AD (DualRevError (..))
+import Numeric.DualRev.Internal.Transform (differentiableDecs)
+import Numeric.DualRev.Internal.Wrap
+
+-- | Keep the declarations and emit their transformed versions.  Every
+-- top-level function needs a type signature.
+differentiable :: Q [Dec] -> Q [Dec]
+differentiable = differentiableDecs
+
+-- | @$(grad 'f) :: a -> a@ for @f :: a -> Double@: the gradient, shaped like
+-- the input (discrete parts come back unchanged).  The tape is released at
+-- once.
+grad :: Name -> Q Exp
+grad = gradQ
+
+-- | @$(grad' 'f) :: a -> (Double, a)@: value and gradient.
+grad' :: Name -> Q Exp
+grad' = gradQ'
+
+-- | @$(differentiate 'f) :: a -> (b, b -> a)@ for @f :: a -> b@: the value and
+-- the backpropagator (vector-Jacobian product), which may be called any
+-- number of times.  The tape is freed when the backpropagator is garbage.
+differentiate :: Name -> Q Exp
+differentiate = differentiateQ
+
+-- | @$(jacobian 'f) :: a -> [a]@ for @f :: a -> b@: one row (a gradient) per
+-- scalar of the output, in left-to-right order; one reverse sweep per row.
+jacobian :: Name -> Q Exp
+jacobian = jacobianQ
+
+infixr 0 |*|
+
+-- | A strict pair whose two sides may be computed in parallel.  Outside
+-- differentiable code it evaluates both sides (to weak head normal form).
+(|*|) :: a -> b -> (a, b)
+a |*| b = a `seq` b `seq` (a, b)

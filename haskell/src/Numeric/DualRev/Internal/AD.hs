@@ -1,0 +1,186 @@
+{-# LANGUAGE BangPatterns #-}
+-- | The forward-pass monad and the dual scalar.
+--
+-- 'AD' is a reader over 'IO' holding the C tape, so GHC compiles it to plain
+-- state-token passing.  'D' is a dual number: a value and the id of the tape
+-- node that produced it (-1 for constants, which are not on the tape).
+module Numeric.DualRev.Internal.AD
+  ( AD (..)
+  , D (..)
+  , constD, primalD, idD
+  , rec1, rec2, recordN
+  , DualRevError (..)
+  , checkTape
+  ) where
+
+import Control.Exception (Exception, throwIO)
+import Control.Monad (ap, liftM)
+import Data.Int (Int64)
+import Foreign.C.String (peekCString)
+import Foreign.Marshal.Alloc (allocaBytes)
+import Foreign.Ptr (Ptr, plusPtr)
+import Foreign.Storable (pokeByteOff)
+
+import Numeric.DualRev.Internal.FFI
+
+-- | The forward pass: reads the tape, performs the recording in 'IO'.
+newtype AD a = AD { unAD :: Ptr CTape -> IO a }
+
+instance Functor AD where
+  fmap = liftM
+  {-# INLINE fmap #-}
+
+instance Applicative AD where
+  pure x = AD (\_ -> pure x)
+  {-# INLINE pure #-}
+  (<*>) = ap
+  {-# INLINE (<*>) #-}
+
+instance Monad AD where
+  AD m >>= k = AD (\t -> m t >>= \x -> unAD (k x) t)
+  {-# INLINE (>>=) #-}
+
+-- | A dual number: primal value and tape node id (-1: a constant).
+data D = D {-# UNPACK #-} !Double {-# UNPACK #-} !Int64
+
+constD :: Double -> D
+constD x = D x (-1)
+{-# INLINE constD #-}
+
+primalD :: D -> Double
+primalD (D x _) = x
+{-# INLINE primalD #-}
+
+idD :: D -> Int64
+idD (D _ i) = i
+{-# INLINE idD #-}
+
+-- | Result v of a one-argument operation with partial d.
+rec1 :: Double -> D -> Double -> AD D
+rec1 !v (D _ i) d
+  | i == -1 = pure (D v (-1))
+  | otherwise = AD (\t -> D v <$> c_record1 t i d)
+{-# INLINE rec1 #-}
+
+-- | Result v of a two-argument operation with partials di, dj.
+rec2 :: Double -> D -> Double -> D -> Double -> AD D
+rec2 !v (D _ i) di (D _ j) dj
+  | i == -1 = if j == -1 then pure (D v (-1)) else AD (\t -> D v <$> c_record1 t j dj)
+  | j == -1 = AD (\t -> D v <$> c_record1 t i di)
+  | otherwise = AD (\t -> D v <$> c_record2 t i di j dj)
+{-# INLINE rec2 #-}
+
+-- | Result v of an operation on many arguments: (argument, partial) pairs;
+-- constants among them are dropped.  One tape node however many there are.
+recordN :: Double -> [(D, Double)] -> AD D
+recordN !v args = case [(i, d) | (D _ i, d) <- args, i /= -1] of
+  [] -> pure (D v (-1))
+  [(i, d)] -> AD (\t -> D v <$> c_record1 t i d)
+  [(i, di), (j, dj)] -> AD (\t -> D v <$> c_record2 t i di j dj)
+  act -> AD $ \t -> do
+    let n = length act
+    allocaBytes (16 * n) $ \buf -> do
+      let ids = buf
+          ps = buf `plusPtr` (8 * n) :: Ptr Double
+          fill !_ [] = pure ()
+          fill !k ((i, d) : rest) = do
+            pokeByteOff ids (8 * k) i
+            pokeByteOff ps (8 * k) d
+            fill (k + 1) rest
+      fill 0 act
+      D v <$> c_recordn t (fromIntegral n) ids ps
+
+instance Eq D where
+  D x _ == D y _ = x == y
+  {-# INLINE (==) #-}
+
+-- | Comparisons look at values only; 'max' and 'min' return one of their
+-- arguments whole, so the derivative goes to the one chosen.
+instance Ord D where
+  compare (D x _) (D y _) = compare x y
+  D x _ < D y _ = x < y
+  D x _ <= D y _ = x <= y
+  D x _ > D y _ = x > y
+  D x _ >= D y _ = x >= y
+  {-# INLINE compare #-}
+  {-# INLINE (<) #-}
+  {-# INLINE (<=) #-}
+  {-# INLINE (>) #-}
+  {-# INLINE (>=) #-}
+
+instance Show D where
+  showsPrec p (D x _) = showsPrec p x
+
+notOnTape :: String -> a
+notOnTape m = error ("dualrev internal error: " ++ m ++ " on a dual number outside the tape")
+
+-- | Only 'fromInteger' is meant to be used (numeric literals in transformed
+-- code); arithmetic goes through the tape-recording classes of
+-- "Numeric.DualRev.Internal.Ops".
+instance Num D where
+  fromInteger n = D (fromInteger n) (-1)
+  (+) = notOnTape "(+)"
+  (-) = notOnTape "(-)"
+  (*) = notOnTape "(*)"
+  negate = notOnTape "negate"
+  abs = notOnTape "abs"
+  signum = notOnTape "signum"
+
+instance Fractional D where
+  fromRational r = D (fromRational r) (-1)
+  (/) = notOnTape "(/)"
+
+instance Floating D where
+  pi = D pi (-1)
+  exp = notOnTape "exp"
+  log = notOnTape "log"
+  sin = notOnTape "sin"
+  cos = notOnTape "cos"
+  asin = notOnTape "asin"
+  acos = notOnTape "acos"
+  atan = notOnTape "atan"
+  sinh = notOnTape "sinh"
+  cosh = notOnTape "cosh"
+  asinh = notOnTape "asinh"
+  acosh = notOnTape "acosh"
+  atanh = notOnTape "atanh"
+
+instance Real D where
+  toRational (D x _) = toRational x
+
+-- | Rounding gives discrete results, which have no derivative.
+instance RealFrac D where
+  properFraction = notOnTape "properFraction"
+  truncate (D x _) = truncate x
+  round (D x _) = round x
+  floor (D x _) = floor x
+  ceiling (D x _) = ceiling x
+
+instance RealFloat D where
+  floatRadix _ = floatRadix (0 :: Double)
+  floatDigits _ = floatDigits (0 :: Double)
+  floatRange _ = floatRange (0 :: Double)
+  decodeFloat (D x _) = decodeFloat x
+  encodeFloat m e = D (encodeFloat m e) (-1)
+  isNaN (D x _) = isNaN x
+  isInfinite (D x _) = isInfinite x
+  isDenormalized (D x _) = isDenormalized x
+  isNegativeZero (D x _) = isNegativeZero x
+  isIEEE _ = True
+  atan2 = notOnTape "atan2"
+
+-- | An error reported by the C engine (out of memory, ...).
+newtype DualRevError = DualRevError String
+  deriving Show
+
+instance Exception DualRevError
+
+-- | Throw if the tape's sticky status is not OK.
+checkTape :: Ptr CTape -> IO ()
+checkTape t = do
+  st <- c_tape_status t
+  if st == 0
+    then pure ()
+    else do
+      msg <- c_strerror st >>= peekCString
+      throwIO (DualRevError ("dualrev: the tape reported: " ++ msg))

@@ -1,0 +1,38 @@
+-- | Raw bindings to the C engine (include/dualrev.h).  Every call is
+-- @unsafe@: none of them calls back into Haskell or blocks.
+module Numeric.DualRev.Internal.FFI
+  ( CTape
+  , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
+  , c_tape_status, c_strerror
+  , c_record0, c_record1, c_record2, c_recordn
+  , c_seed, c_reverse, c_adjoint, c_adjoints_clear
+  ) where
+
+import Data.Int (Int64)
+import Foreign.C.String (CString)
+import Foreign.C.Types (CInt (..), CSize (..))
+import Foreign.Ptr (FunPtr, Ptr)
+
+-- | The C @dr_tape@.
+data CTape
+
+foreign import ccall unsafe "dr_tape_new" c_tape_new :: IO (Ptr CTape)
+foreign import ccall unsafe "dr_tape_free" c_tape_free :: Ptr CTape -> IO ()
+foreign import ccall unsafe "&dr_tape_free" p_tape_free :: FunPtr (Ptr CTape -> IO ())
+foreign import ccall unsafe "dr_tape_clear" c_tape_clear :: Ptr CTape -> IO CInt
+foreign import ccall unsafe "dr_tape_len" c_tape_len :: Ptr CTape -> IO CSize
+foreign import ccall unsafe "dr_tape_status" c_tape_status :: Ptr CTape -> IO CInt
+foreign import ccall unsafe "dr_strerror" c_strerror :: CInt -> IO CString
+
+foreign import ccall unsafe "dr_record0" c_record0 :: Ptr CTape -> IO Int64
+foreign import ccall unsafe "dr_record1"
+  c_record1 :: Ptr CTape -> Int64 -> Double -> IO Int64
+foreign import ccall unsafe "dr_record2"
+  c_record2 :: Ptr CTape -> Int64 -> Double -> Int64 -> Double -> IO Int64
+foreign import ccall unsafe "dr_recordn"
+  c_recordn :: Ptr CTape -> CSize -> Ptr Int64 -> Ptr Double -> IO Int64
+
+foreign import ccall unsafe "dr_seed" c_seed :: Ptr CTape -> Int64 -> Double -> IO CInt
+foreign import ccall unsafe "dr_reverse" c_reverse :: Ptr CTape -> IO CInt
+foreign import ccall unsafe "dr_adjoint" c_adjoint :: Ptr CTape -> Int64 -> IO Double
+foreign import ccall unsafe "dr_adjoints_clear" c_adjoints_clear :: Ptr CTape -> IO CInt

@@ -1,0 +1,200 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | From Template Haskell syntax to the core language, rejecting everything
+-- outside the supported language with a message that names the construct,
+-- the definition it is in and the location of the differentiable block.
+module Numeric.DualRev.Internal.Parse
+  ( Ctx (..)
+  , unsupported
+  , parseExpr
+  , parseLocalDecs
+  , parseClauses
+  , checkPat
+  ) where
+
+import Control.Monad (forM, unless, when)
+import qualified Data.Map as M
+import Language.Haskell.TH
+
+import Numeric.DualRev.Internal.Core hiding (Body, Guard, Clause)
+import qualified Numeric.DualRev.Internal.Core as Core
+
+-- | Where we are, for error messages.
+data Ctx = Ctx
+  { ctxBlock :: String  -- ^ "Foo.hs:12:1"
+  , ctxDef :: String    -- ^ the top-level definition being parsed
+  }
+
+unsupported :: Ctx -> String -> String -> Q a
+unsupported ctx what shown =
+  fail $ "dualrev: unsupported in differentiable code: " ++ what
+    ++ (if null shown then "" else "\n    " ++ shown)
+    ++ "\n  in the definition of `" ++ ctxDef ctx ++ "'"
+    ++ "\n  in the differentiable block at " ++ ctxBlock ctx
+
+shorten :: String -> String
+shorten s = let l = unwords (lines s) in if length l > 120 then take 117 l ++ "..." else l
+
+bad :: Ppr a => Ctx -> String -> a -> Q b
+bad ctx what x = unsupported ctx what (shorten (pprint x))
+
+parseExpr :: Ctx -> Exp -> Q Expr
+parseExpr ctx ex = case ex of
+  VarE n -> pure (EVar n)
+  ConE n -> pure (ECon n)
+  LitE l -> case l of
+    IntegerL _ -> pure (ELit l)
+    RationalL _ -> pure (ELit l)
+    CharL _ -> pure (ELit l)
+    StringL _ -> pure (ELit l)
+    _ -> bad ctx "this kind of literal" ex
+  AppE _ _ -> do
+    let (f, as) = spine ex []
+    f' <- parseExpr ctx f
+    as' <- mapM (parseExpr ctx) as
+    pure (mkApp f' as')
+  InfixE (Just a) (VarE op) (Just b)
+    | op == '($) -> mkApp <$> parseExpr ctx a <*> ((: []) <$> parseExpr ctx b)
+  InfixE (Just a) op (Just b) -> do
+    op' <- parseExpr ctx op
+    a' <- parseExpr ctx a
+    b' <- parseExpr ctx b
+    pure (mkApp op' [a', b'])
+  InfixE (Just a) op Nothing -> do      -- (a `op`): a partial application
+    op' <- parseExpr ctx op
+    a' <- parseExpr ctx a
+    pure (mkApp op' [a'])
+  InfixE Nothing op (Just b) -> do      -- (`op` b): b is evaluated first
+    op' <- parseExpr ctx op
+    b' <- parseExpr ctx b
+    vb <- newName "sect"
+    x <- newName "x"
+    pure (ELet [BVal (VarP vb) Nothing (Plain b') []]
+                (ELam [VarP x] (mkApp op' [EVar x, EVar vb])))
+  InfixE Nothing op Nothing -> parseExpr ctx op
+  UInfixE {} -> bad ctx "an infix expression with unresolved fixity" ex
+  ParensE e -> parseExpr ctx e
+  LamE ps b -> do
+    mapM_ (checkPat ctx) ps
+    ELam ps <$> parseExpr ctx b
+  LamCaseE _ -> bad ctx "\\case (LambdaCase)" ex
+  TupE ms
+    | all (maybe False (const True)) ms -> ETuple <$> mapM (parseExpr ctx) [e | Just e <- ms]
+    | otherwise -> bad ctx "a tuple section" ex
+  CondE c t e -> EIf <$> parseExpr ctx c <*> parseExpr ctx t <*> parseExpr ctx e
+  MultiIfE gs -> EMultiIf <$> forM gs (parseGuarded ctx)
+  LetE ds b -> ELet <$> parseLocalDecs ctx ds <*> parseExpr ctx b
+  CaseE s ms -> ECase <$> parseExpr ctx s <*> mapM (parseMatch ctx) ms
+  DoE _ _ -> bad ctx "do-notation" ex
+  MDoE _ _ -> bad ctx "mdo-notation" ex
+  CompE stmts -> parseComprehension ctx ex stmts
+  ArithSeqE r -> case r of
+    FromToR a b -> (\x y -> EArith (FromTo x y)) <$> parseExpr ctx a <*> parseExpr ctx b
+    FromThenToR a b c ->
+      (\x y z -> EArith (FromThenTo x y z)) <$> parseExpr ctx a <*> parseExpr ctx b <*> parseExpr ctx c
+    _ -> bad ctx "an infinite arithmetic sequence (differentiable code is evaluated strictly)" ex
+  ListE es -> EList <$> mapM (parseExpr ctx) es
+  SigE e t -> (`ESig` t) <$> parseExpr ctx e
+  RecConE c fs -> ERecCon c <$> mapM (\(f, e) -> (,) f <$> parseExpr ctx e) fs
+  RecUpdE e fs -> ERecUpd <$> parseExpr ctx e <*> mapM (\(f, x) -> (,) f <$> parseExpr ctx x) fs
+  UnboundVarE n -> unsupported ctx ("the unbound variable `" ++ nameBase n ++ "'") ""
+  AppTypeE _ _ -> bad ctx "a visible type application" ex
+  _ -> bad ctx "this expression form" ex
+  where
+    spine (AppE f x) acc = spine f (x : acc)
+    spine f acc = (f, acc)
+
+mkApp :: Expr -> [Expr] -> Expr
+mkApp f [] = f
+mkApp (EApp f as) bs = EApp f (as ++ bs)
+mkApp f as = EApp f as
+
+-- [e | quals] by the usual translation into concatMap, if and let.
+parseComprehension :: Ctx -> Exp -> [Stmt] -> Q Expr
+parseComprehension ctx ex stmts = case reverse stmts of
+  NoBindS res : rquals -> go (reverse rquals) =<< parseExpr ctx res
+  _ -> bad ctx "this list comprehension" ex
+  where
+    go [] res = pure (EList [res])
+    go (BindS p l : qs) res = do
+      checkPat ctx p
+      inner <- go qs res
+      l' <- parseExpr ctx l
+      v <- newName "elt"
+      pure (EApp (EVar 'concatMap)
+              [ ELam [VarP v] (ECase (EVar v) [ Alt p (Plain inner) []
+                                               , Alt WildP (Plain (EList [])) [] ])
+              , l' ])
+    go (NoBindS c : qs) res = EIf <$> parseExpr ctx c <*> go qs res <*> pure (EList [])
+    go (LetS ds : qs) res = ELet <$> parseLocalDecs ctx ds <*> go qs res
+    go (s : _) _ = bad ctx "this qualifier in a list comprehension" s
+
+parseMatch :: Ctx -> Match -> Q Alt
+parseMatch ctx (Match p b ds) = do
+  checkPat ctx p
+  Alt p <$> parseBody ctx b <*> parseLocalDecs ctx ds
+
+parseBody :: Ctx -> Body -> Q Core.Body
+parseBody ctx (NormalB e) = Plain <$> parseExpr ctx e
+parseBody ctx (GuardedB gs) = Guarded <$> mapM (parseGuarded ctx) gs
+
+parseGuarded :: Ctx -> (Language.Haskell.TH.Guard, Exp) -> Q ([Core.Guard], Expr)
+parseGuarded ctx (g, e) = do
+  gs <- case g of
+    NormalG c -> (: []) . GBool <$> parseExpr ctx c
+    PatG stmts -> forM stmts $ \s -> case s of
+      NoBindS c -> GBool <$> parseExpr ctx c
+      BindS p x -> checkPat ctx p >> GBind p <$> parseExpr ctx x
+      LetS ds -> GLet <$> parseLocalDecs ctx ds
+      _ -> bad ctx "this guard" s
+  (,) gs <$> parseExpr ctx e
+
+-- | Local declarations (let, where): functions, pattern bindings, signatures.
+parseLocalDecs :: Ctx -> [Dec] -> Q [Bind]
+parseLocalDecs ctx ds = do
+  let sigs = M.fromList [(n, t) | SigD n t <- ds]
+  fmap concat $ forM ds $ \d -> case d of
+    FunD n cs -> (: []) . BFun n (M.lookup n sigs) <$> parseClauses ctx n cs
+    ValD p b ws -> do
+      checkPat ctx p
+      let sig = case p of { VarP n -> M.lookup n sigs; _ -> Nothing }
+      b' <- parseBody ctx b
+      ws' <- parseLocalDecs ctx ws
+      pure [BVal p sig b' ws']
+    SigD _ _ -> pure []
+    PragmaD _ -> pure []
+    InfixD _ _ -> pure []
+    _ -> bad ctx "this local declaration" d
+
+parseClauses :: Ctx -> Name -> [Language.Haskell.TH.Clause] -> Q [Core.Clause]
+parseClauses ctx n cs = do
+  let arities = [length ps | Language.Haskell.TH.Clause ps _ _ <- cs]
+  when (null cs) $ unsupported ctx ("a function without equations: " ++ nameBase n) ""
+  unless (all (== head arities) arities) $
+    unsupported ctx ("equations of `" ++ nameBase n ++ "' with different numbers of arguments") ""
+  forM cs $ \(Language.Haskell.TH.Clause ps b ws) -> do
+    mapM_ (checkPat ctx) ps
+    Core.Clause ps <$> parseBody ctx b <*> parseLocalDecs ctx ws
+
+checkPat :: Ctx -> Pat -> Q ()
+checkPat ctx p = case p of
+  LitP l -> case l of
+    IntegerL _ -> ok
+    RationalL _ -> ok
+    CharL _ -> ok
+    StringL _ -> ok
+    _ -> bad ctx "this literal pattern" p
+  VarP _ -> ok
+  TupP ps -> mapM_ (checkPat ctx) ps
+  ConP _ ps -> mapM_ (checkPat ctx) ps
+  InfixP a _ b -> checkPat ctx a >> checkPat ctx b
+  ParensP q -> checkPat ctx q
+  TildeP q -> checkPat ctx q
+  BangP q -> checkPat ctx q
+  AsP _ q -> checkPat ctx q
+  WildP -> ok
+  RecP _ fs -> mapM_ (checkPat ctx . snd) fs
+  ListP ps -> mapM_ (checkPat ctx) ps
+  SigP q _ -> checkPat ctx q
+  ViewP _ _ -> bad ctx "a view pattern" p
+  _ -> bad ctx "this pattern" p
+  where ok = pure ()

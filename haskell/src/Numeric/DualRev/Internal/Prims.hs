@@ -1,0 +1,71 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | What each supported Prelude name becomes in transformed code.
+module Numeric.DualRev.Internal.Prims
+  ( Prim (..)
+  , lookupPrim
+  ) where
+
+import Data.List (foldl')
+import qualified Data.Map as M
+import Language.Haskell.TH
+
+import Numeric.DualRev.Internal.Lists
+import Numeric.DualRev.Internal.Ops
+
+data Prim
+  = PMon Name Int   -- ^ a function of that arity returning @AD r@
+  | PPure Name Int  -- ^ a pure function of that arity (0: a plain value)
+  | PAnd            -- ^ (&&), short-circuiting
+  | POr             -- ^ (||), short-circuiting
+  | PErr            -- ^ error: raise when reached
+
+lookupPrim :: Name -> Maybe Prim
+lookupPrim n = M.lookup n table
+
+table :: M.Map Name Prim
+table = M.fromList $
+  -- Num, Fractional, Floating, RealFloat: recorded on the tape for Double
+  [ ('(+), PMon 'plusD 2), ('(-), PMon 'minusD 2), ('(*), PMon 'timesD 2)
+  , ('subtract, PMon 'subtractD 2), ('negate, PMon 'negateD 1)
+  , ('abs, PMon 'absD 1), ('signum, PMon 'signumD 1)
+  , ('(/), PMon 'divD 2), ('recip, PMon 'recipD 1)
+  , ('(^), PMon 'powIntD 2), ('(^^), PMon 'powIntFracD 2)
+  , ('exp, PMon 'expD 1), ('log, PMon 'logD 1), ('sqrt, PMon 'sqrtD 1)
+  , ('sin, PMon 'sinD 1), ('cos, PMon 'cosD 1), ('tan, PMon 'tanD 1)
+  , ('asin, PMon 'asinD 1), ('acos, PMon 'acosD 1), ('atan, PMon 'atanD 1)
+  , ('sinh, PMon 'sinhD 1), ('cosh, PMon 'coshD 1), ('tanh, PMon 'tanhD 1)
+  , ('asinh, PMon 'asinhD 1), ('acosh, PMon 'acoshD 1), ('atanh, PMon 'atanhD 1)
+  , ('(**), PMon 'powD 2), ('logBase, PMon 'logBaseD 2), ('atan2, PMon 'atan2D 2)
+  , ('sum, PMon 'sumD 1), ('product, PMon 'productD 1)
+  , ('realToFrac, PPure 'realToFracD 1)
+  , ('pi, PPure 'pi 0)
+  -- higher-order Prelude functions: dual versions taking dual functions
+  , ('map, PMon 'mapD 2), ('zipWith, PMon 'zipWithD 3), ('zipWith3, PMon 'zipWith3D 4)
+  , ('foldr, PMon 'foldrD 3), ('foldl, PMon 'foldlD 3), ('foldl', PMon 'foldlD' 3)
+  , ('foldr1, PMon 'foldr1D 2), ('foldl1, PMon 'foldl1D 2)
+  , ('concatMap, PMon 'concatMapD 2), ('iterate, PMon 'iterateD 2)
+  , ('filter, PMon 'filterD 2), ('takeWhile, PMon 'takeWhileD 2)
+  , ('dropWhile, PMon 'dropWhileD 2), ('any, PMon 'anyD 2), ('all, PMon 'allD 2)
+  , ('scanl, PMon 'scanlD 3), ('scanr, PMon 'scanrD 3)
+  , ('flip, PMon 'flipD 3), ('curry, PMon 'curryD 3), ('uncurry, PMon 'uncurryD 2)
+  , ('maybe, PMon 'maybeD 3), ('either, PMon 'eitherD 3)
+  , ('(.), PMon 'composeD 3), ('($), PMon 'applyD 2)
+  , ('(&&), PAnd), ('(||), POr), ('error, PErr), ('errorWithoutStackTrace, PErr)
+  ] ++
+  -- pure: structural list functions, comparisons (on values), discrete maths
+  [ (n, PPure n k) | (n, k) <-
+    [ ('zip, 2), ('zip3, 3), ('unzip, 1), ('unzip3, 1), ('length, 1), ('null, 1)
+    , ('head, 1), ('tail, 1), ('last, 1), ('init, 1), ('(!!), 2), ('take, 2)
+    , ('drop, 2), ('splitAt, 2), ('replicate, 2), ('reverse, 1), ('(++), 2)
+    , ('concat, 1), ('and, 1), ('or, 1), ('elem, 2), ('notElem, 2), ('lookup, 2)
+    , ('fst, 1), ('snd, 1), ('id, 1), ('const, 2), ('maximum, 1), ('minimum, 1)
+    , ('not, 1), ('otherwise, 0), ('(==), 2), ('(/=), 2), ('(<), 2), ('(<=), 2)
+    , ('(>), 2), ('(>=), 2), ('compare, 2), ('max, 2), ('min, 2)
+    , ('div, 2), ('mod, 2), ('quot, 2), ('rem, 2), ('divMod, 2), ('quotRem, 2)
+    , ('even, 1), ('odd, 1), ('gcd, 2), ('lcm, 2), ('fromIntegral, 1)
+    , ('fromEnum, 1), ('toEnum, 1), ('succ, 1), ('pred, 1), ('truncate, 1)
+    , ('round, 1), ('floor, 1), ('ceiling, 1), ('isNaN, 1), ('isInfinite, 1)
+    , ('fromInteger, 1), ('toInteger, 1), ('seq, 2), ('undefined, 0)
+    , ('words, 1), ('unwords, 1), ('lines, 1), ('unlines, 1)
+    ] ]
+

@@ -1,0 +1,655 @@
+{-# LANGUAGE RankNTypes #-}
+{-# LANGUAGE TemplateHaskell #-}
+-- | The program transformation (Smeding & Vákár, sections 5-9, in its final
+-- taping form): every expression of type @t@ becomes a computation of type
+-- @AD t'@ that records its primitive operations on the tape, with @Double@
+-- read as the dual scalar and every function as a Kleisli arrow per argument.
+-- Evaluation is call-by-value.
+--
+-- Each top-level definition @f@ of arity k gets a worker @f'drw@ taking its k
+-- arguments at once (saturated calls go straight to it) and a dual value
+-- @f'dr@ of the transformed type, used where @f@ is passed around.
+module Numeric.DualRev.Internal.Transform
+  ( differentiableDecs
+  ) where
+
+import Control.Monad (forM, replicateM)
+import Data.Data (Data, Typeable, cast, gmapT)
+import Data.Graph (SCC (..), stronglyConnComp)
+import Data.List (nub)
+import qualified Data.Map as M
+import Data.Maybe (mapMaybe)
+import Language.Haskell.TH
+
+import Numeric.DualRev.Internal.Registry (register, reifyR)
+import Numeric.DualRev.Internal.AD (AD)
+import Numeric.DualRev.Internal.Core hiding (Body, Clause, Guard)
+import qualified Numeric.DualRev.Internal.Core as C
+import Numeric.DualRev.Internal.Lists (errorAD)
+import Numeric.DualRev.Internal.Ops (enumFromThenToD, enumFromToD)
+import Numeric.DualRev.Internal.Parse
+import Numeric.DualRev.Internal.Prims
+import Numeric.DualRev.Internal.Types
+
+------------------------------------------------------------------------------
+-- Environment
+
+data Local
+  = LVar                 -- ^ a variable holding a dual value
+  | LFun Name Int Name   -- ^ a local function: worker, arity, dual value
+
+data Top
+  = TopFun Name Name Int -- ^ dual value, worker, arity
+  | TopVal Name          -- ^ a top-level constant: a computation
+
+data Env = Env
+  { eLocals :: M.Map Name Local
+  , eTop :: M.Map Name Top
+  , eTy :: TyEnv
+  , eCons :: M.Map Name (Name, Int)  -- ^ block constructors: dual name, arity
+  , eFields :: M.Map Name Name       -- ^ block record fields of dual types
+  , eCtx :: Ctx
+  }
+
+addVars :: [Name] -> Env -> Env
+addVars ns env = env { eLocals = foldr (`M.insert` LVar) (eLocals env) ns }
+
+data VarInfo
+  = VLocal
+  | VLocalFun Name Int Name
+  | VTopFun Name Name Int
+  | VTopVal Name
+  | VPrim Prim
+  | VSel Name
+
+resolveVar :: Env -> Name -> Q VarInfo
+resolveVar env v
+  | Just l <- M.lookup v (eLocals env) = pure $ case l of
+      LVar -> VLocal
+      LFun w k d -> VLocalFun w k d
+  | Just t <- M.lookup v (eTop env) = pure $ case t of
+      TopFun d w k -> VTopFun d w k
+      TopVal d -> VTopVal d
+  | Just f <- M.lookup v (eFields env) = pure (VSel f)
+  | Just p <- lookupPrim v = pure (VPrim p)
+  | otherwise = do
+      md <- externalDual dualValName v
+      case md of
+        Nothing -> unsupported (eCtx env)
+          ("`" ++ pprint v ++ "', which is neither a supported Prelude function nor "
+           ++ "defined in a differentiable block") ""
+        Just d -> do
+          mw <- externalDual dualWorkerName v
+          case mw of
+            Just w -> do
+              i <- reifyR w
+              case i of
+                VarI _ t _ -> pure (VTopFun d w (arrowArity t))
+                _ -> pure (VTopFun d w 1)
+            Nothing -> do
+              i <- reifyR d
+              pure $ case i of
+                VarI _ (AppT (ConT m) _) _ | m == ''AD -> VTopVal d
+                _ -> VSel d
+
+-- | A constructor's name in transformed code and its arity.
+conInfo :: Env -> Name -> Q (Name, Int)
+conInfo env c
+  | Just x <- M.lookup c (eCons env) = pure x
+  | otherwise = do
+      k <- conArity c
+      i <- reifyR c
+      parentNeeds <- case i of
+        DataConI _ _ parent -> needsDual (eTy env) (ConT parent)
+        _ -> pure False
+      if not parentNeeds then pure (c, k) else do
+        md <- externalDual dualConName c
+        case md of
+          Just d -> pure (d, k)
+          Nothing -> unsupported (eCtx env)
+            ("the constructor `" ++ pprint c ++ "', whose type holds Double values but was "
+             ++ "not declared in a differentiable block") ""
+
+fieldName :: Env -> Bool -> Name -> Q Name
+fieldName env dual f
+  | Just f' <- M.lookup f (eFields env) = pure f'
+  | not dual = pure f
+  | otherwise = maybe f id <$> externalDual dualValName f
+
+------------------------------------------------------------------------------
+-- Results: a pure value or a computation
+
+data Res = Pure Exp | Mon Exp
+
+monE :: Res -> Exp
+monE (Pure e) = AppE (VarE 'pure) e
+monE (Mon m) = m
+
+atomic :: Exp -> Bool
+atomic e = case e of
+  VarE _ -> True
+  ConE _ -> True
+  LitE _ -> True
+  _ -> False
+
+bindE :: Exp -> Name -> Exp -> Exp
+bindE m v body = InfixE (Just m) (VarE '(>>=)) (Just (LamE [VarP v] body))
+
+letR :: Name -> Exp -> Res -> Res
+letR v e r = case r of
+  Pure x -> Pure (LetE [d] x)
+  Mon x -> Mon (LetE [d] x)
+  where d = ValD (VarP v) (NormalB e) []
+
+-- | Run a result and continue with an atomic expression for its value.
+bindR :: Res -> (Exp -> Q Res) -> Q Res
+bindR (Pure e) k | atomic e = k e
+bindR (Pure e) k = do
+  v <- newName "p"
+  letR v e <$> k (VarE v)
+bindR (Mon m) k = do
+  v <- newName "m"
+  r <- k (VarE v)
+  pure (Mon (bindE m v (monE r)))
+
+bindAll :: [Res] -> ([Exp] -> Q Res) -> Q Res
+bindAll [] k = k []
+bindAll (r : rs) k = bindR r (\e -> bindAll rs (\es -> k (e : es)))
+
+-- | Apply a function value (atomic) to arguments, one Kleisli step each.
+applyVal :: Exp -> [Exp] -> Q Res
+applyVal g [] = pure (Pure g)
+applyVal g (a : as) = go (AppE g a) as
+  where
+    go m [] = pure (Mon m)
+    go m (x : xs) = do
+      h <- newName "h"
+      go (bindE m h (AppE (VarE h) x)) xs
+
+applyRes :: Res -> [Exp] -> Q Res
+applyRes r [] = pure r
+applyRes r as = bindR r (`applyVal` as)
+
+-- | @\a1 -> pure (\a2 -> ... body [a1..ak])@: the dual value of something
+-- taking k arguments, whose saturated form is @body@ (of type @AD r@).
+curryLam :: Int -> ([Exp] -> Exp) -> Q Exp
+curryLam k mk = do
+  vs <- replicateM k (newName "a")
+  let go [v] acc = LamE [VarP v] (mk (reverse (VarE v : acc)))
+      go (v : rest) acc = LamE [VarP v] (AppE (VarE 'pure) (go rest (VarE v : acc)))
+      go [] _ = mk []
+  pure (go vs [])
+
+pureApp :: Name -> [Exp] -> Exp
+pureApp n es = AppE (VarE 'pure) (foldl AppE (VarE n) es)
+
+errExp :: String -> Exp
+errExp msg = AppE (VarE 'errorAD) (LitE (StringL msg))
+
+------------------------------------------------------------------------------
+-- Expressions
+
+transE :: Env -> Expr -> Q Res
+transE env ex = case ex of
+  EVar v -> do
+    vi <- resolveVar env v
+    case vi of
+      VLocal -> pure (Pure (VarE v))
+      _ -> varValue vi
+  ECon c -> do
+    (c', k) <- conInfo env c
+    if k == 0 then pure (Pure (ConE c'))
+      else Pure <$> curryLam k (\es -> AppE (VarE 'pure) (foldl AppE (ConE c') es))
+  ELit l -> pure (Pure (LitE l))
+  EApp f args -> transApp env f args
+  ELam ps body -> do
+    ps' <- mapM (transPat env) ps
+    body' <- transE (addVars (concatMap patVars ps) env) body
+    let go [p] = LamE [p] (monE body')
+        go (p : rest) = LamE [p] (AppE (VarE 'pure) (go rest))
+        go [] = monE body'
+    pure (Pure (go ps'))
+  ELet bs body -> transBinds env bs (\env' -> transE env' body)
+  EIf c t e -> do
+    rc <- transE env c
+    bindR rc $ \c' -> do
+      t' <- transE env t
+      e' <- transE env e
+      pure $ case (t', e') of
+        (Pure a, Pure b) -> Pure (CondE c' a b)
+        _ -> Mon (CondE c' (monE t') (monE e'))
+  EMultiIf gs -> Mon <$> transGuards env gs (errExp (failMsg env "multi-way if"))
+  ECase s alts -> do
+    rs <- transE env s
+    bindR rs $ \s' -> Mon <$> transAlts env s' alts (errExp (failMsg env "case"))
+  ETuple es -> evalArgs env es (pure . Pure . TupE . map Just)
+  EList es -> evalArgs env es (pure . Pure . ListE)
+  ESig e t -> do
+    r <- transE env e
+    if hasTyVars t then pure r else do
+      t' <- transType (eTy env) t
+      pure $ case r of
+        Pure x -> Pure (SigE x t')
+        Mon m -> Mon (SigE m (AppT (ConT ''AD) t'))
+  EArith (FromTo a b) -> evalArgs env [a, b] $ \es -> pure (Mon (foldl AppE (VarE 'enumFromToD) es))
+  EArith (FromThenTo a b c) ->
+    evalArgs env [a, b, c] $ \es -> pure (Mon (foldl AppE (VarE 'enumFromThenToD) es))
+  ERecCon c fs -> do
+    (c', _) <- conInfo env c
+    names <- mapM (fieldName env (c' /= c) . fst) fs
+    evalArgs env (map snd fs) $ \es -> pure (Pure (RecConE c' (zip names es)))
+  ERecUpd e fs -> do
+    names <- mapM (fieldName env True . fst) fs
+    evalArgs env (e : map snd fs) $ \(e' : es) -> pure (Pure (RecUpdE e' (zip names es)))
+
+failMsg :: Env -> String -> String
+failMsg env what = "dualrev: non-exhaustive patterns in " ++ what ++ " in `"
+  ++ ctxDef (eCtx env) ++ "' (differentiable block at " ++ ctxBlock (eCtx env) ++ ")"
+
+hasTyVars :: Type -> Bool
+hasTyVars t = case t of
+  VarT _ -> True
+  AppT a b -> hasTyVars a || hasTyVars b
+  ForallT {} -> True
+  SigT a _ -> hasTyVars a
+  ParensT a -> hasTyVars a
+  _ -> False
+
+evalArgs :: Env -> [Expr] -> ([Exp] -> Q Res) -> Q Res
+evalArgs env es k = do
+  rs <- mapM (transE env) es
+  bindAll rs k
+
+varValue :: VarInfo -> Q Res
+varValue vi = case vi of
+  VLocal -> error "varValue: VLocal handled by caller"
+  VLocalFun _ _ d -> pure (Pure (VarE d))
+  VTopFun d _ _ -> pure (Pure (VarE d))
+  VTopVal d -> pure (Mon (VarE d))
+  VSel s -> Pure <$> curryLam 1 (pureApp s)
+  VPrim p -> case p of
+    PMon n 1 -> pure (Pure (VarE n))
+    PMon n k -> Pure <$> curryLam k (foldl AppE (VarE n))
+    PPure n 0 -> pure (Pure (VarE n))
+    PPure n k -> Pure <$> curryLam k (pureApp n)
+    PAnd -> Pure <$> curryLam 2 (pureApp '(&&))
+    POr -> Pure <$> curryLam 2 (pureApp '(||))
+    PErr -> Pure <$> curryLam 1 (foldl AppE (VarE 'errorAD))
+
+transApp :: Env -> Expr -> [Expr] -> Q Res
+transApp env f args = case f of
+  EVar v -> do
+    vi <- resolveVar env v
+    case vi of
+      VLocalFun w k _ | n >= k -> known (VarE w) k
+      VTopFun _ w k | n >= k -> known (VarE w) k
+      VPrim (PMon p k) | n >= k -> known (VarE p) k
+      VPrim (PPure p k) | n >= k -> evalArgs env args $ \es ->
+        applyRes (Pure (foldl AppE (VarE p) (take k es))) (drop k es)
+      VPrim PAnd | [a, b] <- args -> shortCircuit a b True
+      VPrim POr | [a, b] <- args -> shortCircuit a b False
+      VPrim PErr -> evalArgs env args $ \es -> pure (Mon (foldl AppE (VarE 'errorAD) (take 1 es)))
+      VLocal -> evalArgs env args (applyVal (VarE v))
+      _ -> generic
+  ECon c -> do
+    (c', k) <- conInfo env c
+    if n == k
+      then evalArgs env args (pure . Pure . foldl AppE (ConE c'))
+      else generic
+  _ -> generic
+  where
+    n = length args
+    known fn k = evalArgs env args $ \es -> applyRes (Mon (foldl AppE fn (take k es))) (drop k es)
+    generic = do
+      rf <- transE env f
+      bindR rf $ \g -> evalArgs env args (applyVal g)
+    -- a && b / a || b evaluate b only when needed
+    shortCircuit a b isAnd = do
+      ra <- transE env a
+      bindR ra $ \a' -> do
+        rb <- transE env b
+        let other = Pure (ConE (if isAnd then 'False else 'True))
+            (yes, no) = if isAnd then (rb, other) else (other, rb)
+        pure $ case (yes, no) of
+          (Pure y, Pure z) -> Pure (CondE a' y z)
+          _ -> Mon (CondE a' (monE yes) (monE no))
+
+------------------------------------------------------------------------------
+-- Patterns
+
+transPat :: Env -> Pat -> Q Pat
+transPat env p = case p of
+  ConP c ps -> do
+    (c', _) <- conInfo env c
+    ConP c' <$> mapM (transPat env) ps
+  InfixP a c b -> do
+    (c', _) <- conInfo env c
+    a' <- transPat env a
+    b' <- transPat env b
+    pure (if c' == c then InfixP a' c b' else ConP c' [a', b'])
+  RecP c fs -> do
+    (c', _) <- conInfo env c
+    fs' <- forM fs $ \(f, q) -> (,) <$> fieldName env (c' /= c) f <*> transPat env q
+    pure (RecP c' fs')
+  TupP ps -> TupP <$> mapM (transPat env) ps
+  ListP ps -> ListP <$> mapM (transPat env) ps
+  ParensP q -> ParensP <$> transPat env q
+  TildeP q -> TildeP <$> transPat env q
+  BangP q -> BangP <$> transPat env q
+  AsP v q -> AsP v <$> transPat env q
+  SigP q t
+    | hasTyVars t -> transPat env q
+    | otherwise -> SigP <$> transPat env q <*> transType (eTy env) t
+  _ -> pure p
+
+irrefutable :: Pat -> Bool
+irrefutable p = case p of
+  VarP _ -> True
+  WildP -> True
+  TildeP _ -> True
+  BangP q -> irrefutable q
+  ParensP q -> irrefutable q
+  AsP _ q -> irrefutable q
+  SigP q _ -> irrefutable q
+  TupP ps -> all irrefutable ps
+  _ -> False
+
+------------------------------------------------------------------------------
+-- Case alternatives, guards, where
+
+canFall :: C.Body -> Bool
+canFall (Plain _) = False
+canFall (Guarded gs) = null gs || not (all trivial (fst (last gs)))
+
+trivial :: C.Guard -> Bool
+trivial (GBool (EVar v)) = v == 'otherwise
+trivial (GBool (ECon c)) = c == 'True
+trivial _ = False
+
+-- | Match the atomic scrutinee against the alternatives; fall back to fb
+-- (of type AD r) when none matches.
+transAlts :: Env -> Exp -> [Alt] -> Exp -> Q Exp
+transAlts env s alts fb
+  | not (any (\(Alt _ b _) -> canFall b) alts) = do
+      ms <- forM alts $ \(Alt p b ws) -> do
+        p' <- transPat env p
+        e <- transWhereBody (addVars (patVars p) env) ws b fb
+        pure (Match p' (NormalB e) [])
+      let total = any (\(Alt p _ _) -> irrefutable p) alts
+      pure (CaseE s (ms ++ [Match WildP (NormalB fb) [] | not total]))
+  | otherwise = go alts
+  where
+    go [] = pure fb
+    go (Alt p b ws : rest) = do
+      restE <- go rest
+      k <- newName "_next"
+      p' <- transPat env p
+      e <- transWhereBody (addVars (patVars p) env) ws b (VarE k)
+      let ms = Match p' (NormalB e) [] : [Match WildP (NormalB (VarE k)) [] | not (irrefutable p)]
+      pure (LetE [ValD (VarP k) (NormalB restE) []] (CaseE s ms))
+
+transWhereBody :: Env -> [Bind] -> C.Body -> Exp -> Q Exp
+transWhereBody env ws b fb = monE <$> transBinds env ws (\env' -> Mon <$> transBody env' b fb)
+
+transBody :: Env -> C.Body -> Exp -> Q Exp
+transBody env (Plain e) _ = monE <$> transE env e
+transBody env (Guarded gs) fb = transGuards env gs fb
+
+transGuards :: Env -> [([C.Guard], Expr)] -> Exp -> Q Exp
+transGuards _ [] fb = pure fb
+transGuards env ((gs, e) : rest) fb
+  | all trivial gs = guardChain env gs e fb
+  | null rest = guardChain env gs e fb
+  | otherwise = do
+      next <- transGuards env rest fb
+      k <- newName "_alt"
+      inner <- guardChain env gs e (VarE k)
+      pure (LetE [ValD (VarP k) (NormalB next) []] inner)
+
+guardChain :: Env -> [C.Guard] -> Expr -> Exp -> Q Exp
+guardChain env [] e _ = monE <$> transE env e
+guardChain env (g : gs) e k = case g of
+  _ | trivial g -> guardChain env gs e k
+  GBool c -> do
+    rc <- transE env c
+    fmap monE $ bindR rc $ \c' -> do
+      yes <- guardChain env gs e k
+      pure (Mon (CondE c' yes k))
+  GBind p x -> do
+    rx <- transE env x
+    fmap monE $ bindR rx $ \x' -> do
+      p' <- transPat env p
+      body <- guardChain (addVars (patVars p) env) gs e k
+      pure (Mon (CaseE x' (Match p' (NormalB body) [] : [Match WildP (NormalB k) [] | not (irrefutable p)])))
+  GLet bs -> fmap monE $ transBinds env bs (\env' -> Mon <$> guardChain env' gs e k)
+
+------------------------------------------------------------------------------
+-- Bindings
+
+-- | Local bindings in dependency order: values are computed in order (strict),
+-- groups of (mutually) recursive functions become one Haskell let.
+transBinds :: Env -> [Bind] -> (Env -> Q Res) -> Q Res
+transBinds env [] k = k env
+transBinds env binds k = go env sccs
+  where
+    indexed = zip [0 :: Int ..] binds
+    owner = M.fromList [(n, i) | (i, b) <- indexed, n <- bindNames b]
+    deps b = nub (mapMaybe (`M.lookup` owner) (bindVars b))
+    sccs = stronglyConnComp [(b, i, deps b) | (i, b) <- indexed]
+    go e [] = k e
+    go e (AcyclicSCC b@(BVal {}) : rest) = valueBind e b (\e' -> go e' rest)
+    go e (AcyclicSCC b : rest) = funGroup e [b] (\e' -> go e' rest)
+    go e (CyclicSCC bs : rest)
+      | all isFun bs = funGroup e bs (\e' -> go e' rest)
+      | otherwise = unsupported (eCtx env)
+          ("recursive value bindings (knot-tying) of "
+           ++ unwords [nameBase n | b <- bs, n <- bindNames b]
+           ++ "; differentiable code is evaluated strictly") ""
+    isFun (BFun {}) = True
+    isFun _ = False
+
+valueBind :: Env -> Bind -> (Env -> Q Res) -> Q Res
+valueBind env (BVal p _ body ws) k = do
+  r <- case (body, ws) of
+    (Plain e, []) -> transE env e
+    _ -> Mon <$> transWhereBody env ws body (errExp (failMsg env "a guarded binding"))
+  let env' = addVars (patVars p) env
+  case p of
+    VarP v -> named v r env'
+    BangP (VarP v) -> named v r env'
+    _ -> bindR r $ \x -> do
+      p' <- transPat env p
+      rest <- k env'
+      pure (Mon (CaseE x [Match p' (NormalB (monE rest)) []]))
+  where
+    named v (Pure e) env' = letR v e <$> k env'
+    named v (Mon m) env' = do
+      rest <- k env'
+      pure (Mon (bindE m v (monE rest)))
+valueBind env (BFun {}) k = k env
+
+funGroup :: Env -> [Bind] -> (Env -> Q Res) -> Q Res
+funGroup env bs k = do
+  infos <- forM bs $ \(BFun n _ cs) -> do
+    w <- newName ("_" ++ nameBase n ++ "W")
+    d <- newName ("_" ++ nameBase n ++ "V")
+    pure (n, w, d, clauseArity cs)
+  let env' = env { eLocals = foldr (\(n, w, d, a) -> M.insert n (LFun w a d)) (eLocals env) infos }
+  decs <- fmap concat $ forM (zip bs infos) $ \(BFun _ msig cs, (_, w, d, a)) -> do
+    (ps, body) <- funBody env' a cs
+    sigs <- case msig of
+      Just t | not (hasTyVars t) -> do
+        wt <- workerType (eTy env) a t
+        vt <- transType (eTy env) t
+        pure [SigD w wt, SigD d vt]
+      _ -> pure []
+    wrapper <- wrapperDec d w a
+    pure (sigs ++ [FunD w [Clause ps (NormalB body) []], wrapper])
+  r <- k env'
+  pure $ case r of
+    Pure e -> Pure (LetE decs e)
+    Mon m -> Mon (LetE decs m)
+
+clauseArity :: [C.Clause] -> Int
+clauseArity (C.Clause ps _ _ : _) = length ps
+clauseArity [] = 0
+
+-- | The dual value of a function with the given worker: a function binding
+-- (not a pattern binding, so the monomorphism restriction stays out).
+wrapperDec :: Name -> Name -> Int -> Q Dec
+wrapperDec d w 1 = do
+  a <- newName "a"
+  pure (FunD d [Clause [VarP a] (NormalB (AppE (VarE w) (VarE a))) []])
+wrapperDec d w k = do
+  a <- newName "a"
+  rest <- curryLam (k - 1) (\es -> foldl AppE (VarE w) (VarE a : es))
+  pure (FunD d [Clause [VarP a] (NormalB (AppE (VarE 'pure) rest)) []])
+
+-- | Worker parameters and body for a function's equations.
+funBody :: Env -> Int -> [C.Clause] -> Q ([Pat], Exp)
+funBody env _ [C.Clause ps b ws] | not (canFall b) = do
+  ps' <- mapM (transPat env) ps
+  e <- transWhereBody (addVars (concatMap patVars ps) env) ws b (errExp (failMsg env "a function"))
+  pure (ps', e)
+funBody env k cs = do
+  as <- replicateM k (newName "arg")
+  let scrut = case as of
+        [a] -> VarE a
+        _ -> TupE (map (Just . VarE) as)
+      alts = [Alt (case ps of { [q] -> q; _ -> TupP ps }) b ws | C.Clause ps b ws <- cs]
+  e <- transAlts env scrut alts (errExp (failMsg env "a function"))
+  pure (map VarP as, e)
+
+-- | The worker's type: the first k argument types transformed, then @AD r'@.
+workerType :: TyEnv -> Int -> Type -> Q Type
+workerType tenv k ty = case ty of
+  ForallT tvs ctx t -> ForallT tvs <$> (concat <$> mapM transPred ctx) <*> workerType tenv k t
+  _ -> peel k ty
+  where
+    peel 0 r = AppT (ConT ''AD) <$> transType tenv r
+    peel j (AppT (AppT ArrowT a) b) = do
+      a' <- transType tenv a
+      b' <- peel (j - 1) b
+      pure (AppT (AppT ArrowT a') b')
+    peel _ _ = fail ("dualrev: a type signature has fewer arguments than its equations: " ++ pprint ty)
+
+------------------------------------------------------------------------------
+-- The block
+
+-- | Keep the declarations and add their duals.
+differentiableDecs :: Q [Dec] -> Q [Dec]
+differentiableDecs qds = do
+  ds <- plainTopNames <$> qds
+  loc <- location
+  let blockLoc = loc_filename loc ++ ":" ++ show (fst (loc_start loc)) ++ ":"
+                 ++ show (snd (loc_start loc))
+      ctx0 = Ctx blockLoc "<block>"
+  tenv <- blockDualTypes ds
+  let sigs = M.fromList [(n, t) | SigD n t <- ds]
+  binds <- fmap concat $ forM ds $ \d -> case d of
+    FunD n cs -> do
+      let ctx = ctx0 { ctxDef = nameBase n }
+      cs' <- parseClauses ctx n cs
+      pure [BFun n (M.lookup n sigs) cs']
+    ValD (VarP n) b ws -> do
+      let ctx = ctx0 { ctxDef = nameBase n }
+      C.Clause _ b' ws' : _ <- parseClauses ctx n [Clause [] b ws]
+      pure [BVal (VarP n) (M.lookup n sigs) b' ws']
+    ValD p _ _ -> unsupported ctx0 "a top-level pattern binding" (pprint p)
+    SigD _ _ -> pure []
+    DataD {} -> pure []
+    NewtypeD {} -> pure []
+    TySynD {} -> pure []
+    PragmaD _ -> pure []
+    InfixD _ _ -> pure []
+    _ -> unsupported ctx0 "this declaration" (takeWhile (/= '\n') (pprint d))
+  forM_' binds $ \b -> case b of
+    BFun n Nothing _ -> unsupported ctx0 { ctxDef = nameBase n } "a top-level definition without a type signature" ""
+    BVal (VarP n) Nothing _ _ -> unsupported ctx0 { ctxDef = nameBase n } "a top-level definition without a type signature" ""
+    _ -> pure ()
+  let tops = M.fromList $ flip map binds $ \b -> case b of
+        BFun n _ cs -> (n, TopFun (dualValName n) (dualWorkerName n) (clauseArity cs))
+        BVal (VarP n) _ _ _ -> (n, TopVal (dualValName n))
+        BVal _ _ _ _ -> error "unreachable"
+      dualTys = tyDuals tenv
+      conList = concat [ [(c, k) | (c, k) <- consOf d] | d <- ds ]
+      consOf d = case d of
+        DataD _ _ _ _ cs _ -> concatMap conNA cs
+        NewtypeD _ _ _ _ con _ -> conNA con
+        _ -> []
+      conNA c = case c of
+        NormalC cn fs -> [(cn, length fs)]
+        RecC cn fs -> [(cn, length fs)]
+        InfixC _ cn _ -> [(cn, 2)]
+        _ -> []
+      parentOf = M.fromList [ (c, tn) | d <- ds, (tn, cs) <- tyCons d, c <- cs ]
+      tyCons d = case d of
+        DataD _ tn _ _ cs _ -> [(tn, map fst (concatMap conNA cs))]
+        NewtypeD _ tn _ _ con _ -> [(tn, map fst (conNA con))]
+        _ -> []
+      isDualCon c = maybe False (`M.member` dualTys) (M.lookup c parentOf)
+      cons = M.fromList [ (c, (if isDualCon c then dualConName c else c, k)) | (c, k) <- conList ]
+      fields = M.fromList [ (f, dualValName f) | d <- ds, (tn, fs) <- recFields d
+                                                , M.member tn dualTys, f <- fs ]
+      recFields d = case d of
+        DataD _ tn _ _ cs _ -> [(tn, [f | RecC _ fs <- cs, (f, _, _) <- fs])]
+        NewtypeD _ tn _ _ (RecC _ fs) _ -> [(tn, [f | (f, _, _) <- fs])]
+        _ -> []
+      env0 = Env M.empty tops tenv cons fields ctx0
+  dataDecs <- concat <$> mapM (dualDataDec tenv) ds
+  dualDecs <- concat <$> mapM (transTop env0) binds
+  let out = ds ++ dataDecs ++ dualDecs
+  register out
+  pure out
+  where
+    forM_' xs f = mapM_ f xs
+
+-- | Binders of a declaration quote are fresh (unique) names, which GHC
+-- cannot reifyR after splicing; give the top-level ones their plain names.
+plainTopNames :: [Dec] -> [Dec]
+plainTopNames ds = everywhere (mkT rename) ds
+  where
+    binders = concatMap decBinders ds
+    table = M.fromList [(n, mkName (nameBase n)) | n <- binders]
+    rename n = M.findWithDefault n n table
+    decBinders d = case d of
+      FunD n _ -> [n]
+      ValD p _ _ -> patVars p
+      SigD n _ -> [n]
+      DataD _ n _ _ cs _ -> n : concatMap conBinders cs
+      NewtypeD _ n _ _ c _ -> n : conBinders c
+      TySynD n _ _ -> [n]
+      _ -> []
+    conBinders c = case c of
+      NormalC n _ -> [n]
+      RecC n fs -> n : [f | (f, _, _) <- fs]
+      InfixC _ n _ -> [n]
+      _ -> []
+
+everywhere :: (forall a. Data a => a -> a) -> (forall a. Data a => a -> a)
+everywhere f = f . gmapT (everywhere f)
+
+mkT :: (Typeable a, Typeable b) => (b -> b) -> a -> a
+mkT f = maybe id id (cast f)
+
+transTop :: Env -> Bind -> Q [Dec]
+transTop env0 b = case b of
+  BFun n (Just sig) cs -> do
+    let env = env0 { eCtx = (eCtx env0) { ctxDef = nameBase n } }
+        k = clauseArity cs
+        w = dualWorkerName n
+        d = dualValName n
+    (ps, body) <- funBody env k cs
+    wt <- workerType (eTy env) k sig
+    vt <- transType (eTy env) sig
+    wrapper <- wrapperDec d w k
+    pure [ SigD w wt, FunD w [Clause ps (NormalB body) []]
+         , SigD d vt, wrapper, PragmaD (InlineP d Inline FunLike AllPhases) ]
+  BVal (VarP n) (Just sig) body ws -> do
+    let env = env0 { eCtx = (eCtx env0) { ctxDef = nameBase n } }
+        d = dualValName n
+    e <- transWhereBody env ws body (errExp (failMsg env "a guarded definition"))
+    t <- transType (eTy env) sig
+    pure [SigD d (AppT (ConT ''AD) t), ValD (VarP d) (NormalB e) []]
+  _ -> pure []
+

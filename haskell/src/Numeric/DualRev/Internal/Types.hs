@@ -1,0 +1,219 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | The transformation of types: @Double@ becomes the dual scalar, a function
+-- type becomes a Kleisli arrow of the forward-pass monad per argument, data
+-- types with @Double@ (or function) fields get a dual twin, everything else is
+-- mapped structurally.  Also the naming scheme of dual definitions.
+module Numeric.DualRev.Internal.Types
+  ( TyEnv (..)
+  , dualValName, dualWorkerName, dualConName, dualTyName
+  , externalDual
+  , needsDual
+  , blockDualTypes
+  , transType
+  , transPred
+  , dualDataDec
+  , arrowArity
+  , conArity
+  ) where
+
+import Control.Monad (filterM)
+import Data.Char (isAlpha, isUpper, ord)
+import qualified Data.Map as M
+import qualified Data.Set as S
+import Language.Haskell.TH
+import Language.Haskell.TH.Syntax (Name (..), NameFlavour (..))
+
+import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
+import Numeric.DualRev.Internal.AD (AD, D)
+import Numeric.DualRev.Internal.Ops
+
+-- | Types of the current block: all of them, and the dual names of those
+-- that need a dual twin.
+data TyEnv = TyEnv
+  { tyBlock :: S.Set Name
+  , tyDuals :: M.Map Name Name
+  }
+
+encode :: String -> String
+encode s
+  | all (\c -> isAlpha c || c `elem` "_'0123456789") s = s
+  | otherwise = "op" ++ concatMap (\c -> '\'' : show (ord c)) s
+
+-- | @f@ becomes @f'dr@ (its dual, a value of the transformed type), and
+-- @f'drw@ (the worker taking all its arguments at once).
+dualValName, dualWorkerName, dualConName, dualTyName :: Name -> Name
+dualValName n = mkName (lowerFirst (encode (nameBase n)) ++ "'dr")
+dualWorkerName n = mkName (lowerFirst (encode (nameBase n)) ++ "'drw")
+dualConName n = mkName (upperFirst (encode (nameBase n)) ++ "'dr")
+dualTyName = dualConName
+
+lowerFirst, upperFirst :: String -> String
+lowerFirst s@(c : _) | isUpper c || c == '_' = s
+lowerFirst s@('o' : 'p' : '\'' : _) = "dualrev'" ++ s
+lowerFirst s = s
+upperFirst s@(c : _) | isUpper c = s
+upperFirst s = "Dualrev'" ++ s
+
+-- | The dual of a name defined elsewhere (same module, suffixed), if that
+-- module defines it.
+externalDual :: (Name -> Name) -> Name -> Q (Maybe Name)
+externalDual mk n = case n of
+  Name _ (NameG ns pkg m) ->
+    let Name occ _ = mk n
+    in probe (Name occ (NameG ns pkg m))
+  _ -> do
+    let d = mk n
+    probe d
+  where
+    probe d = recover (pure Nothing) (reifyR d >> pure (Just d))
+
+-- | Does a type mention Double or a function type (so its values hold
+-- something the tape must see)?
+needsDual :: TyEnv -> Type -> Q Bool
+needsDual env = go S.empty
+  where
+    go seen ty = case ty of
+      ConT n
+        | n == ''Double -> pure True
+        | n == ''Float -> fail "dualrev: Float is not supported in differentiable code; use Double"
+        | M.member n (tyDuals env) -> pure True
+        | S.member n (tyBlock env) -> pure False
+        | S.member n seen -> pure False
+        | otherwise -> external (S.insert n seen) n
+      ArrowT -> pure True
+      AppT a b -> (||) <$> go seen a <*> go seen b
+      ForallT _ _ t -> go seen t
+      SigT t _ -> go seen t
+      ParensT t -> go seen t
+      _ -> pure False
+    external seen n = do
+      info <- recover (pure Nothing) (Just <$> reifyTypeR n)
+      case info of
+        Just (TyConI d) -> case d of
+          DataD _ _ _ _ cons _ -> anyM (go seen) (concatMap conFieldTypes cons)
+          NewtypeD _ _ _ _ con _ -> anyM (go seen) (conFieldTypes con)
+          TySynD _ _ rhs -> go seen rhs
+          _ -> pure False
+        _ -> pure False
+
+anyM :: (a -> Q Bool) -> [a] -> Q Bool
+anyM _ [] = pure False
+anyM p (x : xs) = p x >>= \b -> if b then pure True else anyM p xs
+
+conFieldTypes :: Con -> [Type]
+conFieldTypes c = case c of
+  NormalC _ fs -> map snd fs
+  RecC _ fs -> [t | (_, _, t) <- fs]
+  InfixC (_, a) _ (_, b) -> [a, b]
+  ForallC _ _ c' -> conFieldTypes c'
+  GadtC _ fs _ -> map snd fs
+  RecGadtC _ fs _ -> [t | (_, _, t) <- fs]
+
+-- | Which of the block's data types and synonyms need dual twins (a fixed
+-- point: a type needs one if a field mentions a type that does).
+blockDualTypes :: [Dec] -> Q TyEnv
+blockDualTypes decs = loop (TyEnv names M.empty)
+  where
+    names = S.fromList (map fst defs)
+    defs = [(n, fields) | d <- decs, Just (n, fields) <- [typeDef d]]
+    typeDef d = case d of
+      DataD _ n _ _ cons _ -> Just (n, concatMap conFieldTypes cons)
+      NewtypeD _ n _ _ con _ -> Just (n, conFieldTypes con)
+      TySynD n _ rhs -> Just (n, [rhs])
+      _ -> Nothing
+    loop env = do
+      new <- filterM (\(n, fs) -> if M.member n (tyDuals env) then pure False
+                                  else anyM (needsDual env) fs) defs
+      if null new
+        then pure env
+        else loop env { tyDuals = foldr (\(n, _) -> M.insert n (dualTyName n)) (tyDuals env) new }
+
+-- | The transformed type.
+transType :: TyEnv -> Type -> Q Type
+transType env ty = case ty of
+  AppT (AppT ArrowT a) b -> do
+    a' <- transType env a
+    b' <- transType env b
+    pure (AppT (AppT ArrowT a') (AppT (ConT ''AD) b'))
+  ConT n
+    | n == ''Double -> pure (ConT ''D)
+    | Just d <- M.lookup n (tyDuals env) -> pure (ConT d)
+    | S.member n (tyBlock env) -> pure ty
+    | otherwise -> do
+        nd <- needsDual env ty
+        if not nd then pure ty else do
+          syn <- recover (pure Nothing) $ do
+            i <- reifyTypeR n
+            pure $ case i of { TyConI (TySynD _ [] rhs) -> Just rhs; _ -> Nothing }
+          case syn of
+            Just rhs -> transType env rhs
+            Nothing -> do
+              md <- externalDual dualTyName n
+              case md of
+                Just d -> pure (ConT d)
+                Nothing -> fail $ "dualrev: the type `" ++ pprint n ++ "' holds Double values "
+                  ++ "or functions but was not declared in a differentiable block"
+  AppT a b -> AppT <$> transType env a <*> transType env b
+  ForallT tvs ctx t -> ForallT tvs <$> (concat <$> mapM transPred ctx) <*> transType env t
+  SigT t k -> (`SigT` k) <$> transType env t
+  ParensT t -> ParensT <$> transType env t
+  _ -> pure ty
+
+-- | Class constraints of user signatures, in terms of the dual classes
+-- (the standard class is kept where literals or pure methods need it).
+transPred :: Pred -> Q [Pred]
+transPred p = case p of
+  AppT (ConT c) t -> pure $ case lookup c classMap of
+    Just cs -> [AppT (ConT c') t | c' <- cs]
+    Nothing -> [p]
+  _ -> pure [p]
+  where
+    classMap =
+      [ (''Num, [''Num, ''DNum])
+      , (''Fractional, [''Fractional, ''DFractional])
+      , (''Floating, [''Floating, ''DFloating])
+      , (''RealFloat, [''RealFloat, ''DRealFloat])
+      , (''RealFrac, [''RealFrac, ''DFractional])
+      , (''Real, [''Real, ''DNum])
+      , (''Integral, [''Integral, ''DNum])
+      ]
+
+-- | The dual twin of a data type, newtype or synonym of the block.
+dualDataDec :: TyEnv -> Dec -> Q [Dec]
+dualDataDec env d = case d of
+  DataD _ n tvs k cons _ | Just n' <- M.lookup n (tyDuals env) -> do
+    cons' <- mapM dualCon cons
+    pure [DataD [] n' tvs k cons' []]
+  NewtypeD _ n tvs k con _ | Just n' <- M.lookup n (tyDuals env) -> do
+    con' <- dualCon con
+    pure [NewtypeD [] n' tvs k con' []]
+  TySynD n tvs rhs | Just n' <- M.lookup n (tyDuals env) -> do
+    rhs' <- transType env rhs
+    pure [TySynD n' tvs rhs']
+  _ -> pure []
+  where
+    field t = transType env t
+    dualCon c = case c of
+      NormalC cn fs -> NormalC (dualConName cn) <$> mapM (\(b, t) -> (,) b <$> field t) fs
+      RecC cn fs -> RecC (dualConName cn) <$> mapM (\(f, b, t) -> (,,) (dualValName f) b <$> field t) fs
+      InfixC (b1, t1) cn (b2, t2) -> do
+        t1' <- field t1
+        t2' <- field t2
+        pure (NormalC (dualConName cn) [(b1, t1'), (b2, t2')])
+      _ -> fail ("dualrev: unsupported constructor form in a differentiable block: " ++ pprint c)
+
+-- | Number of arrows before the result (for worker types: before @AD r@).
+arrowArity :: Type -> Int
+arrowArity ty = case ty of
+  ForallT _ _ t -> arrowArity t
+  AppT (AppT ArrowT _) r -> 1 + arrowArity r
+  _ -> 0
+
+-- | Arity of a constructor from reify.
+conArity :: Name -> Q Int
+conArity c = do
+  i <- reifyR c
+  case i of
+    DataConI _ t _ -> pure (arrowArity t)
+    _ -> fail ("dualrev: not a data constructor: " ++ pprint c)
+

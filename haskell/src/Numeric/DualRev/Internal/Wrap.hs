@@ -1,0 +1,271 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | The wrappers behind 'Numeric.DualRev.grad' and friends: from the type of
+-- the function they generate the walks over its input structure (making
+-- input nodes, reading adjoints back into a value of the input's shape) and
+-- its output structure (reading values, seeding cotangents, listing output
+-- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Runtime".
+module Numeric.DualRev.Internal.Wrap
+  ( gradQ, gradQ', differentiateQ, jacobianQ
+  , throwShape
+  ) where
+
+import Control.Monad (forM, replicateM)
+import Control.Monad.Trans.Class (lift)
+import Control.Monad.Trans.State.Strict (StateT, get, modify, runStateT)
+import Control.Exception (throwIO)
+import qualified Data.Map as M
+import qualified Data.Set as S
+import Language.Haskell.TH
+
+import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
+import Numeric.DualRev.Internal.AD (DualRevError (..))
+import Numeric.DualRev.Internal.Runtime
+import Numeric.DualRev.Internal.Types
+
+-- | The five walks of one type.
+data Walks = Walks
+  { wIn :: Exp    -- ^ Ptr CTape -> a -> IO a'
+  , wPrim :: Exp  -- ^ a' -> IO a
+  , wSeed :: Exp  -- ^ Ptr CTape -> a' -> a -> IO ()
+  , wCol :: Exp   -- ^ Ptr CTape -> a -> a' -> IO a
+  , wIds :: Exp   -- ^ a' -> [Int64] -> [Int64]
+  }
+
+type W = StateT (M.Map Type Walks, [Dec]) Q
+
+noEnv :: TyEnv
+noEnv = TyEnv S.empty M.empty
+
+globalWalks :: Name -> Name -> Name -> Name -> Name -> Walks
+globalWalks a b c d e = Walks (VarE a) (VarE b) (VarE c) (VarE d) (VarE e)
+
+walk :: Type -> W Walks
+walk ty0 = do
+  ty <- lift (expandSyn ty0)
+  nd <- lift (needsDual noEnv ty)
+  if not nd
+    then pure (globalWalks 'inputId 'primalId 'seedId 'collectId 'idsId)
+    else case spine ty [] of
+      (ConT n, []) | n == ''Double ->
+        pure (globalWalks 'inputD 'primalIO 'seedD 'collectD 'idsD)
+      (ListT, [a]) -> do
+        w <- walk a
+        pure Walks { wIn = AppE (VarE 'inputList) (wIn w)
+                   , wPrim = AppE (VarE 'primalList) (wPrim w)
+                   , wSeed = AppE (VarE 'seedList) (wSeed w)
+                   , wCol = AppE (VarE 'collectList) (wCol w)
+                   , wIds = AppE (VarE 'idsList) (wIds w) }
+      (TupleT k, as) | length as == k -> tupleWalks as
+      (ConT n, as) -> dataWalks ty n as
+      (ArrowT, _) -> lift (fail "dualrev: cannot differentiate a function whose input or output holds functions")
+      _ -> lift (fail ("dualrev: unsupported type in the input or output of a differentiated function: "
+                        ++ pprint ty ++ " (it must be monomorphic)"))
+  where
+    spine (AppT f x) acc = spine f (x : acc)
+    spine f acc = (f, acc)
+
+expandSyn :: Type -> Q Type
+expandSyn ty = case spine ty [] of
+  (ConT n, args) -> do
+    info <- recover (pure Nothing) (Just <$> reifyTypeR n)
+    case info of
+      Just (TyConI (TySynD _ tvs rhs)) | length tvs <= length args -> do
+        let sub = M.fromList (zip (map tvName tvs) args)
+            rest = drop (length tvs) args
+        expandSyn (foldl AppT (substTy sub rhs) rest)
+      _ -> pure ty
+  _ -> pure ty
+  where
+    spine (AppT f x) acc = spine f (x : acc)
+    spine f acc = (f, acc)
+
+tvName :: TyVarBndr flag -> Name
+tvName (PlainTV n _) = n
+tvName (KindedTV n _ _) = n
+
+substTy :: M.Map Name Type -> Type -> Type
+substTy s t = case t of
+  VarT n -> M.findWithDefault t n s
+  AppT a b -> AppT (substTy s a) (substTy s b)
+  SigT a k -> SigT (substTy s a) k
+  ParensT a -> ParensT (substTy s a)
+  _ -> t
+
+tupleWalks :: [Type] -> W Walks
+tupleWalks as = do
+  ws <- mapM walk as
+  let k = length as
+  lift $ do
+    t <- newName "t"
+    xs <- replicateM k (newName "x")
+    ds <- replicateM k (newName "d")
+    cs <- replicateM k (newName "c")
+    acc <- newName "acc"
+    let tupP' = TupP . map VarP
+        tupE' = TupE . map (Just . VarE)
+        doBind vs exps res = DoE Nothing ([BindS (VarP v) e | (v, e) <- zip vs exps]
+                                          ++ [NoBindS (AppE (VarE 'pure) res)])
+    ys <- replicateM k (newName "y")
+    pure Walks
+      { wIn = LamE [VarP t, tupP' xs] $
+          doBind ys [AppE (AppE (wIn w) (VarE t)) (VarE x) | (w, x) <- zip ws xs] (tupE' ys)
+      , wPrim = LamE [tupP' ds] $
+          doBind ys [AppE (wPrim w) (VarE d) | (w, d) <- zip ws ds] (tupE' ys)
+      , wSeed = LamE [VarP t, tupP' ds, tupP' cs] $
+          DoE Nothing ([NoBindS (foldl AppE (wSeed w) [VarE t, VarE d, VarE c])
+                       | (w, d, c) <- zip3 ws ds cs] ++ [NoBindS (AppE (VarE 'pure) (TupE []))])
+      , wCol = LamE [VarP t, tupP' xs, tupP' ds] $
+          doBind ys [foldl AppE (wCol w) [VarE t, VarE x, VarE d] | (w, x, d) <- zip3 ws xs ds] (tupE' ys)
+      , wIds = LamE [tupP' ds, VarP acc] $
+          foldr (\(w, d) rest -> AppE (AppE (wIds w) (VarE d)) rest) (VarE acc) (zip ws ds)
+      }
+
+-- | Walks of a user (or library) data type instance, as local functions so
+-- that recursive types work.
+dataWalks :: Type -> Name -> [Type] -> W Walks
+dataWalks ty tn args = do
+  (memo, _) <- get
+  case M.lookup ty memo of
+    Just w -> pure w
+    Nothing -> do
+      names <- lift (replicateM 5 (newName ("walk_" ++ nameBase tn)))
+      let [nIn, nPrim, nSeed, nCol, nIds] = names
+          self = globalWalks nIn nPrim nSeed nCol nIds
+      modify (\(m, ds) -> (M.insert ty self m, ds))
+      info <- lift (reifyTypeR tn)
+      (tvs, cons) <- case info of
+        TyConI (DataD _ _ tvs _ cons _) -> pure (tvs, cons)
+        TyConI (NewtypeD _ _ tvs _ con _) -> pure (tvs, [con])
+        _ -> lift (fail ("dualrev: cannot walk the type " ++ pprint ty))
+      let sub = M.fromList (zip (map tvName tvs) args)
+      declNeeds <- lift (needsDual noEnv (ConT tn))
+      cinfo <- forM cons $ \c -> do
+        (cn, fts) <- lift (conFields c)
+        cn' <- if not declNeeds then pure cn else do
+          md <- lift (externalDual dualConName cn)
+          maybe (lift (fail ("dualrev: the dual of constructor " ++ pprint cn ++ " is missing; "
+                             ++ "declare its type in a differentiable block"))) pure md
+        ws <- mapM (walk . substTy sub) fts
+        pure (cn, cn', ws)
+      decs <- lift (mkDataWalkDecs names cinfo)
+      modify (\(m, ds) -> (m, decs ++ ds))
+      pure self
+
+conFields :: Con -> Q (Name, [Type])
+conFields c = case c of
+  NormalC n fs -> pure (n, map snd fs)
+  RecC n fs -> pure (n, [t | (_, _, t) <- fs])
+  InfixC (_, a) n (_, b) -> pure (n, [a, b])
+  _ -> fail ("dualrev: unsupported constructor form: " ++ pprint c)
+
+mkDataWalkDecs :: [Name] -> [(Name, Name, [Walks])] -> Q [Dec]
+mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nIds] cinfo = do
+  t <- newName "t"
+  x <- newName "x"
+  d <- newName "d"
+  c <- newName "c"
+  acc <- newName "acc"
+  let mismatch = AppE (VarE 'throwShape) (LitE (StringL "the cotangent has another constructor than the output"))
+      conP' n vs = ConP n (map VarP vs)
+      conE' n vs = foldl AppE (ConE n) (map VarE vs)
+      bindAll vs exps res = DoE Nothing ([BindS (VarP v) e | (v, e) <- zip vs exps]
+                                         ++ [NoBindS (AppE (VarE 'pure) res)])
+      fresh k s = replicateM k (newName s)
+  inAlts <- forM cinfo $ \(cn, cn', ws) -> do
+    as <- fresh (length ws) "a"
+    bs <- fresh (length ws) "b"
+    pure (Match (conP' cn as) (NormalB (bindAll bs [foldl AppE (wIn w) [VarE t, VarE a] | (w, a) <- zip ws as] (conE' cn' bs))) [])
+  primAlts <- forM cinfo $ \(cn, cn', ws) -> do
+    as <- fresh (length ws) "a"
+    bs <- fresh (length ws) "b"
+    pure (Match (conP' cn' bs) (NormalB (bindAll as [AppE (wPrim w) (VarE b) | (w, b) <- zip ws bs] (conE' cn as))) [])
+  seedAlts <- forM cinfo $ \(cn, cn', ws) -> do
+    bs <- fresh (length ws) "b"
+    cs <- fresh (length ws) "c"
+    pure (Match (TupP [conP' cn' bs, conP' cn cs])
+            (NormalB (DoE Nothing ([NoBindS (foldl AppE (wSeed w) [VarE t, VarE b, VarE cc]) | (w, b, cc) <- zip3 ws bs cs]
+                                   ++ [NoBindS (AppE (VarE 'pure) (TupE []))]))) [])
+  colAlts <- forM cinfo $ \(cn, cn', ws) -> do
+    as <- fresh (length ws) "a"
+    bs <- fresh (length ws) "b"
+    gs <- fresh (length ws) "g"
+    pure (Match (TupP [conP' cn as, conP' cn' bs])
+            (NormalB (bindAll gs [foldl AppE (wCol w) [VarE t, VarE a, VarE b] | (w, a, b) <- zip3 ws as bs] (conE' cn gs))) [])
+  idsAlts <- forM cinfo $ \(_, cn', ws) -> do
+    bs <- fresh (length ws) "b"
+    pure (Match (conP' cn' bs) (NormalB (foldr (\(w, b) rest -> AppE (AppE (wIds w) (VarE b)) rest) (VarE acc) (zip ws bs))) [])
+  let many = length cinfo > 1
+      fallback = [Match WildP (NormalB mismatch) [] | many]
+  pure
+    [ FunD nIn [Clause [VarP t, VarP x] (NormalB (CaseE (VarE x) inAlts)) []]
+    , FunD nPrim [Clause [VarP d] (NormalB (CaseE (VarE d) primAlts)) []]
+    , FunD nSeed [Clause [VarP t, VarP d, VarP c] (NormalB (CaseE (TupE [Just (VarE d), Just (VarE c)]) (seedAlts ++ fallback))) []]
+    , FunD nCol [Clause [VarP t, VarP x, VarP d] (NormalB (CaseE (TupE [Just (VarE x), Just (VarE d)]) (colAlts ++ fallback))) []]
+    , FunD nIds [Clause [VarP d, VarP acc] (NormalB (CaseE (VarE d) idsAlts)) []]
+    ]
+mkDataWalkDecs _ _ = fail "mkDataWalkDecs"
+
+-- | Raised by generated walks when a cotangent's shape differs from the output's.
+throwShape :: String -> IO a
+throwShape m = throwIO (DualRevError ("dualrev: " ++ m))
+
+------------------------------------------------------------------------------
+
+-- | The function's argument and result types, and its dual.
+target :: String -> Name -> Q (Type, Type, Exp)
+target what f = do
+  info <- reifyR f
+  ty <- case info of
+    VarI _ t _ -> pure t
+    _ -> fail ("dualrev: " ++ what ++ " expects a function name, got " ++ pprint f)
+  (a, b) <- case ty of
+    AppT (AppT ArrowT a) b -> pure (a, b)
+    ForallT {} -> fail ("dualrev: " ++ what ++ " needs a monomorphic type; `" ++ nameBase f
+                        ++ "' has type " ++ pprint ty)
+    _ -> fail ("dualrev: " ++ what ++ " expects a function of one argument (use a tuple for several); `"
+               ++ nameBase f ++ "' has type " ++ pprint ty)
+  md <- externalDual dualValName f
+  case md of
+    Just d -> pure (a, b, VarE d)
+    Nothing -> fail ("dualrev: `" ++ nameBase f ++ "' is not differentiable: define it inside "
+                     ++ "differentiable [d| ... |] (and export its dual `" ++ nameBase (dualValName f)
+                     ++ "' too if the module has an export list)")
+
+runW :: W a -> Q (a, [Dec])
+runW m = do
+  (x, (_, ds)) <- runStateT m (M.empty, [])
+  pure (x, ds)
+
+withDecs :: [Dec] -> Exp -> Exp
+withDecs [] e = e
+withDecs ds e = LetE ds e
+
+scalarResult :: String -> Name -> Type -> Q ()
+scalarResult what f b = do
+  b' <- expandSyn b
+  case b' of
+    ConT n | n == ''Double -> pure ()
+    _ -> fail ("dualrev: " ++ what ++ " needs a function returning Double; `" ++ nameBase f
+               ++ "' returns " ++ pprint b ++ " (use differentiate or jacobian)")
+
+gradQ, gradQ', differentiateQ, jacobianQ :: Name -> Q Exp
+gradQ f = do
+  e <- gradQ' f
+  pure (InfixE (Just (VarE 'snd)) (VarE '(.)) (Just e))
+
+gradQ' f = do
+  (a, b, d) <- target "grad" f
+  scalarResult "grad" f b
+  (wa, ds) <- runW (walk a)
+  pure (withDecs ds (foldl AppE (VarE 'gradRun) [wIn wa, wCol wa, d]))
+
+differentiateQ f = do
+  (a, b, d) <- target "differentiate" f
+  ((wa, wb), ds) <- runW ((,) <$> walk a <*> walk b)
+  pure (withDecs ds (foldl AppE (VarE 'differentiateRun) [wIn wa, wPrim wb, wSeed wb, wCol wa, d]))
+
+jacobianQ f = do
+  (a, b, d) <- target "jacobian" f
+  ((wa, wb), ds) <- runW ((,) <$> walk a <*> walk b)
+  pure (withDecs ds (foldl AppE (VarE 'jacobianRun) [wIn wa, wIds wb, wCol wa, d]))
+

@@ -1,0 +1,12 @@
+#!/bin/sh
+# Keep the c-sources field of haskell/dualrev.cabal equal to cbits/*.c, so the
+# Haskell package always compiles the whole C engine.
+set -eu
+cabal_file=haskell/dualrev.cabal
+srcs=$(cd haskell && ls ../cbits/*.c | tr '\n' ' ')
+awk -v srcs="$srcs" '
+  /^  c-sources:/ { print "  c-sources:        " srcs; skip = 1; next }
+  skip && /^                    / { next }
+  { skip = 0; print }
+' "$cabal_file" > "$cabal_file.tmp"
+if cmp -s "$cabal_file" "$cabal_file.tmp"; then rm "$cabal_file.tmp"; else mv "$cabal_file.tmp" "$cabal_file"; fi
