@@ -702,17 +702,17 @@ static void test_version(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_oom_each_allocation),
-        cmocka_unit_test(test_oom_from_each_allocation_on),
-        cmocka_unit_test(test_oom_adjoints),
-        cmocka_unit_test(test_oom_recordn),
-        cmocka_unit_test(test_invalid_ids),
-        cmocka_unit_test(test_first_error_sticks),
-        cmocka_unit_test(test_null_tape_and_pointers),
-        cmocka_unit_test(test_empty_tape),
-        cmocka_unit_test(test_set_allocator),
-        cmocka_unit_test(test_strerror),
-        cmocka_unit_test(test_version),
+        cmocka_unit_test_teardown(test_oom_each_allocation, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_oom_from_each_allocation_on, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_oom_adjoints, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_oom_recordn, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_invalid_ids, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_first_error_sticks, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_null_tape_and_pointers, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_empty_tape, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_set_allocator, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_strerror, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_version, chk_alloc_teardown),
     };
     return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
 }

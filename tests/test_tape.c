@@ -621,20 +621,20 @@ static void test_ids_monotonic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sharing_chain),
-        cmocka_unit_test(test_sharing_chain_variants),
-        cmocka_unit_test(test_diamond_fan_out),
-        cmocka_unit_test(test_jacobian),
-        cmocka_unit_test(test_vjp_multi_seed),
-        cmocka_unit_test(test_repeated_sweeps_identical),
-        cmocka_unit_test(test_clear_reuse_no_alloc),
-        cmocka_unit_test(test_clear_then_grow),
-        cmocka_unit_test(test_record_after_sweep),
-        cmocka_unit_test(test_recordn),
-        cmocka_unit_test(test_record_012),
-        cmocka_unit_test(test_large_tapes),
-        cmocka_unit_test(test_counters),
-        cmocka_unit_test(test_ids_monotonic),
+        cmocka_unit_test_teardown(test_sharing_chain, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_sharing_chain_variants, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_diamond_fan_out, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_jacobian, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_vjp_multi_seed, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_repeated_sweeps_identical, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_clear_reuse_no_alloc, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_clear_then_grow, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_record_after_sweep, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_recordn, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_record_012, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_large_tapes, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_counters, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_ids_monotonic, chk_alloc_teardown),
     };
     return cmocka_run_group_tests_name("tape", tests, NULL, NULL);
 }

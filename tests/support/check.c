@@ -311,15 +311,29 @@ static void chk_free(void *ptr, void *user)
     free(p);
 }
 
+static bool g_installed;
+
 void chk_alloc_install(chk_alloc *a)
 {
     memset(a, 0, sizeof *a);
     assert_int_equal(dr_set_allocator(chk_malloc, chk_free, a), DR_OK);
+    g_installed = true;
 }
 
 void chk_alloc_uninstall(void)
 {
+    g_installed = false;
     assert_int_equal(dr_set_allocator(NULL, NULL, NULL), DR_OK);
+}
+
+int chk_alloc_teardown(void **state)
+{
+    (void)state;
+    if (g_installed) {
+        g_installed = false;
+        return dr_set_allocator(NULL, NULL, NULL) == DR_OK ? 0 : -1;
+    }
+    return 0;
 }
 
 void chk_alloc_reset_counts(chk_alloc *a)

@@ -159,6 +159,14 @@ typedef struct chk_alloc {
 void chk_alloc_install(chk_alloc *a);
 /** Restore malloc/free.  Asserts success. */
 void chk_alloc_uninstall(void);
+/**
+ * A cmocka teardown fixture: restores malloc/free if a chk_alloc is still
+ * installed (a test that failed half-way leaves it installed, pointing at a
+ * dead stack frame).  Tapes such a test leaked are never freed, so no block
+ * reaches the wrong allocator.  Use cmocka_unit_test_teardown(f,
+ * chk_alloc_teardown) for every test that installs the counting allocator.
+ */
+int chk_alloc_teardown(void **state);
 /** Zero the counters of calls/fails/frees (live counts are kept). */
 void chk_alloc_reset_counts(chk_alloc *a);
 /**
