@@ -191,8 +191,9 @@ DR_API dr_real dr_sinh(dr_tape *t, dr_real a);
 DR_API dr_real dr_cosh(dr_tape *t, dr_real a);
 DR_API dr_real dr_tanh(dr_tape *t, dr_real a);
 /**
- * a raised to b.  d/da = b a^(b-1); d/db = a^b log a, taken as 0 where
- * a^b == 0 (so pow(0, b) with b > 0 has a finite derivative in b).
+ * a raised to b.  d/da = b a^(b-1), taken as 0 where b == 0 (a^0 is the
+ * constant 1, also at a == 0); d/db = a^b log a, taken as 0 where a^b == 0
+ * (so pow(0, b) with b > 0 has a finite derivative in b).
  */
 DR_API dr_real dr_pow(dr_tape *t, dr_real a, dr_real b);
 /** a raised to an integer power n; d/da = n a^(n-1) (0 when n == 0). */
