@@ -1,0 +1,155 @@
+/*
+ * fparticles_par.c - fparticles of ../shared/benchmarks.md with the four
+ * particles as parallel jobs of the fork-join API (thesis section 3.10):
+ * both the forward pass (each particle recorded by its own job, on the
+ * tape's worker threads via dr_fork_run) and the reverse pass (the four jobs
+ * swept concurrently) are parallel.
+ *
+ *     fparticles-par <program> <size> <reps>       (bench_common.h interface)
+ *
+ * <program> is "fparticles" or "fparticles-fork" (the same forked program);
+ * size is ignored; BENCH_THREADS (1 or 2, default 1) is the tape's thread
+ * count (dr_set_threads).  Prints the sum of the 16 gradient entries with
+ * %.10g, like dualrev-bench.  With one thread the result is bit-identical to
+ * the sequential program (dualrev-bench fparticles): the jobs are recorded
+ * in order and swept last-to-first, exactly as the sequential tape.
+ *
+ * BENCH_NOFORK=1 runs the same program without forks on the same tape (for a
+ * same-binary comparison with the sequential path); BENCH_CHECK_LEN=1 checks
+ * the node count as dualrev-bench does; BENCH_TIMING=1 prints on stderr the
+ * fastest and the median time of one repetition (robust to a busy machine:
+ * the minimum is what the code costs when it has the cores to itself).
+ */
+#include "bench_common.h"
+
+#include <dualrev.h>
+
+#include <stdbool.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void check(dr_status st, const char *what)
+{
+    if (st != DR_OK) {
+        fprintf(stderr, "fparticles-par: %s: %s\n", what, dr_strerror(st));
+        exit(4);
+    }
+}
+
+/* One particle for PT_STEPS steps, in place: s = px py vx vy (the same
+   operations in the same order as dualrev_bench.c). */
+static void particle(dr_tape *T, dr_real *s)
+{
+    dr_real px = s[0], py = s[1], vx = s[2], vy = s[3];
+    dr_real c05 = dr_const(-0.5), c02 = dr_const(-0.2), dt = dr_const(PT_DT);
+    for (int k = 0; k < PT_STEPS; k++) {
+        /* a = (-0.5 p) + (-0.2 v)  (mass 1) */
+        dr_real ax = dr_add(T, dr_mul(T, c05, px), dr_mul(T, c02, vx));
+        dr_real ay = dr_add(T, dr_mul(T, c05, py), dr_mul(T, c02, vy));
+        /* p' = p + dt v, v' = v + dt a */
+        dr_real npx = dr_add(T, px, dr_mul(T, dt, vx));
+        dr_real npy = dr_add(T, py, dr_mul(T, dt, vy));
+        vx = dr_add(T, vx, dr_mul(T, dt, ax));
+        vy = dr_add(T, vy, dr_mul(T, dt, ay));
+        px = npx;
+        py = npy;
+    }
+    s[0] = px;
+    s[1] = py;
+    s[2] = vx;
+    s[3] = vy;
+}
+
+/* the job of particle i: runs on the child handle, on any thread */
+static void particle_job(dr_tape *child, size_t i, void *ctx)
+{
+    dr_real *s = ctx;
+    particle(child, s + 4 * i);
+}
+
+static double run_fparticles_fork(const bench_args *a, dr_tape *T, bool fork)
+{
+    double in[4 * PT_N], g[4 * PT_N] = {0};
+    bench_particle_inputs(in);
+    check(dr_set_threads(T, (unsigned)a->threads), "dr_set_threads");
+    const char *tm = getenv("BENCH_TIMING");
+    double *times = NULL;
+    if (tm && *tm && *tm != '0')
+        times = bench_xmalloc((size_t)(a->reps + 1) * sizeof(double));
+    for (long r = 0; r < a->reps; r++) {
+        double t0 = times ? now() : 0.0;
+        bench_clobber(in);
+        dr_tape_clear(T);
+        dr_real x[4 * PT_N], s[4 * PT_N];
+        for (int i = 0; i < 4 * PT_N; i++)
+            s[i] = x[i] = dr_input(T, in[i]);
+        if (fork) {
+            /* the particles as parallel jobs (the (|*|) of benchmarks.md) */
+            check(dr_fork_run(T, PT_N, particle_job, s), "dr_fork_run");
+        } else {
+            for (int i = 0; i < PT_N; i++)
+                particle(T, s + 4 * i);
+        }
+        dr_real y = dr_const(0.0);
+        for (int i = PT_N; i-- > 0;)
+            y = dr_add(T, dr_mul(T, s[4 * i], s[4 * i + 1]), y);
+        check(dr_gradient(T, y, 4 * PT_N, x, g), "gradient");
+        bench_use(g);
+        if (times)
+            times[r] = now() - t0;
+    }
+    if (times && a->reps > 0) {
+        qsort(times, (size_t)a->reps, sizeof(double), cmp_double);
+        fprintf(stderr, "fparticles (%s, %d thread%s): min %.1f us, median %.1f us per gradient\n",
+                fork ? "forked" : "no forks", a->threads,
+                a->threads == 1 ? "" : "s", times[0] * 1e6,
+                times[a->reps / 2] * 1e6);
+        free(times);
+    }
+    const char *e = getenv("BENCH_CHECK_LEN");
+    if (e && *e && *e != '0') {
+        long want = bench_tape_nodes(a->prog, a->size);
+        long got = (long)dr_tape_len(T);
+        fprintf(stderr, "%s: tape nodes %ld, floor records %ld%s\n",
+                bench_prog_names[a->prog], got, want,
+                got == want ? "" : "  MISMATCH");
+        if (got != want)
+            exit(5);
+    }
+    double sum = 0.0;
+    for (int i = 0; i < 4 * PT_N; i++)
+        sum += g[i];
+    return sum;
+}
+
+int main(int argc, char **argv)
+{
+    bench_args a = bench_parse(argc, argv);
+    if (a.prog != P_FPARTICLES && a.prog != P_FPARTICLES_FORK) {
+        fprintf(stderr, "fparticles-par: only fparticles\n");
+        return 2;
+    }
+    const char *nf = getenv("BENCH_NOFORK");
+    bool fork = !(nf && *nf && *nf != '0');
+    dr_tape *T = dr_tape_new();
+    if (!T) {
+        fprintf(stderr, "fparticles-par: out of memory\n");
+        return 3;
+    }
+    double c = run_fparticles_fork(&a, T, fork);
+    printf("%.10g\n", c);
+    dr_tape_free(T);
+    return 0;
+}
