@@ -19,6 +19,7 @@ LIB_A := $(BUILD)/libdualrev.a
 
 BENCH_CFLAGS   := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -Iinclude -Ibench/c
 BENCH_CXXFLAGS := -std=c++17 -O2 -g -Wall -D_GNU_SOURCE -Ibench/c
+BLAS_CFLAGS = $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 # adolc.pc lists -lboost_system, which libadolc does not need (and which
 # Debian's libadolc-dev does not pull in): leave it out.
@@ -28,9 +29,34 @@ ADOLC_LIBS   = $(filter-out -lboost_system,$(shell pkg-config --libs adolc 2>/de
 C_BENCH := $(B)/dualrev-bench $(B)/primal-bench $(B)/floor-bench $(B)/adolc-bench
 HDR := bench/c/bench_common.h
 
-.PHONY: bench bench-c bench-deps bench-hs-build
+# Optional extra executables, built when their sources are there (the driver
+# adds their rows when they exist): the fork-join fparticles and the
+# bulk-array networks with their primal twin.
+EXTRA_BENCH := $(if $(wildcard bench/c/fparticles_par.c),$(B)/fparticles-par) \
+               $(if $(wildcard bench/c/nn_array_bench.c),$(B)/nn-array-bench $(B)/nn-primal-bench)
+
+.PHONY: bench bench-c bench-extra bench-deps bench-hs-build
 
 bench-c: $(C_BENCH)
+
+# a failure to build an extra must not stop the rest of the suite
+bench-extra: $(C_BENCH)
+	@for x in $(EXTRA_BENCH); do \
+	  $(MAKE) -f bench/bench.mk BUILD=$(BUILD) $$x || \
+	    echo "bench: $$x failed to build; its rows are skipped"; \
+	done
+
+$(B)/fparticles-par: bench/c/fparticles_par.c $(HDR) $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
+
+$(B)/nn-array-bench: bench/c/nn_array_bench.c $(HDR) $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $(BLAS_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
+
+$(B)/nn-primal-bench: bench/c/nn_array_bench.c $(HDR)
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $(BLAS_CFLAGS) -DNN_PRIMAL $< -o $@ $(BLAS_LIBS) -lpthread -lm
 
 $(B)/dualrev-bench: bench/c/dualrev_bench.c $(HDR) $(LIB_A) include/dualrev.h
 	@mkdir -p $(B)
@@ -67,5 +93,5 @@ bench-hs-build:
 	    echo "bench: building the Haskell bench executables failed; their rows are skipped"; \
 	fi
 
-bench: bench-deps bench-c bench-hs-build
+bench: bench-deps bench-c bench-extra bench-hs-build
 	$(PYTHON) bench/run.py --build $(BUILD) $(BENCH_ARGS)

@@ -46,9 +46,15 @@ import time
 # ----------------------------------------------------------------- rows
 
 class Row:
-    def __init__(self, label, prog, size=0, threads=1, c=True, unit="unit"):
+    """One table row.  `exe` maps an implementation key to another executable
+    in BUILD/bench for this row (same interface); `impls`, when given, is the
+    set of implementation keys that run on it; `c=False` runs only the
+    Haskell ones."""
+    def __init__(self, label, prog, size=0, threads=1, c=True, unit="unit",
+                 exe=None, impls=None):
         self.label, self.prog, self.size = label, prog, size
         self.threads, self.c, self.unit = threads, c, unit
+        self.exe, self.impls = exe or {}, impls
 
     @property
     def units(self):
@@ -75,13 +81,24 @@ def all_rows(quick):
         Row("fparticles, 1 thread", "fparticles", threads=1, unit="gradient"),
         Row("fparticles, 2 threads", "fparticles", threads=2, c=False,
             unit="gradient"),
-        # fork-join fparticles with the parallel API: these rows appear once
-        # dualrev-bench implements "fparticles-fork" (primal, ADOL-C and the
-        # floor run the sequential program for them)
+        # fork-join fparticles with the parallel API (bench/c/fparticles_par.c
+        # -> fparticles-par; dualrev-bench exits 2 for it, so without that
+        # executable the rows are left out).  Primal, ADOL-C and the floor run
+        # the sequential program for them.
         Row("fparticles-fork, 1 thread", "fparticles-fork", threads=1,
-            unit="gradient"),
+            unit="gradient", exe={"dualrev": "fparticles-par"},
+            impls={"primal", "dualrev", "adolc", "floor"}),
         Row("fparticles-fork, 2 threads", "fparticles-fork", threads=2,
-            unit="gradient"),
+            unit="gradient", exe={"dualrev": "fparticles-par"},
+            impls={"primal", "dualrev", "adolc", "floor"}),
+        # bulk-array versions (bench/c/nn_array_bench.c: nn-array-bench and
+        # its -DNN_PRIMAL twin nn-primal-bench); ADOL-C is its scalar fneural
+        Row("fneural, arrays", "fneural", unit="gradient",
+            exe={"dualrev": "nn-array-bench", "primal": "nn-primal-bench"},
+            impls={"primal", "dualrev", "adolc"}),
+        Row("nn784, arrays, batch 64", "nn784", unit="gradient",
+            exe={"dualrev": "nn-array-bench", "primal": "nn-primal-bench"},
+            impls={"primal", "dualrev"}),
     ]
     if quick:
         rows = [r for r in rows if r.size != 10**3]
@@ -93,8 +110,13 @@ class Impl:
         self.key, self.title, self.path = key, title, path
         self.haskell, self.gradient = haskell, gradient
 
+    def exe(self, row):
+        if self.key in row.exe:
+            return os.path.join(os.path.dirname(self.path), row.exe[self.key])
+        return self.path
+
     def argv(self, row, reps):
-        args = [self.path, row.prog, str(row.size), str(reps)]
+        args = [self.exe(row), row.prog, str(row.size), str(reps)]
         if self.haskell:
             if row.prog.startswith("fparticles"):
                 args += ["+RTS", "-N%d" % row.threads, "-RTS"]
@@ -102,6 +124,10 @@ class Impl:
         return ["env", "BENCH_THREADS=%d" % row.threads] + args
 
     def applies(self, row):
+        if row.impls is not None and self.key not in row.impls:
+            return False
+        if not os.access(self.exe(row), os.X_OK):
+            return False
         return row.c or self.haskell
 
 
@@ -340,6 +366,9 @@ def main():
     plan = [p for p in plan
             if (p[0].label, "dualrev") in cells or (p[0].label, "hs") in cells
             or (p[0].label, "ad") in cells]
+    for key in list(cells):
+        if not any(p[0].label == key[0] and p[1].key == key[1] for p in plan):
+            del cells[key]
     if not plan:
         sys.exit("bench: nothing to run")
 
@@ -432,6 +461,8 @@ def main():
     for row, im, (lo, hi) in plan:
         c = cells[(row.label, im.key)]
         cmdline = " ".join(im.argv(row, hi)).replace(os.path.abspath(b), b)
+        if not im.haskell and not row.prog.startswith("fparticles"):
+            cmdline = cmdline.replace("env BENCH_THREADS=1 ", "")
         reps_lines.append("| `%s` | %d, %d | %.3f s, %.3f s | %s | %s | %.1f%% |" % (
             cmdline, lo, hi, c["t_lo"], c["t_hi"], fmt_time(c["whole"]),
             c["checksum"], 100 * c.get("rsd", 0)))
