@@ -195,8 +195,9 @@ dr_arr dr__arr_handle(const dr_arr_node *y)
 
 /* ------------------------------------------------------------- creation */
 
+/* copy: the tape copies data; otherwise it keeps the caller's pointer */
 static dr_arr_node *create(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                           const double *data, bool active)
+                           const double *data, bool active, bool copy)
 {
     if (!t)
         return NULL;
@@ -216,11 +217,19 @@ static dr_arr_node *create(dr_tape *t, int rank, int64_t rows, int64_t cols,
         dr__fail(t, DR_EINVAL);
         return NULL;
     }
-    dr_arr_node *y = dr__arr_new(t, rank, rows, cols);
+    dr_arr_node *y = dr__arr_new(t, rank, copy ? rows : 0, copy ? cols : 0);
     if (!y)
         return NULL;
-    if (y->n)
-        memcpy(y->val, data, (size_t)y->n * sizeof(double));
+    if (copy) {
+        if (y->n)
+            memcpy(y->val, data, (size_t)y->n * sizeof(double));
+    } else {
+        /* values stay the caller's: kernels never write an operand's values */
+        y->rows = rows;
+        y->cols = cols;
+        y->n = rows * cols;
+        y->val = (double *)(uintptr_t)data;
+    }
     y->active = active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -228,25 +237,49 @@ static dr_arr_node *create(dr_tape *t, int rank, int64_t rows, int64_t cols,
 dr_arr dr_arr_input(dr_tape *t, int rank, int64_t rows, int64_t cols,
                     const double *data)
 {
-    return dr__arr_handle(create(t, rank, rows, cols, data, true));
+    return dr__arr_handle(create(t, rank, rows, cols, data, true, true));
 }
 
 dr_idx dr_arr_input_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
                        const double *data)
 {
-    return dr__arr_id(create(t, rank, rows, cols, data, true));
+    return dr__arr_id(create(t, rank, rows, cols, data, true, true));
 }
 
 dr_arr dr_arr_const(dr_tape *t, int rank, int64_t rows, int64_t cols,
                     const double *data)
 {
-    return dr__arr_handle(create(t, rank, rows, cols, data, false));
+    return dr__arr_handle(create(t, rank, rows, cols, data, false, true));
 }
 
 dr_idx dr_arr_const_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
                        const double *data)
 {
-    return dr__arr_id(create(t, rank, rows, cols, data, false));
+    return dr__arr_id(create(t, rank, rows, cols, data, false, true));
+}
+
+dr_arr dr_arr_input_ref(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                    const double *data)
+{
+    return dr__arr_handle(create(t, rank, rows, cols, data, true, false));
+}
+
+dr_idx dr_arr_input_ref_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                       const double *data)
+{
+    return dr__arr_id(create(t, rank, rows, cols, data, true, false));
+}
+
+dr_arr dr_arr_const_ref(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                    const double *data)
+{
+    return dr__arr_handle(create(t, rank, rows, cols, data, false, false));
+}
+
+dr_idx dr_arr_const_ref_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                       const double *data)
+{
+    return dr__arr_id(create(t, rank, rows, cols, data, false, false));
 }
 
 /* --------------------------------------------------------------- access */

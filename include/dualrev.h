@@ -274,9 +274,10 @@ DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
  * array or be collected into a vector, and dot/sum/max/logsumexp/index give
  * ordinary scalar nodes.
  *
- * Storage.  The tape copies the caller's data when an array is created and
- * owns every array's values (in its arena): value pointers stay valid until
- * dr_tape_clear or dr_tape_free and must not be written through.  An array's
+ * Storage.  The tape copies the caller's data when an array is created
+ * (except with the _ref creators, which borrow it) and owns every array's
+ * values (in its arena): value pointers stay valid until dr_tape_clear or
+ * dr_tape_free and must not be written through.  An array's
  * adjoint buffer is allocated (from the same arena) only when a sweep or
  * dr_arr_seed first adds into it, and accumulated in place.
  *
@@ -355,6 +356,20 @@ DR_API dr_arr dr_arr_const(dr_tape *t, int rank, int64_t rows, int64_t cols,
                            const double *data);
 DR_API dr_idx dr_arr_const_id(dr_tape *t, int rank, int64_t rows,
                               int64_t cols, const double *data);
+/**
+ * As dr_arr_input / dr_arr_const, but the tape does NOT copy: it keeps the
+ * pointer data, and the caller promises that the rows*cols doubles stay
+ * valid and unchanged until dr_tape_clear or dr_tape_free (the library
+ * never writes through it).  Saves a copy per recording for large weights.
+ */
+DR_API dr_arr dr_arr_input_ref(dr_tape *t, int rank, int64_t rows,
+                               int64_t cols, const double *data);
+DR_API dr_idx dr_arr_input_ref_id(dr_tape *t, int rank, int64_t rows,
+                                  int64_t cols, const double *data);
+DR_API dr_arr dr_arr_const_ref(dr_tape *t, int rank, int64_t rows,
+                               int64_t cols, const double *data);
+DR_API dr_idx dr_arr_const_ref_id(dr_tape *t, int rank, int64_t rows,
+                                  int64_t cols, const double *data);
 /**
  * The handle of array node id (a failed handle if id is not an array node of
  * this tape; the sticky status is not touched).

@@ -125,7 +125,13 @@ static void grad_array(dr_tape *t, const net *n, double *g, bool by_id)
     dr_arr W[NL], b[NL];
     dr_arr x = dr_arr_input(t, 1, dims[0], 1, n->x);
     for (int l = 0; l < NL; l++) {
-        W[l] = dr_arr_input(t, 2, dims[l + 1], dims[l], n->W[l]);
+        if (by_id) { /* borrowed weights */
+            W[l] = dr_arr_get(t, dr_arr_input_ref_id(t, 2, dims[l + 1],
+                                                     dims[l], n->W[l]));
+            assert_ptr_equal(W[l].val, n->W[l]);
+        } else {
+            W[l] = dr_arr_input(t, 2, dims[l + 1], dims[l], n->W[l]);
+        }
         b[l] = dr_arr_input(t, 1, dims[l + 1], 1, n->b[l]);
     }
     dr_arr h = x;
@@ -175,7 +181,8 @@ static void test_fneural_small(void **state)
         dr_tape *t = chk_tape_new();
         grad_array(t, &n, ga, false);
         check_same_grad(ga, gs, np, "fneural array vs scalar");
-        /* record again on the cleared tape, by id: bit-identical */
+        /* record again on the cleared tape, by id and with borrowed
+           weights: bit-identical */
         for (int k = 0; k < 3; k++) {
             CHK_STATUS(dr_tape_clear(t), DR_OK);
             size_t bytes = dr_tape_bytes(t);

@@ -677,6 +677,12 @@ static void test_values(void **state)
     dr_arr u = dr_arr_input(t, 1, 2, 1, v2);
     a[0] = 100; /* the tape copied the data */
     assert_true(m.val[0] == 1.0);
+    a[0] = 1;
+    /* borrowed data is not copied */
+    dr_arr mr = dr_arr_const_ref(t, 2, 3, 2, a);
+    assert_ptr_equal(mr.val, a);
+    assert_int_equal(dr_arr_active(t, mr.idx), 0);
+    assert_ptr_equal(dr_arr_values(t, dr_arr_input_ref_id(t, 1, 6, 1, a)), a);
     assert_int_equal(dr_arr_active(t, x.idx), 0);
     assert_int_equal(dr_arr_active(t, m.idx), 1);
     dr_arr mv = dr_arr_matvec(t, m, x); /* [5, 11] */

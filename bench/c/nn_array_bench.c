@@ -1,0 +1,274 @@
+/*
+ * nn_array_bench.c - dense networks written with dualrev's array operations
+ * (one tape node per array operation, OpenBLAS kernels), and, compiled with
+ * -DNN_PRIMAL, the primal-only version of the same programs using the same
+ * BLAS calls and no tape.
+ *
+ *     nn-array-bench  <program> <size> <reps>     gradient (dualrev arrays)
+ *     nn-primal-bench <program> <size> <reps>     primal only
+ *
+ * Programs (size is ignored):
+ *   fneural  the benchmark of ../shared/benchmarks.md (50 -> 100 -> 50, relu,
+ *            safe softmax, sum of the outputs) with matrix-vector products;
+ *            one gradient with respect to all weights, biases and the input.
+ *            The checksum is the sum of all gradient entries, comparable with
+ *            dualrev-bench's scalar fneural (both are rounding noise around
+ *            0, since the output is identically 1).
+ *   nn784    784 -> 300 -> 100 -> 10, relu hidden layers, softmax
+ *            cross-entropy averaged over a batch of 64 inputs, the batch as
+ *            matrix-matrix products (dgemm); one gradient with respect to all
+ *            weights and biases.  Checksum: the sum of all gradient entries
+ *            (the primal: the loss).
+ * Any other program name exits with status 2.  OpenBLAS threads follow
+ * OPENBLAS_NUM_THREADS.
+ */
+#include "bench_common.h"
+
+#include <cblas.h>
+
+#ifndef NN_PRIMAL
+#include "dualrev.h"
+static dr_tape *T;
+
+static void check(dr_status st, const char *what)
+{
+    if (st != DR_OK) {
+        fprintf(stderr, "nn-array-bench: %s: %s\n", what, dr_strerror(st));
+        exit(3);
+    }
+}
+#endif
+
+/* ----------------------------------------------------------- fneural */
+
+#ifdef NN_PRIMAL
+static void relu_bias(int n, double *y, const double *b)
+{
+    for (int i = 0; i < n; i++) {
+        double v = y[i] + b[i];
+        y[i] = v > 0 ? v : 0.0;
+    }
+}
+#endif
+
+static double run_fneural(long reps)
+{
+    double pv[NN_NPARAM];
+    bench_neural_inputs(pv);
+    const double *w1 = pv, *b1 = w1 + NN_H1 * NN_IN, *w2 = b1 + NN_H1,
+                 *b2 = w2 + NN_H2 * NN_H1, *in = b2 + NN_H2;
+#ifdef NN_PRIMAL
+    double h1[NN_H1], h2[NN_H2], y = 0.0;
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(pv);
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, NN_H1, NN_IN, 1.0, w1, NN_IN,
+                    in, 1, 0.0, h1, 1);
+        relu_bias(NN_H1, h1, b1);
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, NN_H2, NN_H1, 1.0, w2, NN_H1,
+                    h1, 1, 0.0, h2, 1);
+        relu_bias(NN_H2, h2, b2);
+        double m = 0.0, s = 0.0; /* running maximum started at 0 */
+        for (int i = 0; i < NN_H2; i++)
+            m = h2[i] > m ? h2[i] : m;
+        for (int i = 0; i < NN_H2; i++)
+            s += (h2[i] = exp(h2[i] - m));
+        y = 0.0;
+        for (int i = 0; i < NN_H2; i++)
+            y += h2[i] / s;
+        bench_use(y);
+    }
+    return y;
+#else
+    double g[NN_NPARAM] = {0};
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(pv);
+        check(dr_tape_clear(T), "clear");
+        dr_arr W1 = dr_arr_input(T, 2, NN_H1, NN_IN, w1);
+        dr_arr B1 = dr_arr_input(T, 1, NN_H1, 1, b1);
+        dr_arr W2 = dr_arr_input(T, 2, NN_H2, NN_H1, w2);
+        dr_arr B2 = dr_arr_input(T, 1, NN_H2, 1, b2);
+        dr_arr X = dr_arr_input(T, 1, NN_IN, 1, in);
+        dr_arr h1 = dr_arr_map(T, DR_FN_RELU,
+                               dr_arr_add(T, dr_arr_matvec(T, W1, X), B1));
+        dr_arr h2 = dr_arr_map(T, DR_FN_RELU,
+                               dr_arr_add(T, dr_arr_matvec(T, W2, h1), B2));
+        /* softmax subtracts the maximum (>= 0 after relu, so the same as a
+           running maximum started at 0) */
+        dr_real y = dr_arr_sum(T, dr_arr_softmax(T, h2));
+        check(dr_tape_status(T), "record");
+        check(dr_seed(T, y.idx, 1.0), "seed");
+        check(dr_reverse(T), "reverse");
+        double *q = g;
+        check(dr_arr_adjoint(T, W1.idx, q), "adjoint");
+        q += NN_H1 * NN_IN;
+        check(dr_arr_adjoint(T, B1.idx, q), "adjoint");
+        q += NN_H1;
+        check(dr_arr_adjoint(T, W2.idx, q), "adjoint");
+        q += NN_H2 * NN_H1;
+        check(dr_arr_adjoint(T, B2.idx, q), "adjoint");
+        q += NN_H2;
+        check(dr_arr_adjoint(T, X.idx, q), "adjoint");
+        bench_use(g);
+    }
+    double s = 0.0;
+    for (int i = 0; i < NN_NPARAM; i++)
+        s += g[i];
+    return s;
+#endif
+}
+
+/* ------------------------------------------------------------- nn784 */
+
+enum { B = 64, L0 = 784, L1 = 300, L2 = 100, L3 = 10 };
+#define N784 (L0 * L1 + L1 + L1 * L2 + L2 + L2 * L3 + L3)
+
+/* Deterministic inputs: weights scaled by 1/sqrt(fan-in), inputs in
+   [-1, 1], labels b mod 10.  Parameters laid out W1 (784x300, row-major,
+   h = x W1), b1, W2 (300x100), b2, W3 (100x10), b3. */
+static void nn784_inputs(double *p, double *X, double *Y)
+{
+    double *q = p;
+    const int dims[4] = {L0, L1, L2, L3};
+    for (int l = 0; l < 3; l++) {
+        double sc = 1.0 / sqrt((double)dims[l]);
+        for (int i = 0; i < dims[l]; i++)
+            for (int j = 0; j < dims[l + 1]; j++)
+                *q++ = sc * sin(0.7 * i + 1.3 * j + l);
+        for (int j = 0; j < dims[l + 1]; j++)
+            *q++ = 0.1 * sin(0.41 * j + l);
+    }
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < L0; i++)
+            X[b * L0 + i] = sin(0.37 * (b + 1) + 0.013 * i * (b % 7 + 1));
+    memset(Y, 0, sizeof(double) * B * L3);
+    for (int b = 0; b < B; b++)
+        Y[b * L3 + b % L3] = 1.0;
+}
+
+#ifdef NN_PRIMAL
+/* y (B x n) = relu(x (B x k) W (k x n) + b) via dgemm; last: no relu */
+static void dense(int k, int n, const double *x, const double *W,
+                  const double *b, double *y, int relu)
+{
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, n, k, 1.0, x, k,
+                W, n, 0.0, y, n);
+    for (int r = 0; r < B; r++)
+        for (int j = 0; j < n; j++) {
+            double v = y[r * n + j] + b[j];
+            y[r * n + j] = relu && v < 0 ? 0.0 : v;
+        }
+}
+#endif
+
+static double run_nn784(long reps)
+{
+    double *p = bench_xmalloc(sizeof(double) * N784);
+    double *X = bench_xmalloc(sizeof(double) * B * L0);
+    double Y[B * L3];
+    nn784_inputs(p, X, Y);
+    const double *W1 = p, *b1 = W1 + L0 * L1, *W2 = b1 + L1,
+                 *b2 = W2 + L1 * L2, *W3 = b2 + L2, *b3 = W3 + L2 * L3;
+    double result = 0.0;
+#ifdef NN_PRIMAL
+    double *h1 = bench_xmalloc(sizeof(double) * B * L1);
+    double *h2 = bench_xmalloc(sizeof(double) * B * L2);
+    double z[B * L3];
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(p);
+        bench_clobber(X);
+        dense(L0, L1, X, W1, b1, h1, 1);
+        dense(L1, L2, h1, W2, b2, h2, 1);
+        dense(L2, L3, h2, W3, b3, z, 0);
+        /* mean over the batch of logsumexp(z_b) - <y_b, z_b> */
+        double loss = 0.0;
+        for (int b = 0; b < B; b++) {
+            const double *zb = z + b * L3;
+            double m = zb[0], s = 0.0;
+            for (int j = 1; j < L3; j++)
+                m = zb[j] > m ? zb[j] : m;
+            for (int j = 0; j < L3; j++)
+                s += exp(zb[j] - m);
+            loss += m + log(s);
+        }
+        loss -= cblas_ddot(B * L3, Y, 1, z, 1);
+        result = loss / B;
+        bench_use(result);
+    }
+    free(h1);
+    free(h2);
+#else
+    double *g = bench_xmalloc(sizeof(double) * N784);
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(p);
+        bench_clobber(X);
+        check(dr_tape_clear(T), "clear");
+        /* the data stays in place (borrowed, as the primal reads it) */
+        dr_arr x = dr_arr_const_ref(T, 2, B, L0, X);
+        dr_arr y = dr_arr_const_ref(T, 2, B, L3, Y);
+        dr_arr w1 = dr_arr_input_ref(T, 2, L0, L1, W1);
+        dr_arr c1 = dr_arr_input_ref(T, 1, L1, 1, b1);
+        dr_arr w2 = dr_arr_input_ref(T, 2, L1, L2, W2);
+        dr_arr c2 = dr_arr_input_ref(T, 1, L2, 1, b2);
+        dr_arr w3 = dr_arr_input_ref(T, 2, L2, L3, W3);
+        dr_arr c3 = dr_arr_input_ref(T, 1, L3, 1, b3);
+        dr_arr h1 = dr_arr_map(T, DR_FN_RELU,
+                               dr_arr_add_rowvec(T, dr_arr_matmul(T, x, 0, w1, 0), c1));
+        dr_arr h2 = dr_arr_map(T, DR_FN_RELU,
+                               dr_arr_add_rowvec(T, dr_arr_matmul(T, h1, 0, w2, 0), c2));
+        dr_arr z = dr_arr_add_rowvec(T, dr_arr_matmul(T, h2, 0, w3, 0), c3);
+        dr_real lse = dr_arr_sum(T, dr_arr_logsumexp_rows(T, z));
+        dr_real loss = dr_mul(T, dr_sub(T, lse, dr_arr_dot(T, y, z)),
+                              dr_const(1.0 / B));
+        check(dr_tape_status(T), "record");
+        check(dr_seed(T, loss.idx, 1.0), "seed");
+        check(dr_reverse(T), "reverse");
+        double *q = g;
+        const dr_arr ps[6] = {w1, c1, w2, c2, w3, c3};
+        for (int k = 0; k < 6; k++) {
+            check(dr_arr_adjoint(T, ps[k].idx, q), "adjoint");
+            q += ps[k].rows * ps[k].cols;
+        }
+        bench_use(g);
+    }
+    for (int i = 0; i < N784; i++)
+        result += g[i];
+    free(g);
+#endif
+    free(p);
+    free(X);
+    return result;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s fneural|nn784 <size> <reps>\n", argv[0]);
+        return 1;
+    }
+    char *end;
+    long reps = strtol(argv[3], &end, 10);
+    if (*end || reps < 0) {
+        fprintf(stderr, "%s: bad reps '%s'\n", argv[0], argv[3]);
+        return 1;
+    }
+    int prog = strcmp(argv[1], "fneural") == 0 ? 0
+               : strcmp(argv[1], "nn784") == 0 ? 1
+                                               : -1;
+    if (prog < 0) {
+        fprintf(stderr, "%s: unknown program '%s'\n", argv[0], argv[1]);
+        return 2;
+    }
+#ifndef NN_PRIMAL
+    T = dr_tape_new();
+    if (!T) {
+        fprintf(stderr, "nn-array-bench: out of memory\n");
+        return 3;
+    }
+#endif
+    double c = prog == 0 ? run_fneural(reps) : run_nn784(reps);
+    printf("%.10g\n", c);
+#ifndef NN_PRIMAL
+    dr_tape_free(T);
+#endif
+    return 0;
+}
