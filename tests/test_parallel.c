@@ -8,6 +8,7 @@
  * Also run under ThreadSanitizer (make test-tsan).
  */
 #include "check.h"
+#include "internal.h" /* dr__find_node */
 
 #include <math.h>
 #include <pthread.h>
@@ -726,6 +727,39 @@ static void test_counters(void **state)
     dr_tape_free(t);
 }
 
+/* dr__find_node (for array lookups): a job sees its own nodes, its
+   ancestors' nodes from before the fork, and joined children's nodes. */
+static void test_find_node(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    dr_real a = dr_input(t, 1.0);
+    dr_tape *k[2], *kk[2];
+    CHK_STATUS(dr_fork(t, 2, k), DR_OK);
+    dr_real u = dr_mul(k[0], a, a);
+    dr_real v = dr_mul(k[1], a, dr_const(2.0));
+    CHK_STATUS(dr_fork(k[1], 2, kk), DR_OK);
+    dr_real w = dr_mul(kk[0], v, a);
+    int64_t ra = a.idx - t->base, ru = u.idx - t->base, rv = v.idx - t->base,
+            rw = w.idx - t->base;
+    assert_non_null(dr__find_node(kk[0], ra)); /* grand-parent's node */
+    assert_non_null(dr__find_node(kk[0], rv)); /* parent's node */
+    assert_non_null(dr__find_node(kk[0], rw)); /* own */
+    assert_null(dr__find_node(kk[1], rw));     /* a sibling's */
+    assert_null(dr__find_node(kk[0], ru));     /* an uncle's */
+    const dr_node *n = dr__find_node(kk[0], rw);
+    assert_int_equal(n->a, rv);
+    assert_int_equal(n->b, ra);
+    CHK_STATUS(dr_join(k[1]), DR_OK);
+    assert_non_null(dr__find_node(k[1], rw)); /* joined child's */
+    CHK_STATUS(dr_join(t), DR_OK);
+    assert_non_null(dr__find_node(t, ru));
+    assert_non_null(dr__find_node(t, rw));
+    assert_null(dr__find_node(t, rw + 1)); /* a gap */
+    assert_null(dr__find_node(t, -1));
+    dr_tape_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -740,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_oom_injection),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_counters),
+        cmocka_unit_test(test_find_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
