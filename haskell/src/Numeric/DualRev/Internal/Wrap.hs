@@ -18,7 +18,7 @@ import qualified Data.Set as S
 import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
-import Numeric.DualRev.Internal.AD (DualRevError (..))
+import Numeric.DualRev.Internal.AD (AD, DualRevError (..))
 import Numeric.DualRev.Internal.Runtime
 import Numeric.DualRev.Internal.Types
 
@@ -226,7 +226,17 @@ target what f = do
                ++ nameBase f ++ "' has type " ++ pprint ty)
   md <- externalDual dualValName f
   case md of
-    Just d -> pure (a, b, VarE d)
+    Just d -> do
+      -- a definition without arguments (f = g . h) has a dual computation
+      -- `AD (a' -> AD b')': run it, then apply the function it gives
+      di <- reifyR d
+      case di of
+        VarI _ (AppT (ConT m) _) _ | m == ''AD -> do
+          x <- newName "x"
+          g <- newName "g"
+          pure (a, b, LamE [VarP x] (InfixE (Just (VarE d)) (VarE '(>>=))
+                                       (Just (LamE [VarP g] (AppE (VarE g) (VarE x))))))
+        _ -> pure (a, b, VarE d)
     Nothing -> fail ("dualrev: `" ++ nameBase f ++ "' is not differentiable: define it inside "
                      ++ "differentiable [d| ... |] (and export its dual `" ++ nameBase (dualValName f)
                      ++ "' too if the module has an export list)")
