@@ -81,14 +81,21 @@ static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
     if (r == 0 || c == 0)
         return;
     const double *Y = y->adj;
-    double *M = dr__arr_adj_acquire(s->tape, m);
-    if (M) {
-        if (vecmat) /* m_bar += v (x) y_bar */
-            cblas_dger(CblasRowMajor, r, c, 1.0, v->val, 1, Y, 1, M, c);
-        else        /* m_bar += y_bar (x) v */
-            cblas_dger(CblasRowMajor, r, c, 1.0, Y, 1, v->val, 1, M, c);
-    }
     bool fresh;
+    double *M = dr__arr_adj_acquire_raw(s->tape, m, &fresh);
+    if (M) {
+        /* m_bar += u (x) w: u = y_bar, w = v (matvec) or u = v, w = y_bar */
+        const double *u = vecmat ? v->val : Y, *w = vecmat ? Y : v->val;
+        if (fresh) /* one pass instead of zeroing and dger */
+            for (int i = 0; i < r; i++) {
+                double ui = u[i];
+                double *Mi = M + (size_t)i * (size_t)c;
+                for (int j = 0; j < c; j++)
+                    Mi[j] = ui * w[j];
+            }
+        else
+            cblas_dger(CblasRowMajor, r, c, 1.0, u, 1, w, 1, M, c);
+    }
     double *V = dr__arr_adj_acquire_raw(s->tape, v, &fresh);
     if (V) /* v_bar += m^T y_bar (matvec) or m y_bar (vecmat) */
         cblas_dgemv(CblasRowMajor, vecmat ? CblasNoTrans : CblasTrans, r, c,

@@ -404,6 +404,46 @@ static dr_arr p_vecmat(dr_tape *t, const dr_arr *in, const shapes *s)
     (void)s;
     return dr_arr_vecmat(t, in[1], in[0]);
 }
+/* the matrix used twice: the second reverse rule accumulates (dger) */
+static dr_arr p_matvec_twice(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    dr_arr v2 = dr_arr_map(t, DR_FN_SIN, in[1]);
+    return dr_arr_add(t, dr_arr_matvec(t, in[0], in[1]),
+                      dr_arr_matvec(t, in[0], v2));
+}
+static dr_arr p_vecmat_twice(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    dr_arr v2 = dr_arr_map(t, DR_FN_COS, in[1]);
+    return dr_arr_sub(t, dr_arr_vecmat(t, in[1], in[0]),
+                      dr_arr_vecmat(t, v2, in[0]));
+}
+/* the transposed operands accumulating into adjoints already live */
+static dr_arr p_matmul_twice(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    dr_arr a = in[0], b = in[1];
+    dr_arr p1 = dr_arr_matmul(t, a, (int)s->p[0], b, (int)s->p[1]);
+    dr_arr p2 = dr_arr_matmul(t, dr_arr_map(t, DR_FN_SQUARE, a), (int)s->p[0],
+                              b, (int)s->p[1]);
+    dr_arr p3 = dr_arr_matmul(t, a, (int)s->p[0], dr_arr_map(t, DR_FN_SIN, b),
+                              (int)s->p[1]);
+    return dr_arr_add(t, dr_arr_add(t, p1, p2), p3);
+}
+static dr_arr p_outer_twice(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    dr_arr o = dr_arr_outer(t, in[0], in[1]);
+    return dr_arr_mul(t, o, dr_arr_outer(t, in[0], in[1]));
+}
+static dr_arr p_transpose_twice(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    /* the second transpose rule adds into an adjoint the first wrote */
+    dr_arr a = dr_arr_transpose(t, in[0]);
+    dr_arr b = dr_arr_transpose(t, in[0]);
+    return dr_arr_mul(t, dr_arr_map(t, DR_FN_EXP, a), b);
+}
 static dr_arr p_scale(dr_tape *t, const dr_arr *in, const shapes *s)
 {
     (void)s;
@@ -627,8 +667,13 @@ static const prog progs[] = {
     A(vecmat, sh_mat_vec_rows, -2, 2),
     A(matmul, sh_matmul, -2, 2),
     A(matmul_self, sh_mat, -2, 2),
+    A(matvec_twice, sh_mat_vec_cols, -2, 2),
+    A(vecmat_twice, sh_mat_vec_rows, -2, 2),
+    A(matmul_twice, sh_matmul, -2, 2),
+    A(outer_twice, sh_two_vecs, -2, 2),
     A(outer, sh_two_vecs, -2, 2),
     A(transpose, sh_mat, -2, 2),
+    A(transpose_twice, sh_mat, -2, 2),
     S(sum, sh_one, -2, 2),
     A(sum_rows, sh_mat, -2, 2),
     A(sum_cols, sh_mat, -2, 2),

@@ -83,11 +83,12 @@ static double run_fneural(long reps)
     for (long r = 0; r < reps; r++) {
         bench_clobber(pv);
         check(dr_tape_clear(T), "clear");
-        dr_arr W1 = dr_arr_input(T, 2, NN_H1, NN_IN, w1);
-        dr_arr B1 = dr_arr_input(T, 1, NN_H1, 1, b1);
-        dr_arr W2 = dr_arr_input(T, 2, NN_H2, NN_H1, w2);
-        dr_arr B2 = dr_arr_input(T, 1, NN_H2, 1, b2);
-        dr_arr X = dr_arr_input(T, 1, NN_IN, 1, in);
+        /* the data stays in place (borrowed, as the primal reads it) */
+        dr_arr W1 = dr_arr_input_ref(T, 2, NN_H1, NN_IN, w1);
+        dr_arr B1 = dr_arr_input_ref(T, 1, NN_H1, 1, b1);
+        dr_arr W2 = dr_arr_input_ref(T, 2, NN_H2, NN_H1, w2);
+        dr_arr B2 = dr_arr_input_ref(T, 1, NN_H2, 1, b2);
+        dr_arr X = dr_arr_input_ref(T, 1, NN_IN, 1, in);
         dr_arr h1 = dr_arr_map(T, DR_FN_RELU,
                                dr_arr_add(T, dr_arr_matvec(T, W1, X), B1));
         dr_arr h2 = dr_arr_map(T, DR_FN_RELU,
