@@ -29,13 +29,10 @@
 -- of the same input.
 module Main (main) where
 
-import Control.Exception (evaluate)
 import Data.List (foldl')
 import Numeric.AD.Mode.Reverse.Double (grad, jacobian)
-import System.Environment (getArgs, getProgName)
-import System.Exit (exitWith, ExitCode (..))
-import System.IO (hPutStrLn, stderr)
-import Text.Read (readMaybe)
+
+import BenchCommon
 
 -- ------------------------------------------------------------ input types
 
@@ -126,46 +123,20 @@ fparticles (FParticles ps) = sum [x * y | (x, y) <- map (\(p, v) -> loop steps p
     loop n p v = case step p v of
       ((!px, !py), (!vx, !vy)) -> loop (n - 1) (px, py) (vx, vy)
 
--- ----------------------------------------------------------------- inputs
-
--- | Add e to the first entry of a list (the per-repetition perturbation).
-bump :: Double -> [Double] -> [Double]
-bump e (x : xs) = x + e : xs
-bump _ [] = []
-
-chunk :: Int -> [a] -> [[a]]
-chunk _ [] = []
-chunk k l = let (row, rest) = splitAt k l in row : chunk k rest
-
-sinVec :: Int -> [Double]
-sinVec len = [sin (0.41 * fromIntegral i) | i <- [0 .. len - 1]]
-
-sinMat :: Int -> Int -> [[Double]]
-sinMat rows cols = [[sin (fromIntegral (i + j)) | j <- [0 .. cols - 1]] | i <- [0 .. rows - 1]]
-
--- | Force a whole input structure once, before the repetitions.
-forceAll :: Foldable f => f Double -> IO ()
-forceAll x = () <$ evaluate (foldl' (+) 0 x)
-
 -- | One benchmark: given the runtime zero and the size, build the input
 -- (forced once) and return the measured unit for repetition i, which returns
 -- the checksum of its result.
-type Unit = Int -> Double
-
 mkUnit :: String -> Double -> Int -> Maybe (IO Unit)
 mkUnit prog z n = case prog of
   "fmult" -> Just $ pure $ \i ->
     let e = fromIntegral i * z
     in sum (grad fmult (FMult (3 + e, 4)))
   "fdotprod" -> Just $ do
-    let xs = [fromIntegral i | i <- [1 .. n]] -- [1 ..], first n
-        ys = [fromIntegral (2 * i + 1) | i <- [1 .. n]] -- [3, 5 ..], first n
+    let (xs, ys) = dotprodInput n
     forceAll xs >> forceAll ys
     pure $ \i -> sum (grad fdotprod (FDotProd (bump (fromIntegral i * z) xs, ys)))
   "fsummatvec" -> Just $ do
-    let k = round (sqrt (fromIntegral n :: Double))
-        m = chunk k [fromIntegral i | i <- [1 .. k * k]] -- filled from [1 ..]
-        v = [fromIntegral (2 * i + 1) | i <- [1 .. k]] -- [3, 5 ..], first k
+    let (m, v) = summatvecInput n
     forceAll (concat m) >> forceAll v
     pure $ \i -> sum (grad fsummatvec (FSumMatVec (m, bump (fromIntegral i * z) v)))
   "frotvecquat" -> Just $ pure $ \i ->
@@ -173,9 +144,7 @@ mkUnit prog z n = case prog of
         jac = jacobian frotvecquat (FRotVecQuat (Vec3 (1 + e) 2 3, Quaternion 4 5 6 7))
     in sum (fmap sum jac)
   "fneural" -> Just $ do
-    let nIn = 50; n1 = 100; n2 = 50
-        layers = [(sinMat n1 nIn, sinVec n1), (sinMat n2 n1, sinVec n2)]
-        input = sinVec nIn
+    let (layers, input) = neuralInput
     forceAll (FNeural (layers, input))
     pure $ \i -> sum (grad fneural (FNeural (layers, bump (fromIntegral i * z) input)))
   "fparticles" -> particles
@@ -183,7 +152,7 @@ mkUnit prog z n = case prog of
   _ -> Nothing
   where
     particles = Just $ do
-      let ps = [((0.5 * fromIntegral j, 0.1), (1, 1)) | j <- [1 .. 4 :: Int]]
+      let ps = particlesInput
       forceAll (FParticles ps)
       pure $ \i ->
         let perturbed = case ps of
@@ -191,92 +160,5 @@ mkUnit prog z n = case prog of
               [] -> []
         in sum (grad fparticles (FParticles perturbed))
 
--- | Run the unit for repetitions 0 .. reps-1, forcing each checksum; return
--- the last one (0 when reps is 0).
-runReps :: Int -> Unit -> IO Double
-runReps reps unit = go 0 0
-  where
-    go !i !acc
-      | i >= reps = pure acc
-      | otherwise = do
-          c <- evaluate (unit i)
-          go (i + 1) c
-
--- | C's printf "%.<p>g" (Text.Printf's %g is not the same format): p
--- significant digits, correctly rounded from the exact binary value (ties to
--- even, as glibc does), fixed notation when the decimal exponent X satisfies
--- -4 <= X < p and exponential (at least two exponent digits) otherwise, with
--- trailing zeros and a trailing point removed.
-formatG :: Int -> Double -> String
-formatG p x
-  | isNaN x = "nan"
-  | isInfinite x = if x < 0 then "-inf" else "inf"
-  | x == 0 = if isNegativeZero x then "-0" else "0"
-  | otherwise = (if x < 0 then "-" else "") ++ body
-  where
-    r = abs (toRational x)
-    e0 = floor (logBase 10 (abs x)) :: Int
-    pow10 k = if k >= 0 then 10 ^ k else recip (10 ^ negate k) :: Rational
-    fixE e
-      | r < pow10 e = fixE (e - 1)
-      | r >= pow10 (e + 1) = fixE (e + 1)
-      | otherwise = e
-    e1 = fixE e0
-    m1 = round (r * pow10 (p - 1 - e1)) :: Integer
-    (m, ex) = if m1 >= 10 ^ p then (m1 `div` 10, e1 + 1) else (m1, e1)
-    digits = show m -- exactly p digits
-    stripZeros s = case dropWhile (== '0') (reverse s) of
-      '.' : rest -> reverse rest
-      rest -> reverse rest
-    body
-      | ex < -4 || ex >= p =
-          let mant = case digits of
-                d : ds -> stripZeros (d : '.' : ds)
-                [] -> "0"
-              expo = let a = show (abs ex) in (if ex < 0 then "-" else "+") ++ (if length a < 2 then '0' : a else a)
-          in mant ++ "e" ++ expo
-      | otherwise =
-          let decimals = p - 1 - ex
-              padded = replicate (decimals + 1 - length digits) '0' ++ digits
-              (intPart, fracPart) = splitAt (length padded - decimals) padded
-          in if decimals == 0 then intPart else stripZeros (intPart ++ "." ++ fracPart)
-
--- | A zero GHC cannot constant-fold: it depends on reps, known only at run
--- time, through a function GHC may not inline.
-runtimeZero :: Int -> Double
-runtimeZero reps = if reps < 0 then 1 else 0
-{-# NOINLINE runtimeZero #-}
-
-usage :: IO ()
-usage = do
-  exe <- getProgName
-  hPutStrLn stderr $
-    "usage: " ++ exe ++ " <program> <size> <reps>\nprograms: fmult fdotprod fsummatvec "
-      ++ "frotvecquat fneural fparticles fparticles-fork"
-
 main :: IO ()
-main = do
-  args <- getArgs
-  case args of
-    (prog : sizeS : repsS : _) -> do
-      (n, reps) <- case (readMaybe sizeS, readMaybe repsS) of
-        (Just n, Just reps) | n >= 0, reps >= 0 -> pure (n, reps :: Int)
-        _ -> do
-          hPutStrLn stderr "ad-bench: bad size or reps"
-          exitWith (ExitFailure 1)
-      let z = runtimeZero reps
-      case mkUnit prog z n of
-        Nothing -> do
-          hPutStrLn stderr ("ad-bench: unknown program '" ++ prog ++ "'")
-          usage
-          exitWith (ExitFailure 2)
-        Just mk -> do
-          if (prog == "fdotprod" || prog == "fsummatvec") && n < 1
-            then do
-              hPutStrLn stderr ("ad-bench: " ++ prog ++ " needs a size >= 1")
-              exitWith (ExitFailure 1)
-            else pure ()
-          unit <- mk
-          c <- runReps reps unit
-          putStrLn (formatG 10 c)
-    _ -> usage >> exitWith (ExitFailure 1)
+main = benchMain "ad-bench" mkUnit

@@ -38,6 +38,7 @@ module Numeric.DualRev
 import Language.Haskell.TH (Dec, Exp, Name, Q)
 
 import Numeric.DualRev.Internal.AD (DualRevError (..))
+import Numeric.DualRev.Internal.Pair ((|*|))
 import Numeric.DualRev.Internal.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Wrap
 
@@ -66,10 +67,3 @@ differentiate = differentiateQ
 -- scalar of the output, in left-to-right order; one reverse sweep per row.
 jacobian :: Name -> Q Exp
 jacobian = jacobianQ
-
-infixr 0 |*|
-
--- | A strict pair whose two sides may be computed in parallel.  Outside
--- differentiable code it evaluates both sides (to weak head normal form).
-(|*|) :: a -> b -> (a, b)
-a |*| b = a `seq` b `seq` (a, b)

@@ -6,11 +6,12 @@ module Numeric.DualRev.Internal.FFI
   , c_tape_status, c_strerror
   , c_record0, c_record1, c_record2, c_recordn
   , c_seed, c_reverse, c_adjoint, c_adjoints_clear
+  , c_fork, c_join, c_set_threads, c_get_threads
   ) where
 
 import Data.Int (Int64)
 import Foreign.C.String (CString)
-import Foreign.C.Types (CInt (..), CSize (..))
+import Foreign.C.Types (CInt (..), CSize (..), CUInt (..))
 import Foreign.Ptr (FunPtr, Ptr)
 
 -- | The C @dr_tape@.
@@ -36,3 +37,8 @@ foreign import ccall unsafe "dr_seed" c_seed :: Ptr CTape -> Int64 -> Double -> 
 foreign import ccall unsafe "dr_reverse" c_reverse :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_adjoint" c_adjoint :: Ptr CTape -> Int64 -> IO Double
 foreign import ccall unsafe "dr_adjoints_clear" c_adjoints_clear :: Ptr CTape -> IO CInt
+
+foreign import ccall unsafe "dr_fork" c_fork :: Ptr CTape -> CSize -> Ptr (Ptr CTape) -> IO CInt
+foreign import ccall unsafe "dr_join" c_join :: Ptr CTape -> IO CInt
+foreign import ccall unsafe "dr_set_threads" c_set_threads :: Ptr CTape -> CUInt -> IO CInt
+foreign import ccall unsafe "dr_get_threads" c_get_threads :: Ptr CTape -> IO CUInt

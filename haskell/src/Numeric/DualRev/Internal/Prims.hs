@@ -10,6 +10,7 @@ import qualified Data.Map as M
 import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Lists
+import Numeric.DualRev.Internal.Pair ((|*|))
 import Numeric.DualRev.Internal.Ops
 
 data Prim
@@ -18,6 +19,7 @@ data Prim
   | PAnd            -- ^ (&&), short-circuiting
   | POr             -- ^ (||), short-circuiting
   | PErr            -- ^ error: raise when reached
+  | PPar            -- ^ (|*|): the two sides as parallel jobs
 
 lookupPrim :: Name -> Maybe Prim
 lookupPrim n = M.lookup n table
@@ -50,6 +52,7 @@ table = M.fromList $
   , ('flip, PMon 'flipD 3), ('curry, PMon 'curryD 3), ('uncurry, PMon 'uncurryD 2)
   , ('maybe, PMon 'maybeD 3), ('either, PMon 'eitherD 3)
   , ('(.), PMon 'composeD 3), ('($), PMon 'applyD 2)
+  , ('(|*|), PPar)
   , ('(&&), PAnd), ('(||), POr), ('error, PErr), ('errorWithoutStackTrace, PErr)
   ] ++
   -- pure: structural list functions, comparisons (on values), discrete maths

@@ -25,6 +25,7 @@ import System.IO.Unsafe (unsafePerformIO)
 
 import Numeric.DualRev.Internal.AD
 import Numeric.DualRev.Internal.FFI
+import Numeric.DualRev.Internal.Parallel (useCapabilities)
 
 ------------------------------------------------------------------------------
 -- Tapes
@@ -51,6 +52,7 @@ withPooledTape act = mask $ \restore -> do
     (t : rest) -> (rest, Just t)
     [] -> ([], Nothing)
   t <- maybe newTape pure mt
+  useCapabilities t
   r <- restore (act t) `onException` c_tape_free t
   _ <- c_tape_clear t
   free <- atomicModifyIORef' tapePool $ \ts ->
@@ -85,6 +87,7 @@ differentiateRun :: (Ptr CTape -> a -> IO a') -> (b' -> IO b)
                  -> (a' -> AD b') -> a -> (b, b -> a)
 differentiateRun inp prim seed col f x = unsafePerformIO $ do
   t0 <- newTape
+  useCapabilities t0
   fp <- newForeignPtr p_tape_free t0
   (x', y', y) <- withForeignPtr fp $ \t -> do
     x' <- inp t x

@@ -14,6 +14,7 @@ module Numeric.DualRev.Internal.Transform
   ) where
 
 import Control.Monad (forM, replicateM)
+import Data.Char (isAlphaNum)
 import Data.Data (Data, Typeable, cast, gmapT)
 import Data.Graph (SCC (..), stronglyConnComp)
 import Data.List (nub)
@@ -27,6 +28,7 @@ import Numeric.DualRev.Internal.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Core as C
 import Numeric.DualRev.Internal.Lists (errorAD)
 import Numeric.DualRev.Internal.Ops (enumFromThenToD, enumFromToD)
+import Numeric.DualRev.Internal.Parallel (parPairD)
 import Numeric.DualRev.Internal.Parse
 import Numeric.DualRev.Internal.Prims
 import Numeric.DualRev.Internal.Types
@@ -275,6 +277,7 @@ varValue vi = case vi of
     PAnd -> Pure <$> curryLam 2 (pureApp '(&&))
     POr -> Pure <$> curryLam 2 (pureApp '(||))
     PErr -> Pure <$> curryLam 1 (foldl AppE (VarE 'errorAD))
+    PPar -> Pure <$> curryLam 2 (\es -> AppE (VarE 'pure) (TupE (map Just es)))
 
 transApp :: Env -> Expr -> [Expr] -> Q Res
 transApp env f args = case f of
@@ -288,6 +291,10 @@ transApp env f args = case f of
         applyRes (Pure (foldl AppE (VarE p) (take k es))) (drop k es)
       VPrim PAnd | [a, b] <- args -> shortCircuit a b True
       VPrim POr | [a, b] <- args -> shortCircuit a b False
+      VPrim PPar | [a, b] <- args -> do
+        ra <- transE env a
+        rb <- transE env b
+        pure (Mon (AppE (AppE (VarE 'parPairD) (monE ra)) (monE rb)))
       VPrim PErr -> evalArgs env args $ \es -> pure (Mon (foldl AppE (VarE 'errorAD) (take 1 es)))
       VLocal -> evalArgs env args (applyVal (VarE v))
       _ -> generic
@@ -471,8 +478,8 @@ valueBind env (BFun {}) k = k env
 funGroup :: Env -> [Bind] -> (Env -> Q Res) -> Q Res
 funGroup env bs k = do
   infos <- forM bs $ \(BFun n _ cs) -> do
-    w <- newName ("_" ++ nameBase n ++ "W")
-    d <- newName ("_" ++ nameBase n ++ "V")
+    w <- newName ("_" ++ safeBase n ++ "W")
+    d <- newName ("_" ++ safeBase n ++ "V")
     pure (n, w, d, clauseArity cs)
   let env' = env { eLocals = foldr (\(n, w, d, a) -> M.insert n (LFun w a d)) (eLocals env) infos }
   decs <- fmap concat $ forM (zip bs infos) $ \(BFun _ msig cs, (_, w, d, a)) -> do
@@ -489,6 +496,10 @@ funGroup env bs k = do
   pure $ case r of
     Pure e -> Pure (LetE decs e)
     Mon m -> Mon (LetE decs m)
+
+-- | A name's base usable inside an identifier (operators become "op").
+safeBase :: Name -> String
+safeBase n = let b = nameBase n in if all (\c -> isAlphaNum c || c `elem` "_'") b then b else "op"
 
 clauseArity :: [C.Clause] -> Int
 clauseArity (C.Clause ps _ _ : _) = length ps

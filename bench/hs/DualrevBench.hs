@@ -1,0 +1,115 @@
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE TemplateHaskell #-}
+-- | dualrev-hs-bench: the six benchmark programs of ../shared/benchmarks.md
+-- through the dualrev Haskell front end, written as plain Haskell in a
+-- differentiable block and differentiated with $(grad 'f) / $(jacobian 'f).
+-- Same interface and checksums as ad-bench and the C executables
+-- (bench/hs/README.md).  fparticles-fork simulates the four particles as
+-- parallel jobs with (|*|); run it with +RTS -N1 / -N2.
+module Main (main) where
+
+import BenchCommon
+import Numeric.DualRev
+
+differentiable [d|
+  fmult :: (Double, Double) -> Double
+  fmult (x, y) = x * y
+
+  dot :: [Double] -> [Double] -> Double
+  dot xs ys = sum (zipWith (*) xs ys)
+
+  fdotprod :: ([Double], [Double]) -> Double
+  fdotprod (xs, ys) = dot xs ys
+
+  fsummatvec :: ([[Double]], [Double]) -> Double
+  fsummatvec (rows, v) = sum (map (dot v) rows)
+
+  data Vec3 a = Vec3 a a a
+  -- | Quaternion x y z w: (x, y, z) is the vector part u, w the scalar s.
+  data Quaternion a = Quaternion a a a a
+
+  frotvecquat :: (Vec3 Double, Quaternion Double) -> Vec3 Double
+  frotvecquat (v, Quaternion qx qy qz s) =
+    scale (2 * dot3 u v) u `vadd` scale (s * s - dot3 u u) v `vadd` scale (2 * s) (cross u v)
+    where
+      u = Vec3 qx qy qz
+      dot3 (Vec3 px py pz) (Vec3 rx ry rz) = px * rx + py * ry + pz * rz
+      vadd (Vec3 px py pz) (Vec3 rx ry rz) = Vec3 (px + rx) (py + ry) (pz + rz)
+      scale k (Vec3 x y z) = Vec3 (k * x) (k * y) (k * z)
+      cross (Vec3 ax ay az) (Vec3 bx by bz) =
+        Vec3 (ay * bz - az * by) (az * bx - ax * bz) (ax * by - ay * bx)
+
+  fneural :: ([([[Double]], [Double])], [Double]) -> Double
+  fneural (layers, input) = sum (forward layers input)
+    where
+      forward [] x = safeSoftmax x
+      forward ((w, b) : rest) x = forward rest (map relu (zipWith (+) (map (dot x) w) b))
+      relu x = if x >= 0 then x else 0
+      safeSoftmax xs =
+        let m = foldl (\acc x -> if x > acc then x else acc) 0 xs
+            es = map (\x -> exp (x - m)) xs
+            total = sum es
+        in map (/ total) es
+
+  simulate :: ((Double, Double), (Double, Double)) -> (Double, Double)
+  simulate (p0, v0) = loop (1000 :: Int) p0 v0
+    where
+      dt = 0.05
+      add (a, b) (c, d) = (a + c, b + d)
+      scl k (a, b) = (k * a, k * b)
+      loop n p v
+        | n == 0 = p
+        | otherwise =
+            let acc = add (scl (-0.5) p) (scl (-0.2) v)
+            in loop (n - 1) (add p (scl dt v)) (add v (scl dt acc))
+
+  fparticles :: [((Double, Double), (Double, Double))] -> Double
+  fparticles ps = sum [x * y | (x, y) <- map simulate ps]
+
+  -- the four particles as a fork-join tree of parallel jobs
+  fparticlesFork :: [((Double, Double), (Double, Double))] -> Double
+  fparticlesFork [a, b, c, d] =
+    let ((pa, pb), (pc, pd)) = (simulate a |*| simulate b) |*| (simulate c |*| simulate d)
+    in sum [x * y | (x, y) <- [pa, pb, pc, pd]]
+  fparticlesFork ps = fparticles ps
+  |]
+
+mkUnit :: String -> Double -> Int -> Maybe (IO Unit)
+mkUnit prog z n = case prog of
+  "fmult" -> Just $ pure $ \i ->
+    let (gx, gy) = $(grad 'fmult) (3 + fromIntegral i * z, 4) in gx + gy
+  "fdotprod" -> Just $ do
+    let (xs, ys) = dotprodInput n
+    forceAll xs >> forceAll ys
+    pure $ \i -> let (gx, gy) = $(grad 'fdotprod) (bump (fromIntegral i * z) xs, ys)
+                 in sum gx + sum gy
+  "fsummatvec" -> Just $ do
+    let (m, v) = summatvecInput n
+    forceAll (concat m) >> forceAll v
+    pure $ \i -> let (gm, gv) = $(grad 'fsummatvec) (m, bump (fromIntegral i * z) v)
+                 in sum (map sum gm) + sum gv
+  "frotvecquat" -> Just $ pure $ \i ->
+    let e = fromIntegral i * z
+        rows = $(jacobian 'frotvecquat) (Vec3 (1 + e) 2 3, Quaternion 4 5 6 7)
+        rowSum (Vec3 a b c, Quaternion d f g h) = a + b + c + d + f + g + h
+    in sum (map rowSum rows)
+  "fneural" -> Just $ do
+    let (layers, input) = neuralInput
+    forceAll (concat [concat w ++ b | (w, b) <- layers] ++ input)
+    pure $ \i -> let (gl, gi) = $(grad 'fneural) (layers, bump (fromIntegral i * z) input)
+                 in sum [sum (map sum w) + sum b | (w, b) <- gl] + sum gi
+  "fparticles" -> particles $(grad 'fparticles)
+  "fparticles-fork" -> particles $(grad 'fparticlesFork)
+  _ -> Nothing
+  where
+    particles g = Just $ do
+      let ps = particlesInput
+      forceAll (concat [[a, b, c, d] | ((a, b), (c, d)) <- ps])
+      pure $ \i ->
+        let perturbed = case ps of
+              (((px, py), v) : rest) -> ((px + fromIntegral i * z, py), v) : rest
+              [] -> []
+        in sum [a + b + c + d | ((a, b), (c, d)) <- g perturbed]
+
+main :: IO ()
+main = benchMain "dualrev-hs-bench" mkUnit

@@ -1,0 +1,43 @@
+# The Haskell package: built with cabal, offline, from Debian's GHC packages.
+# Called from the top-level Makefile:  make -f haskell/haskell.mk <target> BUILD=...
+#
+# CABAL_DIR points at a directory of our own holding haskell/cabal.config (no
+# package repository, offline), so cabal never tries the network.
+
+SHELL    := /bin/bash
+BUILD    ?= build
+HS_DEBS  := ghc cabal-install libghc-hspec-dev libghc-quickcheck2-dev pkg-config libopenblas-dev
+HS_BUILD := $(abspath $(BUILD))/hs
+export CABAL_DIR := $(HS_BUILD)/cabal-home
+CABAL    := cabal --builddir=$(HS_BUILD)/dist
+
+.PHONY: hs-deps hs-lib test-hs demo-hs bench-hs
+
+hs-deps:
+	@sh tools/ensure-debs.sh $(HS_DEBS)
+	@mkdir -p $(CABAL_DIR)
+	@cp haskell/cabal.config $(CABAL_DIR)/config
+	@sh tools/sync-cabal-csources.sh
+
+hs-lib: hs-deps
+	$(CABAL) build -v1 dualrev:lib:dualrev 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'
+
+test-hs: hs-deps
+	$(CABAL) build -v1 dualrev:test:dualrev-test 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'; \
+	    test $${PIPESTATUS[0]} -eq 0
+	$(CABAL) test -v1 dualrev:test:dualrev-test --test-show-details=direct 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'; \
+	    test $${PIPESTATUS[0]} -eq 0
+
+demo-hs: hs-deps
+	@$(CABAL) build -v0 dualrev:exe:dualrev-demo 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config' || true
+	@echo "== Haskell example (haskell/examples/FitModel.hs)"
+	@$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-demo)
+
+bench-hs: hs-deps
+	$(CABAL) build -v1 dualrev:exe:dualrev-hs-bench 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'; \
+	    test $${PIPESTATUS[0]} -eq 0
+	@mkdir -p $(BUILD)/bench/hs
+	cp "$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-hs-bench)" $(BUILD)/bench/hs/dualrev-hs-bench
+	@if ghc-pkg --simple-output list ad 2>/dev/null | grep -q .; then \
+	  ghc -O2 -threaded -rtsopts -ibench/hs -outputdir $(HS_BUILD)/ad-bench bench/hs/AdBench.hs -o $(BUILD)/bench/hs/ad-bench >/dev/null; \
+	else echo "ad package not installed: ad rows skipped"; rm -f $(BUILD)/bench/hs/ad-bench; fi

@@ -1,0 +1,11 @@
+-- | The fork-join pair, as ordinary Haskell.
+module Numeric.DualRev.Internal.Pair ((|*|)) where
+
+infixr 0 |*|
+
+-- | A strict pair whose two sides may be computed in parallel.  Outside
+-- differentiable code it evaluates both sides (to weak head normal form) and
+-- pairs them; inside, the two sides record as parallel jobs of the tape and
+-- the reverse pass runs them in parallel.
+(|*|) :: a -> b -> (a, b)
+a |*| b = a `seq` b `seq` (a, b)

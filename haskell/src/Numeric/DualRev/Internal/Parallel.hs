@@ -1,0 +1,49 @@
+-- | The fork-join pair of differentiable code (thesis section 3.10): the two
+-- sides record as two child jobs of the tape, on two Haskell threads, and
+-- the C reverse pass runs them in parallel.
+module Numeric.DualRev.Internal.Parallel
+  ( parPairD
+  , useCapabilities
+  ) where
+
+import Control.Concurrent (forkIO, getNumCapabilities)
+import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
+import Control.Exception (SomeException, evaluate, throwIO, try)
+import Control.Monad (when)
+import Foreign.Marshal.Array (allocaArray)
+import Foreign.Ptr (Ptr)
+import Foreign.Storable (peekElemOff)
+
+import Numeric.DualRev.Internal.AD
+import Numeric.DualRev.Internal.FFI
+
+-- | @a |*| b@ in transformed code.  If the fork cannot be made (out of
+-- memory) both sides run in sequence on the current job; the tape's sticky
+-- status reports the failure.
+parPairD :: AD a -> AD b -> AD (a, b)
+parPairD ma mb = AD $ \t -> allocaArray 2 $ \kids -> do
+  st <- c_fork t 2 kids
+  if st /= 0
+    then (,) <$> unAD ma t <*> unAD mb t
+    else do
+      k0 <- peekElemOff kids 0
+      k1 <- peekElemOff kids 1
+      done <- newEmptyMVar
+      _ <- forkIO (try (unAD mb k1 >>= evaluate) >>= putMVar done)
+      ra <- try (unAD ma k0 >>= evaluate)
+      rb <- takeMVar done
+      _ <- c_join t
+      a <- rethrow ra
+      b <- rethrow rb
+      pure (a, b)
+
+rethrow :: Either SomeException a -> IO a
+rethrow = either throwIO pure
+
+-- | Let the reverse pass of a tape use as many threads as the program has
+-- capabilities (+RTS -N).
+useCapabilities :: Ptr CTape -> IO ()
+useCapabilities t = do
+  n <- getNumCapabilities
+  cur <- c_get_threads t
+  when (fromIntegral cur /= n) $ () <$ c_set_threads t (fromIntegral n)
