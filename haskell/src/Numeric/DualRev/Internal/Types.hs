@@ -207,6 +207,8 @@ arrowArity :: Type -> Int
 arrowArity ty = case ty of
   ForallT _ _ t -> arrowArity t
   AppT (AppT ArrowT _) r -> 1 + arrowArity r
+  -- GHC 9 reifies data constructors with linear arrows (a %1 -> b)
+  AppT (AppT (AppT MulArrowT _) _) r -> 1 + arrowArity r
   _ -> 0
 
 -- | Arity of a constructor from reify.
