@@ -14,6 +14,7 @@ module Numeric.DualRev.Internal.Runtime
   , inputList, primalList, seedList, collectList, idsList
   ) where
 
+import Control.Concurrent (getNumCapabilities)
 import Control.Concurrent.MVar (newMVar, withMVar)
 import Control.Exception (mask, onException, throwIO)
 import Control.Monad (forM, void, when)
@@ -21,7 +22,7 @@ import Data.IORef (IORef, atomicModifyIORef', newIORef)
 import Data.Int (Int64)
 import Foreign.ForeignPtr (newForeignPtr, withForeignPtr)
 import Foreign.Ptr (Ptr, nullPtr)
-import System.IO.Unsafe (unsafePerformIO)
+import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.AD
 import Numeric.DualRev.Internal.FFI
@@ -31,8 +32,9 @@ import Numeric.DualRev.Internal.Parallel (useCapabilities)
 -- Tapes
 
 -- | Cleared tapes kept for reuse by 'gradRun' and 'jacobianRun' (at most
--- 'poolMax'), so a gradient in a loop allocates no C memory after the first.
-tapePool :: IORef [Ptr CTape]
+-- 'poolMax'), so a gradient in a loop allocates no C memory after the first;
+-- each with the thread count its reverse pass was set up for.
+tapePool :: IORef [(Ptr CTape, Int)]
 tapePool = unsafePerformIO (newIORef [])
 {-# NOINLINE tapePool #-}
 
@@ -48,22 +50,27 @@ newTape = do
 -- | Run with a pooled tape; the tape is cleared and returned (or freed) after.
 withPooledTape :: (Ptr CTape -> IO a) -> IO a
 withPooledTape act = mask $ \restore -> do
+  caps <- getNumCapabilities
   mt <- atomicModifyIORef' tapePool $ \ts -> case ts of
     (t : rest) -> (rest, Just t)
     [] -> ([], Nothing)
-  t <- maybe newTape pure mt
-  useCapabilities t
+  t <- case mt of
+    Just (t, n) | n == caps -> pure t
+    Just (t, _) -> useCapabilities t >> pure t
+    Nothing -> newTape >>= \t -> useCapabilities t >> pure t
   r <- restore (act t) `onException` c_tape_free t
   _ <- c_tape_clear t
   free <- atomicModifyIORef' tapePool $ \ts ->
-    if length ts >= poolMax then (ts, True) else (t : ts, False)
+    if length ts >= poolMax then (ts, True) else ((t, caps) : ts, False)
   when free (c_tape_free t)
   pure r
 
+-- | The reverse pass; it reports the tape's sticky status too, so a failure
+-- anywhere in the forward pass surfaces here.
 sweep :: Ptr CTape -> IO ()
 sweep t = do
-  _ <- c_reverse t
-  checkTape t
+  st <- c_reverse t
+  when (st /= 0) (checkTape t >> throwIO (DualRevError "dualrev: the reverse pass failed"))
 
 ------------------------------------------------------------------------------
 -- Runners
@@ -71,10 +78,9 @@ sweep t = do
 -- | Value and gradient of a function to Double.
 gradRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> a -> a' -> IO a)
         -> (a' -> AD D) -> a -> (Double, a)
-gradRun inp col f x = unsafePerformIO $ withPooledTape $ \t -> do
+gradRun inp col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
   x' <- inp t x
   y <- unAD (f x') t
-  checkTape t
   seedD t y 1
   sweep t
   g <- col t x x'
@@ -107,7 +113,7 @@ differentiateRun inp prim seed col f x = unsafePerformIO $ do
 -- | One row per scalar of the output, left to right; one sweep per row.
 jacobianRun :: (Ptr CTape -> a -> IO a') -> (b' -> [Int64] -> [Int64])
             -> (Ptr CTape -> a -> a' -> IO a) -> (a' -> AD b') -> a -> [a]
-jacobianRun inp ids col f x = unsafePerformIO $ withPooledTape $ \t -> do
+jacobianRun inp ids col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
   x' <- inp t x
   y' <- unAD (f x') t
   checkTape t
