@@ -8,6 +8,10 @@
    every id any job reserved, so an id from any job of the tape is in range. */
 static int64_t id_limit(const dr_tape *t)
 {
+    /* a tape that never forked (since its last clear) has all its nodes
+       below next; only forked jobs use ids up to what their chunks reserved */
+    if (!t->hist && !t->fork)
+        return t->next;
     int64_t r = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
     return r > t->next ? r : t->next;
 }
