@@ -52,13 +52,6 @@ static void arr_sreverse(dr_ext *e, dr_sweep *s, double g)
     run_rev(y, s, g);
 }
 
-dr_idx dr__arr_fail(dr_tape *t, dr_status st)
-{
-    if (t)
-        dr__fail(t, st);
-    return DR_NONE;
-}
-
 bool dr__arr_dims_ok(int64_t rows, int64_t cols)
 {
     if (rows < 0 || cols < 0 || rows > INT_MAX || cols > INT_MAX)

@@ -95,8 +95,6 @@ static inline void dr__arr_sacc(dr_sweep *s, int64_t rel, double v)
 
 /* dimension check: 0 <= r, c, r*c fits, dims fit in an int for BLAS */
 DR_HIDDEN bool dr__arr_dims_ok(int64_t rows, int64_t cols);
-/* fail with st and return DR_NONE */
-DR_HIDDEN dr_idx dr__arr_fail(dr_tape *t, dr_status st);
 /* true if any of the nodes is active */
 static inline bool dr__arr_any_active(dr_arr_node *a, dr_arr_node *b)
 {
