@@ -176,6 +176,7 @@ transPred p = case p of
       , (''RealFrac, [''RealFrac, ''DFractional])
       , (''Real, [''Real, ''DNum])
       , (''Integral, [''Integral, ''DNum])
+      , (''Enum, [''DEnum])  -- arithmetic sequences; succ, pred, fromEnum on Double are not supported
       ]
 
 -- | The dual twin of a data type, newtype or synonym of the block.
