@@ -22,7 +22,7 @@ import qualified Data.Map as M
 import Data.Maybe (mapMaybe)
 import Language.Haskell.TH
 
-import Numeric.DualRev.Internal.Registry (register, reifyR)
+import Numeric.DualRev.Internal.Registry (register, reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.AD (AD)
 import Numeric.DualRev.Internal.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Core as C
@@ -76,7 +76,9 @@ resolveVar env v
   | Just p <- lookupPrim v = pure (VPrim p)
   | otherwise = do
       md <- externalDual dualValName v
+      sel <- if md == Nothing then plainSelector env v else pure False
       case md of
+        Nothing | sel -> pure (VSel v)
         Nothing -> unsupported (eCtx env)
           ("`" ++ pprint v ++ "', which is neither a supported Prelude function nor "
            ++ "defined in a differentiable block") ""
@@ -93,6 +95,27 @@ resolveVar env v
               pure $ case i of
                 VarI _ (AppT (ConT m) _) _ | m == ''AD -> VTopVal d
                 _ -> VSel d
+
+-- | A record selector of a type reused as is (one without a dual twin,
+-- such as @data V a = V { vx :: a }@), declared elsewhere.
+plainSelector :: Env -> Name -> Q Bool
+plainSelector env v = recover (pure False) $ do
+  VarI _ t _ <- reifyR v
+  let strip (ForallT _ _ x) = strip x
+      strip x = x
+      tyHead (AppT f _) = tyHead f
+      tyHead x = x
+  case strip t of
+    AppT (AppT ArrowT arg) _ | ConT tn <- tyHead arg -> do
+      TyConI d <- reifyTypeR tn
+      let cons = case d of
+            DataD _ _ _ _ cs _ -> cs
+            NewtypeD _ _ _ _ c _ -> [c]
+            _ -> []
+      if v `elem` [f | RecC _ fs <- cons, (f, _, _) <- fs]
+        then not <$> needsDual (eTy env) (ConT tn)
+        else pure False
+    _ -> pure False
 
 -- | A constructor's name in transformed code and its arity.
 conInfo :: Env -> Name -> Q (Name, Int)
@@ -600,8 +623,10 @@ differentiableDecs qds = do
         _ -> []
       isDualCon c = maybe False (`M.member` dualTys) (M.lookup c parentOf)
       cons = M.fromList [ (c, (if isDualCon c then dualConName c else c, k)) | (c, k) <- conList ]
-      fields = M.fromList [ (f, dualValName f) | d <- ds, (tn, fs) <- recFields d
-                                                , M.member tn dualTys, f <- fs ]
+      -- selectors of types with a dual twin become the twin's; those of
+      -- types reused as is (data V a = V { vx :: a }) stay themselves
+      fields = M.fromList [ (f, if M.member tn dualTys then dualValName f else f)
+                          | d <- ds, (tn, fs) <- recFields d, f <- fs ]
       recFields d = case d of
         DataD _ tn _ _ cs _ -> [(tn, [f | RecC _ fs <- cs, (f, _, _) <- fs])]
         NewtypeD _ tn _ _ (RecC _ fs) _ -> [(tn, [f | (f, _, _) <- fs])]
