@@ -165,30 +165,35 @@ def calibrate(impl, row, target, cwd):
 
     reps_hi repetitions take about `target` seconds beyond the process's fixed
     cost (start-up, input construction, the first repetition's page faults);
-    reps_lo is about a quarter of that."""
-    rc, dt, out, err = run_once(impl.argv(row, 1), cwd)
+    reps_lo is about a quarter of that, and at least 3 repetitions fewer.
+    Each probe is the faster of two runs (the machine may be busy)."""
+    def probe(reps):
+        best = None
+        for _ in range(2):
+            rc, dt, out, err = run_once(impl.argv(row, reps), cwd)
+            if rc != 0:
+                return rc, None, out, err
+            best = dt if best is None else min(best, dt)
+        return 0, best, out, err
+
+    rc, t1, out, err = probe(1)
     if rc == 2:
         return None, "not implemented"
     if rc != 0:
         return None, "failed (exit %d): %s" % (rc, err.splitlines()[-1] if err else "")
     checksum = out.splitlines()[-1] if out else ""
-    reps, t1 = 1, dt
-    # grow until the repetitions clearly dominate one process
-    while True:
-        nxt = reps * (8 if dt < 0.01 else 2)
-        rc, dt2, out, err = run_once(impl.argv(row, nxt), cwd)
+    # grow until the extra repetitions clearly dominate the noise
+    reps, dt = 1, t1
+    while dt - t1 < 0.1 and reps < 10**9:
+        reps *= 8 if (dt - t1 < 0.02 and t1 < 0.05) else 2
+        rc, dt, out, err = probe(reps)
         if rc != 0:
-            return None, "failed (exit %d) at %d reps" % (rc, nxt)
-        slope = (dt2 - dt) / (nxt - reps)
-        if dt2 - dt > 0.04 or nxt >= 10**9:
-            break
-        reps, dt = nxt, dt2
+            return None, "failed (exit %d) at %d reps" % (rc, reps)
+    slope = (dt - t1) / (reps - 1)
     if slope <= 0:
-        slope = dt2 / nxt
-    hi = max(2, int(round(target / slope)))
-    lo = max(1, int(round(hi / 4.0)))
-    if hi <= lo:
-        hi = lo + 1
+        slope = dt / reps
+    hi = max(4, int(round(target / slope)))
+    lo = max(1, min(int(round(hi / 4.0)), hi - 3))
     return (lo, hi), checksum
 
 

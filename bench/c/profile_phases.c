@@ -1,0 +1,92 @@
+/*
+ * profile_phases.c - where the time of one fdotprod gradient goes, phase by
+ * phase, through the public API exactly as dualrev-bench does it (not run
+ * by the driver; a profiling aid for bench/README.md).
+ *
+ *     profile-phases <n> <reps>
+ *
+ * Prints nanoseconds per element (per x_i * y_i) of: dr_tape_clear, the 2n
+ * dr_input calls, the n dr_mul + n dr_add calls, clearing and seeding the
+ * adjoints (their zeroing happens here), the reverse sweep, and reading the
+ * 2n adjoints back with dr_adjoint; then the same reading through
+ * dr_gradient's own loop (sweep included) for comparison.  The first
+ * repetition (page faults, allocation) is left out.
+ */
+#include "bench_common.h"
+
+#include <dualrev.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s <n> <reps>\n", argv[0]);
+        return 1;
+    }
+    long n = atol(argv[1]), reps = atol(argv[2]);
+    if (n < 1 || reps < 2) {
+        fprintf(stderr, "%s: n >= 1 and reps >= 2\n", argv[0]);
+        return 1;
+    }
+    double *xv = bench_xmalloc(2 * (size_t)n * sizeof(double));
+    bench_dot_inputs(n, xv, xv + n);
+    dr_real *x = bench_xmalloc(2 * (size_t)n * sizeof(dr_real));
+    double *g = bench_xmalloc(2 * (size_t)n * sizeof(double));
+    dr_tape *T = dr_tape_new();
+    if (!T)
+        return 3;
+    enum { CLEAR, INPUTS, RECORD, SEED, SWEEP, READ, GRADIENT, NPH };
+    static const char *const name[NPH] = {
+        "dr_tape_clear", "dr_input x2", "dr_mul+dr_add", "clear+seed adjoints",
+        "dr_reverse sweep", "dr_adjoint x2", "(dr_gradient: seed+sweep+read)"};
+    double tot[NPH] = {0};
+    for (long r = 0; r < reps; r++) {
+        double t[NPH + 1];
+        t[0] = now();
+        dr_tape_clear(T);
+        t[1] = now();
+        for (long i = 0; i < 2 * n; i++)
+            x[i] = dr_input(T, xv[i]);
+        t[2] = now();
+        dr_real acc = dr_const(0.0);
+        for (long i = n; i-- > 0;)
+            acc = dr_add(T, dr_mul(T, x[i], x[n + i]), acc);
+        t[3] = now();
+        dr_adjoints_clear(T);
+        dr_seed(T, acc.idx, 1.0);
+        t[4] = now();
+        dr_reverse(T);
+        t[5] = now();
+        for (long i = 0; i < 2 * n; i++)
+            g[i] = dr_adjoint(T, x[i].idx);
+        t[6] = now();
+        bench_use(g);
+        if (dr_gradient(T, acc, 2 * (size_t)n, x, g) != DR_OK)
+            return 4;
+        t[7] = now();
+        bench_use(g);
+        if (r > 0)
+            for (int k = 0; k < NPH; k++)
+                tot[k] += t[k + 1] - t[k];
+    }
+    double scale = 1e9 / ((double)(reps - 1) * (double)n), sum = 0;
+    printf("fdotprod n = %ld, ns per element (%ld reps, first left out):\n", n, reps);
+    for (int k = 0; k < NPH; k++) {
+        printf("  %-32s %7.2f\n", name[k], tot[k] * scale);
+        if (k < GRADIENT)
+            sum += tot[k] * scale;
+    }
+    printf("  %-32s %7.2f\n", "total (without dr_gradient)", sum);
+    dr_tape_free(T);
+    free(xv);
+    free(x);
+    free(g);
+    return 0;
+}
