@@ -1,0 +1,102 @@
+/*
+ * test_array_parallel.c - array operations inside fork-join jobs: children
+ * read arrays (and scalars) of their parent job, and sibling jobs add into
+ * the adjoint of the same ancestor array during a parallel sweep.  The
+ * gradient equals the sequential recording of the same program (bit for bit
+ * with one thread, to rounding with several).  Run it under ThreadSanitizer
+ * with: make test-tsan TSAN_TESTS=tests/test_array_parallel.c
+ */
+#include "check.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { R = 120, C = 90, KIDS = 8, ROUNDS = 3 };
+
+typedef struct job {
+    dr_arr W, x;    /* the parent's arrays */
+    dr_real s;      /* the parent's scalar */
+    dr_real out[KIDS];
+} job;
+
+/* child i: y_i = sum(tanh(W (x * (i+1) * s))) + logsumexp(W^T W row i) */
+static void child(dr_tape *t, size_t i, void *ctx)
+{
+    job *j = ctx;
+    dr_real k = dr_mul(t, j->s, dr_const((double)i + 1.0));
+    dr_arr xi = dr_arr_scale(t, k, j->x);
+    dr_arr h = dr_arr_map(t, DR_FN_TANH, dr_arr_matvec(t, j->W, xi));
+    dr_arr g = dr_arr_matmul(t, j->W, 1, j->W, 0); /* C x C */
+    dr_arr row = dr_arr_slice(t, g, (int64_t)(i % C), 1);
+    dr_real a = dr_add(t, dr_arr_sum(t, h), dr_arr_logsumexp(t, row));
+    for (int r = 1; r < ROUNDS; r++) { /* more work, more ancestor reads */
+        dr_arr hx = dr_arr_vecmat(t, h, j->W);
+        a = dr_add(t, a, dr_arr_dot(t, hx, j->x));
+    }
+    j->out[i] = a;
+}
+
+static void inputs(double *w, double *x)
+{
+    for (int i = 0; i < R * C; i++)
+        w[i] = 0.3 * sin(0.7 * i + 0.1);
+    for (int i = 0; i < C; i++)
+        x[i] = cos(0.3 * i);
+}
+
+/* gradient w.r.t. W, x, s: forked (threads) or sequential (threads == 0) */
+static void run(unsigned threads, double *g)
+{
+    double w[R * C], x[C];
+    inputs(w, x);
+    dr_tape *t = chk_tape_new();
+    job j;
+    j.W = dr_arr_input(t, 2, R, C, w);
+    j.x = dr_arr_input(t, 1, C, 1, x);
+    j.s = dr_input(t, 0.8);
+    if (threads) {
+        CHK_STATUS(dr_set_threads(t, threads), DR_OK);
+        CHK_STATUS(dr_fork_run(t, KIDS, child, &j), DR_OK);
+    } else {
+        for (size_t i = 0; i < KIDS; i++)
+            child(t, i, &j);
+    }
+    dr_real y = dr_const(0.0);
+    for (int i = 0; i < KIDS; i++)
+        y = dr_add(t, y, j.out[i]);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    for (int rep = 0; rep < 2; rep++) { /* twice: clear and sweep again */
+        CHK_STATUS(dr_adjoints_clear(t), DR_OK);
+        CHK_STATUS(dr_seed(t, y.idx, 1.0), DR_OK);
+        CHK_STATUS(dr_reverse(t), DR_OK);
+        CHK_STATUS(dr_arr_adjoint(t, j.W.idx, g), DR_OK);
+        CHK_STATUS(dr_arr_adjoint(t, j.x.idx, g + R * C), DR_OK);
+        g[R * C + C] = dr_adjoint(t, j.s.idx);
+    }
+    dr_tape_free(t);
+}
+
+#define NG (R * C + C + 1)
+
+static void test_fork_arrays(void **state)
+{
+    (void)state;
+    double seq[NG], one[NG], many[NG];
+    run(0, seq);
+    run(1, one);
+    for (int i = 0; i < NG; i++)
+        CHK_SAME(one[i], seq[i]);
+    for (int rep = 0; rep < 5; rep++) {
+        run(4, many);
+        for (int i = 0; i < NG; i++)
+            CHK_CLOSE(many[i], seq[i], 1e-12, 1e-12);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fork_arrays),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
