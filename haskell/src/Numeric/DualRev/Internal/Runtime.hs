@@ -5,8 +5,9 @@
 -- in by the generated code.
 module Numeric.DualRev.Internal.Runtime
   ( -- * Runners
-    gradRun, differentiateRun, jacobianRun
+    gradRun, differentiateRun, jacobianRun, withPooledTape
     -- * Scalars
+  , Seed
   , inputD, primalIO, seedD, collectD, idsD
     -- * Types without Double inside
   , inputId, primalId, seedId, collectId, idsId
@@ -17,9 +18,8 @@ module Numeric.DualRev.Internal.Runtime
 import Control.Concurrent (getNumCapabilities)
 import Control.Concurrent.MVar (newMVar, withMVar)
 import Control.Exception (mask, onException, throwIO)
-import Control.Monad (forM, void, when)
+import Control.Monad (foldM, forM, void, when)
 import Data.IORef (IORef, atomicModifyIORef', newIORef)
-import Data.Int (Int64)
 import Foreign.ForeignPtr (newForeignPtr, withForeignPtr)
 import Foreign.Ptr (Ptr, nullPtr)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
@@ -88,7 +88,7 @@ gradRun inp col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
 {-# INLINE gradRun #-}
 
 -- | Value and backpropagator.  The tape lives as long as the backpropagator.
-differentiateRun :: (Ptr CTape -> a -> IO a') -> (b' -> IO b)
+differentiateRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> b' -> IO b)
                  -> (Ptr CTape -> b' -> b -> IO ()) -> (Ptr CTape -> a -> a' -> IO a)
                  -> (a' -> AD b') -> a -> (b, b -> a)
 differentiateRun inp prim seed col f x = unsafePerformIO $ do
@@ -99,7 +99,7 @@ differentiateRun inp prim seed col f x = unsafePerformIO $ do
     x' <- inp t x
     y' <- unAD (f x') t
     checkTape t
-    y <- prim y'
+    y <- prim t y'
     pure (x', y', y)
   lock <- newMVar ()
   let back c = unsafePerformIO $ withMVar lock $ \_ -> withForeignPtr fp $ \t -> do
@@ -111,15 +111,16 @@ differentiateRun inp prim seed col f x = unsafePerformIO $ do
 {-# INLINE differentiateRun #-}
 
 -- | One row per scalar of the output, left to right; one sweep per row.
-jacobianRun :: (Ptr CTape -> a -> IO a') -> (b' -> [Int64] -> [Int64])
+jacobianRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> b' -> [Seed] -> IO [Seed])
             -> (Ptr CTape -> a -> a' -> IO a) -> (a' -> AD b') -> a -> [a]
 jacobianRun inp ids col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
   x' <- inp t x
   y' <- unAD (f x') t
   checkTape t
-  forM (ids y' []) $ \i -> do
+  seeds <- ids t y' []
+  forM seeds $ \seedRow -> do
     _ <- c_adjoints_clear t
-    when (i /= -1) $ void (c_seed t i 1)
+    seedRow t
     sweep t
     col t x x'
 {-# INLINE jacobianRun #-}
@@ -131,8 +132,8 @@ inputD :: Ptr CTape -> Double -> IO D
 inputD t !x = D x <$> c_record0 t
 {-# INLINE inputD #-}
 
-primalIO :: D -> IO Double
-primalIO (D x _) = pure x
+primalIO :: Ptr CTape -> D -> IO Double
+primalIO _ (D x _) = pure x
 {-# INLINE primalIO #-}
 
 seedD :: Ptr CTape -> D -> Double -> IO ()
@@ -143,8 +144,11 @@ collectD :: Ptr CTape -> Double -> D -> IO Double
 collectD t _ (D _ i) = if i == -1 then pure 0 else c_adjoint t i
 {-# INLINE collectD #-}
 
-idsD :: D -> [Int64] -> [Int64]
-idsD (D _ i) acc = i : acc
+-- | Seeding one output scalar with 1 (one Jacobian row).
+type Seed = Ptr CTape -> IO ()
+
+idsD :: Ptr CTape -> D -> [Seed] -> IO [Seed]
+idsD _ (D _ i) acc = pure ((\t -> when (i /= -1) $ void (c_seed t i 1)) : acc)
 {-# INLINE idsD #-}
 
 ------------------------------------------------------------------------------
@@ -154,8 +158,8 @@ idsD (D _ i) acc = i : acc
 inputId :: Ptr CTape -> a -> IO a
 inputId _ = pure
 
-primalId :: a -> IO a
-primalId = pure
+primalId :: Ptr CTape -> a -> IO a
+primalId _ = pure
 
 seedId :: Ptr CTape -> a -> a -> IO ()
 seedId _ _ _ = pure ()
@@ -163,8 +167,8 @@ seedId _ _ _ = pure ()
 collectId :: Ptr CTape -> a -> a -> IO a
 collectId _ x _ = pure x
 
-idsId :: a -> [Int64] -> [Int64]
-idsId _ acc = acc
+idsId :: Ptr CTape -> a -> [Seed] -> IO [Seed]
+idsId _ _ acc = pure acc
 
 ------------------------------------------------------------------------------
 -- Lists
@@ -173,8 +177,8 @@ inputList :: (Ptr CTape -> a -> IO a') -> Ptr CTape -> [a] -> IO [a']
 inputList f t = mapM (f t)
 {-# INLINE inputList #-}
 
-primalList :: (a' -> IO a) -> [a'] -> IO [a]
-primalList = mapM
+primalList :: (Ptr CTape -> a' -> IO a) -> Ptr CTape -> [a'] -> IO [a]
+primalList f t = mapM (f t)
 {-# INLINE primalList #-}
 
 seedList :: (Ptr CTape -> a' -> a -> IO ()) -> Ptr CTape -> [a'] -> [a] -> IO ()
@@ -190,7 +194,7 @@ collectList f t = go
         go _ _ = pure []
 {-# INLINE collectList #-}
 
-idsList :: (a' -> [Int64] -> [Int64]) -> [a'] -> [Int64] -> [Int64]
-idsList f ds acc = foldr f acc ds
+idsList :: (Ptr CTape -> a' -> [Seed] -> IO [Seed]) -> Ptr CTape -> [a'] -> [Seed] -> IO [Seed]
+idsList f t ds acc = foldM (flip (f t)) acc (reverse ds)
 {-# INLINE idsList #-}
 

@@ -25,6 +25,7 @@ import Language.Haskell.TH.Syntax (Name (..), NameFlavour (..))
 
 import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.AD (AD, D)
+import Numeric.DualRev.Internal.ArrayDual (DMat, DVec, Mat, Vec)
 import Numeric.DualRev.Internal.Ops
 
 -- | Types of the current block: all of them, and the dual names of those
@@ -76,6 +77,7 @@ needsDual env = go S.empty
       ConT n
         | n == ''Double -> pure True
         | n == ''Float -> fail "dualrev: Float is not supported in differentiable code; use Double"
+        | n == ''Vec || n == ''Mat -> pure True
         | M.member n (tyDuals env) -> pure True
         | S.member n (tyBlock env) -> pure False
         | S.member n seen -> pure False
@@ -137,6 +139,8 @@ transType env ty = case ty of
     pure (AppT (AppT ArrowT a') (AppT (ConT ''AD) b'))
   ConT n
     | n == ''Double -> pure (ConT ''D)
+    | n == ''Vec -> pure (ConT ''DVec)
+    | n == ''Mat -> pure (ConT ''DMat)
     | Just d <- M.lookup n (tyDuals env) -> pure (ConT d)
     | S.member n (tyBlock env) -> pure ty
     | otherwise -> do

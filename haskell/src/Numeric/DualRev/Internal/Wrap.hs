@@ -19,16 +19,17 @@ import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.AD (AD, DualRevError (..))
+import Numeric.DualRev.Internal.ArrayDual
 import Numeric.DualRev.Internal.Runtime
 import Numeric.DualRev.Internal.Types
 
 -- | The five walks of one type.
 data Walks = Walks
   { wIn :: Exp    -- ^ Ptr CTape -> a -> IO a'
-  , wPrim :: Exp  -- ^ a' -> IO a
+  , wPrim :: Exp  -- ^ Ptr CTape -> a' -> IO a
   , wSeed :: Exp  -- ^ Ptr CTape -> a' -> a -> IO ()
   , wCol :: Exp   -- ^ Ptr CTape -> a -> a' -> IO a
-  , wIds :: Exp   -- ^ a' -> [Int64] -> [Int64]
+  , wIds :: Exp   -- ^ Ptr CTape -> a' -> [Seed] -> IO [Seed]
   }
 
 type W = StateT (M.Map Type Walks, [Dec]) Q
@@ -48,6 +49,10 @@ walk ty0 = do
     else case spine ty [] of
       (ConT n, []) | n == ''Double ->
         pure (globalWalks 'inputD 'primalIO 'seedD 'collectD 'idsD)
+      (ConT n, []) | n == ''Vec ->
+        pure (globalWalks 'inputVec 'primalVec 'seedVec 'collectVec 'seedsVec)
+      (ConT n, []) | n == ''Mat ->
+        pure (globalWalks 'inputMat 'primalMat 'seedMat 'collectMat 'seedsMat)
       (ListT, [a]) -> do
         w <- walk a
         pure Walks { wIn = AppE (VarE 'inputList) (wIn w)
@@ -109,15 +114,15 @@ tupleWalks as = do
     pure Walks
       { wIn = LamE [VarP t, tupP' xs] $
           doBind ys [AppE (AppE (wIn w) (VarE t)) (VarE x) | (w, x) <- zip ws xs] (tupE' ys)
-      , wPrim = LamE [tupP' ds] $
-          doBind ys [AppE (wPrim w) (VarE d) | (w, d) <- zip ws ds] (tupE' ys)
+      , wPrim = LamE [VarP t, tupP' ds] $
+          doBind ys [AppE (AppE (wPrim w) (VarE t)) (VarE d) | (w, d) <- zip ws ds] (tupE' ys)
       , wSeed = LamE [VarP t, tupP' ds, tupP' cs] $
           DoE Nothing ([NoBindS (foldl AppE (wSeed w) [VarE t, VarE d, VarE c])
                        | (w, d, c) <- zip3 ws ds cs] ++ [NoBindS (AppE (VarE 'pure) (TupE []))])
       , wCol = LamE [VarP t, tupP' xs, tupP' ds] $
           doBind ys [foldl AppE (wCol w) [VarE t, VarE x, VarE d] | (w, x, d) <- zip3 ws xs ds] (tupE' ys)
-      , wIds = LamE [tupP' ds, VarP acc] $
-          foldr (\(w, d) rest -> AppE (AppE (wIds w) (VarE d)) rest) (VarE acc) (zip ws ds)
+      , wIds = LamE [VarP t, tupP' ds, VarP acc] $
+          seedChain t acc (zip ws ds)
       }
 
 -- | Walks of a user (or library) data type instance, as local functions so
@@ -128,7 +133,7 @@ dataWalks ty tn args = do
   case M.lookup ty memo of
     Just w -> pure w
     Nothing -> do
-      names <- lift (replicateM 5 (newName ("walk_" ++ nameBase tn)))
+      names <- lift (replicateM 5 (newName ("_walk_" ++ nameBase tn)))
       let [nIn, nPrim, nSeed, nCol, nIds] = names
           self = globalWalks nIn nPrim nSeed nCol nIds
       modify (\(m, ds) -> (M.insert ty self m, ds))
@@ -178,7 +183,7 @@ mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nIds] cinfo = do
   primAlts <- forM cinfo $ \(cn, cn', ws) -> do
     as <- fresh (length ws) "a"
     bs <- fresh (length ws) "b"
-    pure (Match (conP' cn' bs) (NormalB (bindAll as [AppE (wPrim w) (VarE b) | (w, b) <- zip ws bs] (conE' cn as))) [])
+    pure (Match (conP' cn' bs) (NormalB (bindAll as [AppE (AppE (wPrim w) (VarE t)) (VarE b) | (w, b) <- zip ws bs] (conE' cn as))) [])
   seedAlts <- forM cinfo $ \(cn, cn', ws) -> do
     bs <- fresh (length ws) "b"
     cs <- fresh (length ws) "c"
@@ -193,17 +198,24 @@ mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nIds] cinfo = do
             (NormalB (bindAll gs [foldl AppE (wCol w) [VarE t, VarE a, VarE b] | (w, a, b) <- zip3 ws as bs] (conE' cn gs))) [])
   idsAlts <- forM cinfo $ \(_, cn', ws) -> do
     bs <- fresh (length ws) "b"
-    pure (Match (conP' cn' bs) (NormalB (foldr (\(w, b) rest -> AppE (AppE (wIds w) (VarE b)) rest) (VarE acc) (zip ws bs))) [])
+    pure (Match (conP' cn' bs) (NormalB (seedChain t acc (zip ws bs))) [])
   let many = length cinfo > 1
       fallback = [Match WildP (NormalB mismatch) [] | many]
   pure
     [ FunD nIn [Clause [VarP t, VarP x] (NormalB (CaseE (VarE x) inAlts)) []]
-    , FunD nPrim [Clause [VarP d] (NormalB (CaseE (VarE d) primAlts)) []]
+    , FunD nPrim [Clause [VarP t, VarP d] (NormalB (CaseE (VarE d) primAlts)) []]
     , FunD nSeed [Clause [VarP t, VarP d, VarP c] (NormalB (CaseE (TupE [Just (VarE d), Just (VarE c)]) (seedAlts ++ fallback))) []]
     , FunD nCol [Clause [VarP t, VarP x, VarP d] (NormalB (CaseE (TupE [Just (VarE x), Just (VarE d)]) (colAlts ++ fallback))) []]
-    , FunD nIds [Clause [VarP d, VarP acc] (NormalB (CaseE (VarE d) idsAlts)) []]
+    , FunD nIds [Clause [VarP t, VarP d, VarP acc] (NormalB (CaseE (VarE d) idsAlts)) []]
     ]
 mkDataWalkDecs _ _ = fail "mkDataWalkDecs"
+
+-- | The seeds of the components, left to right, in front of acc:
+-- @ids1 t d1 =<< ids2 t d2 =<< ... pure acc@.
+seedChain :: Name -> Name -> [(Walks, Name)] -> Exp
+seedChain t acc = foldr step (AppE (VarE 'pure) (VarE acc))
+  where
+    step (w, d) rest = InfixE (Just (AppE (AppE (wIds w) (VarE t)) (VarE d))) (VarE '(=<<)) (Just rest)
 
 -- | Raised by generated walks when a cotangent's shape differs from the output's.
 throwShape :: String -> IO a
