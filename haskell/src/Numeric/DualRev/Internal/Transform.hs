@@ -94,6 +94,7 @@ resolveVar env v
               i <- reifyR d
               pure $ case i of
                 VarI _ (AppT (ConT m) _) _ | m == ''AD -> VTopVal d
+                VarI _ (ForallT _ _ (AppT (ConT m) _)) _ | m == ''AD -> VTopVal d
                 _ -> VSel d
 
 -- | A record selector of a type reused as is (one without a dual twin,
@@ -508,7 +509,7 @@ funGroup env bs k = do
   decs <- fmap concat $ forM (zip bs infos) $ \(BFun _ msig cs, (_, w, d, a)) -> do
     (ps, body) <- funBody env' a cs
     sigs <- case msig of
-      Just t | not (hasTyVars t) -> do
+      Just t -> do  -- type variables of a local signature are its own (Haskell98) or scoped consistently
         wt <- workerType (eTy env) a t
         vt <- transType (eTy env) t
         pure [SigD w wt, SigD d vt]
@@ -686,6 +687,10 @@ transTop env0 b = case b of
         d = dualValName n
     e <- transWhereBody env ws body (errExp (failMsg env "a guarded definition"))
     t <- transType (eTy env) sig
-    pure [SigD d (AppT (ConT ''AD) t), ValD (VarP d) (NormalB e) []]
+    -- a polymorphic constant: forall a. C a => AD t (not AD (forall a. ...))
+    let vt = case t of
+          ForallT tvs c r -> ForallT tvs c (AppT (ConT ''AD) r)
+          _ -> AppT (ConT ''AD) t
+    pure [SigD d vt, ValD (VarP d) (NormalB e) []]
   _ -> pure []
 
