@@ -1,0 +1,17 @@
+module Main (main) where
+
+import Test.Hspec
+
+import qualified Corpus.Control
+import qualified Corpus.Data
+import qualified Corpus.Lists
+import qualified Corpus.Numeric
+import qualified Corpus.Syntax
+
+main :: IO ()
+main = hspec $ do
+  Corpus.Numeric.spec
+  Corpus.Syntax.spec
+  Corpus.Lists.spec
+  Corpus.Data.spec
+  Corpus.Control.spec
