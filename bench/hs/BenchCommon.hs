@@ -6,7 +6,7 @@ module BenchCommon
   ( Unit
   , benchMain
   , bump, chunk, sinVec, sinMat, forceAll
-  , particlesInput, dotprodInput, summatvecInput, neuralInput
+  , particlesInput, dotprodInput, summatvecInput, neuralInput, nn784Input
   ) where
 
 import Control.Exception (evaluate)
@@ -55,6 +55,22 @@ neuralInput :: ([([[Double]], [Double])], [Double])
 neuralInput =
   let nIn = 50; n1 = 100; n2 = 50
   in ([(sinMat n1 nIn, sinVec n1), (sinMat n2 n1, sinVec n2)], sinVec nIn)
+
+-- | The 784-300-100-10 network's layers (W as fan-in x fan-out, row-major,
+-- h = x W + b), batch of 64 inputs and one-hot labels, as in
+-- bench/c/nn_array_bench.c.
+nn784Input :: ([([[Double]], [Double])], [[Double]], [[Double]])
+nn784Input = (layers, x, y)
+  where
+    dims = [784, 300, 100, 10] :: [Int]
+    layers = [ ( [ [ sc * sin (0.7 * fromIntegral i + 1.3 * fromIntegral j + fromIntegral l)
+                   | j <- [0 .. nOut - 1] ] | i <- [0 .. nIn - 1] ]
+               , [ 0.1 * sin (0.41 * fromIntegral j + fromIntegral l) | j <- [0 .. nOut - 1] ] )
+             | (l, nIn, nOut) <- zip3 [0 :: Int ..] dims (tail dims)
+             , let sc = 1 / sqrt (fromIntegral nIn) ]
+    x = [ [ sin (0.37 * fromIntegral (b + 1) + 0.013 * fromIntegral i * fromIntegral (b `mod` 7 + 1))
+          | i <- [0 .. 783 :: Int] ] | b <- [0 .. 63 :: Int] ]
+    y = [ [ if j == b `mod` 10 then 1 else 0 | j <- [0 .. 9 :: Int] ] | b <- [0 .. 63 :: Int] ]
 
 -- | fparticles' particles: position (0.5 i, 0.1), velocity (1, 1), i = 1..4.
 particlesInput :: [((Double, Double), (Double, Double))]

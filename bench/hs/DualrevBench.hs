@@ -10,6 +10,7 @@ module Main (main) where
 
 import BenchCommon
 import Numeric.DualRev
+import Numeric.DualRev.Array
 
 differentiable [d|
   fmult :: (Double, Double) -> Double
@@ -72,6 +73,26 @@ differentiable [d|
     let ((pa, pb), (pc, pd)) = (simulate a |*| simulate b) |*| (simulate c |*| simulate d)
     in sum [x * y | (x, y) <- [pa, pb, pc, pd]]
   fparticlesFork ps = fparticles ps
+
+  -- fneural with array operations: one tape node per layer operation
+  fneuralArray :: ([(Mat, Vec)], Vec) -> Double
+  fneuralArray (layers, input) = vsum (softmax (forwardA layers input))
+    where
+      forwardA [] x = x
+      forwardA ((w, b) : rest) x = forwardA rest (vrelu (vadd (matVec w x) b))
+
+  -- 784-300-100-10, relu, softmax cross-entropy averaged over a batch of 64
+  -- (rows of x), the batch as matrix products; x and the one-hot labels y are
+  -- data, not parameters
+  nn784 :: ([(Mat, Vec)], Constant (Mat, Mat)) -> Double
+  nn784 (layers, batch) =
+    let (x, y) = constant batch
+        z = dense layers x
+        n = fromIntegral (rows x)
+    in (vsum (logSumExpRows z) - msum (mmul y z)) / n
+    where
+      dense [(w, b)] h = addRowVec (matMul h w) b
+      dense ((w, b) : rest) h = dense rest (mrelu (addRowVec (matMul h w) b))
   |]
 
 mkUnit :: String -> Double -> Int -> Maybe (IO Unit)
@@ -98,6 +119,18 @@ mkUnit prog z n = case prog of
     forceAll (concat [concat w ++ b | (w, b) <- layers] ++ input)
     pure $ \i -> let (gl, gi) = $(grad 'fneural) (layers, bump (fromIntegral i * z) input)
                  in sum [sum (map sum w) + sum b | (w, b) <- gl] + sum gi
+  "fneural-array" -> Just $ do
+    let (layers, input) = neuralInput
+        layersA = [(fromRows w, fromList b) | (w, b) <- layers]
+        inputA = fromList input
+    pure $ \i -> let (gl, gi) = $(grad 'fneuralArray) (layersA, vscale (1 + fromIntegral i * z) inputA)
+                 in sum [msum w + vsum b | (w, b) <- gl] + vsum gi
+  "nn784" -> Just $ do
+    let (layers, x, y) = nn784Input
+        layersA = [(fromRows w, fromList b) | (w, b) <- layers]
+        batch = Constant (fromRows x, fromRows y)
+    pure $ \i -> let (gl, _) = $(grad 'nn784) (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch)
+                 in sum [msum w + vsum b | (w, b) <- gl]
   "fparticles" -> particles $(grad 'fparticles)
   "fparticles-fork" -> particles $(grad 'fparticlesFork)
   _ -> Nothing

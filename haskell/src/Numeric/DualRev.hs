@@ -29,6 +29,9 @@ module Numeric.DualRev
   , grad'
   , differentiate
   , jacobian
+    -- * Data that is not differentiated
+  , Constant (..)
+  , constant
     -- * Parallelism
   , (|*|)
     -- * Errors
@@ -38,6 +41,7 @@ module Numeric.DualRev
 import Language.Haskell.TH (Dec, Exp, Name, Q)
 
 import Numeric.DualRev.Internal.AD (DualRevError (..))
+import Numeric.DualRev.Internal.Constant (Constant (..), constant)
 import Numeric.DualRev.Internal.Pair ((|*|))
 import Numeric.DualRev.Internal.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Wrap

@@ -314,6 +314,10 @@ instance Carrier Bool Bool where
   toDual _ = pure
   fromDual _ = pure
 
+instance (Carrier p d, Carrier q e) => Carrier (p, q) (d, e) where
+  toDual t (a, b) = (,) <$> toDual t a <*> toDual t b
+  fromDual t (a, b) = (,) <$> fromDual t a <*> fromDual t b
+
 instance Carrier p d => Carrier [p] [d] where
   toDual t = mapM (toDual t)
   fromDual t = mapM (fromDual t)

@@ -11,6 +11,7 @@ import Language.Haskell.TH
 
 import qualified Numeric.DualRev.Array as A
 import qualified Numeric.DualRev.Internal.ArrayDual as AD
+import Numeric.DualRev.Internal.Constant (constant, constantD)
 import Numeric.DualRev.Internal.Lists
 import Numeric.DualRev.Internal.Pair ((|*|))
 import Numeric.DualRev.Internal.Ops
@@ -133,7 +134,7 @@ table = M.fromList $
   , ('flip, PMon 'flipD 3), ('curry, PMon 'curryD 3), ('uncurry, PMon 'uncurryD 2)
   , ('maybe, PMon 'maybeD 3), ('either, PMon 'eitherD 3)
   , ('(.), PMon 'composeD 3), ('($), PMon 'applyD 2)
-  , ('(|*|), PPar)
+  , ('(|*|), PPar), ('constant, PMon 'constantD 1)
   , ('(&&), PAnd), ('(||), POr), ('error, PErr), ('errorWithoutStackTrace, PErr)
   ] ++
   -- pure: structural list functions, comparisons (on values), discrete maths

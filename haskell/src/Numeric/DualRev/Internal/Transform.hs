@@ -1,4 +1,3 @@
-{-# LANGUAGE RankNTypes #-}
 {-# LANGUAGE TemplateHaskell #-}
 -- | The program transformation (Smeding & Vákár, sections 5-9, in its final
 -- taping form): every expression of type @t@ becomes a computation of type
@@ -15,7 +14,6 @@ module Numeric.DualRev.Internal.Transform
 
 import Control.Monad (forM, replicateM)
 import Data.Char (isAlphaNum)
-import Data.Data (Data, Typeable, cast, gmapT)
 import Data.Graph (SCC (..), stronglyConnComp)
 import Data.List (nub)
 import qualified Data.Map as M
@@ -26,6 +24,7 @@ import Numeric.DualRev.Internal.Registry (register, reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.AD (AD)
 import Numeric.DualRev.Internal.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Core as C
+import Numeric.DualRev.Internal.Constant (Constant (..))
 import Numeric.DualRev.Internal.Lists (errorAD)
 import Numeric.DualRev.Internal.Ops (enumFromThenToD, enumFromToD)
 import Numeric.DualRev.Internal.Parallel (parPairD)
@@ -350,6 +349,8 @@ transApp env f args = case f of
 
 transPat :: Env -> Pat -> Q Pat
 transPat env p = case p of
+  ConP c _ | c == 'Constant -> unsupported (eCtx env)
+    "matching on the Constant constructor (use `constant c' to get the value as a constant)" ""
   ConP c ps -> do
     (c', _) <- conInfo env c
     ConP c' <$> mapM (transPat env) ps
@@ -574,7 +575,7 @@ workerType tenv k ty = case ty of
 -- | Keep the declarations and add their duals.
 differentiableDecs :: Q [Dec] -> Q [Dec]
 differentiableDecs qds = do
-  ds <- plainTopNames <$> qds
+  ds <- qds
   loc <- location
   let blockLoc = loc_filename loc ++ ":" ++ show (fst (loc_start loc)) ++ ":"
                  ++ show (snd (loc_start loc))
@@ -640,34 +641,6 @@ differentiableDecs qds = do
   pure out
   where
     forM_' xs f = mapM_ f xs
-
--- | Binders of a declaration quote are fresh (unique) names, which GHC
--- cannot reifyR after splicing; give the top-level ones their plain names.
-plainTopNames :: [Dec] -> [Dec]
-plainTopNames ds = everywhere (mkT rename) ds
-  where
-    binders = concatMap decBinders ds
-    table = M.fromList [(n, mkName (nameBase n)) | n <- binders]
-    rename n = M.findWithDefault n n table
-    decBinders d = case d of
-      FunD n _ -> [n]
-      ValD p _ _ -> patVars p
-      SigD n _ -> [n]
-      DataD _ n _ _ cs _ -> n : concatMap conBinders cs
-      NewtypeD _ n _ _ c _ -> n : conBinders c
-      TySynD n _ _ -> [n]
-      _ -> []
-    conBinders c = case c of
-      NormalC n _ -> [n]
-      RecC n fs -> n : [f | (f, _, _) <- fs]
-      InfixC _ n _ -> [n]
-      _ -> []
-
-everywhere :: (forall a. Data a => a -> a) -> (forall a. Data a => a -> a)
-everywhere f = f . gmapT (everywhere f)
-
-mkT :: (Typeable a, Typeable b) => (b -> b) -> a -> a
-mkT f = maybe id id (cast f)
 
 transTop :: Env -> Bind -> Q [Dec]
 transTop env0 b = case b of

@@ -26,6 +26,7 @@ import Language.Haskell.TH.Syntax (Name (..), NameFlavour (..))
 import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.AD (AD, D)
 import Numeric.DualRev.Internal.ArrayDual (DMat, DVec, Mat, Vec)
+import Numeric.DualRev.Internal.Constant (Constant)
 import Numeric.DualRev.Internal.Ops
 
 -- | Types of the current block: all of them, and the dual names of those
@@ -83,6 +84,7 @@ needsDual env = go S.empty
         | S.member n seen -> pure False
         | otherwise -> external (S.insert n seen) n
       ArrowT -> pure True
+      AppT (ConT c) _ | c == ''Constant -> pure False
       AppT a b -> (||) <$> go seen a <*> go seen b
       ForallT _ _ t -> go seen t
       SigT t _ -> go seen t
@@ -133,6 +135,7 @@ blockDualTypes decs = loop (TyEnv names M.empty)
 -- | The transformed type.
 transType :: TyEnv -> Type -> Q Type
 transType env ty = case ty of
+  AppT (ConT c) _ | c == ''Constant -> pure ty
   AppT (AppT ArrowT a) b -> do
     a' <- transType env a
     b' <- transType env b

@@ -1,0 +1,27 @@
+{-# LANGUAGE FlexibleContexts #-}
+-- | Inputs that are data, not parameters: no derivative is taken with
+-- respect to them, and they are put on the tape as constants.
+module Numeric.DualRev.Internal.Constant
+  ( Constant (..)
+  , constant
+  , constantD
+  ) where
+
+import Numeric.DualRev.Internal.AD (AD (..))
+import Numeric.DualRev.Internal.ArrayDual (Carrier (..))
+
+-- | A part of a differentiated function's input that is data (a training
+-- batch, a fixed matrix): the gradient returns it unchanged, and inside
+-- differentiable code 'constant' gives its value as a constant, so the
+-- reverse pass does no work for it.
+newtype Constant a = Constant a
+  deriving (Eq, Show)
+
+-- | The value of a 'Constant'.  In differentiable code, use this instead of
+-- matching on the constructor.
+constant :: Constant a -> a
+constant (Constant a) = a
+
+-- | 'constant' in transformed code: the value moved onto the tape.
+constantD :: Carrier a d => Constant a -> AD d
+constantD (Constant a) = AD (\t -> toDual t a)
