@@ -2,7 +2,10 @@ module Main (main) where
 
 import Test.Hspec
 
+import qualified Corpus.Api
+import qualified Corpus.Bench
 import qualified Corpus.Control
+import qualified Corpus.Cross
 import qualified Corpus.Data
 import qualified Corpus.Lists
 import qualified Corpus.Numeric
@@ -15,3 +18,6 @@ main = hspec $ do
   Corpus.Lists.spec
   Corpus.Data.spec
   Corpus.Control.spec
+  Corpus.Bench.spec
+  Corpus.Cross.spec
+  Corpus.Api.spec

@@ -1,0 +1,107 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | differentiate (backpropagators called many times, linearity), jacobian
+-- rows, grad', structured and discrete outputs, long runs.
+module Corpus.Api where
+
+import Control.Exception (evaluate)
+import Data.List (foldl')
+import System.Mem (performGC)
+import Test.Hspec
+import Test.QuickCheck
+
+import Check
+import Corpus.Data (P (..), Tree (..), V3 (..), genTree)
+import Numeric.DualRev
+
+differentiable [d|
+  polar :: (Double, Double) -> (Double, Double)
+  polar (x, y) = (sqrt (x * x + y * y), atan2 y x)
+
+  softmax :: [Double] -> [Double]
+  softmax xs = let es = map exp xs; s = sum es in map (/ s) es
+
+  cumulative :: [Double] -> ([Double], Int)
+  cumulative xs = (tail (scanl (+) 0 (map (\x -> x * x) xs)), length xs)
+
+  normalize :: V3 Double -> V3 Double
+  normalize (V3 a b c) = let n = sqrt (a * a + b * b + c * c) in V3 (a / n) (b / n) (c / n)
+
+  rotP :: (P, Double) -> P
+  rotP (P x y, t) = P (x * cos t - y * sin t) (x * sin t + y * cos t)
+
+  mirror :: Tree -> Tree
+  mirror (Leaf x) = Leaf (x * x)
+  mirror (Node l r) = Node (mirror r) (mirror l)
+
+  safeLog :: (Int, Double) -> (Maybe Double, Either Double Int)
+  safeLog (k, x) = (if x > 0 then Just (log x) else Nothing, if k > 0 then Left (x * fromIntegral k) else Right k)
+
+  energy :: [Double] -> Double
+  energy xs = sum (map (\x -> x * x * x) xs) / 3
+
+  small :: (Double, Double) -> Double
+  small (x, y) = x * y + sin x
+  |]
+
+-- | Resident set size in bytes (Linux).
+rss :: IO Integer
+rss = do
+  s <- readFile "/proc/self/statm"
+  let pages = read (words s !! 1) :: Integer
+  length s `seq` pure (pages * 4096)
+
+spec :: Spec
+spec = describe "differentiate, jacobian, grad'" $ do
+  let pair = (,) <$> dbl <*> dbl
+  checkDiff "tuple output" pair polar $(differentiate 'polar)
+  checkJac "tuple output" pair polar $(jacobian 'polar)
+  checkDiff "list output" (listOf1N 5 dbl) softmax $(differentiate 'softmax)
+  checkJac "list output" (listOf1N 5 dbl) softmax $(jacobian 'softmax)
+  checkDiff "list and Int output" (listOf1N 5 dbl) cumulative $(differentiate 'cumulative)
+  checkJac "list and Int output" (listOf1N 5 dbl) cumulative $(jacobian 'cumulative)
+  checkDiff "parametrised type output" (V3 <$> dbl <*> dbl <*> dbl) normalize $(differentiate 'normalize)
+  checkJac "parametrised type output" (V3 <$> dbl <*> dbl <*> dbl) normalize $(jacobian 'normalize)
+  checkDiff "monomorphic type output" ((,) <$> (P <$> dbl <*> dbl) <*> dbl) rotP $(differentiate 'rotP)
+  checkJac "monomorphic type output" ((,) <$> (P <$> dbl <*> dbl) <*> dbl) rotP $(jacobian 'rotP)
+  checkDiff "recursive type output" (genTree 3) mirror $(differentiate 'mirror)
+  checkJac "recursive type output" (genTree 3) mirror $(jacobian 'mirror)
+  checkDiff "Maybe and Either output" ((,) <$> choose (-2, 2) <*> dbl) safeLog $(differentiate 'safeLog)
+  checkJac "Maybe and Either output" ((,) <$> choose (-2, 2) <*> dbl) safeLog $(jacobian 'safeLog)
+  checkDiff "scalar output" (listOf1N 5 dbl) energy $(differentiate 'energy)
+  it "differentiate of a scalar function: back 1 is the gradient, grad' the value" $
+    property $ forAll (listOf1N 5 dbl) $ \xs ->
+      let (v, back) = $(differentiate 'energy) xs
+          (v', g) = $(grad' 'energy) xs
+      in v == energy xs .&&. v' == v .&&. back 1 == g .&&. g == $(grad 'energy) xs
+         .&&. $(jacobian 'energy) xs == [g]
+  it "jacobian of a function with no Double output has no rows" $
+    $(jacobian 'cumulative) [] `shouldBe` []
+  it "a backpropagator outlives many others and can be called in any order" $ do
+    let runs = [ $(differentiate 'softmax) [fromIntegral k, 1, 2] | k <- [1 .. 50 :: Int] ]
+        backs = map snd runs
+        first = head backs
+    r1 <- evaluate (first [1, 0, 0])
+    _ <- evaluate (sum (map (\b -> sum (b [0, 1, 0])) backs))
+    performGC
+    r2 <- evaluate (first [1, 0, 0])
+    r2 `shouldBe` r1
+  it "10^5 calls of a small grad in a row" $ do
+    let total = foldl' (\acc k -> let (gx, gy) = $(grad 'small) (fromIntegral k * 1e-5, 2) in acc + gx + gy) 0
+                       [1 .. 100000 :: Int]
+    _ <- evaluate total
+    total `shouldSatisfy` (\t -> not (isNaN t))
+  it "10^5 differentiate + backpropagator calls free their tapes" $ do
+    let loop :: Int -> Double -> IO Double
+        loop 0 acc = pure acc
+        loop k acc = do
+          let (y, back) = $(differentiate 'softmax) [fromIntegral k * 1e-5, 1, 2, 3]
+              g = back [1, 2, 3, 4]
+          s <- evaluate (sum y + sum g)
+          loop (k - 1) (acc + s)
+    _ <- loop 10000 0
+    performGC
+    before <- rss
+    _ <- loop 100000 0
+    performGC
+    after <- rss
+    (after - before) `shouldSatisfy` (< 64 * 1024 * 1024)
