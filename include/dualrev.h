@@ -277,9 +277,10 @@ DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
  * Storage.  The tape copies the caller's data when an array is created
  * (except with the _ref creators, which borrow it) and owns every array's
  * values (in its arena): value pointers stay valid until dr_tape_clear or
- * dr_tape_free and must not be written through.  An array's
- * adjoint buffer is allocated (from the same arena) only when a sweep or
- * dr_arr_seed first adds into it, and accumulated in place.
+ * dr_tape_free and must not be written through.  An array's adjoint buffer
+ * is allocated (from the same arena) only when a sweep or dr_arr_seed first
+ * adds into it, and accumulated in place; dr_adjoints_clear keeps it, so
+ * sweeping one tape again allocates nothing.
  *
  * Shapes.  A vector of length n has rank 1, rows = n and cols = 1; a matrix
  * has rank 2, rows x cols, element (i, j) at i * cols + j.  Either may be
@@ -314,6 +315,11 @@ DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
  * an infinite partial of an unreached element never makes a NaN; the BLAS
  * rules (products, dot) use plain IEEE arithmetic.  If memory for an adjoint
  * runs out during a sweep, dr_reverse returns DR_ENOMEM (sticky).
+ *
+ * Fork-join.  Array operations record on child handles like any operation
+ * and may take arrays of the parent's job; in a parallel sweep the array
+ * reverse rules run one at a time (a lock), since sibling jobs may add into
+ * the adjoint of one ancestor array.
  */
 
 /** A handle to an array on a tape (a small value, returned by value). */
