@@ -226,7 +226,9 @@ throwShape m = throwIO (DualRevError ("dualrev: " ++ m))
 -- | The function's argument and result types, and its dual.
 target :: String -> Name -> Q (Type, Type, Exp)
 target what f = do
-  info <- reifyR f
+  -- a plain definition of the same declaration group cannot be reified
+  info <- recover (fail ("dualrev: `" ++ nameBase f ++ "' is not differentiable: define it inside "
+                         ++ "differentiable [d| ... |]")) (reifyR f)
   ty <- case info of
     VarI _ t _ -> pure t
     _ -> fail ("dualrev: " ++ what ++ " expects a function name, got " ++ pprint f)
