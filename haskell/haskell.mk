@@ -27,6 +27,7 @@ test-hs: hs-deps
 	    test $${PIPESTATUS[0]} -eq 0
 	$(CABAL) test -v1 dualrev:test:dualrev-test --test-show-details=direct 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'; \
 	    test $${PIPESTATUS[0]} -eq 0
+	sh haskell/test/compile-fail/run.sh $(CABAL) exec -v0 -- ghc -package dualrev
 
 demo-hs: hs-deps
 	@$(CABAL) build -v0 dualrev:exe:dualrev-demo 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config' || true

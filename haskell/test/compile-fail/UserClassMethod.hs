@@ -1,0 +1,13 @@
+-- EXPECT: `UserClassMethod.scale', which is neither a supported Prelude function nor defined in a differentiable block
+-- EXPECT: in the definition of `f'
+{-# LANGUAGE TemplateHaskell #-}
+module UserClassMethod where
+import Numeric.DualRev
+class Scalable a where
+  scale :: Double -> a -> a
+instance Scalable Double where
+  scale k x = k * x
+differentiable [d|
+  f :: Double -> Double
+  f x = scale 2 x
+  |]

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Compile-fail tests of the Haskell front end.  Each module in this directory
+# uses one construct outside the supported language (or misuses a splice) and
+# must FAIL to compile, with every message named by its "-- EXPECT: ..." lines
+# in the compiler's output, and without a GHC panic.
+#
+# usage: run.sh [GHC COMMAND...]
+#   The command (default: $HS_GHC, else "ghc -package dualrev") must be able to
+#   load the dualrev package; haskell.mk passes
+#   "cabal --builddir=BUILD/hs/dist exec -v0 -- ghc -package dualrev"
+#   with CABAL_DIR set.
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+if [ $# -gt 0 ]; then ghc="$*"; else ghc="${HS_GHC:-ghc -package dualrev}"; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+for f in "$dir"/*.hs; do
+  name=$(basename "$f" .hs)
+  out="$tmp/$name.out"
+  if ! grep -q '^-- EXPECT: ' "$f"; then
+    echo "FAIL $name: no -- EXPECT: line"; fail=$((fail + 1)); continue
+  fi
+  if $ghc -fno-code -outputdir "$tmp/o-$name" "$f" >"$out" 2>&1; then
+    echo "FAIL $name: compiled, but must be rejected"; fail=$((fail + 1)); continue
+  fi
+  ok=1
+  if grep -qi 'panic\|impossible happened' "$out"; then
+    echo "FAIL $name: GHC panic"; ok=0
+  fi
+  if grep -q 'Could not load module\|cannot satisfy\|unknown package' "$out"; then
+    echo "FAIL $name: the dualrev package could not be loaded"; ok=0
+  fi
+  grep '^-- EXPECT: ' "$f" | sed 's/^-- EXPECT: //' >"$tmp/expect"
+  while IFS= read -r e; do
+    if ! grep -qF -- "$e" "$out"; then
+      echo "FAIL $name: the error lacks: $e"; ok=0
+    fi
+  done <"$tmp/expect"
+  if [ $ok -eq 1 ]; then
+    echo "ok   $name"; pass=$((pass + 1))
+  else
+    sed 's/^/       | /' "$out" | head -n 30
+    fail=$((fail + 1))
+  fi
+done
+echo "compile-fail: $pass passed, $fail failed"
+[ $fail -eq 0 ]
