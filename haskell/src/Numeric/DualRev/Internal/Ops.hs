@@ -135,8 +135,9 @@ instance DRealToFrac Int64 where
 instance DEnum D where
   enumFromToD a@(D x _) (D y _) =
     mapM (\k -> rec1 (x + fromIntegral k) a 1) [0 .. floor (y + 0.5 - x) :: Int]
-  enumFromThenToD a@(D x _) (D x2 _) (D y _) =
-    mapM (\v -> rec1 v a 1) (takeWhile ok [x, x2 ..])
+  -- element k is x + k * (x2 - x): its partials are 1 - k and k
+  enumFromThenToD a@(D x _) b@(D x2 _) (D y _) =
+    mapM (\(k, v) -> rec2 v a (1 - k) b k) (zip [0 :: Double ..] (takeWhile ok [x, x2 ..]))
     where ok v = if x2 >= x then v <= y + (x2 - x) / 2 else v >= y + (x2 - x) / 2
 instance DEnum Int where
   enumFromToD a b = pure [a .. b]
