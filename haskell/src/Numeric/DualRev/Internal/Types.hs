@@ -189,18 +189,23 @@ transPred p = case p of
 -- | The dual twin of a data type, newtype or synonym of the block.
 dualDataDec :: TyEnv -> Dec -> Q [Dec]
 dualDataDec env d = case d of
-  DataD _ n tvs k cons _ | Just n' <- M.lookup n (tyDuals env) -> do
+  DataD _ n tvs k cons ders | Just n' <- M.lookup n (tyDuals env) -> do
     cons' <- mapM dualCon cons
-    pure [DataD [] n' tvs k cons' []]
-  NewtypeD _ n tvs k con _ | Just n' <- M.lookup n (tyDuals env) -> do
+    pure [DataD [] n' tvs k cons' (dualDerivs ders)]
+  NewtypeD _ n tvs k con ders | Just n' <- M.lookup n (tyDuals env) -> do
     con' <- dualCon con
-    pure [NewtypeD [] n' tvs k con' []]
+    pure [NewtypeD [] n' tvs k con' (dualDerivs ders)]
   TySynD n tvs rhs | Just n' <- M.lookup n (tyDuals env) -> do
     rhs' <- transType env rhs
     pure [TySynD n' tvs rhs']
   _ -> pure []
   where
     field t = transType env t
+    -- derived Eq, Ord and Show carry over (on D they look at values, as
+    -- comparisons in differentiable code do); other derived classes do not
+    dualDerivs ders = [ DerivClause st ps' | DerivClause st ps <- ders
+                      , let ps' = [p | p@(ConT c) <- ps, c `elem` [''Eq, ''Ord, ''Show]]
+                      , not (null ps') ]
     dualCon c = case c of
       NormalC cn fs -> NormalC (dualConName cn) <$> mapM (\(b, t) -> (,) b <$> field t) fs
       RecC cn fs -> RecC (dualConName cn) <$> mapM (\(f, b, t) -> (,,) (dualValName f) b <$> field t) fs
