@@ -81,8 +81,8 @@ instance Enum F where
   toEnum n = F (fromIntegral n) 0
   fromEnum (F a _) = fromEnum a
   enumFromTo x@(F a _) (F b _) = [x + fromIntegral k | k <- [0 .. floor (b + 0.5 - a) :: Int]]
-  enumFromThenTo x@(F a _) (F a2 _) (F b _) =
-    [x + F (v - a) 0 | v <- takeWhile ok [a, a2 ..]]
+  enumFromThenTo x@(F a _) x2@(F a2 _) (F b _) =
+    [x + fromIntegral k * (x2 - x) | (k, _) <- zip [0 :: Int ..] (takeWhile ok [a, a2 ..])]
     where ok v = if a2 >= a then v <= b + (a2 - a) / 2 else v >= b + (a2 - a) / 2
 
 instance Real F where

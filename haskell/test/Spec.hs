@@ -7,6 +7,7 @@ import qualified Corpus.Bench
 import qualified Corpus.Control
 import qualified Corpus.Cross
 import qualified Corpus.Data
+import qualified Corpus.Extra
 import qualified Corpus.Lists
 import qualified Corpus.Numeric
 import qualified Corpus.Syntax
@@ -18,6 +19,7 @@ main = hspec $ do
   Corpus.Lists.spec
   Corpus.Data.spec
   Corpus.Control.spec
+  Corpus.Extra.spec
   Corpus.Bench.spec
   Corpus.Cross.spec
   Corpus.Api.spec
