@@ -30,7 +30,7 @@ TEST_SRC     := $(wildcard tests/test_*.c)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
 TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # tests run under ThreadSanitizer (the fork-join ones)
-TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c)
+TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c)
 
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
@@ -61,7 +61,7 @@ deps-hs: deps-c
 # ---------------------------------------------------------------- library
 lib: $(LIB_A) $(LIB_SO)
 
-$(BUILD)/obj/%.o: cbits/%.c cbits/internal.h include/dualrev.h | $(BUILD)/.deps-c
+$(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*.h) include/dualrev.h | $(BUILD)/.deps-c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
@@ -94,10 +94,9 @@ test-tsan:
 
 test: test-c test-sanitize test-tsan test-hs
 
-# Haskell tests are added by haskell/ (issue 3); until then nothing to do.
+# the Haskell package's test suites (haskell/haskell.mk)
 test-hs:
-	@if [ -f haskell/dualrev.cabal ]; then $(MAKE) -f haskell/haskell.mk test-hs BUILD=$(BUILD); \
-	else echo "no Haskell package yet"; fi
+	$(MAKE) -f haskell/haskell.mk test-hs BUILD=$(BUILD)
 
 # --------------------------------------------------------------- examples
 $(BUILD)/examples/%: examples/%.c $(LIB_A)
@@ -106,7 +105,7 @@ $(BUILD)/examples/%: examples/%.c $(LIB_A)
 
 demo: $(EXAMPLE_BIN)
 	@for e in $(EXAMPLE_BIN); do echo "== $$e"; $$e || exit 1; done
-	@if [ -f haskell/haskell.mk ]; then $(MAKE) -f haskell/haskell.mk demo-hs BUILD=$(BUILD); fi
+	@$(MAKE) --no-print-directory -f haskell/haskell.mk demo-hs BUILD=$(BUILD)
 
 # ------------------------------------------------------------ benchmarks
 bench: lib deps-bench

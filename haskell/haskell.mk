@@ -10,6 +10,9 @@ HS_DEBS  := ghc cabal-install libghc-hspec-dev libghc-quickcheck2-dev pkg-config
 HS_BUILD := $(abspath $(BUILD))/hs
 export CABAL_DIR := $(HS_BUILD)/cabal-home
 CABAL    := cabal --builddir=$(HS_BUILD)/dist
+# cabal's warnings about ../cbits paths (sdist only) and the missing
+# repository (on purpose) are noise: drop them, keep cabal's exit status
+QUIET    := 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config\|extraneous version range\|internal library\|&& ==0.1.0\|current package.s library' ; test $${PIPESTATUS[0]} -eq 0
 
 .PHONY: hs-deps hs-lib test-hs demo-hs bench-hs
 
@@ -20,23 +23,21 @@ hs-deps:
 	@sh tools/sync-cabal-csources.sh
 
 hs-lib: hs-deps
-	$(CABAL) build -v1 dualrev:lib:dualrev 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'
+	$(CABAL) build -v1 dualrev:lib:dualrev $(QUIET)
 
+# both test suites (the corpus; arrays and fork-join), then the compile-fail cases
 test-hs: hs-deps
-	$(CABAL) build -v1 dualrev:test:dualrev-test 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'; \
-	    test $${PIPESTATUS[0]} -eq 0
-	$(CABAL) test -v1 dualrev:test:dualrev-test --test-show-details=direct 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'; \
-	    test $${PIPESTATUS[0]} -eq 0
+	$(CABAL) build -v1 dualrev:tests $(QUIET)
+	$(CABAL) test -v1 dualrev:tests --test-show-details=direct $(QUIET)
 	sh haskell/test/compile-fail/run.sh $(CABAL) exec -v0 -- ghc -package dualrev
 
 demo-hs: hs-deps
-	@$(CABAL) build -v0 dualrev:exe:dualrev-demo 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config' || true
+	@$(CABAL) build -v0 dualrev:exe:dualrev-demo $(QUIET)
 	@echo "== Haskell example (haskell/examples/FitModel.hs)"
 	@$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-demo)
 
 bench-hs: hs-deps
-	$(CABAL) build -v1 dualrev:exe:dualrev-hs-bench 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config'; \
-	    test $${PIPESTATUS[0]} -eq 0
+	$(CABAL) build -v1 dualrev:exe:dualrev-hs-bench $(QUIET)
 	@mkdir -p $(BUILD)/bench/hs
 	cp "$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-hs-bench)" $(BUILD)/bench/hs/dualrev-hs-bench
 	@if ghc-pkg --simple-output list ad 2>/dev/null | grep -q .; then \
