@@ -154,6 +154,10 @@ parseLocalDecs ctx ds = do
   let sigs = M.fromList [(n, t) | SigD n t <- ds]
   fmap concat $ forM ds $ \d -> case d of
     FunD n cs -> (: []) . BFun n (M.lookup n sigs) <$> parseClauses ctx n cs
+    -- f = \x -> e is the function f x = e (so it may be recursive)
+    ValD (VarP n) (NormalB (LamE ps e)) [] -> do
+      cs <- parseClauses ctx n [Language.Haskell.TH.Clause ps (NormalB e) []]
+      pure [BFun n (M.lookup n sigs) cs]
     ValD p b ws -> do
       checkPat ctx p
       let sig = case p of { VarP n -> M.lookup n sigs; _ -> Nothing }
