@@ -99,6 +99,13 @@ differentiable [d|
   holders :: (Pair V2, Maybe V2, Wrap Double) -> Double
   holders (Pair a b, m, Wrap w) = vx a * vy b + maybe 1 (\v -> vx v * vy v) m * w
 
+  -- recursive functions bound to lambdas, local and top-level
+  lambdaRec :: Double -> Double
+  lambdaRec x = let go = \n acc -> if n == (0 :: Int) then acc else go (n - 1) (acc * x) in go 3 1 + halve x
+
+  halve :: Double -> Double
+  halve = \x -> if x > 1 then halve (x / 2) else x * x
+
   -- error in a branch that is not taken; error when it is
   guarded :: Double -> Double
   guarded x = if x > 0 then sqrt x else error "guarded: negative"
@@ -135,6 +142,7 @@ spec = describe "more constructs (regressions)" $ do
   checkGrad "a polymorphic function at Int and at Double" (listOf1N 5 dbl) twoTypes $(grad 'twoTypes)
   checkGrad "parametrised types holding dual twins"
     ((,,) <$> (Pair <$> genV2 <*> genV2) <*> oneof [pure Nothing, Just <$> genV2] <*> (Wrap <$> dbl)) holders $(grad 'holders)
+  checkGrad "recursive functions bound to lambdas" pos lambdaRec $(grad 'lambdaRec)
   it "error in a branch not taken; raised when taken" $ do
     $(grad 'guarded) 4 `shouldBe` 0.25
     r <- try (evaluate ($(grad 'guarded) (-1)))
