@@ -57,8 +57,8 @@ struct dr_ext {
  * A chunk of nodes.  Chunks never move.  A chunk belongs to one job (see
  * "Jobs" below) and reserves the contiguous range of relative ids
  * first .. first+cap-1 from the tape's shared counter (dr_tape.reserved), so
- * the ids of different jobs never overlap.  Capacities are DR_CHUNK_MIN << k;
- * free chunks are kept in one list per capacity (size class).
+ * the ids of different jobs never overlap.  Capacities are DR_JOB_CHUNK_MIN
+ * << k; free chunks are kept in one list per capacity (size class).
  */
 typedef struct dr_chunk dr_chunk;
 struct dr_chunk {
@@ -82,9 +82,11 @@ struct dr_arena_block {
     void *raw;
 };
 
-#define DR_CHUNK_MIN 256u          /* nodes in a job's first chunk (8 KiB)  */
+#define DR_CHUNK_MIN 256u          /* nodes in a root job's first chunk     */
+#define DR_JOB_CHUNK_MIN 32u       /* ... in a child job's (1 KiB): many
+                                      small jobs stay cheap in memory and ids */
 #define DR_CHUNK_MAX (1u << 17)    /* largest chunk: 4 MiB of nodes         */
-#define DR_CHUNK_CLASSES 10        /* 256 << 0 .. 256 << 9 == DR_CHUNK_MAX  */
+#define DR_CHUNK_CLASSES 13        /* 32 << 0 .. 32 << 12 == DR_CHUNK_MAX   */
 #define DR_ARENA_MIN (16u << 10)   /* smallest arena block                  */
 
 /*

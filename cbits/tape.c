@@ -55,7 +55,7 @@ void dr_tape_free(dr_tape *t)
 static unsigned chunk_class(size_t cap)
 {
     unsigned k = 0;
-    while (k + 1 < DR_CHUNK_CLASSES && ((size_t)DR_CHUNK_MIN << k) < cap)
+    while (k + 1 < DR_CHUNK_CLASSES && ((size_t)DR_JOB_CHUNK_MIN << k) < cap)
         k++;
     return k;
 }
@@ -174,7 +174,7 @@ dr_node *dr__grow(dr_tape *t)
         dr__fail(t, (t->state & DR_ST_DEAD) ? DR_EINVAL : DR_EBUSY);
         return NULL;
     }
-    size_t cap = DR_CHUNK_MIN;
+    size_t cap = t->root == t ? DR_CHUNK_MIN : DR_JOB_CHUNK_MIN;
     if (t->chunk) {
         t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
         cap = t->chunk->cap < DR_CHUNK_MAX ? t->chunk->cap * 2 : DR_CHUNK_MAX;
