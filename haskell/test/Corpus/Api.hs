@@ -3,7 +3,9 @@
 -- rows, grad', structured and discrete outputs, long runs.
 module Corpus.Api where
 
-import Control.Exception (evaluate)
+import Control.Concurrent (forkIO, getNumCapabilities, newEmptyMVar, putMVar, setNumCapabilities, takeMVar)
+import Control.Exception (ErrorCall (..), SomeException, evaluate, try)
+import Control.Monad (forM)
 import Data.List (foldl')
 import System.Mem (performGC)
 import Test.Hspec
@@ -41,6 +43,13 @@ differentiable [d|
 
   small :: (Double, Double) -> Double
   small (x, y) = x * y + sin x
+
+  -- outputs sharing a node, the input itself, constants
+  shared :: (Double, [Double]) -> ((Double, Double), (Double, Double, Double), [Double])
+  shared (x, xs) = let y = x * 2 in ((y, y), (x, x, 3), xs ++ map (* x) xs ++ xs)
+
+  failing :: Double -> Double
+  failing x = if x > 100 then error "failing: too large" else x * x
   |]
 
 -- | Resident set size in bytes (Linux).
@@ -74,6 +83,31 @@ spec = describe "differentiate, jacobian, grad'" $ do
           (v', g) = $(grad' 'energy) xs
       in v == energy xs .&&. v' == v .&&. back 1 == g .&&. g == $(grad 'energy) xs
          .&&. $(jacobian 'energy) xs == [g]
+  checkDiff "outputs sharing nodes, the input as output, constant outputs" ((,) <$> dbl <*> listOf1N 3 dbl) shared $(differentiate 'shared)
+  checkJac "outputs sharing nodes, the input as output, constant outputs" ((,) <$> dbl <*> listOf1N 3 dbl) shared $(jacobian 'shared)
+  it "an error in the forward pass leaves later gradients intact" $ do
+    r <- try (evaluate ($(grad 'failing) 1000))
+    r `shouldBe` Left (ErrorCall "failing: too large")
+    mapM_ (\x -> $(grad 'failing) x `shouldBe` 2 * x) [1 .. 20]
+  it "gradients and backpropagators on several threads at once" $ do
+    n0 <- getNumCapabilities
+    setNumCapabilities 4
+    let expected k = (2 + cos (fromIntegral k), fromIntegral k)   -- small (x, y) = x * y + sin x
+        (_, back) = $(differentiate 'softmax) [1, 2, 3]
+        cot t = [1, fromIntegral t, 0]
+        refs = map (back . cot) [1 .. 8 :: Int]
+    _ <- evaluate (sum (map sum refs))
+    dones <- forM [1 .. 8 :: Int] $ \t -> do
+      done <- newEmptyMVar
+      _ <- forkIO $ do
+        ok <- try (evaluate (and [ $(grad 'small) (fromIntegral k, 2) == expected k
+                                   && back (cot t) == refs !! (t - 1)
+                                 | k <- [t * 1000 .. t * 1000 + 999 :: Int] ]))
+        putMVar done (ok :: Either SomeException Bool)
+      pure done
+    rs <- mapM takeMVar dones
+    setNumCapabilities n0
+    map (either (const False) id) rs `shouldBe` replicate 8 True
   it "jacobian of a function with no Double output has no rows" $
     $(jacobian 'cumulative) [] `shouldBe` []
   it "a backpropagator outlives many others and can be called in any order" $ do
