@@ -470,6 +470,8 @@ dr_status dr_fork(dr_tape *t, size_t n, dr_tape **children)
         return DR_EINVAL;
     dr_hist *H;
     dr_status st = fork_impl(t, n, &H);
+    if (st == DR_ENOMEM)
+        dr__fail(t, st); /* every allocation failure is sticky */
     if (st != DR_OK)
         return st;
     for (size_t i = 0; i < n; i++)
@@ -531,6 +533,8 @@ dr_status dr_fork_run(dr_tape *t, size_t n,
         return DR_EINVAL;
     dr_hist *H;
     dr_status st = fork_impl(t, n, &H);
+    if (st == DR_ENOMEM)
+        dr__fail(t, st);
     if (st != DR_OK)
         return st;
     H->fn = fn;

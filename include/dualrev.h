@@ -647,8 +647,9 @@ DR_API dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
  * Fork the current job of handle t (the root or a child handle) into n >= 1
  * child jobs and store their handles in children[0..n-1].  DR_EINVAL if n is
  * 0, children is NULL or t is a joined handle; DR_EBUSY if t is already
- * forked; DR_ENOMEM if memory runs out (then nothing is forked, t records on
- * as before, and the sticky status may say DR_ENOMEM).
+ * forked; DR_ENOMEM if memory runs out (then nothing is forked and t records
+ * on as before: the caller may run the children's work on t in order; the
+ * sticky status says DR_ENOMEM, as for any failed allocation).
  */
 DR_API dr_status dr_fork(dr_tape *t, size_t n, dr_tape **children);
 
@@ -669,7 +670,7 @@ typedef void (*dr_job_fn)(dr_tape *child, size_t i, void *ctx);
  * fn runs on any of the threads, several at once), else in order i = 0..n-1
  * on the calling thread.  fn may fork its child again (nested dr_fork_run
  * calls share the pool and never deadlock) but must join what it forks.
- * Returns the status of dr_fork or dr_join.
+ * Returns the status of dr_fork (then fn never ran) or dr_join.
  */
 DR_API dr_status dr_fork_run(dr_tape *t, size_t n, dr_job_fn fn, void *ctx);
 
