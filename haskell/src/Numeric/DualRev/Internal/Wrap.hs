@@ -6,13 +6,13 @@
 -- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Runtime".
 module Numeric.DualRev.Internal.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ
-  , throwShape
+  , throwShape, forceLeaf
   ) where
 
 import Control.Monad (forM, replicateM)
 import Control.Monad.Trans.Class (lift)
 import Control.Monad.Trans.State.Strict (StateT, get, modify, runStateT)
-import Control.Exception (throwIO)
+import Control.Exception (evaluate, throwIO)
 import qualified Data.Map as M
 import qualified Data.Set as S
 import Language.Haskell.TH
@@ -45,7 +45,11 @@ walk ty0 = do
   ty <- lift (expandSyn ty0)
   nd <- lift (needsDual noEnv ty)
   if not nd
-    then pure (globalWalks 'inputId 'primalId 'seedId 'collectId 'idsId)
+    then do
+      -- the primal walk forces discrete output parts while the tape is
+      -- alive: lazily computed ones may still demand iterate elements
+      f <- forceWalk ty
+      pure (globalWalks 'inputId 'primalId 'seedId 'collectId 'idsId) { wPrim = f }
     else case spine ty [] of
       (ConT n, []) | n == ''Double ->
         pure (globalWalks 'inputD 'primalIO 'seedD 'collectD 'idsD)
@@ -124,6 +128,76 @@ tupleWalks as = do
       , wIds = LamE [VarP t, tupP' ds, VarP acc] $
           seedChain t acc (zip ws ds)
       }
+
+-- | @Ptr CTape -> a -> IO a@ for a type without Double inside: evaluates
+-- the value completely (each leaf to weak head normal form), so that nothing
+-- of it is computed after the tape is gone (the elements of 'iterate' are
+-- recorded when first demanded).
+forceWalk :: Type -> W Exp
+forceWalk ty0 = do
+  ty <- lift (expandSyn ty0)
+  case spine ty [] of
+    (ListT, [a]) -> AppE (VarE 'primalList) <$> forceWalk a
+    (TupleT k, as) | k > 0 && length as == k -> do
+      fs <- mapM forceWalk as
+      lift $ do
+        t <- newName "t"
+        xs <- replicateM k (newName "x")
+        ys <- replicateM k (newName "y")
+        pure (LamE [VarP t, TupP (map VarP xs)] (DoE Nothing
+               ([BindS (VarP y) (AppE (AppE f (VarE t)) (VarE x)) | (f, x, y) <- zip3 fs xs ys]
+                ++ [NoBindS (AppE (VarE 'pure) (TupE (map (Just . VarE) ys)))])))
+    (ConT n, as) | n `notElem` leafTypes -> do
+      (memo, _) <- get
+      let key = AppT (ConT ''IO) ty
+      case M.lookup key memo of
+        Just w -> pure (wPrim w)
+        Nothing -> do
+          info <- lift (recover (pure Nothing) (Just <$> reifyTypeR n))
+          let decl = case info of
+                Just (TyConI (DataD _ _ tvs _ cons _)) -> Just (tvs, cons)
+                Just (TyConI (NewtypeD _ _ tvs _ con _)) -> Just (tvs, [con])
+                _ -> Nothing
+          case decl of
+            Just (tvs, cons) | all plainCon cons -> do
+              fn <- lift (newName ("force_" ++ nameBase n))
+              t <- lift (newName "t")
+              d <- lift (newName "d")
+              modify (\(m, ds) -> (M.insert key (leaf { wPrim = VarE fn }) m, ds))
+              let sub = M.fromList (zip (map tvName tvs) as)
+              alts <- forM cons $ \c -> do
+                (cn, fts) <- lift (conFields c)
+                prims <- lift (mapM (isPrimTy . substTy sub) fts)
+                if or prims then pure Nothing else do
+                  fs <- mapM (forceWalk . substTy sub) fts
+                  lift $ do
+                    xs <- replicateM (length fs) (newName "x")
+                    ys <- replicateM (length fs) (newName "y")
+                    pure (Just (Match (ConP cn (map VarP xs)) (NormalB (DoE Nothing
+                      ([BindS (VarP y) (AppE (AppE f (VarE t)) (VarE x)) | (f, x, y) <- zip3 fs xs ys]
+                       ++ [NoBindS (AppE (VarE 'pure) (foldl AppE (ConE cn) (map VarE ys)))]))) []))
+              let body = maybe (AppE (VarE 'evaluate) (VarE d)) (CaseE (VarE d)) (sequence alts)
+              modify (\(m, ds) -> (m, FunD fn [Clause [VarP t, VarP d] (NormalB body) []] : ds))
+              pure (VarE fn)
+            _ -> pure (wPrim leaf)
+    _ -> pure (wPrim leaf)
+  where
+    spine (AppT f x) acc = spine f (x : acc)
+    spine f acc = (f, acc)
+    leaf = Walks (VarE 'inputId) (VarE 'forceLeaf) (VarE 'seedId) (VarE 'collectId) (VarE 'idsId)
+    leafTypes = [''Int, ''Integer, ''Char, ''Word, ''Float, ''Double]
+    plainCon c = case c of { NormalC {} -> True; RecC {} -> True; InfixC {} -> True; _ -> False }
+    isPrimTy t = case spine t [] of
+      (ConT m, _) -> recover (pure True) $ do
+        i <- reifyTypeR m
+        pure (case i of { PrimTyConI {} -> True; _ -> False })
+      (VarT _, _) -> pure True
+      (ArrowT, _) -> pure True
+      _ -> pure False
+
+-- | A leaf of 'forceWalk': weak head normal form.
+forceLeaf :: a -> b -> IO b
+forceLeaf _ = evaluate
 
 -- | Walks of a user (or library) data type instance, as local functions so
 -- that recursive types work.
