@@ -48,6 +48,11 @@ differentiable [d|
   shared :: (Double, [Double]) -> ((Double, Double), (Double, Double, Double), [Double])
   shared (x, xs) = let y = x * 2 in ((y, y), (x, x, 3), xs ++ map (* x) xs ++ xs)
 
+  -- discrete output parts computed lazily from elements of iterate
+  lazyOut :: Double -> (Double, (Bool, Int, [Int]))
+  lazyOut x = let ys = iterate (\v -> v * 2 + 1) x
+              in (x * 2, (head (drop 3 ys) > 10, length (take 4 ys), map round (take 3 (drop 5 ys))))
+
   failing :: Double -> Double
   failing x = if x > 100 then error "failing: too large" else x * x
   |]
@@ -85,6 +90,13 @@ spec = describe "differentiate, jacobian, grad'" $ do
          .&&. $(jacobian 'energy) xs == [g]
   checkDiff "outputs sharing nodes, the input as output, constant outputs" ((,) <$> dbl <*> listOf1N 3 dbl) shared $(differentiate 'shared)
   checkJac "outputs sharing nodes, the input as output, constant outputs" ((,) <$> dbl <*> listOf1N 3 dbl) shared $(jacobian 'shared)
+  it "discrete outputs computed lazily from iterate are evaluated before the tape goes" $ do
+    let (y, back) = $(differentiate 'lazyOut) 1
+    back (1, (True, 0, [])) `shouldBe` 2
+    performGC
+    _ <- evaluate (sum [ fst (fst ($(differentiate 'lazyOut) k)) | k <- [1 .. 100] ])
+    performGC
+    y `shouldBe` (2, (True, 4, [63, 127, 255]))
   it "an error in the forward pass leaves later gradients intact" $ do
     r <- try (evaluate ($(grad 'failing) 1000))
     r `shouldBe` Left (ErrorCall "failing: too large")
