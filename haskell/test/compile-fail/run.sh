@@ -2,7 +2,8 @@
 # Compile-fail tests of the Haskell front end.  Each module in this directory
 # uses one construct outside the supported language (or misuses a splice) and
 # must FAIL to compile, with every message named by its "-- EXPECT: ..." lines
-# in the compiler's output, and without a GHC panic.
+# in the compiler's output, and without a GHC panic.  lib/ holds helper
+# modules that some of them import.
 #
 # usage: run.sh [GHC COMMAND...]
 #   The command (default: $HS_GHC, else "ghc -package dualrev") must be able to
@@ -22,7 +23,7 @@ for f in "$dir"/*.hs; do
   if ! grep -q '^-- EXPECT: ' "$f"; then
     echo "FAIL $name: no -- EXPECT: line"; fail=$((fail + 1)); continue
   fi
-  if $ghc -fno-code -outputdir "$tmp/o-$name" "$f" >"$out" 2>&1; then
+  if $ghc -fno-code -outputdir "$tmp/o-$name" -i"$dir/lib" "$f" >"$out" 2>&1; then
     echo "FAIL $name: compiled, but must be rejected"; fail=$((fail + 1)); continue
   fi
   ok=1
