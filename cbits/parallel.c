@@ -29,6 +29,7 @@
 #include "internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,11 +105,31 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* one step of an idle thread's spin: pause first, then give the core away
+   (on a busy machine the thread we wait for may need it), and after
+   SPIN_NS in all, false: block on the condition variable */
+static bool spin_step(unsigned spin, long *t0);
+
 static long now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static bool spin_step(unsigned spin, long *t0)
+{
+    if (spin < 256) {
+        cpu_relax();
+        return true;
+    }
+    long t = now_ns();
+    if (*t0 == 0)
+        *t0 = t;
+    else if (t - *t0 > SPIN_NS)
+        return false;
+    sched_yield();
+    return true;
 }
 
 /* under the lock */
@@ -162,17 +183,12 @@ static void wait_group(dr_par *P, dr_hist *h)
             if (k) {
                 run_kid(P, k);
                 t0 = 0;
+                spin = 0;
                 continue;
             }
         }
-        cpu_relax();
-        if ((spin & 63) == 0) {
-            long t = now_ns();
-            if (t0 == 0)
-                t0 = t;
-            else if (t - t0 > SPIN_NS)
-                break;
-        }
+        if (!spin_step(spin, &t0))
+            break;
     }
     pthread_mutex_lock(&P->lock);
     while (__atomic_load_n(&h->pending, __ATOMIC_ACQUIRE) != 0) {
@@ -194,13 +210,12 @@ static void *worker_main(void *arg)
 {
     dr_par *P = arg;
     for (;;) {
-        long t0 = now_ns();
-        for (unsigned spin = 1;; spin++) {
+        long t0 = 0;
+        for (unsigned spin = 0;; spin++) {
             if (__atomic_load_n(&P->qlen, __ATOMIC_ACQUIRE) != 0 ||
                 __atomic_load_n(&P->shutdown, __ATOMIC_ACQUIRE))
                 break;
-            cpu_relax();
-            if ((spin & 63) == 0 && now_ns() - t0 > SPIN_NS)
+            if (!spin_step(spin, &t0))
                 break;
         }
         pthread_mutex_lock(&P->lock);
