@@ -192,9 +192,13 @@ def calibrate(impl, row, target, cwd):
     slope = (dt - t1) / (reps - 1)
     if slope <= 0:
         slope = dt / reps
+    if slope > target / 3:
+        # one repetition alone is long enough to measure (n = 10^6 rows of
+        # the slower implementations): keep those processes short
+        return (1, 2, slope), checksum
     hi = max(4, int(round(target / slope)))
     lo = max(1, min(int(round(hi / 4.0)), hi - 3))
-    return (lo, hi), checksum
+    return (lo, hi, slope), checksum
 
 
 def checksums_agree(a, b):
@@ -235,6 +239,10 @@ def chart(rows_out, have_hs, path, workdir):
             ("dualrev/floor", "df")]
     if have_hs:
         cols += [("ad/dualrev-hs", "ah")]
+    # gnuplot rejects a column without a single value
+    cols = [c for c in cols if any(r.get(c[1]) for _, r in rows_out)]
+    if not cols:
+        return "no ratios to plot: chart skipped"
     dat = os.path.join(workdir, "ratios.dat")
     with open(dat, "w") as f:
         f.write("label " + " ".join('"%s"' % c[0] for c in cols) + "\n")
@@ -379,10 +387,13 @@ def main():
 
     # 3: one hyperfine run over every command
     jpath = os.path.abspath(os.path.join(b, "hyperfine.json"))
+    # hyperfine runs a command for ~3 s, within [min-runs, max-runs]: the
+    # 0.3 s commands get --runs, the few multi-second ones fewer
     cmd = ["hyperfine", "--shell=none", "--style", "basic",
-           "--warmup", str(args.warmup), "--runs", str(args.runs),
+           "--warmup", str(args.warmup),
+           "--min-runs", str(max(3, args.runs // 2)), "--max-runs", str(args.runs),
            "--export-json", jpath]
-    for row, im, (lo, hi) in plan:
+    for row, im, (lo, hi, _) in plan:
         for r in (lo, hi):
             cmd += ["-n", "%s | %s | %d" % (row.label, im.key, r),
                     " ".join(im.argv(row, r))]
@@ -398,7 +409,7 @@ def main():
         sys.exit("bench: hyperfine failed")
     with open(jpath) as f:
         results = {r["command"]: r for r in json.load(f)["results"]}
-    for row, im, (lo, hi) in plan:
+    for row, im, (lo, hi, cal) in plan:
         rl = results["%s | %s | %d" % (row.label, im.key, lo)]
         rh = results["%s | %s | %d" % (row.label, im.key, hi)]
         c = cells[(row.label, im.key)]
@@ -410,6 +421,12 @@ def main():
             notes.append("%s on %s: no measurable slope (noise); whole-process "
                          "time used" % (im.title, row.label))
             slope = c["t_hi"] / hi
+        if c["t_hi"] - c["t_lo"] < 0.05 * cal * (hi - lo):
+            notes.append("%s on %s: the extra repetitions took %.3f s where "
+                         "calibration predicted %.3f s; are repetitions being "
+                         "optimised away or cached?" % (
+                             im.title, row.label, c["t_hi"] - c["t_lo"],
+                             cal * (hi - lo)))
         c["unit"] = slope / row.units
         c["whole"] = c["t_hi"] / (hi * row.units)
         c["rsd"] = max((x["stddev"] or 0.0) / x["mean"] for x in (rl, rh))
@@ -452,7 +469,8 @@ def main():
     header = ("Time per unit = the cost of one more repetition / units per repetition: "
               "each cell is timed at two repetition counts (about %.2f s and a quarter "
               "of that beyond the fixed cost of a process), and the slope between the "
-              "two hyperfine %ss (%d runs after %d warmups each) is the time per "
+              "two hyperfine %ss (%d runs, fewer for multi-second commands, after "
+              "%d warmups each) is the time per "
               "repetition, as criterion's regression does; process start-up and first-"
               "touch page faults drop out. All commands in one hyperfine run.\n\n"
               "Machine: %s, %d cores, %s; %s; git %s; %s.\n"
@@ -463,7 +481,7 @@ def main():
                   "| command (at the high reps) | reps | times | whole process "
                   "/ unit | checksum | max stddev/mean |",
                   "|---|---:|---:|---:|---:|---:|"]
-    for row, im, (lo, hi) in plan:
+    for row, im, (lo, hi, _) in plan:
         c = cells[(row.label, im.key)]
         cmdline = " ".join(im.argv(row, hi)).replace(os.path.abspath(b), b)
         if not im.haskell and not row.prog.startswith("fparticles"):
