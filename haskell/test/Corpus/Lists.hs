@@ -119,6 +119,22 @@ differentiable [d|
 
   combinators :: ((Double, Double), Maybe Double, Either Double (Double, Double)) -> Double
   combinators t = combinatorsP t
+
+  -- Prelude functions passed as values and partially applied
+  asValuesP :: (Ord a, Floating a) => [[a]] -> a
+  asValuesP xss =
+    sum (map sum xss) + sum (map (foldr (+) 0) xss) + sum (map product xss)
+    + fromIntegral (sum (map length xss)) + sum (concatMap (take 1) xss)
+    + sum (uncurry (zipWith (*)) (head xss, last xss)) + sum (foldr (++) [] xss)
+    + sum (concatMap (replicate 2) (head xss)) + sum (map fst (zip (head xss) xss))
+    + sum (map (\ys -> ys !! 1) (map (iterate (* 2)) (head xss)))
+    + sum (map maximum xss) + sum (zipWith3 (\a b c -> a * b * c) (head xss) (last xss) (head xss))
+    + sum (map (uncurry (+)) (zip (head xss) (last xss))) + sum (map (flip (-) 1) (head xss))
+    + sum (map (curry fst 2) (head xss)) + sum (map (either id negate) [Left (head (head xss)), Right 3])
+    + sum (map (maybe 0 (* 2)) [Just (last (last xss)), Nothing]) + sum (map (foldl1 max) xss)
+
+  asValues :: [[Double]] -> Double
+  asValues xss = asValuesP xss
   |]
 
 spec :: Spec
@@ -139,3 +155,5 @@ spec = describe "Prelude list functions" $ do
     ((,,) <$> ((,) <$> dbl <*> dbl) <*> oneof [pure Nothing, Just <$> dbl]
           <*> oneof [Left <$> dbl, (\a b -> Right (a, b)) <$> dbl <*> dbl])
     combinators combinatorsP $(grad 'combinators)
+  checkGradFwd "Prelude functions as values, partially applied"
+    (choose (1, 4) >>= \n -> listOf1N 3 (vecOf n dbl)) asValues asValuesP $(grad 'asValues)
