@@ -16,11 +16,19 @@ QUIET    := 2>&1 | grep -v 'relative path outside\|will not work when generating
 
 .PHONY: hs-deps hs-lib test-hs demo-hs bench-hs
 
-hs-deps:
+hs-deps: $(HS_BUILD)/c-headers.stamp
 	@sh tools/ensure-debs.sh $(HS_DEBS)
 	@mkdir -p $(CABAL_DIR)
 	@cp haskell/cabal.config $(CABAL_DIR)/config
 	@sh tools/sync-cabal-csources.sh
+
+# cabal rebuilds a C source when it changes, not when a header does: when a
+# header changes, drop the package's C objects so none is built against an
+# old struct layout
+$(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*.h) include/dualrev.h
+	@mkdir -p $(HS_BUILD)
+	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*cbits*' \( -name '*.o' -o -name '*.dyn_o' \) -delete; fi
+	@touch $@
 
 hs-lib: hs-deps
 	$(CABAL) build -v1 dualrev:lib:dualrev $(QUIET)
