@@ -106,6 +106,22 @@ differentiable [d|
   halve :: Double -> Double
   halve = \x -> if x > 1 then halve (x / 2) else x * x
 
+  -- data types with function fields, a newtype record
+  data Model = Model (Double -> Double) Double
+  newtype W = W { unW :: Double }
+    deriving (Eq, Show)
+  data Op = Op { opName :: String, opFn :: Double -> Double -> Double }
+
+  applyModel :: Model -> Double -> Double
+  applyModel (Model f k) x = f x * k
+
+  models :: (W, Double) -> Double
+  models (w, x) =
+    let ms = [Model sin 2, Model (\v -> v * unW w) 3, Model (applyModel (Model exp 1)) 0.5]
+        ops = [Op { opName = "mul", opFn = (*) }, Op "add" (+)]
+        w' = w { unW = unW w * 2 }
+    in sum (map (\m -> applyModel m x) ms) + sum [ opFn o x (unW w') | o <- ops, opName o /= "none" ]
+
   -- error in a branch that is not taken; error when it is
   guarded :: Double -> Double
   guarded x = if x > 0 then sqrt x else error "guarded: negative"
@@ -118,6 +134,10 @@ instance Vec V2 where
 instance Vec Particle where
   toVec (Particle p v) = toVec p ++ toVec v
   fromVecS (Particle p v) vs = let (p', r) = fromVecS p vs; (v', r') = fromVecS v r in (Particle p' v', r')
+instance Vec W where
+  toVec (W a) = [a]
+  fromVecS _ (a : r) = (W a, r)
+  fromVecS _ [] = error "short"
 instance Vec a => Vec (Wrap a) where
   toVec (Wrap a) = toVec a
   fromVecS (Wrap a) vs = let (a', r) = fromVecS a vs in (Wrap a', r)
@@ -143,6 +163,7 @@ spec = describe "more constructs (regressions)" $ do
   checkGrad "parametrised types holding dual twins"
     ((,,) <$> (Pair <$> genV2 <*> genV2) <*> oneof [pure Nothing, Just <$> genV2] <*> (Wrap <$> dbl)) holders $(grad 'holders)
   checkGrad "recursive functions bound to lambdas" pos lambdaRec $(grad 'lambdaRec)
+  checkGrad "function fields, newtype records" ((,) <$> (W <$> dbl) <*> dbl) models $(grad 'models)
   it "error in a branch not taken; raised when taken" $ do
     $(grad 'guarded) 4 `shouldBe` 0.25
     r <- try (evaluate ($(grad 'guarded) (-1)))
