@@ -39,9 +39,10 @@ differentiable [d|
 
   crossMono :: ([P], [Double]) -> Double
   crossMono (ps, xs) =
-    let P cx cy = centroid ps
+    let P cx cy = centroid (P 1 2 : map (\(P a b) -> P (a * 2) b) ps)
         Acc s n = foldl bump (Acc 0 0) xs
-    in cx * cy + s * s / fromIntegral n + floating1 xs
+        qs = zipWith P xs (reverse xs)
+    in cx * cy + s * s / fromIntegral n + floating1 xs + sum [a * b | P a b <- qs]
   |]
 
 spec :: Spec
