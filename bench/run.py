@@ -325,12 +325,11 @@ def main():
     ad_exists = os.access(impls[5].path, os.X_OK)
     if not os.path.exists("haskell/haskell.mk") and not hs_exists:
         notes.append("Haskell front end not built: dualrev-hs and ad rows skipped")
-    else:
-        if not hs_exists:
-            notes.append("Haskell front end not built (%s missing): dualrev-hs rows skipped"
-                         % impls[4].path)
-        if not ad_exists:
-            notes.append("ad package not installed: ad rows skipped")
+    elif not hs_exists:
+        notes.append("Haskell front end not built (%s missing): dualrev-hs and ad "
+                     "rows skipped" % impls[4].path)
+    elif not ad_exists:
+        notes.append("ad package not installed: ad rows skipped")
     impls = [im for im in impls if os.access(im.path, os.X_OK)]
     if args.impls:
         want = set(args.impls.split(","))
