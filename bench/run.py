@@ -271,6 +271,7 @@ set yrange [0.01:*]
 set grid ytics
 set key top left
 set xtics font ",8"
+set bmargin 5
 set ylabel 'ratio'
 plot %s, 1 with lines lc rgb 'black' notitle
 """ % (path, plots)
