@@ -321,6 +321,15 @@ static inline dr_idx dr__rec2(dr_tape *t, dr_idx a, double da, dr_idx b,
         dr__fail(t, DR_EINVAL);
         return DR_NONE;
     }
+    /* a missing argument always goes in b, so that a < 0 marks exactly the
+       nodes with nothing to propagate (inputs) and ext nodes: the sweep
+       skips them without touching the sink slot */
+    if (ra < 0) {
+        ra = rb;
+        rb = -1;
+        da = db;
+        db = 0.0;
+    }
     return dr__push(t, ra, da, rb, db);
 }
 
