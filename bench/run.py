@@ -47,14 +47,16 @@ import time
 
 class Row:
     """One table row.  `exe` maps an implementation key to another executable
-    in BUILD/bench for this row (same interface); `impls`, when given, is the
-    set of implementation keys that run on it; `c=False` runs only the
-    Haskell ones."""
+    in BUILD/bench for this row (same interface); `progs` maps an
+    implementation key to another program name for this row; `impls`, when
+    given, is the set of implementation keys that run on it; `c=False` runs
+    only the Haskell ones."""
     def __init__(self, label, prog, size=0, threads=1, c=True, unit="unit",
-                 exe=None, impls=None):
+                 exe=None, impls=None, progs=None):
         self.label, self.prog, self.size = label, prog, size
         self.threads, self.c, self.unit = threads, c, unit
         self.exe, self.impls = exe or {}, impls
+        self.progs = progs or {}
 
     @property
     def units(self):
@@ -92,13 +94,15 @@ def all_rows(quick):
             unit="gradient", exe={"dualrev": "fparticles-par"},
             impls={"primal", "dualrev", "adolc", "floor"}),
         # bulk-array versions (bench/c/nn_array_bench.c: nn-array-bench and
-        # its -DNN_PRIMAL twin nn-primal-bench); ADOL-C is its scalar fneural
+        # its -DNN_PRIMAL twin nn-primal-bench); ADOL-C and ad run their
+        # scalar fneural, dualrev-hs its array version (fneural-array)
         Row("fneural, arrays", "fneural", unit="gradient",
             exe={"dualrev": "nn-array-bench", "primal": "nn-primal-bench"},
-            impls={"primal", "dualrev", "adolc"}),
+            impls={"primal", "dualrev", "adolc", "hs", "ad"},
+            progs={"hs": "fneural-array"}),
         Row("nn784, arrays, batch 64", "nn784", unit="gradient",
             exe={"dualrev": "nn-array-bench", "primal": "nn-primal-bench"},
-            impls={"primal", "dualrev"}),
+            impls={"primal", "dualrev", "hs"}),
     ]
     if quick:
         rows = [r for r in rows if r.size != 10**3]
@@ -116,7 +120,7 @@ class Impl:
         return self.path
 
     def argv(self, row, reps):
-        args = [self.exe(row), row.prog, str(row.size), str(reps)]
+        args = [self.exe(row), row.progs.get(self.key, row.prog), str(row.size), str(reps)]
         if self.haskell:
             if row.prog.startswith("fparticles"):
                 args += ["+RTS", "-N%d" % row.threads, "-RTS"]
