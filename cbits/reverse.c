@@ -216,7 +216,7 @@ static dr_status sweep_row(dr_tape *t, dr_real y, size_t n, const dr_real *x,
     /* the caller checked every id (check_ids): read the adjoints directly */
     const double *A = t->adj_raw + 1;
     for (size_t i = 0; i < n; i++) {
-        int64_t r;
+        int64_t r = -1;
         dr__rel(t, x[i].idx, &r);
         g[i] = (r >= 0 && r < t->adj_valid) ? A[r] : 0.0;
     }
