@@ -89,10 +89,10 @@ def all_rows(quick):
         # the sequential program for them.
         Row("fparticles-fork, 1 thread", "fparticles-fork", threads=1,
             unit="gradient", exe={"dualrev": "fparticles-par"},
-            impls={"primal", "dualrev", "adolc", "floor"}),
+            impls={"primal", "dualrev", "adolc", "floor", "hs", "ad"}),
         Row("fparticles-fork, 2 threads", "fparticles-fork", threads=2,
             unit="gradient", exe={"dualrev": "fparticles-par"},
-            impls={"primal", "dualrev", "adolc", "floor"}),
+            impls={"primal", "dualrev", "adolc", "floor", "hs", "ad"}),
         # bulk-array versions (bench/c/nn_array_bench.c: nn-array-bench and
         # its -DNN_PRIMAL twin nn-primal-bench); ADOL-C and ad run their
         # scalar fneural, dualrev-hs its array version (fneural-array)

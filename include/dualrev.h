@@ -39,8 +39,11 @@
  *
  * Threads
  * -------
- * A tape belongs to one thread at a time; separate tapes on separate threads
- * never interfere.  dr_set_allocator must be called before any tape exists.
+ * A tape handle belongs to one thread at a time; separate tapes on separate
+ * threads never interfere.  A tape can fork into child jobs whose handles
+ * record at the same time on other threads, and its reverse pass can run
+ * sibling jobs in parallel (see "fork-join parallelism" below).
+ * dr_set_allocator must be called before any tape exists.
  *
  * Semantics at special points (tested in tests/test_semantics.c)
  * ------------------------------------------------------------
