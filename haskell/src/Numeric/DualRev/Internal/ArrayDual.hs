@@ -10,7 +10,7 @@ module Numeric.DualRev.Internal.ArrayDual where
 
 import Control.Monad (forM, forM_, when)
 import Data.Int (Int64)
-import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, withForeignPtr)
+import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, touchForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (allocaArray, peekArray, pokeArray, withArrayLen)
 import Foreign.Ptr (Ptr)
@@ -289,18 +289,26 @@ scatterRowsD n is (DMat x) = AD $ \t -> ints is $ \p -> DMat <$> c_arr_scatter t
 
 -- | A plain value and its dual: moving a value onto a tape as a constant and
 -- reading a dual's value back.
+--
+-- Arrays go onto the tape without a copy (the tape borrows their pinned
+-- storage); 'keepAlive' must then be called after the tape's last use of
+-- them (its sweep), so the storage is not collected before.
 class Carrier p d | p -> d, d -> p where
   toDual :: T -> p -> IO d
   fromDual :: T -> d -> IO p
+  keepAlive :: p -> IO ()
+  keepAlive _ = pure ()
 
 instance Carrier Vec DVec where
-  toDual t (Vec n fp) = withForeignPtr fp $ \p -> DVec <$> c_arr_const t 1 (fromIntegral n) 1 p
+  toDual t (Vec n fp) = withForeignPtr fp $ \p -> DVec <$> c_arr_const_ref t 1 (fromIntegral n) 1 p
   fromDual = primalVec
+  keepAlive (Vec _ fp) = touchForeignPtr fp
 
 instance Carrier Mat DMat where
   toDual t (Mat r c fp) = withForeignPtr fp $ \p ->
-    DMat <$> c_arr_const t 2 (fromIntegral r) (fromIntegral c) p
+    DMat <$> c_arr_const_ref t 2 (fromIntegral r) (fromIntegral c) p
   fromDual = primalMat
+  keepAlive (Mat _ _ fp) = touchForeignPtr fp
 
 instance Carrier Double D where
   toDual _ x = pure (constD x)
@@ -317,10 +325,12 @@ instance Carrier Bool Bool where
 instance (Carrier p d, Carrier q e) => Carrier (p, q) (d, e) where
   toDual t (a, b) = (,) <$> toDual t a <*> toDual t b
   fromDual t (a, b) = (,) <$> fromDual t a <*> fromDual t b
+  keepAlive (a, b) = keepAlive a >> keepAlive b
 
 instance Carrier p d => Carrier [p] [d] where
   toDual t = mapM (toDual t)
   fromDual t = mapM (fromDual t)
+  keepAlive = mapM_ keepAlive
 
 -- | Run a dual operation on constants: the ordinary operation, computed by
 -- the same C kernels.  The tape is a temporary one.
@@ -331,14 +341,14 @@ liftP body = unsafeDupablePerformIO $ withPooledTape $ \t -> do
   fromDual t d
 
 liftP1 :: (Carrier a da, Carrier r dr) => (da -> AD dr) -> a -> r
-liftP1 f a = liftP (\t -> toDual t a >>= \a' -> unAD (f a') t)
+liftP1 f a = liftP (\t -> toDual t a >>= \a' -> unAD (f a') t <* keepAlive a)
 
 liftP2 :: (Carrier a da, Carrier b db, Carrier r dr) => (da -> db -> AD dr) -> a -> b -> r
-liftP2 f a b = liftP (\t -> do { a' <- toDual t a; b' <- toDual t b; unAD (f a' b') t })
+liftP2 f a b = liftP (\t -> do { a' <- toDual t a; b' <- toDual t b; unAD (f a' b') t <* keepAlive (a, b) })
 
 liftP3 :: (Carrier a da, Carrier b db, Carrier c dc, Carrier r dr)
        => (da -> db -> dc -> AD dr) -> a -> b -> c -> r
-liftP3 f a b c = liftP (\t -> do { a' <- toDual t a; b' <- toDual t b; c' <- toDual t c; unAD (f a' b' c') t })
+liftP3 f a b c = liftP (\t -> do { a' <- toDual t a; b' <- toDual t b; c' <- toDual t c; unAD (f a' b' c') t <* keepAlive (a, (b, c)) })
 
 liftP4 :: (Carrier a da, Carrier b db, Carrier c dc, Carrier e de, Carrier r dr)
        => (da -> db -> dc -> de -> AD dr) -> a -> b -> c -> e -> r
@@ -347,7 +357,7 @@ liftP4 f a b c e = liftP $ \t -> do
   b' <- toDual t b
   c' <- toDual t c
   e' <- toDual t e
-  unAD (f a' b' c' e') t
+  unAD (f a' b' c' e') t <* keepAlive (a, (b, (c, e)))
 
 liftP5 :: (Carrier a da, Carrier b db, Carrier c dc, Carrier e de, Carrier g dg, Carrier r dr)
        => (da -> db -> dc -> de -> dg -> AD dr) -> a -> b -> c -> e -> g -> r
@@ -357,17 +367,19 @@ liftP5 f a b c e g = liftP $ \t -> do
   c' <- toDual t c
   e' <- toDual t e
   g' <- toDual t g
-  unAD (f a' b' c' e' g') t
+  unAD (f a' b' c' e' g') t <* keepAlive (a, (b, (c, (e, g))))
 
 ------------------------------------------------------------------------------
 -- Walks for the wrappers (inputs, values, seeds, adjoints)
 
+-- | Input arrays are borrowed by the tape, not copied: the runners keep the
+-- input value alive until after the sweep ('collectVec' touches it).
 inputVec :: T -> Vec -> IO DVec
-inputVec t (Vec n fp) = withForeignPtr fp $ \p -> DVec <$> c_arr_input t 1 (fromIntegral n) 1 p
+inputVec t (Vec n fp) = withForeignPtr fp $ \p -> DVec <$> c_arr_input_ref t 1 (fromIntegral n) 1 p
 
 inputMat :: T -> Mat -> IO DMat
 inputMat t (Mat r c fp) = withForeignPtr fp $ \p ->
-  DMat <$> c_arr_input t 2 (fromIntegral r) (fromIntegral c) p
+  DMat <$> c_arr_input_ref t 2 (fromIntegral r) (fromIntegral c) p
 
 primalVec :: T -> DVec -> IO Vec
 primalVec t (DVec i) = do
@@ -395,10 +407,10 @@ seedMat t (DMat i) (Mat r c fp) = do
   withForeignPtr fp $ \p -> () <$ c_arr_seed t i p
 
 collectVec :: T -> Vec -> DVec -> IO Vec
-collectVec t (Vec n _) (DVec i) = Vec n <$> newBuf n (\p -> () <$ c_arr_adjoint t i p)
+collectVec t v@(Vec n _) (DVec i) = Vec n <$> newBuf n (\p -> () <$ c_arr_adjoint t i p) <* keepAlive v
 
 collectMat :: T -> Mat -> DMat -> IO Mat
-collectMat t (Mat r c _) (DMat i) = Mat r c <$> newBuf (r * c) (\p -> () <$ c_arr_adjoint t i p)
+collectMat t m@(Mat r c _) (DMat i) = Mat r c <$> newBuf (r * c) (\p -> () <$ c_arr_adjoint t i p) <* keepAlive m
 
 -- | One seeding action per element (one-hot cotangents), for Jacobians.
 seedsVec :: T -> DVec -> [T -> IO ()] -> IO [T -> IO ()]

@@ -13,6 +13,9 @@ type T = Ptr CTape
 
 foreign import ccall unsafe "dr_arr_input_id" c_arr_input :: T -> CInt -> Int64 -> Int64 -> Ptr Double -> IO Id
 foreign import ccall unsafe "dr_arr_const_id" c_arr_const :: T -> CInt -> Int64 -> Int64 -> Ptr Double -> IO Id
+-- the _ref forms borrow the caller's data (kept alive and unchanged until the tape is cleared)
+foreign import ccall unsafe "dr_arr_input_ref_id" c_arr_input_ref :: T -> CInt -> Int64 -> Int64 -> Ptr Double -> IO Id
+foreign import ccall unsafe "dr_arr_const_ref_id" c_arr_const_ref :: T -> CInt -> Int64 -> Int64 -> Ptr Double -> IO Id
 foreign import ccall unsafe "dr_arr_shape" c_arr_shape :: T -> Id -> Ptr CInt -> Ptr Int64 -> Ptr Int64 -> IO CInt
 foreign import ccall unsafe "dr_arr_size" c_arr_size :: T -> Id -> IO Int64
 foreign import ccall unsafe "dr_arr_read" c_arr_read :: T -> Id -> Ptr Double -> IO CInt
