@@ -89,16 +89,33 @@ dr_status dr_tape_clear(dr_tape *t)
     dr_status st = dr__whole(t);
     if (st != DR_OK)
         return st;
-    recycle(t);
+    /* a small sequential tape (one chunk, no arena, no forks: a gradient of
+       a few operations in a loop) keeps its chunk armed, so the next
+       recording starts on the fast path instead of taking it back from the
+       free lists */
+    dr_chunk *keep = t->chunks;
+    if (keep && (keep->all || t->blocks || t->hist))
+        keep = NULL;
+    if (!keep)
+        recycle(t);
     /* ids keep growing across clears, so stale ids are recognisably stale */
     int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
     if (used < t->next)
         used = t->next;
     t->base += used;
-    __atomic_store_n(&t->reserved, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->reserved, keep ? (int64_t)keep->cap : 0,
+                     __ATOMIC_RELAXED);
     t->next = 0;
     t->len = 0;
     t->cur = t->end = NULL;
+    if (keep) {
+        keep->prev = NULL;
+        keep->n = 0;
+        keep->first = 0;
+        t->chunk = keep;
+        t->cur = keep->nodes;
+        t->end = keep->nodes + keep->cap;
+    }
     t->hist = NULL;
     t->exts = NULL;
     t->adj_valid = 0;
