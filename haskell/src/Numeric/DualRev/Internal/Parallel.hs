@@ -6,7 +6,7 @@ module Numeric.DualRev.Internal.Parallel
   , useCapabilities
   ) where
 
-import Control.Concurrent (forkIO, getNumCapabilities)
+import Control.Concurrent (forkIO, getNumCapabilities, isCurrentThreadBound, rtsSupportsBoundThreads, runInUnboundThread)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.Exception (SomeException, evaluate, throwIO, try)
 import Control.Monad (when)
@@ -21,7 +21,18 @@ import Numeric.DualRev.Internal.FFI
 -- memory) both sides run in sequence on the current job; the tape's sticky
 -- status reports the failure.
 parPairD :: AD a -> AD b -> AD (a, b)
-parPairD ma mb = AD $ \t -> allocaArray 2 $ \kids -> do
+parPairD ma mb = AD $ \t -> do
+  -- a bound thread (main is one) that blocks on the MVar below hands its
+  -- capability to another OS thread and needs an OS context switch to
+  -- resume; run the whole pair (and the forks nested in it) on an unbound
+  -- thread instead, so only this outermost pair pays that once
+  bound <- isCurrentThreadBound
+  if bound && rtsSupportsBoundThreads
+    then runInUnboundThread (pairOn t ma mb)
+    else pairOn t ma mb
+
+pairOn :: Ptr CTape -> AD a -> AD b -> IO (a, b)
+pairOn t ma mb = allocaArray 2 $ \kids -> do
   st <- c_fork t 2 kids
   if st /= 0
     then (,) <$> unAD ma t <*> unAD mb t
