@@ -93,6 +93,16 @@ dr_arr_node *dr__arr_get(dr_tape *t, dr_idx id)
     return x;
 }
 
+dr_arr_node *dr__arr_get_mat(dr_tape *t, dr_idx id)
+{
+    dr_arr_node *x = dr__arr_get(t, id);
+    if (x && x->rank != 2) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    return x;
+}
+
 dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
 {
     if (!dr__arr_dims_ok(rows, cols)) {

@@ -64,6 +64,8 @@ DR_HIDDEN void dr__arr_clear_adj(dr_ext *e);
 /* the array node named by a public id, or NULL after failing the tape with
    DR_EINVAL (not an array node of this tape) */
 DR_HIDDEN dr_arr_node *dr__arr_get(dr_tape *t, dr_idx id);
+/* the same for a matrix operand: NULL after DR_ESHAPE if it is a vector */
+DR_HIDDEN dr_arr_node *dr__arr_get_mat(dr_tape *t, dr_idx id);
 /* a new array node of the given shape with uninitialised values; not yet on
    the tape.  NULL on failure (status set). */
 DR_HIDDEN dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows,

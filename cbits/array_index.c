@@ -54,13 +54,9 @@ static dr_real index2(dr_tape *t, dr_idx ix, int64_t i, int64_t j)
     dr_real r = {NAN, DR_NONE};
     if (!t)
         return r;
-    dr_arr_node *x = dr__arr_get(t, ix);
+    dr_arr_node *x = dr__arr_get_mat(t, ix);
     if (!x)
         return r;
-    if (x->rank != 2) {
-        dr__fail(t, DR_ESHAPE);
-        return r;
-    }
     if (i < 0 || i >= x->rows || j < 0 || j >= x->cols) {
         dr__fail(t, DR_ERANGE);
         return r;

@@ -331,13 +331,9 @@ static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
 {
     if (!t)
         return NULL;
-    dr_arr_node *x = dr__arr_get(t, ix);
+    dr_arr_node *x = dr__arr_get_mat(t, ix);
     if (!x)
         return NULL;
-    if (x->rank != 2) {
-        dr__fail(t, DR_ESHAPE);
-        return NULL;
-    }
     dr_arr_node *y = dr__arr_new(t, 2, x->cols, x->rows);
     if (!y)
         return NULL;

@@ -89,13 +89,9 @@ static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
 {
     if (!t)
         return NULL;
-    dr_arr_node *x = dr__arr_get(t, ix);
+    dr_arr_node *x = dr__arr_get_mat(t, ix);
     if (!x)
         return NULL;
-    if (x->rank != 2) {
-        dr__fail(t, DR_ESHAPE);
-        return NULL;
-    }
     int64_t r = x->rows, c = x->cols;
     dr_arr_node *y = dr__arr_new(t, 1, cols ? c : r, 1);
     if (!y)
