@@ -10,7 +10,7 @@ module Main (main) where
 
 import BenchCommon
 import Numeric.DualRev
-import Numeric.DualRev.Array
+import Numeric.DualRev.Array hiding (dot)
 
 differentiable [d|
   fmult :: (Double, Double) -> Double
@@ -23,7 +23,7 @@ differentiable [d|
   fdotprod (xs, ys) = dot xs ys
 
   fsummatvec :: ([[Double]], [Double]) -> Double
-  fsummatvec (rows, v) = sum (map (dot v) rows)
+  fsummatvec (m, v) = sum (map (dot v) m)
 
   data Vec3 a = Vec3 a a a
   -- | Quaternion x y z w: (x, y, z) is the vector part u, w the scalar s.
@@ -31,11 +31,11 @@ differentiable [d|
 
   frotvecquat :: (Vec3 Double, Quaternion Double) -> Vec3 Double
   frotvecquat (v, Quaternion qx qy qz s) =
-    scale (2 * dot3 u v) u `vadd` scale (s * s - dot3 u u) v `vadd` scale (2 * s) (cross u v)
+    scale (2 * dot3 u v) u `add3` scale (s * s - dot3 u u) v `add3` scale (2 * s) (cross u v)
     where
       u = Vec3 qx qy qz
       dot3 (Vec3 px py pz) (Vec3 rx ry rz) = px * rx + py * ry + pz * rz
-      vadd (Vec3 px py pz) (Vec3 rx ry rz) = Vec3 (px + rx) (py + ry) (pz + rz)
+      add3 (Vec3 px py pz) (Vec3 rx ry rz) = Vec3 (px + rx) (py + ry) (pz + rz)
       scale k (Vec3 x y z) = Vec3 (k * x) (k * y) (k * z)
       cross (Vec3 ax ay az) (Vec3 bx by bz) =
         Vec3 (ay * bz - az * by) (az * bx - ax * bz) (ax * by - ay * bx)
@@ -111,9 +111,9 @@ mkUnit prog z n = case prog of
                  in sum (map sum gm) + sum gv
   "frotvecquat" -> Just $ pure $ \i ->
     let e = fromIntegral i * z
-        rows = $(jacobian 'frotvecquat) (Vec3 (1 + e) 2 3, Quaternion 4 5 6 7)
+        jac = $(jacobian 'frotvecquat) (Vec3 (1 + e) 2 3, Quaternion 4 5 6 7)
         rowSum (Vec3 a b c, Quaternion d f g h) = a + b + c + d + f + g + h
-    in sum (map rowSum rows)
+    in sum (map rowSum jac)
   "fneural" -> Just $ do
     let (layers, input) = neuralInput
     forceAll (concat [concat w ++ b | (w, b) <- layers] ++ input)

@@ -160,8 +160,8 @@ forceWalk ty0 = do
                 _ -> Nothing
           case decl of
             Just (tvs, cons) | all plainCon cons -> do
-              fn <- lift (newName ("force_" ++ nameBase n))
-              t <- lift (newName "t")
+              fn <- lift (newName ("_force_" ++ nameBase n))
+              t <- lift (newName "_t")
               d <- lift (newName "d")
               modify (\(m, ds) -> (M.insert key (leaf { wPrim = VarE fn }) m, ds))
               let sub = M.fromList (zip (map tvName tvs) as)
