@@ -6,6 +6,7 @@ infixr 0 |*|
 -- | A strict pair whose two sides may be computed in parallel.  Outside
 -- differentiable code it evaluates both sides (to weak head normal form) and
 -- pairs them; inside, the two sides record as parallel jobs of the tape and
--- the reverse pass runs them in parallel.
+-- the reverse pass runs them in parallel.  With one capability (+RTS -N1)
+-- they simply record one after the other, as a plain pair would.
 (|*|) :: a -> b -> (a, b)
 a |*| b = a `seq` b `seq` (a, b)

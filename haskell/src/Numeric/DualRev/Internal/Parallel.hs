@@ -22,6 +22,16 @@ import Numeric.DualRev.Internal.FFI
 -- status reports the failure.
 parPairD :: AD a -> AD b -> AD (a, b)
 parPairD ma mb = AD $ \t -> do
+  caps <- getNumCapabilities
+  if caps == 1
+    -- one capability runs one Haskell thread at a time: forking could only
+    -- add cost (and move the work between OS threads), so the two sides
+    -- record in order on the current job, exactly as without (|*|)
+    then (,) <$> unAD ma t <*> unAD mb t
+    else forked t ma mb
+
+forked :: Ptr CTape -> AD a -> AD b -> IO (a, b)
+forked t ma mb = do
   -- a bound thread (main is one) that blocks on the MVar below hands its
   -- capability to another OS thread and needs an OS context switch to
   -- resume; run the whole pair (and the forks nested in it) on an unbound
