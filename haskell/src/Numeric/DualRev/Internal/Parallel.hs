@@ -6,7 +6,7 @@ module Numeric.DualRev.Internal.Parallel
   , useCapabilities
   ) where
 
-import Control.Concurrent (forkIO, getNumCapabilities, isCurrentThreadBound, rtsSupportsBoundThreads, runInUnboundThread)
+import Control.Concurrent (forkOn, getNumCapabilities, isCurrentThreadBound, myThreadId, rtsSupportsBoundThreads, runInUnboundThread, threadCapability)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.Exception (SomeException, evaluate, throwIO, try)
 import Control.Monad (when)
@@ -50,7 +50,11 @@ pairOn t ma mb = allocaArray 2 $ \kids -> do
       k0 <- peekElemOff kids 0
       k1 <- peekElemOff kids 1
       done <- newEmptyMVar
-      _ <- forkIO (try (unAD mb k1 >>= evaluate) >>= putMVar done)
+      -- straight onto the next capability: a forkIO'd thread would wait in
+      -- this capability's run queue until the scheduler next runs here
+      (cap, _) <- threadCapability =<< myThreadId
+      caps <- getNumCapabilities
+      _ <- forkOn ((cap + 1) `mod` caps) (try (unAD mb k1 >>= evaluate) >>= putMVar done)
       ra <- try (unAD ma k0 >>= evaluate)
       rb <- takeMVar done
       _ <- c_join t
