@@ -27,7 +27,7 @@ ADOLC_CFLAGS = $(shell pkg-config --cflags adolc 2>/dev/null)
 ADOLC_LIBS   = $(filter-out -lboost_system,$(shell pkg-config --libs adolc 2>/dev/null || echo -ladolc))
 
 C_BENCH := $(B)/dualrev-bench $(B)/primal-bench $(B)/floor-bench $(B)/adolc-bench
-HDR := bench/c/bench_common.h
+HDR := bench/c/bench_common.h bench/c/bench_particle.h
 
 # Optional extra executables, built when their sources are there (the driver
 # adds their rows when they exist): the fork-join fparticles and the

@@ -23,6 +23,8 @@
 
 #include <dualrev.h>
 
+#include "bench_particle.h"
+
 static dr_tape *T;
 
 static void check(dr_status st, const char *what)
@@ -245,28 +247,6 @@ static double run_fneural(const bench_args *a)
 
 /* -------------------------------------------------------- fparticles */
 
-/* One particle for PT_STEPS steps, in place: s = px py vx vy. */
-static void particle(dr_real *s)
-{
-    dr_real px = s[0], py = s[1], vx = s[2], vy = s[3];
-    dr_real c05 = dr_const(-0.5), c02 = dr_const(-0.2), dt = dr_const(PT_DT);
-    for (int k = 0; k < PT_STEPS; k++) {
-        /* a = (-0.5 p) + (-0.2 v)  (mass 1) */
-        dr_real ax = dr_add(T, dr_mul(T, c05, px), dr_mul(T, c02, vx));
-        dr_real ay = dr_add(T, dr_mul(T, c05, py), dr_mul(T, c02, vy));
-        /* p' = p + dt v, v' = v + dt a */
-        dr_real npx = dr_add(T, px, dr_mul(T, dt, vx));
-        dr_real npy = dr_add(T, py, dr_mul(T, dt, vy));
-        vx = dr_add(T, vx, dr_mul(T, dt, ax));
-        vy = dr_add(T, vy, dr_mul(T, dt, ay));
-        px = npx;
-        py = npy;
-    }
-    s[0] = px;
-    s[1] = py;
-    s[2] = vx;
-    s[3] = vy;
-}
 
 /* Sequential version: the four particles one after the other on one tape.
    (The fork-join version is P_FPARTICLES_FORK, below.) */
@@ -281,7 +261,7 @@ static double run_fparticles(const bench_args *a)
         for (int i = 0; i < 4 * PT_N; i++)
             s[i] = x[i] = dr_input(T, in[i]);
         for (int i = 0; i < PT_N; i++)
-            particle(s + 4 * i);
+            particle(T, s + 4 * i);
         dr_real y = dr_const(0.0);
         for (int i = PT_N; i-- > 0;)
             y = dr_add(T, dr_mul(T, s[4 * i], s[4 * i + 1]), y);
