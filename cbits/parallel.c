@@ -54,10 +54,89 @@ typedef struct dr_par {
     size_t qlen;           /* atomic mirror of the queue's length        */
     unsigned sleepers;
 
+    unsigned started;      /* workers that took their slot (atomic)      */
+    unsigned nslots;       /* 1 + workers when sfree is allocated        */
+    dr_chunk **sfree;      /* [slot * DR_CHUNK_CLASSES + class]: free
+                              chunks last recorded by pool thread slot  */
+
     double *adj;           /* the running sweep's adjoint array          */
     dr_tape *root;
     bool use_pool;         /* the running sweep uses the pool            */
 } dr_par;
+
+/* which pool thread this is: slot 1.. for the workers of tls_par, 0 for
+   any other thread (the caller of dr_fork_run or dr_reverse) */
+static __thread dr_par *tls_par;
+static __thread unsigned tls_slot;
+
+static unsigned my_slot(const dr_par *P)
+{
+    return tls_par == P ? tls_slot : 0;
+}
+
+unsigned dr__par_slot(const dr_tape *R)
+{
+    return my_slot(R->parallel);
+}
+
+dr_chunk *dr__par_take_chunk(dr_tape *R, unsigned cls, unsigned slot)
+{
+    dr_par *P = R->parallel;
+    if (!P->sfree)
+        return NULL;
+    unsigned lo = slot ? slot : 1, hi = slot ? slot + 1 : P->nslots;
+    for (unsigned s = lo; s < hi && s < P->nslots; s++) {
+        dr_chunk **head = &P->sfree[s * DR_CHUNK_CLASSES + cls];
+        dr_chunk *c = *head;
+        if (c) {
+            *head = c->next;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+void dr__par_recycle_begin(dr_tape *R)
+{
+    dr_par *P = R->parallel;
+    if (P->sfree)
+        memset(P->sfree, 0,
+               P->nslots * DR_CHUNK_CLASSES * sizeof *P->sfree);
+}
+
+bool dr__par_keep_chunk(dr_tape *R, dr_chunk *c, unsigned cls)
+{
+    dr_par *P = R->parallel;
+    if (!P->sfree || c->slot >= P->nslots)
+        return false;
+    dr_chunk **head = &P->sfree[c->slot * DR_CHUNK_CLASSES + cls];
+    c->next = *head;
+    *head = c;
+    return true;
+}
+
+/* the spare chunks of the pool threads back to the root's lists (the pool
+   stops; a new one numbers its threads afresh) */
+static void drop_slots(dr_par *P)
+{
+    if (!P->sfree)
+        return;
+    dr_tape *R = P->root;
+    for (unsigned s = 1; s < P->nslots; s++)
+        for (unsigned k = 0; k < DR_CHUNK_CLASSES; k++)
+            for (dr_chunk *c = P->sfree[s * DR_CHUNK_CLASSES + k]; c;) {
+                dr_chunk *nx = c->next;
+                c->slot = 0;
+                c->next = R->free[k];
+                R->free[k] = c;
+                c = nx;
+            }
+    dr__bytes_add(R, -(ptrdiff_t)(P->nslots * DR_CHUNK_CLASSES *
+                                  sizeof *P->sfree));
+    dr__free(P->sfree);
+    P->sfree = NULL;
+    P->nslots = 0;
+}
 
 void dr__lock(dr_tape *R)
 {
@@ -140,14 +219,31 @@ static void push_kid(dr_par *P, dr_kid *k)
     __atomic_store_n(&P->qlen, P->qlen + 1, __ATOMIC_RELEASE);
 }
 
-/* under the lock */
+/* the pool thread that recorded a kid's final job (reverse mode) */
+static inline unsigned kid_slot(const dr_kid *k)
+{
+    return k->chunk ? k->chunk->slot : 0;
+}
+
+/* under the lock: the next queued kid, preferring (among the first few) one
+   this thread recorded, whose chunks are still in this core's caches */
 static dr_kid *pop_kid(dr_par *P)
 {
-    dr_kid *k = P->queue;
-    if (k) {
-        P->queue = k->qnext;
-        __atomic_store_n(&P->qlen, P->qlen - 1, __ATOMIC_RELEASE);
+    dr_kid **link = &P->queue, *k = P->queue;
+    if (!k)
+        return NULL;
+    if (k->owner->mode == MODE_REVERSE) {
+        unsigned me = my_slot(P);
+        dr_kid **l = &P->queue;
+        for (int look = 0; *l && look < 8; look++, l = &(*l)->qnext)
+            if ((*l)->owner->mode == MODE_REVERSE && kid_slot(*l) == me) {
+                link = l;
+                k = *l;
+                break;
+            }
     }
+    *link = k->qnext;
+    __atomic_store_n(&P->qlen, P->qlen - 1, __ATOMIC_RELEASE);
     return k;
 }
 
@@ -209,6 +305,8 @@ static void wait_group(dr_par *P, dr_hist *h)
 static void *worker_main(void *arg)
 {
     dr_par *P = arg;
+    tls_par = P;
+    tls_slot = __atomic_add_fetch(&P->started, 1, __ATOMIC_RELAXED);
     for (;;) {
         long t0 = 0;
         for (unsigned spin = 0;; spin++) {
@@ -249,6 +347,14 @@ static bool pool_ensure(dr_par *P)
     if (!P->pool_tried) {
         unsigned n = want - 1;
         P->workers = dr__malloc(n * sizeof(pthread_t));
+        /* without slot lists the pool works, only without chunk affinity */
+        P->sfree = dr__malloc((n + 1) * DR_CHUNK_CLASSES * sizeof *P->sfree);
+        if (P->sfree) {
+            P->nslots = n + 1;
+            memset(P->sfree, 0, P->nslots * DR_CHUNK_CLASSES * sizeof *P->sfree);
+            dr__bytes_add(P->root, (ptrdiff_t)(P->nslots * DR_CHUNK_CLASSES *
+                                               sizeof *P->sfree));
+        }
         if (P->workers) {
             for (unsigned i = 0; i < n; i++) {
                 if (pthread_create(&P->workers[P->nworkers], NULL, worker_main,
@@ -281,6 +387,8 @@ static void pool_stop(dr_par *P)
     }
     P->workers = NULL;
     P->nworkers = 0;
+    P->started = 0;
+    drop_slots(P);
     P->shutdown = 0;
     P->pool_tried = false;
 }
@@ -347,15 +455,22 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
         sweep_job(P, c, lo, atomic);
         if (!h)
             return;
-        size_t live = 0, one = 0;
+        size_t live = 0, one = 0, mine = SIZE_MAX;
+        unsigned me = my_slot(P);
         for (size_t i = 0; i < h->n; i++)
             if (!kid_empty(&h->kids[i])) {
                 live++;
                 one = i;
+                if (kid_slot(&h->kids[i]) == me)
+                    mine = i;
             }
         if (P->use_pool && live > 1) {
-            /* the last child with work runs here, as a sequential sweep
-               would start with it; the others go to the pool */
+            /* here: the last child with work that this thread recorded
+               (its chunks are in this core's caches), else the last child
+               with work, as a sequential sweep would start with it; the
+               others go to the pool */
+            if (mine != SIZE_MAX)
+                one = mine;
             run_group(P, h, MODE_REVERSE, one);
         } else {
             for (size_t i = h->n; i-- > 0;)

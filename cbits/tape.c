@@ -66,10 +66,14 @@ static void recycle(dr_tape *t)
 {
     for (unsigned k = 0; k < DR_CHUNK_CLASSES; k++)
         t->free[k] = NULL;
+    if (t->parallel)
+        dr__par_recycle_begin(t);
     for (dr_chunk *c = t->chunks; c; c = c->all) { /* newest first */
         unsigned k = chunk_class(c->cap);
         c->prev = NULL;
         c->n = 0;
+        if (c->slot && t->parallel && dr__par_keep_chunk(t, c, k))
+            continue;
         c->next = t->free[k];
         t->free[k] = c;
     }
@@ -174,11 +178,16 @@ static dr_chunk *take_chunk(dr_tape *t, size_t cap)
     if (shared)
         dr__lock(R);
     unsigned k = chunk_class(cap);
-    dr_chunk *c = R->free[k];
-    if (c)
+    unsigned slot = R->parallel ? dr__par_slot(R) : 0;
+    dr_chunk *c = slot ? dr__par_take_chunk(R, k, slot) : NULL;
+    if (!c && (c = R->free[k]) != NULL)
         R->free[k] = c->next;
-    else
+    if (!c && R->parallel)
+        c = dr__par_take_chunk(R, k, 0); /* any pool thread's spare */
+    if (!c)
         c = new_chunk(R, cap);
+    if (c)
+        c->slot = slot;
     if (shared)
         dr__unlock(R);
     return c;

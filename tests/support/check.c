@@ -275,6 +275,8 @@ static void *chk_malloc(size_t size, void *user)
 {
     chk_alloc *a = user;
     a->calls++;
+    if (size > a->max_size)
+        a->max_size = size;
     if (a->fail_at && (a->calls == a->fail_at ||
                        (a->fail_rest && a->calls > a->fail_at))) {
         a->fails++;
@@ -341,6 +343,7 @@ void chk_alloc_reset_counts(chk_alloc *a)
     a->calls = 0;
     a->fails = 0;
     a->frees = 0;
+    a->max_size = 0;
     a->fail_at = 0;
     a->fail_rest = false;
 }

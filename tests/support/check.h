@@ -150,6 +150,7 @@ typedef struct chk_alloc {
     size_t live;       /**< allocations not freed yet                     */
     size_t live_bytes; /**< their bytes                                   */
     size_t peak_bytes; /**< maximum of live_bytes                         */
+    size_t max_size;   /**< largest single request                        */
     /* fault injection */
     size_t fail_at;    /**< fail call number fail_at (1-based); 0: never  */
     bool fail_rest;    /**< also fail every call after fail_at            */
