@@ -246,7 +246,7 @@ DR_HIDDEN void dr__unlock(dr_tape *root);
    repeated parallel program records into memory its own core last touched
    (the cross-core transfers otherwise made recording 5x slower).  Both are
    called with the shared-storage lock held, or on a whole tape. */
-DR_HIDDEN unsigned dr__par_slot(const dr_tape *root);
+DR_HIDDEN unsigned dr__par_slot(dr_tape *root);
 /* a free chunk of class cls from pool thread slot's list (slot 0: from
    any thread's list), or NULL */
 DR_HIDDEN dr_chunk *dr__par_take_chunk(dr_tape *root, unsigned cls,

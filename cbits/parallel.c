@@ -54,27 +54,40 @@ typedef struct dr_par {
     size_t qlen;           /* atomic mirror of the queue's length        */
     unsigned sleepers;
 
-    unsigned started;      /* workers that took their slot (atomic)      */
-    unsigned nslots;       /* 1 + workers when sfree is allocated        */
+    unsigned started;      /* slots handed out (atomic)                  */
+    unsigned epoch;        /* pool generation: slots of older ones are void */
+    unsigned nslots;       /* 1 + slots in sfree (0: none allocated)     */
     dr_chunk **sfree;      /* [slot * DR_CHUNK_CLASSES + class]: free
-                              chunks last recorded by pool thread slot  */
+                              chunks last recorded by the thread of slot */
 
     double *adj;           /* the running sweep's adjoint array          */
     dr_tape *root;
     bool use_pool;         /* the running sweep uses the pool            */
 } dr_par;
 
-/* which pool thread this is: slot 1.. for the workers of tls_par, 0 for
-   any other thread (the caller of dr_fork_run or dr_reverse) */
+/* Which thread this is, for chunk affinity: a slot number 1.. handed out
+   on a thread's first use of the tape's pool (the workers at their start;
+   the threads that call dr_fork_run or record on child handles, such as
+   the Haskell front end's capabilities, when they first take a chunk); 0
+   when the pool has run out of slots.  One tape at a time per thread: a
+   thread that alternates between tapes only loses the affinity. */
 static __thread dr_par *tls_par;
-static __thread unsigned tls_slot;
+static __thread unsigned tls_epoch, tls_slot;
 
-static unsigned my_slot(const dr_par *P)
+static unsigned my_slot(dr_par *P)
 {
-    return tls_par == P ? tls_slot : 0;
+    if (tls_par == P && tls_epoch == P->epoch)
+        return tls_slot;
+    if (!P->sfree)
+        return 0;
+    unsigned s = __atomic_add_fetch(&P->started, 1, __ATOMIC_RELAXED);
+    tls_par = P;
+    tls_epoch = P->epoch;
+    tls_slot = s < P->nslots ? s : 0;
+    return tls_slot;
 }
 
-unsigned dr__par_slot(const dr_tape *R)
+unsigned dr__par_slot(dr_tape *R)
 {
     return my_slot(R->parallel);
 }
@@ -305,8 +318,7 @@ static void wait_group(dr_par *P, dr_hist *h)
 static void *worker_main(void *arg)
 {
     dr_par *P = arg;
-    tls_par = P;
-    tls_slot = __atomic_add_fetch(&P->started, 1, __ATOMIC_RELAXED);
+    (void)my_slot(P);
     for (;;) {
         long t0 = 0;
         for (unsigned spin = 0;; spin++) {
@@ -348,9 +360,10 @@ static bool pool_ensure(dr_par *P)
         unsigned n = want - 1;
         P->workers = dr__malloc(n * sizeof(pthread_t));
         /* without slot lists the pool works, only without chunk affinity */
-        P->sfree = dr__malloc((n + 1) * DR_CHUNK_CLASSES * sizeof *P->sfree);
+        P->sfree = dr__malloc((2 * n + 2) * DR_CHUNK_CLASSES * sizeof *P->sfree);
         if (P->sfree) {
-            P->nslots = n + 1;
+            /* the workers, and as many other recording threads */
+            P->nslots = 2 * n + 2;
             memset(P->sfree, 0, P->nslots * DR_CHUNK_CLASSES * sizeof *P->sfree);
             dr__bytes_add(P->root, (ptrdiff_t)(P->nslots * DR_CHUNK_CLASSES *
                                                sizeof *P->sfree));
@@ -388,6 +401,7 @@ static void pool_stop(dr_par *P)
     P->workers = NULL;
     P->nworkers = 0;
     P->started = 0;
+    P->epoch++;
     drop_slots(P);
     P->shutdown = 0;
     P->pool_tried = false;
