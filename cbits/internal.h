@@ -67,6 +67,8 @@ struct dr_chunk {
     dr_chunk *all;    /* every chunk of the tape (for clear and free) */
     int64_t first;    /* relative id of nodes[0]                       */
     size_t n, cap;    /* nodes used, nodes available                   */
+    size_t lead;      /* nodes[0 .. lead-1] are inputs recorded by
+                         dr_inputs, which the sweep does not visit      */
     size_t bytes;     /* allocation size, for dr_tape_bytes            */
     void *raw;        /* pointer to free                               */
     dr_node *nodes;   /* 64-byte aligned                               */
@@ -208,6 +210,21 @@ static inline dr_status dr__whole(const dr_tape *t)
     return DR_OK;
 }
 DR_HIDDEN dr_node *dr__grow(dr_tape *t); /* slow path: room for one node */
+/* room for n consecutive nodes (a new chunk if the current one has less) */
+DR_HIDDEN dr_node *dr__grow_n(dr_tape *t, size_t n);
+/* unlink and return the first chunk of a free list with at least cap nodes
+   (every chunk of a class fits, except in the last class, where chunks made
+   for dr_inputs may be larger than DR_CHUNK_MAX) */
+static inline dr_chunk *dr__pop_fit(dr_chunk **head, size_t cap)
+{
+    for (; *head; head = &(*head)->next)
+        if ((*head)->cap >= cap) {
+            dr_chunk *c = *head;
+            *head = c->next;
+            return c;
+        }
+    return NULL;
+}
 DR_HIDDEN void *dr__arena_alloc(dr_tape *t, size_t bytes);
 /* append an extended node for record e (allocated with dr__arena_alloc) */
 DR_HIDDEN dr_idx dr__record_ext(dr_tape *t, dr_ext *e);
@@ -250,7 +267,7 @@ DR_HIDDEN unsigned dr__par_slot(dr_tape *root);
 /* a free chunk of class cls from pool thread slot's list (slot 0: from
    any thread's list), or NULL */
 DR_HIDDEN dr_chunk *dr__par_take_chunk(dr_tape *root, unsigned cls,
-                                       unsigned slot);
+                                       unsigned slot, size_t cap);
 DR_HIDDEN void dr__par_recycle_begin(dr_tape *root);
 DR_HIDDEN bool dr__par_keep_chunk(dr_tape *root, dr_chunk *c, unsigned cls);
 /* memory of the fork-join state, for dr_tape_free */

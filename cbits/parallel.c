@@ -92,19 +92,17 @@ unsigned dr__par_slot(dr_tape *R)
     return my_slot(R->parallel);
 }
 
-dr_chunk *dr__par_take_chunk(dr_tape *R, unsigned cls, unsigned slot)
+dr_chunk *dr__par_take_chunk(dr_tape *R, unsigned cls, unsigned slot,
+                             size_t cap)
 {
     dr_par *P = R->parallel;
     if (!P->sfree)
         return NULL;
     unsigned lo = slot ? slot : 1, hi = slot ? slot + 1 : P->nslots;
     for (unsigned s = lo; s < hi && s < P->nslots; s++) {
-        dr_chunk **head = &P->sfree[s * DR_CHUNK_CLASSES + cls];
-        dr_chunk *c = *head;
-        if (c) {
-            *head = c->next;
+        dr_chunk *c = dr__pop_fit(&P->sfree[s * DR_CHUNK_CLASSES + cls], cap);
+        if (c)
             return c;
-        }
     }
     return NULL;
 }

@@ -57,7 +57,7 @@ void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
     for (; c; c = c->prev) {
         const dr_node *nodes = c->nodes;
         int64_t id = c->first + (int64_t)c->n;
-        for (size_t k = c->n; k-- > 0;) {
+        for (size_t k = c->n; k-- > c->lead;) {
             const dr_node *p = &nodes[k];
             --id;
             if (DR_UNLIKELY(p->a < 0)) {
@@ -98,7 +98,7 @@ void dr__sweep_chunks_atomic(dr_chunk *c, dr_sweep *s)
     for (; c; c = c->prev) {
         const dr_node *nodes = c->nodes;
         int64_t id = c->first + (int64_t)c->n;
-        for (size_t k = c->n; k-- > 0;) {
+        for (size_t k = c->n; k-- > c->lead;) {
             const dr_node *p = &nodes[k];
             --id;
             if (DR_UNLIKELY(p->a == DR_EXT_TAG)) {
@@ -221,6 +221,63 @@ static dr_status sweep_row(dr_tape *t, dr_real y, size_t n, const dr_real *x,
         g[i] = (r >= 0 && r < t->adj_valid) ? A[r] : 0.0;
     }
     return DR_OK;
+}
+
+/* the root's relative id of first, if first .. first+n-1 are all on t */
+static bool range_rel(const dr_tape *t, dr_idx first, size_t n, int64_t *rel)
+{
+    int64_t r;
+    if (!dr__rel(t, first, &r) || r < 0)
+        return false;
+    return n <= (uint64_t)(t->next - r) && (*rel = r, true);
+}
+
+static void read_range(const dr_tape *t, int64_t r, size_t n, double *out)
+{
+    size_t live = 0;
+    if (r < t->adj_valid)
+        live = (uint64_t)(t->adj_valid - r) < n ? (size_t)(t->adj_valid - r) : n;
+    if (live)
+        memcpy(out, t->adj_raw + 1 + r, live * sizeof(double));
+    for (size_t i = live; i < n; i++)
+        out[i] = 0.0;
+}
+
+dr_status dr_adjoints_read(const dr_tape *t, dr_idx first, size_t n,
+                           double *out)
+{
+    if (!t || t->root != t || (n && !out))
+        return DR_EINVAL;
+    if (n == 0)
+        return DR_OK;
+    int64_t r;
+    if (!range_rel(t, first, n, &r))
+        return DR_EINVAL;
+    read_range(t, r, n, out);
+    return DR_OK;
+}
+
+dr_status dr_gradient_range(dr_tape *t, dr_real y, dr_idx first, size_t n,
+                            double *g)
+{
+    if (!t || (n && !g))
+        return DR_EINVAL;
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
+    if (t->status != DR_OK)
+        return t->status;
+    int64_t r = 0, ry;
+    if ((n && !range_rel(t, first, n, &r)) || !dr__rel(t, y.idx, &ry))
+        return DR_EINVAL;
+    st = dr_adjoints_clear(t);
+    if (st == DR_OK)
+        st = dr_seed(t, y.idx, 1.0);
+    if (st == DR_OK)
+        st = dr_reverse(t);
+    if (st == DR_OK && n)
+        read_range(t, r, n, g);
+    return st;
 }
 
 dr_status dr_gradient(dr_tape *t, dr_real y, size_t n, const dr_real *x,

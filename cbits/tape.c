@@ -72,6 +72,7 @@ static void recycle(dr_tape *t)
         unsigned k = chunk_class(c->cap);
         c->prev = NULL;
         c->n = 0;
+        c->lead = 0;
         if (c->slot && t->parallel && dr__par_keep_chunk(t, c, k))
             continue;
         c->next = t->free[k];
@@ -115,6 +116,7 @@ dr_status dr_tape_clear(dr_tape *t)
     if (keep) {
         keep->prev = NULL;
         keep->n = 0;
+        keep->lead = 0;
         keep->first = 0;
         t->chunk = keep;
         t->cur = keep->nodes;
@@ -170,7 +172,7 @@ static dr_chunk *new_chunk(dr_tape *R, size_t cap)
     return c;
 }
 
-/* a free chunk of capacity cap, or a new one; NULL when out of memory */
+/* a free chunk of at least cap nodes, or a new one; NULL when out of memory */
 static dr_chunk *take_chunk(dr_tape *t, size_t cap)
 {
     dr_tape *R = t->root;
@@ -179,11 +181,11 @@ static dr_chunk *take_chunk(dr_tape *t, size_t cap)
         dr__lock(R);
     unsigned k = chunk_class(cap);
     unsigned slot = R->parallel ? dr__par_slot(R) : 0;
-    dr_chunk *c = slot ? dr__par_take_chunk(R, k, slot) : NULL;
-    if (!c && (c = R->free[k]) != NULL)
-        R->free[k] = c->next;
+    dr_chunk *c = slot ? dr__par_take_chunk(R, k, slot, cap) : NULL;
+    if (!c)
+        c = dr__pop_fit(&R->free[k], cap);
     if (!c && R->parallel)
-        c = dr__par_take_chunk(R, k, 0); /* any pool thread's spare */
+        c = dr__par_take_chunk(R, k, 0, cap); /* any pool thread's spare */
     if (!c)
         c = new_chunk(R, cap);
     if (c)
@@ -193,7 +195,8 @@ static dr_chunk *take_chunk(dr_tape *t, size_t cap)
     return c;
 }
 
-dr_node *dr__grow(dr_tape *t)
+/* a new current chunk with room for at least `need` nodes */
+static dr_node *grow_to(dr_tape *t, size_t need)
 {
     if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD))) {
         /* a forked parent (or a joined child) records nothing */
@@ -205,6 +208,17 @@ dr_node *dr__grow(dr_tape *t)
         t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
         cap = t->chunk->cap < DR_CHUNK_MAX ? t->chunk->cap * 2 : DR_CHUNK_MAX;
     }
+    /* classes below the last are powers of two: round up to one */
+    while (cap < need && cap < DR_CHUNK_MAX)
+        cap *= 2;
+    if (cap < need) {
+        if (need > (SIZE_MAX - 64 - sizeof(dr_chunk)) / sizeof(dr_node) ||
+            need > (size_t)INT64_MAX / 2) {
+            dr__fail(t, DR_ENOMEM);
+            return NULL;
+        }
+        cap = need;
+    }
     dr_chunk *c = take_chunk(t, cap);
     if (!c) {
         dr__fail(t, DR_ENOMEM);
@@ -213,6 +227,7 @@ dr_node *dr__grow(dr_tape *t)
     c->next = NULL;
     c->prev = t->chunk;
     c->n = 0;
+    c->lead = 0;
     /* the id range comes from the counter shared by all jobs of the tape */
     c->first = __atomic_fetch_add(&t->root->reserved, (int64_t)c->cap,
                                   __ATOMIC_RELAXED);
@@ -221,6 +236,16 @@ dr_node *dr__grow(dr_tape *t)
     t->cur = c->nodes;
     t->end = c->nodes + c->cap;
     return t->cur;
+}
+
+dr_node *dr__grow(dr_tape *t)
+{
+    return grow_to(t, 1);
+}
+
+dr_node *dr__grow_n(dr_tape *t, size_t n)
+{
+    return grow_to(t, n);
 }
 
 /* ------------------------------------------------------------------ arena */
@@ -336,6 +361,38 @@ dr_real dr_input(dr_tape *t, double v)
     if (t)
         r.idx = dr__push(t, -1, 0.0, -1, 0.0);
     return r;
+}
+
+dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
+{
+    if (!t || (n && (!values || !out)))
+        return DR_EINVAL;
+    if (n == 0)
+        return DR_OK;
+    /* consecutive ids need one chunk: a new one if this one has less room */
+    if ((size_t)(t->end - t->cur) < n && !dr__grow_n(t, n)) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = dr_const(values[i]);
+        return dr_tape_status(t);
+    }
+    dr_node *p = t->cur;
+    dr_idx id0 = t->base + t->next;
+    /* inputs at the start of a chunk: the sweep need not even read them */
+    dr_chunk *c = t->chunk;
+    if ((size_t)(p - c->nodes) == c->lead)
+        c->lead += n;
+    for (size_t i = 0; i < n; i++) {
+        p[i].a = -1;
+        p[i].b = -1;
+        p[i].da = 0.0;
+        p[i].db = 0.0;
+        out[i].val = values[i];
+        out[i].idx = id0 + (dr_idx)i;
+    }
+    t->cur = p + n;
+    t->next += (int64_t)n;
+    t->len += n;
+    return DR_OK;
 }
 
 dr_real dr_const(double v)

@@ -162,6 +162,18 @@ DR_API dr_status dr_tape_status(const dr_tape *tape);
 
 /** A new independent variable with value v (one node without arguments). */
 DR_API dr_real dr_input(dr_tape *tape, double v);
+/**
+ * n new independent variables with values[0..n-1], in one call: out[i] is
+ * what dr_input(tape, values[i]) would return, and the ids are consecutive
+ * (out[i].idx == out[0].idx + i), so their gradient can be read with
+ * dr_adjoints_read or dr_gradient_range without passing the ids again.
+ * Faster than n calls of dr_input (one loop, no call per input).  On failure
+ * (DR_ENOMEM, or DR_EBUSY on a forked handle; also the tape's sticky status)
+ * every out[i] is the constant values[i].  DR_EINVAL for a NULL tape, or
+ * NULL arrays with n > 0.
+ */
+DR_API dr_status dr_inputs(dr_tape *tape, size_t n, const double *values,
+                           dr_real *out);
 /** A constant: no node, id DR_NONE. */
 DR_API dr_real dr_const(double v);
 
@@ -261,6 +273,21 @@ DR_API dr_status dr_adjoints_clear(dr_tape *t);
  */
 DR_API dr_status dr_gradient(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                              double *g);
+/**
+ * Adjoints of the n consecutive ids first .. first+n-1 into out[0..n-1] (for
+ * inputs made by one dr_inputs call: first = out[0].idx).  DR_EINVAL, with
+ * out untouched, if any id of the range is not on the tape, or for a child
+ * handle; a range that covers ids of other nodes reads their adjoints.
+ */
+DR_API dr_status dr_adjoints_read(const dr_tape *t, dr_idx first, size_t n,
+                                  double *out);
+/**
+ * dr_gradient for inputs with consecutive ids (one dr_inputs call): the
+ * gradient of y with respect to first .. first+n-1 into g[0..n-1].  Checks
+ * the range and y before touching anything (DR_EINVAL).
+ */
+DR_API dr_status dr_gradient_range(dr_tape *t, dr_real y, dr_idx first,
+                                   size_t n, double *g);
 /**
  * Jacobian of y[0..m-1] with respect to x[0..n-1] into J (row-major m x n):
  * one sweep per row over the same recorded tape.

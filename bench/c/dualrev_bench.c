@@ -7,9 +7,10 @@
  * What one repetition measures (one "unit" of benchmarks.md, or n / k*k
  * units for fdotprod / fsummatvec): dr_tape_clear on a tape reused across
  * repetitions (so after the first repetition nothing is allocated), one
- * dr_input per independent variable, the forward pass recording every
- * operation, the reverse sweep(s) (dr_gradient / dr_jacobian) and reading
- * the gradient out.  The checksum printed is the sum of all gradient
+ * input node per independent variable (dr_input; for the vectors of fdotprod
+ * and fsummatvec one dr_inputs call), the forward pass recording every
+ * operation, the reverse sweep(s) (dr_gradient / dr_gradient_range /
+ * dr_jacobian) and reading the gradient out.  The checksum printed is the sum of all gradient
  * (Jacobian) entries of the last repetition.
  *
  * The programs are written the way the Haskell versions are (Smeding's
@@ -97,10 +98,9 @@ static double run_fdotprod(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(xv);
         dr_tape_clear(T);
-        for (size_t i = 0; i < 2 * n; i++)
-            x[i] = dr_input(T, xv[i]);
+        check(dr_inputs(T, 2 * n, xv, x), "inputs");
         dr_real y = dot(n, x, x + n);
-        check(dr_gradient(T, y, 2 * n, x, g), "gradient");
+        check(dr_gradient_range(T, y, x[0].idx, 2 * n, g), "gradient");
         bench_use(g);
     }
     check_len(a->prog, a->size);
@@ -126,8 +126,7 @@ static double run_fsummatvec(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(xv);
         dr_tape_clear(T);
-        for (size_t i = 0; i < nin; i++)
-            x[i] = dr_input(T, xv[i]);
+        check(dr_inputs(T, nin, xv, x), "inputs");
         const dr_real *m = x, *v = x + k * k;
         /* sum' (map' (dotp v) m): row dots first (map), then the fold */
         for (size_t i = 0; i < k; i++)
@@ -135,7 +134,7 @@ static double run_fsummatvec(const bench_args *a)
         dr_real y = dr_const(0.0);
         for (size_t i = k; i-- > 0;)
             y = dr_add(T, rows[i], y);
-        check(dr_gradient(T, y, nin, x, g), "gradient");
+        check(dr_gradient_range(T, y, x[0].idx, nin, g), "gradient");
         bench_use(g);
     }
     check_len(a->prog, a->size);
