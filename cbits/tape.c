@@ -363,20 +363,17 @@ dr_real dr_input(dr_tape *t, double v)
     return r;
 }
 
-dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
+dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
 {
-    if (!t || (n && (!values || !out)))
+    if (!t || !first)
         return DR_EINVAL;
+    *first = DR_NONE;
     if (n == 0)
         return DR_OK;
     /* consecutive ids need one chunk: a new one if this one has less room */
-    if ((size_t)(t->end - t->cur) < n && !dr__grow_n(t, n)) {
-        for (size_t i = 0; i < n; i++)
-            out[i] = dr_const(values[i]);
+    if ((size_t)(t->end - t->cur) < n && !dr__grow_n(t, n))
         return dr_tape_status(t);
-    }
     dr_node *p = t->cur;
-    dr_idx id0 = t->base + t->next;
     /* inputs at the start of a chunk: the sweep need not even read them */
     dr_chunk *c = t->chunk;
     if ((size_t)(p - c->nodes) == c->lead)
@@ -386,13 +383,25 @@ dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
         p[i].b = -1;
         p[i].da = 0.0;
         p[i].db = 0.0;
-        out[i].val = values[i];
-        out[i].idx = id0 + (dr_idx)i;
     }
+    *first = t->base + t->next;
     t->cur = p + n;
     t->next += (int64_t)n;
     t->len += n;
     return DR_OK;
+}
+
+dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
+{
+    if (!t || (n && (!values || !out)))
+        return DR_EINVAL;
+    dr_idx first;
+    dr_status st = dr_input_range(t, n, &first);
+    for (size_t i = 0; i < n; i++) {
+        out[i].val = values[i];
+        out[i].idx = st == DR_OK ? first + (dr_idx)i : DR_NONE;
+    }
+    return st;
 }
 
 dr_real dr_const(double v)

@@ -174,6 +174,13 @@ DR_API dr_real dr_input(dr_tape *tape, double v);
  */
 DR_API dr_status dr_inputs(dr_tape *tape, size_t n, const double *values,
                            dr_real *out);
+/**
+ * dr_inputs without the values (the tape stores none): n input nodes with
+ * the consecutive ids *first .. *first+n-1; pair them with their values
+ * yourself.  *first is DR_NONE for n == 0 and on failure (as dr_inputs).
+ * For front ends that keep values and ids apart, as the Haskell one does.
+ */
+DR_API dr_status dr_input_range(dr_tape *tape, size_t n, dr_idx *first);
 /** A constant: no node, id DR_NONE. */
 DR_API dr_real dr_const(double v);
 

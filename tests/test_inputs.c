@@ -174,7 +174,7 @@ static void test_errors(void **state)
 {
     (void)state;
     dr_tape *t = chk_tape_new();
-    double v[2] = {1.0, 2.0}, g[2] = {-1.0, -1.0};
+    double v[2] = {1.0, 2.0}, g[2] = {-1.0, -1.0}, h[3];
     dr_real x[2];
     CHK_STATUS(dr_inputs(NULL, 2, v, x), DR_EINVAL);
     CHK_STATUS(dr_inputs(t, 2, NULL, x), DR_EINVAL);
@@ -211,11 +211,28 @@ static void test_errors(void **state)
     (void)dr_input(t, 1.0);
     CHK_STATUS(dr_adjoints_read(t, old, 1, g), DR_EINVAL);
 
+    /* dr_input_range: the ids without values */
+    dr_idx first = 0;
+    CHK_STATUS(dr_input_range(NULL, 2, &first), DR_EINVAL);
+    CHK_STATUS(dr_input_range(t, 2, NULL), DR_EINVAL);
+    CHK_STATUS(dr_input_range(t, 0, &first), DR_OK);
+    assert_true(first == DR_NONE);
+    size_t len = dr_tape_len(t);
+    CHK_STATUS(dr_input_range(t, 3, &first), DR_OK);
+    assert_int_equal(dr_tape_len(t), len + 3);
+    dr_real r2 = {4.0, first + 2};
+    dr_real sq = dr_mul(t, r2, r2);
+    CHK_STATUS(dr_gradient_range(t, sq, first, 3, h), DR_OK);
+    CHK_SAME(h[0], 0.0);
+    CHK_SAME(h[2], 8.0);
+
     /* a forked handle records nothing: constants and DR_EBUSY */
     dr_tape *kid;
     CHK_STATUS(dr_fork(t, 1, &kid), DR_OK);
     CHK_STATUS(dr_inputs(t, 2, v, x), DR_EBUSY);
     assert_true(x[0].idx == DR_NONE && x[1].idx == DR_NONE);
+    CHK_STATUS(dr_input_range(t, 2, &first), DR_EBUSY);
+    assert_true(first == DR_NONE);
     CHK_SAME(x[1].val, 2.0);
     /* a child handle records its own inputs, and cannot read adjoints */
     CHK_STATUS(dr_inputs(kid, 2, v, x), DR_OK);

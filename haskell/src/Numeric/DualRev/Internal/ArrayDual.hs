@@ -406,11 +406,11 @@ seedMat t (DMat i) (Mat r c fp) = do
   when ((r, c) /= (r', c')) $ arrayError "the cotangent matrix has another shape than the output"
   withForeignPtr fp $ \p -> () <$ c_arr_seed t i p
 
-collectVec :: T -> Vec -> DVec -> IO Vec
-collectVec t v@(Vec n _) (DVec i) = Vec n <$> newBuf n (\p -> () <$ c_arr_adjoint t i p) <* keepAlive v
+collectVec :: T -> Vec -> DVec -> IO (IO Vec)
+collectVec t v@(Vec n _) (DVec i) = pure (Vec n <$> newBuf n (\p -> () <$ c_arr_adjoint t i p) <* keepAlive v)
 
-collectMat :: T -> Mat -> DMat -> IO Mat
-collectMat t m@(Mat r c _) (DMat i) = Mat r c <$> newBuf (r * c) (\p -> () <$ c_arr_adjoint t i p) <* keepAlive m
+collectMat :: T -> Mat -> DMat -> IO (IO Mat)
+collectMat t m@(Mat r c _) (DMat i) = pure (Mat r c <$> newBuf (r * c) (\p -> () <$ c_arr_adjoint t i p) <* keepAlive m)
 
 -- | One seeding action per element (one-hot cotangents), for Jacobians.
 seedsVec :: T -> DVec -> [T -> IO ()] -> IO [T -> IO ()]

@@ -5,6 +5,7 @@ module Numeric.DualRev.Internal.FFI
   , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
   , c_tape_status, c_strerror
   , c_record0, c_record1, c_record2, c_recordn
+  , c_input_range, c_adjoints_read
   , c_seed, c_reverse, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
   ) where
@@ -32,6 +33,11 @@ foreign import ccall unsafe "dr_record2"
   c_record2 :: Ptr CTape -> Int64 -> Double -> Int64 -> Double -> IO Int64
 foreign import ccall unsafe "dr_recordn"
   c_recordn :: Ptr CTape -> CSize -> Ptr Int64 -> Ptr Double -> IO Int64
+
+foreign import ccall unsafe "dr_input_range"
+  c_input_range :: Ptr CTape -> CSize -> Ptr Int64 -> IO CInt
+foreign import ccall unsafe "dr_adjoints_read"
+  c_adjoints_read :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
 
 foreign import ccall unsafe "dr_seed" c_seed :: Ptr CTape -> Int64 -> Double -> IO CInt
 foreign import ccall unsafe "dr_reverse" c_reverse :: Ptr CTape -> IO CInt

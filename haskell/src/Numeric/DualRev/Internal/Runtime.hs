@@ -15,6 +15,8 @@ module Numeric.DualRev.Internal.Runtime
   , inputId, primalId, seedId, collectId, idsId
     -- * Lists
   , inputList, primalList, seedList, collectList, idsList
+    -- * Lists of Double
+  , inputDoubles, collectDoubles
   ) where
 
 import Control.Concurrent (getNumCapabilities)
@@ -26,8 +28,11 @@ import GHC.Exts (casMutVar#, (==#))
 import GHC.IO (IO (..))
 import GHC.IORef (IORef (..))
 import GHC.STRef (STRef (..))
-import Foreign.ForeignPtr (newForeignPtr, withForeignPtr)
+import Data.Int (Int64)
+import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
+import Foreign.Marshal.Alloc (alloca)
 import Foreign.Ptr (Ptr, nullPtr)
+import Foreign.Storable (peek, peekElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.AD
@@ -125,45 +130,53 @@ sweep t = do
 -- Runners
 
 -- | Value and gradient of a function to Double.
-gradRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> a -> a' -> IO a)
+--
+-- The read-out of the gradient is prepared before the forward pass (see
+-- 'Collect'), so the dual input is not kept alive by the runner: for a long
+-- list it can be garbage as soon as the forward pass has consumed it.
+gradRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> a -> a' -> IO (Collect a))
         -> (a' -> AD D) -> a -> (Double, a)
 gradRun inp col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
   x' <- inp t x
+  readOut <- col t x x'
   y <- unAD (f x') t
   seedD t y 1
   sweep t
-  g <- col t x x'
+  g <- readOut
   pure (primalD y, g)
 {-# INLINE gradRun #-}
 
 -- | Value and backpropagator.  The tape lives as long as the backpropagator.
 differentiateRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> b' -> IO b)
-                 -> (Ptr CTape -> b' -> b -> IO ()) -> (Ptr CTape -> a -> a' -> IO a)
+                 -> (Ptr CTape -> b' -> b -> IO ()) -> (Ptr CTape -> a -> a' -> IO (Collect a))
                  -> (a' -> AD b') -> a -> (b, b -> a)
 differentiateRun inp prim seed col f x = unsafePerformIO $ do
   t0 <- newTape
   useCapabilities t0
   fp <- newForeignPtr p_tape_free t0
-  (x', y', y) <- withForeignPtr fp $ \t -> do
+  (readOut, y', y) <- withForeignPtr fp $ \t -> do
     x' <- inp t x
+    readOut <- col t x x'
     y' <- unAD (f x') t
     checkTape t
     y <- prim t y'
-    pure (x', y', y)
+    pure (readOut, y', y)
   lock <- newMVar ()
+  -- readOut holds the tape's address; withForeignPtr keeps the tape alive
   let back c = unsafePerformIO $ withMVar lock $ \_ -> withForeignPtr fp $ \t -> do
         _ <- c_adjoints_clear t
         seed t y' c
         sweep t
-        col t x x'
+        readOut
   pure (y, back)
 {-# INLINE differentiateRun #-}
 
 -- | One row per scalar of the output, left to right; one sweep per row.
 jacobianRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> b' -> [Seed] -> IO [Seed])
-            -> (Ptr CTape -> a -> a' -> IO a) -> (a' -> AD b') -> a -> [a]
+            -> (Ptr CTape -> a -> a' -> IO (Collect a)) -> (a' -> AD b') -> a -> [a]
 jacobianRun inp ids col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
   x' <- inp t x
+  readOut <- col t x x'
   y' <- unAD (f x') t
   checkTape t
   seeds <- ids t y' []
@@ -171,7 +184,7 @@ jacobianRun inp ids col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
     _ <- c_adjoints_clear t
     seedRow t
     sweep t
-    col t x x'
+    readOut
 {-# INLINE jacobianRun #-}
 
 ------------------------------------------------------------------------------
@@ -189,8 +202,13 @@ seedD :: Ptr CTape -> D -> Double -> IO ()
 seedD t (D _ i) c = when (i /= -1) $ void (c_seed t i c)
 {-# INLINE seedD #-}
 
-collectD :: Ptr CTape -> Double -> D -> IO Double
-collectD t _ (D _ i) = if i == -1 then pure 0 else c_adjoint t i
+-- | Reading one part of the cotangent (of the input's shape) after a sweep.
+-- The collect walks build it before the forward pass from the input and its
+-- dual, keeping only what the read needs (ids, sizes), not the dual itself.
+type Collect a = IO a
+
+collectD :: Ptr CTape -> Double -> D -> IO (Collect Double)
+collectD t _ (D _ i) = pure (if i == -1 then pure 0 else c_adjoint t i)
 {-# INLINE collectD #-}
 
 -- | Seeding one output scalar with 1 (one Jacobian row).
@@ -213,8 +231,8 @@ primalId _ = pure
 seedId :: Ptr CTape -> a -> a -> IO ()
 seedId _ _ _ = pure ()
 
-collectId :: Ptr CTape -> a -> a -> IO a
-collectId _ x _ = pure x
+collectId :: Ptr CTape -> a -> a -> IO (Collect a)
+collectId _ x _ = pure (pure x)
 
 idsId :: Ptr CTape -> a -> [Seed] -> IO [Seed]
 idsId _ _ acc = pure acc
@@ -237,8 +255,8 @@ seedList f t = go
         go _ _ = throwIO (DualRevError "dualrev: the cotangent has a list of another length than the output")
 {-# INLINE seedList #-}
 
-collectList :: (Ptr CTape -> a -> a' -> IO a) -> Ptr CTape -> [a] -> [a'] -> IO [a]
-collectList f t = go
+collectList :: (Ptr CTape -> a -> a' -> IO (Collect a)) -> Ptr CTape -> [a] -> [a'] -> IO (Collect [a])
+collectList f t xs0 ds0 = sequence <$> go xs0 ds0
   where go (x : xs) (d : ds) = (:) <$> f t x d <*> go xs ds
         go _ _ = pure []
 {-# INLINE collectList #-}
@@ -247,3 +265,44 @@ idsList :: (Ptr CTape -> a' -> [Seed] -> IO [Seed]) -> Ptr CTape -> [a'] -> [See
 idsList f t ds acc = foldM (flip (f t)) acc (reverse ds)
 {-# INLINE idsList #-}
 
+------------------------------------------------------------------------------
+-- Lists of Double: one call makes all the input nodes, with consecutive ids,
+-- and one call reads all their adjoints.
+
+-- | The dual of a list of inputs, built lazily from the values and the ids
+-- (the tape stores no values): the forward pass consumes it element by
+-- element, so a long list never lives in the heap twice.
+inputDoubles :: Ptr CTape -> [Double] -> IO [D]
+inputDoubles t xs = do
+  let n = length xs
+  first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
+  -- on failure (out of memory) constants; the sweep reports the tape's status
+  pure (if first == -1 then map (\x -> D x (-1)) xs else go first xs)
+  where
+    go !i (x : rest) = D x i : go (i + 1) rest
+    go _ [] = []
+{-# INLINE inputDoubles #-}
+
+-- | Read-out for 'inputDoubles': remembers the first id and the length, and
+-- after a sweep copies the adjoints out with one call; the list is then
+-- made lazily, in chunks, from that copy.
+collectDoubles :: Ptr CTape -> [Double] -> [D] -> IO (Collect [Double])
+collectDoubles t xs ds = case ds of
+  D _ first : _ | first /= -1 -> do
+    let !n = length xs
+    pure $ do
+      buf <- mallocForeignPtrArray n
+      _ <- withForeignPtr buf $ \p -> c_adjoints_read t first (fromIntegral n) p
+      pure (chunksFrom buf 0 n)
+  _ -> pure (pure (map (const 0) xs))
+{-# INLINE collectDoubles #-}
+
+-- | Elements i .. n-1 of a buffer as a lazy list, 512 at a time.
+chunksFrom :: ForeignPtr Double -> Int -> Int -> [Double]
+chunksFrom buf i n
+  | i >= n = []
+  | otherwise = unsafeDupablePerformIO $ withForeignPtr buf $ \p ->
+      let j = min n (i + 512)
+          go !k acc | k < i = pure acc
+                    | otherwise = do { v <- peekElemOff p k; go (k - 1) (v : acc) }
+      in go (j - 1) (chunksFrom buf j n)

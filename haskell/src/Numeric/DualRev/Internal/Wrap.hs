@@ -28,7 +28,8 @@ data Walks = Walks
   { wIn :: Exp    -- ^ Ptr CTape -> a -> IO a'
   , wPrim :: Exp  -- ^ Ptr CTape -> a' -> IO a
   , wSeed :: Exp  -- ^ Ptr CTape -> a' -> a -> IO ()
-  , wCol :: Exp   -- ^ Ptr CTape -> a -> a' -> IO a
+  , wCol :: Exp   -- ^ Ptr CTape -> a -> a' -> IO (Collect a): prepared
+                  --   before the forward pass, run after each sweep
   , wIds :: Exp   -- ^ Ptr CTape -> a' -> [Seed] -> IO [Seed]
   }
 
@@ -57,6 +58,12 @@ walk ty0 = do
         pure (globalWalks 'inputVec 'primalVec 'seedVec 'collectVec 'seedsVec)
       (ConT n, []) | n == ''Mat ->
         pure (globalWalks 'inputMat 'primalMat 'seedMat 'collectMat 'seedsMat)
+      -- lists of Double: all input nodes in one call, all adjoints in one
+      (ListT, [ConT n]) | n == ''Double ->
+        pure (globalWalks 'inputDoubles 'primalList 'seedList 'collectDoubles 'idsList)
+          { wPrim = AppE (VarE 'primalList) (VarE 'primalIO)
+          , wSeed = AppE (VarE 'seedList) (VarE 'seedD)
+          , wIds = AppE (VarE 'idsList) (VarE 'idsD) }
       (ListT, [a]) -> do
         w <- walk a
         pure Walks { wIn = AppE (VarE 'inputList) (wIn w)
@@ -115,6 +122,7 @@ tupleWalks as = do
         doBind vs exps res = DoE Nothing ([BindS (VarP v) e | (v, e) <- zip vs exps]
                                           ++ [NoBindS (AppE (VarE 'pure) res)])
     ys <- replicateM k (newName "y")
+    ks <- replicateM k (newName "k")
     pure Walks
       { wIn = LamE [VarP t, tupP' xs] $
           doBind ys [AppE (AppE (wIn w) (VarE t)) (VarE x) | (w, x) <- zip ws xs] (tupE' ys)
@@ -124,7 +132,7 @@ tupleWalks as = do
           DoE Nothing ([NoBindS (foldl AppE (wSeed w) [VarE t, VarE d, VarE c])
                        | (w, d, c) <- zip3 ws ds cs] ++ [NoBindS (AppE (VarE 'pure) (TupE []))])
       , wCol = LamE [VarP t, tupP' xs, tupP' ds] $
-          doBind ys [foldl AppE (wCol w) [VarE t, VarE x, VarE d] | (w, x, d) <- zip3 ws xs ds] (tupE' ys)
+          collectAll ks ys [foldl AppE (wCol w) [VarE t, VarE x, VarE d] | (w, x, d) <- zip3 ws xs ds] (tupE' ys)
       , wIds = LamE [VarP t, tupP' ds, VarP acc] $
           seedChain t acc (zip ws ds)
       }
@@ -268,8 +276,9 @@ mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nIds] cinfo = do
     as <- fresh (length ws) "a"
     bs <- fresh (length ws) "b"
     gs <- fresh (length ws) "g"
-    pure (Match (TupP [conP' cn as, conP' cn' bs])
-            (NormalB (bindAll gs [foldl AppE (wCol w) [VarE t, VarE a, VarE b] | (w, a, b) <- zip3 ws as bs] (conE' cn gs))) [])
+    ks <- fresh (length ws) "k"
+    let col = collectAll ks gs [foldl AppE (wCol w) [VarE t, VarE a, VarE b] | (w, a, b) <- zip3 ws as bs] (conE' cn gs)
+    pure (Match (TupP [conP' cn as, conP' cn' bs]) (NormalB col) [])
   idsAlts <- forM cinfo $ \(_, cn', ws) -> do
     bs <- fresh (length ws) "b"
     pure (Match (conP' cn' bs) (NormalB (seedChain t acc (zip ws bs))) [])
@@ -283,6 +292,16 @@ mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nIds] cinfo = do
     , FunD nIds [Clause [VarP t, VarP d, VarP acc] (NormalB (CaseE (VarE d) idsAlts)) []]
     ]
 mkDataWalkDecs _ _ = fail "mkDataWalkDecs"
+
+-- | The collect walk of a product: prepare every component's read-out,
+-- then (after a sweep) run them and build @res@ from their results gs:
+-- @do { k1 <- e1; ..; pure (do { g1 <- k1; ..; pure res }) }@.
+collectAll :: [Name] -> [Name] -> [Exp] -> Exp -> Exp
+collectAll ks gs exps res =
+  let readOut = DoE Nothing ([BindS (VarP g) (VarE k) | (g, k) <- zip gs ks]
+                             ++ [NoBindS (AppE (VarE 'pure) res)])
+  in DoE Nothing ([BindS (VarP k) e | (k, e) <- zip ks exps]
+                  ++ [NoBindS (AppE (VarE 'pure) readOut)])
 
 -- | The seeds of the components, left to right, in front of acc:
 -- @ids1 t d1 =<< ids2 t d2 =<< ... pure acc@.
