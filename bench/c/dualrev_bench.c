@@ -8,7 +8,7 @@
  * units for fdotprod / fsummatvec): dr_tape_clear on a tape reused across
  * repetitions (so after the first repetition nothing is allocated), one
  * input node per independent variable (dr_input; for the vectors of fdotprod
- * and fsummatvec one dr_inputs call), the forward pass recording every
+ * and fsummatvec one dr_input_range call, see in_vec), the forward pass recording every
  * operation, the reverse sweep(s) (dr_gradient / dr_gradient_range /
  * dr_jacobian) and reading the gradient out.  The checksum printed is the sum of all gradient
  * (Jacobian) entries of the last repetition.
@@ -86,27 +86,54 @@ static dr_real dot(size_t n, const dr_real *xs, const dr_real *ys)
     return acc;
 }
 
+/*
+ * The vectors of fdotprod and fsummatvec are input ranges (dr_input_range):
+ * the values stay in the caller's double arrays and the ids are
+ * consecutive, so each operand is paired on the fly, as a C user holding
+ * plain arrays would write it; no dr_real array is filled and read back.
+ * A vector is its values and the id of its first element.
+ */
+typedef struct {
+    const double *val;
+    dr_idx id;
+} in_vec;
+
+static inline dr_real at(in_vec v, size_t i)
+{
+    dr_real r = {v.val[i], v.id + (dr_idx)i};
+    return r;
+}
+
+/* the same fold as dot(), over input ranges */
+static dr_real dot_in(size_t n, in_vec xs, in_vec ys)
+{
+    dr_real acc = dr_const(0.0);
+    for (size_t i = n; i-- > 0;)
+        acc = dr_add(T, dr_mul(T, at(xs, i), at(ys, i)), acc);
+    return acc;
+}
+
 static double run_fdotprod(const bench_args *a)
 {
     size_t n = (size_t)a->size;
     double *xv = bench_xmalloc(2 * n * sizeof(double));
     bench_dot_inputs(a->size, xv, xv + n);
-    dr_real *x = bench_xmalloc(2 * n * sizeof(dr_real));
     double *g = bench_xmalloc(2 * n * sizeof(double));
     for (size_t i = 0; i < 2 * n; i++)
         g[i] = 0;
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(xv);
         dr_tape_clear(T);
-        check(dr_inputs(T, 2 * n, xv, x), "inputs");
-        dr_real y = dot(n, x, x + n);
-        check(dr_gradient_range(T, y, x[0].idx, 2 * n, g), "gradient");
+        dr_idx first;
+        check(dr_input_range(T, 2 * n, &first), "inputs");
+        in_vec xs = {xv, first}, ys = {xv + n, first + (dr_idx)n};
+        dr_real y = dot_in(n, xs, ys);
+        check(dr_gradient_range(T, y, first, 2 * n, g), "gradient");
         bench_use(g);
     }
     check_len(a->prog, a->size);
     double s = sum(2 * n, g);
     free(xv);
-    free(x);
     free(g);
     return s;
 }
@@ -118,7 +145,6 @@ static double run_fsummatvec(const bench_args *a)
     size_t k = (size_t)bench_summatvec_k(a->size), nin = k * k + k;
     double *xv = bench_xmalloc(nin * sizeof(double));
     bench_summatvec_inputs((long)k, xv, xv + k * k);
-    dr_real *x = bench_xmalloc(nin * sizeof(dr_real));
     double *g = bench_xmalloc(nin * sizeof(double));
     dr_real *rows = bench_xmalloc(k * sizeof(dr_real));
     for (size_t i = 0; i < nin; i++)
@@ -126,22 +152,24 @@ static double run_fsummatvec(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(xv);
         dr_tape_clear(T);
-        check(dr_inputs(T, nin, xv, x), "inputs");
-        const dr_real *m = x, *v = x + k * k;
+        dr_idx first;
+        check(dr_input_range(T, nin, &first), "inputs");
+        in_vec v = {xv + k * k, first + (dr_idx)(k * k)};
         /* sum' (map' (dotp v) m): row dots first (map), then the fold */
-        for (size_t i = 0; i < k; i++)
-            rows[i] = dot(k, v, m + i * k);
+        for (size_t i = 0; i < k; i++) {
+            in_vec row = {xv + i * k, first + (dr_idx)(i * k)};
+            rows[i] = dot_in(k, v, row);
+        }
         dr_real y = dr_const(0.0);
         for (size_t i = k; i-- > 0;)
             y = dr_add(T, rows[i], y);
-        check(dr_gradient_range(T, y, x[0].idx, nin, g), "gradient");
+        check(dr_gradient_range(T, y, first, nin, g), "gradient");
         bench_use(g);
     }
     check_len(a->prog, a->size);
     double s = sum(nin, g);
     free(rows);
     free(xv);
-    free(x);
     free(g);
     return s;
 }
