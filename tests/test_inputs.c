@@ -132,6 +132,39 @@ static void test_mixed(void **state)
     dr_tape_free(t);
 }
 
+/* Batches recorded by child jobs, swept by the parallel reverse pass (which
+   skips a chunk's leading inputs too): the same gradient as one job. */
+static void test_in_child_jobs(void **state)
+{
+    (void)state;
+    double v[6] = {1.5, -2.0, 0.25, 3.0, -1.0, 2.0};
+    double ref[6], got[6];
+    for (int forked = 0; forked <= 1; forked++) {
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_set_threads(t, 2), DR_OK);
+        dr_real w = dr_input(t, 0.5);
+        dr_real x[6], y[2];
+        dr_tape *kid[2] = {t, t};
+        if (forked)
+            CHK_STATUS(dr_fork(t, 2, kid), DR_OK);
+        for (int j = 0; j < 2; j++) {
+            CHK_STATUS(dr_inputs(kid[j], 3, v + 3 * j, x + 3 * j), DR_OK);
+            y[j] = dr_mul(kid[j], dr_mul(kid[j], x[3 * j], x[3 * j + 2]),
+                          dr_add(kid[j], x[3 * j + 1], w));
+        }
+        if (forked)
+            CHK_STATUS(dr_join(t), DR_OK);
+        dr_real z = dr_add(t, y[0], dr_mul(t, y[1], w));
+        double *out = forked ? got : ref;
+        CHK_STATUS(dr_gradient_range(t, z, x[0].idx, 3, out), DR_OK);
+        CHK_STATUS(dr_gradient_range(t, z, x[3].idx, 3, out + 3), DR_OK);
+        dr_tape_free(t);
+    }
+    for (int i = 0; i < 6; i++)
+        CHK_CLOSE(got[i], ref[i], 1e-15, 0.0);
+    CHK_SAME(ref[0], 0.25 * (-2.0 + 0.5)); /* d/dx0 of x0 x2 (x1 + w) */
+}
+
 /* Recording the same program with dr_inputs 1000 times allocates nothing
    after the first time, even for a batch larger than the largest chunk. */
 static void test_clear_and_reuse(void **state)
@@ -298,6 +331,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches),
         cmocka_unit_test(test_mixed),
+        cmocka_unit_test(test_in_child_jobs),
         cmocka_unit_test_teardown(test_clear_and_reuse, chk_alloc_teardown),
         cmocka_unit_test(test_errors),
         cmocka_unit_test_teardown(test_oom, chk_alloc_teardown),
