@@ -3,7 +3,8 @@
 # uses one construct outside the supported language (or misuses a splice) and
 # must FAIL to compile, with every message named by its "-- EXPECT: ..." lines
 # in the compiler's output, and without a GHC panic.  lib/ holds helper
-# modules that some of them import.
+# modules that some of them import.  The modules in ok/ must compile with
+# -Wall -Werror: the code the splices generate draws no warning.
 #
 # usage: run.sh [GHC COMMAND...]
 #   The command (default: $HS_GHC, else "ghc -package dualrev") must be able to
@@ -42,6 +43,18 @@ for f in "$dir"/*.hs; do
   if [ $ok -eq 1 ]; then
     echo "ok   $name"; pass=$((pass + 1))
   else
+    sed 's/^/       | /' "$out" | head -n 30
+    fail=$((fail + 1))
+  fi
+done
+# and the other way round: modules in ok/ must compile warning-free
+for f in "$dir"/ok/*.hs; do
+  name=ok/$(basename "$f" .hs)
+  out="$tmp/$(basename "$f" .hs).ok.out"
+  if $ghc -Wall -Werror -fno-code -outputdir "$tmp/ok-$(basename "$f" .hs)" "$f" >"$out" 2>&1; then
+    echo "ok   $name"; pass=$((pass + 1))
+  else
+    echo "FAIL $name: must compile without warnings"
     sed 's/^/       | /' "$out" | head -n 30
     fail=$((fail + 1))
   fi

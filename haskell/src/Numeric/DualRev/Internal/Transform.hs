@@ -653,8 +653,9 @@ transTop env0 b = case b of
     wt <- workerType (eTy env) k sig
     vt <- transType (eTy env) sig
     wrapper <- wrapperDec d w k
-    pure [ SigD w wt, FunD w [Clause ps (NormalB body) []]
-         , SigD d vt, wrapper, PragmaD (InlineP d Inline FunLike AllPhases) ]
+    pure ([ SigD w wt, FunD w [Clause ps (NormalB body) []]
+          , SigD d vt, wrapper, PragmaD (InlineP d Inline FunLike AllPhases) ]
+          ++ markUsed n d vt)
   BVal (VarP n) (Just sig) body ws -> do
     let env = env0 { eCtx = (eCtx env0) { ctxDef = nameBase n } }
         d = dualValName n
@@ -664,6 +665,15 @@ transTop env0 b = case b of
     let vt = case t of
           ForallT tvs c r -> ForallT tvs c (AppT (ConT ''AD) r)
           _ -> AppT (ConT ''AD) t
-    pure [SigD d vt, ValD (VarP d) (NormalB e) []]
+    pure ([SigD d vt, ValD (VarP d) (NormalB e) []] ++ markUsed n d vt)
   _ -> pure []
+
+-- | @_dr'use'f = f'dr@: calls inside the module go to the worker, so the
+-- dual value of a function that is not exported (or used unsaturated) would
+-- draw GHC's unused-binding warning on the user's splice; a binding whose
+-- name starts with an underscore uses it and is itself never reported.
+markUsed :: Name -> Name -> Type -> [Dec]
+markUsed n d t =
+  let u = mkName ("_dr'use'" ++ nameBase n)
+  in [SigD u t, ValD (VarP u) (NormalB (VarE d)) []]
 
