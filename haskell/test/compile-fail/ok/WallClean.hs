@@ -1,8 +1,8 @@
 {-# LANGUAGE TemplateHaskell #-}
 -- Must compile with -Wall -Werror: what the splices generate for a module
 -- with an export list draws no warning (run.sh, after the compile-fail
--- cases).  sq is only called saturated, scale is a constant, and neither
--- dual value is exported.
+-- cases).  sq and the operator (<+>) are only called saturated, scale is a
+-- constant, and no dual value is exported.
 module WallClean (loss, gradLoss) where
 
 import Numeric.DualRev
@@ -14,8 +14,12 @@ differentiable [d|
   scale :: Double
   scale = 3
 
+  infixl 6 <+>
+  (<+>) :: Double -> Double -> Double
+  a <+> b = a + 2 * b
+
   loss :: (Double, [Double]) -> Double
-  loss (a, xs) = scale * sum (map (\x -> sq (a * x)) xs)
+  loss (a, xs) = scale * sum (map (\x -> sq (a * x) <+> x) xs)
   |]
 
 gradLoss :: (Double, [Double]) -> (Double, [Double])

@@ -655,7 +655,7 @@ transTop env0 b = case b of
     wrapper <- wrapperDec d w k
     pure ([ SigD w wt, FunD w [Clause ps (NormalB body) []]
           , SigD d vt, wrapper, PragmaD (InlineP d Inline FunLike AllPhases) ]
-          ++ markUsed n d vt)
+          ++ markUsed d vt)
   BVal (VarP n) (Just sig) body ws -> do
     let env = env0 { eCtx = (eCtx env0) { ctxDef = nameBase n } }
         d = dualValName n
@@ -665,15 +665,17 @@ transTop env0 b = case b of
     let vt = case t of
           ForallT tvs c r -> ForallT tvs c (AppT (ConT ''AD) r)
           _ -> AppT (ConT ''AD) t
-    pure ([SigD d vt, ValD (VarP d) (NormalB e) []] ++ markUsed n d vt)
+    pure ([SigD d vt, ValD (VarP d) (NormalB e) []] ++ markUsed d vt)
   _ -> pure []
 
--- | @_dr'use'f = f'dr@: calls inside the module go to the worker, so the
+-- | @_use'f'dr = f'dr@: calls inside the module go to the worker, so the
 -- dual value of a function that is not exported (or used unsaturated) would
 -- draw GHC's unused-binding warning on the user's splice; a binding whose
 -- name starts with an underscore uses it and is itself never reported.
-markUsed :: Name -> Name -> Type -> [Dec]
-markUsed n d t =
-  let u = mkName ("_dr'use'" ++ nameBase n)
+-- (Named after the dual value, whose name is an identifier even for an
+-- operator.)
+markUsed :: Name -> Type -> [Dec]
+markUsed d t =
+  let u = mkName ("_use'" ++ nameBase d)
   in [SigD u t, ValD (VarP u) (NormalB (VarE d)) []]
 
