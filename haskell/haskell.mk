@@ -16,7 +16,7 @@ QUIET    := 2>&1 | grep -v 'relative path outside\|will not work when generating
 
 .PHONY: hs-deps hs-lib test-hs demo-hs bench-hs
 
-hs-deps: $(HS_BUILD)/c-headers.stamp
+hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
 	@sh tools/ensure-debs.sh $(HS_DEBS)
 	@mkdir -p $(CABAL_DIR)
 	@cp haskell/cabal.config $(CABAL_DIR)/config
@@ -28,6 +28,17 @@ hs-deps: $(HS_BUILD)/c-headers.stamp
 $(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*.h) include/dualrev.h
 	@mkdir -p $(HS_BUILD)
 	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*cbits*' \( -name '*.o' -o -name '*.dyn_o' \) -delete; fi
+	@touch $@
+
+# GHC does not recompile a module when only the Template Haskell code that
+# its splices run has changed (its interface may stay the same): when the
+# front end's sources change, drop the objects of the components that use
+# the splices (test suites, examples, benchmarks), so none keeps code that
+# an older front end generated
+TH_SOURCES := $(wildcard haskell/src/Numeric/*.hs haskell/src/Numeric/DualRev/*.hs haskell/src/Numeric/DualRev/Internal/*.hs)
+$(HS_BUILD)/th-sources.stamp: $(TH_SOURCES)
+	@mkdir -p $(HS_BUILD)
+	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*/dualrev-0.1.0/[tx]/*' \( -name '*.o' -o -name '*.dyn_o' -o -name '*.hi' -o -name '*.dyn_hi' \) -delete; fi
 	@touch $@
 
 hs-lib: hs-deps
