@@ -5,12 +5,13 @@
  *
  *     profile-phases <n> <reps>
  *
- * Prints nanoseconds per element (per x_i * y_i) of: dr_tape_clear, the 2n
- * dr_input calls, the n dr_mul + n dr_add calls, clearing and seeding the
- * adjoints (their zeroing happens here), the reverse sweep, and reading the
- * 2n adjoints back with dr_adjoint; then the same reading through
- * dr_gradient's own loop (sweep included) for comparison.  The first
- * repetition (page faults, allocation) is left out.
+ * Prints nanoseconds per element (per x_i * y_i) of: dr_tape_clear, the
+ * one dr_input_range call for the 2n inputs, the n dr_mul + n dr_add calls
+ * (values paired with their ids on the fly, as dualrev-bench does), clearing
+ * and seeding the adjoints (their zeroing happens here), the reverse sweep,
+ * and copying the 2n adjoints out with dr_adjoints_read; then the same
+ * through dr_gradient_range (clear, seed, sweep, read) for comparison.  The
+ * first repetition (page faults, allocation) is left out.
  */
 #include "bench_common.h"
 
@@ -37,38 +38,39 @@ int main(int argc, char **argv)
     }
     double *xv = bench_xmalloc(2 * (size_t)n * sizeof(double));
     bench_dot_inputs(n, xv, xv + n);
-    dr_real *x = bench_xmalloc(2 * (size_t)n * sizeof(dr_real));
     double *g = bench_xmalloc(2 * (size_t)n * sizeof(double));
     dr_tape *T = dr_tape_new();
     if (!T)
         return 3;
     enum { CLEAR, INPUTS, RECORD, SEED, SWEEP, READ, GRADIENT, NPH };
     static const char *const name[NPH] = {
-        "dr_tape_clear", "dr_input x2", "dr_mul+dr_add", "clear+seed adjoints",
-        "dr_reverse sweep", "dr_adjoint x2", "(dr_gradient: seed+sweep+read)"};
+        "dr_tape_clear", "dr_input_range", "dr_mul+dr_add", "clear+seed adjoints",
+        "dr_reverse sweep", "dr_adjoints_read", "(dr_gradient_range)"};
     double tot[NPH] = {0};
     for (long r = 0; r < reps; r++) {
         double t[NPH + 1];
         t[0] = now();
         dr_tape_clear(T);
         t[1] = now();
-        for (long i = 0; i < 2 * n; i++)
-            x[i] = dr_input(T, xv[i]);
+        dr_idx first;
+        if (dr_input_range(T, 2 * (size_t)n, &first) != DR_OK)
+            return 4;
         t[2] = now();
         dr_real acc = dr_const(0.0);
-        for (long i = n; i-- > 0;)
-            acc = dr_add(T, dr_mul(T, x[i], x[n + i]), acc);
+        for (long i = n; i-- > 0;) {
+            dr_real xi = {xv[i], first + i}, yi = {xv[n + i], first + n + i};
+            acc = dr_add(T, dr_mul(T, xi, yi), acc);
+        }
         t[3] = now();
         dr_adjoints_clear(T);
         dr_seed(T, acc.idx, 1.0);
         t[4] = now();
         dr_reverse(T);
         t[5] = now();
-        for (long i = 0; i < 2 * n; i++)
-            g[i] = dr_adjoint(T, x[i].idx);
+        dr_adjoints_read(T, first, 2 * (size_t)n, g);
         t[6] = now();
         bench_use(g);
-        if (dr_gradient(T, acc, 2 * (size_t)n, x, g) != DR_OK)
+        if (dr_gradient_range(T, acc, first, 2 * (size_t)n, g) != DR_OK)
             return 4;
         t[7] = now();
         bench_use(g);
@@ -86,7 +88,6 @@ int main(int argc, char **argv)
     printf("  %-32s %7.2f\n", "total (without dr_gradient)", sum);
     dr_tape_free(T);
     free(xv);
-    free(x);
     free(g);
     return 0;
 }
