@@ -177,8 +177,10 @@ DR_API dr_status dr_inputs(dr_tape *tape, size_t n, const double *values,
 /**
  * dr_inputs without the values (the tape stores none): n input nodes with
  * the consecutive ids *first .. *first+n-1; pair them with their values
- * yourself.  *first is DR_NONE for n == 0 and on failure (as dr_inputs).
- * For front ends that keep values and ids apart, as the Haskell one does.
+ * yourself: (dr_real){values[i], *first + i}.  *first is DR_NONE for
+ * n == 0 and on failure (as dr_inputs).  For callers that keep values in
+ * plain arrays (no dr_real array to fill and read back) and for front ends
+ * that keep values and ids apart, as the Haskell one does.
  */
 DR_API dr_status dr_input_range(dr_tape *tape, size_t n, dr_idx *first);
 /** A constant: no node, id DR_NONE. */
@@ -284,7 +286,8 @@ DR_API dr_status dr_gradient(dr_tape *t, dr_real y, size_t n, const dr_real *x,
  * Adjoints of the n consecutive ids first .. first+n-1 into out[0..n-1] (for
  * inputs made by one dr_inputs call: first = out[0].idx).  DR_EINVAL, with
  * out untouched, if any id of the range is not on the tape, or for a child
- * handle; a range that covers ids of other nodes reads their adjoints.
+ * handle.  A range that covers ids of other nodes reads their adjoints (and
+ * 0 for ids no node took, at the end of a chunk).
  */
 DR_API dr_status dr_adjoints_read(const dr_tape *t, dr_idx first, size_t n,
                                   double *out);
