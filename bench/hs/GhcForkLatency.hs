@@ -4,6 +4,7 @@
 -- Prints the medians of when the first half ends, when the second starts
 -- and ends, and when the join returns, in microseconds from the fork.
 --
+--   mkdir -p /tmp/gfl
 --   ghc -O2 -threaded -rtsopts bench/hs/GhcForkLatency.hs -outputdir /tmp/gfl -o /tmp/gfl/gfl
 --   /tmp/gfl/gfl +RTS -N2        (and -N1 for the halves in sequence)
 module Main (main) where
