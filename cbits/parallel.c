@@ -65,6 +65,12 @@ typedef struct dr_par {
     bool use_pool;         /* the running sweep uses the pool            */
 } dr_par;
 
+/* the size of the per-slot free lists of nslots slots */
+static size_t slot_lists_bytes(unsigned nslots)
+{
+    return (size_t)nslots * DR_CHUNK_CLASSES * sizeof(dr_chunk *);
+}
+
 /* Which thread this is, for chunk affinity: a slot number 1.. handed out
    on a thread's first use of the tape's pool (the workers at their start;
    the threads that call dr_fork_run or record on child handles, such as
@@ -111,8 +117,7 @@ void dr__par_recycle_begin(dr_tape *R)
 {
     dr_par *P = R->parallel;
     if (P->sfree)
-        memset(P->sfree, 0,
-               P->nslots * DR_CHUNK_CLASSES * sizeof *P->sfree);
+        memset(P->sfree, 0, slot_lists_bytes(P->nslots));
 }
 
 bool dr__par_keep_chunk(dr_tape *R, dr_chunk *c, unsigned cls)
@@ -142,8 +147,7 @@ static void drop_slots(dr_par *P)
                 R->free[k] = c;
                 c = nx;
             }
-    dr__bytes_add(R, -(ptrdiff_t)(P->nslots * DR_CHUNK_CLASSES *
-                                  sizeof *P->sfree));
+    dr__bytes_add(R, -(ptrdiff_t)slot_lists_bytes(P->nslots));
     dr__free(P->sfree);
     P->sfree = NULL;
     P->nslots = 0;
@@ -358,13 +362,13 @@ static bool pool_ensure(dr_par *P)
         unsigned n = want - 1;
         P->workers = dr__malloc(n * sizeof(pthread_t));
         /* without slot lists the pool works, only without chunk affinity */
-        P->sfree = dr__malloc((2 * n + 2) * DR_CHUNK_CLASSES * sizeof *P->sfree);
+        /* slots for the workers, and as many other recording threads */
+        unsigned nslots = 2 * n + 2;
+        P->sfree = dr__malloc(slot_lists_bytes(nslots));
         if (P->sfree) {
-            /* the workers, and as many other recording threads */
-            P->nslots = 2 * n + 2;
-            memset(P->sfree, 0, P->nslots * DR_CHUNK_CLASSES * sizeof *P->sfree);
-            dr__bytes_add(P->root, (ptrdiff_t)(P->nslots * DR_CHUNK_CLASSES *
-                                               sizeof *P->sfree));
+            P->nslots = nslots;
+            memset(P->sfree, 0, slot_lists_bytes(nslots));
+            dr__bytes_add(P->root, (ptrdiff_t)slot_lists_bytes(nslots));
         }
         if (P->workers) {
             for (unsigned i = 0; i < n; i++) {

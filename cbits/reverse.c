@@ -203,14 +203,28 @@ static dr_status check_ids(const dr_tape *t, size_t n, const dr_real *x)
     return DR_OK;
 }
 
-static dr_status sweep_row(dr_tape *t, dr_real y, size_t n, const dr_real *x,
-                           double *g)
+/* A gradient may be taken: a whole root handle with no sticky error. */
+static dr_status gradient_ready(const dr_tape *t)
+{
+    dr_status st = dr__whole(t);
+    return st != DR_OK ? st : t->status;
+}
+
+/* One gradient's sweep: clear the adjoints, seed y with 1, sweep. */
+static dr_status sweep_from(dr_tape *t, dr_idx y)
 {
     dr_status st = dr_adjoints_clear(t);
     if (st == DR_OK)
-        st = dr_seed(t, y.idx, 1.0);
+        st = dr_seed(t, y, 1.0);
     if (st == DR_OK)
         st = dr_reverse(t);
+    return st;
+}
+
+static dr_status sweep_row(dr_tape *t, dr_real y, size_t n, const dr_real *x,
+                           double *g)
+{
+    dr_status st = sweep_from(t, y.idx);
     if (st != DR_OK)
         return st;
     /* the caller checked every id (check_ids): read the adjoints directly */
@@ -227,9 +241,10 @@ static dr_status sweep_row(dr_tape *t, dr_real y, size_t n, const dr_real *x,
 static bool range_rel(const dr_tape *t, dr_idx first, size_t n, int64_t *rel)
 {
     int64_t r;
-    if (!dr__rel(t, first, &r) || r < 0)
+    if (!dr__rel(t, first, &r) || r < 0 || n > (uint64_t)(t->next - r))
         return false;
-    return n <= (uint64_t)(t->next - r) && (*rel = r, true);
+    *rel = r;
+    return true;
 }
 
 static void read_range(const dr_tape *t, int64_t r, size_t n, double *out)
@@ -262,19 +277,13 @@ dr_status dr_gradient_range(dr_tape *t, dr_real y, dr_idx first, size_t n,
 {
     if (!t || (n && !g))
         return DR_EINVAL;
-    dr_status st = dr__whole(t);
+    dr_status st = gradient_ready(t);
     if (st != DR_OK)
         return st;
-    if (t->status != DR_OK)
-        return t->status;
     int64_t r = 0, ry;
     if ((n && !range_rel(t, first, n, &r)) || !dr__rel(t, y.idx, &ry))
         return DR_EINVAL;
-    st = dr_adjoints_clear(t);
-    if (st == DR_OK)
-        st = dr_seed(t, y.idx, 1.0);
-    if (st == DR_OK)
-        st = dr_reverse(t);
+    st = sweep_from(t, y.idx);
     if (st == DR_OK && n)
         read_range(t, r, n, g);
     return st;
@@ -291,12 +300,9 @@ dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
 {
     if (!t || (m && !y) || (n && (!x || !J)) || (m && n > SIZE_MAX / m))
         return DR_EINVAL;
-    dr_status st0 = dr__whole(t);
-    if (st0 != DR_OK)
-        return st0;
-    if (t->status != DR_OK)
-        return t->status;
-    dr_status st = check_ids(t, m, y);
+    dr_status st = gradient_ready(t);
+    if (st == DR_OK)
+        st = check_ids(t, m, y);
     if (st == DR_OK)
         st = check_ids(t, n, x);
     for (size_t i = 0; st == DR_OK && i < m; i++)

@@ -195,8 +195,7 @@ static dr_chunk *take_chunk(dr_tape *t, size_t cap)
     return c;
 }
 
-/* a new current chunk with room for at least `need` nodes */
-static dr_node *grow_to(dr_tape *t, size_t need)
+dr_node *dr__grow_n(dr_tape *t, size_t need)
 {
     if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD))) {
         /* a forked parent (or a joined child) records nothing */
@@ -240,12 +239,7 @@ static dr_node *grow_to(dr_tape *t, size_t need)
 
 dr_node *dr__grow(dr_tape *t)
 {
-    return grow_to(t, 1);
-}
-
-dr_node *dr__grow_n(dr_tape *t, size_t n)
-{
-    return grow_to(t, n);
+    return dr__grow_n(t, 1);
 }
 
 /* ------------------------------------------------------------------ arena */

@@ -58,19 +58,18 @@ walk ty0 = do
         pure (globalWalks 'inputVec 'primalVec 'seedVec 'collectVec 'seedsVec)
       (ConT n, []) | n == ''Mat ->
         pure (globalWalks 'inputMat 'primalMat 'seedMat 'collectMat 'seedsMat)
-      -- lists of Double: all input nodes in one call, all adjoints in one
-      (ListT, [ConT n]) | n == ''Double ->
-        pure (globalWalks 'inputDoubles 'primalList 'seedList 'collectDoubles 'idsList)
-          { wPrim = AppE (VarE 'primalList) (VarE 'primalIO)
-          , wSeed = AppE (VarE 'seedList) (VarE 'seedD)
-          , wIds = AppE (VarE 'idsList) (VarE 'idsD) }
       (ListT, [a]) -> do
         w <- walk a
-        pure Walks { wIn = AppE (VarE 'inputList) (wIn w)
-                   , wPrim = AppE (VarE 'primalList) (wPrim w)
-                   , wSeed = AppE (VarE 'seedList) (wSeed w)
-                   , wCol = AppE (VarE 'collectList) (wCol w)
-                   , wIds = AppE (VarE 'idsList) (wIds w) }
+        let listOf = Walks { wIn = AppE (VarE 'inputList) (wIn w)
+                           , wPrim = AppE (VarE 'primalList) (wPrim w)
+                           , wSeed = AppE (VarE 'seedList) (wSeed w)
+                           , wCol = AppE (VarE 'collectList) (wCol w)
+                           , wIds = AppE (VarE 'idsList) (wIds w) }
+        -- lists of Double (synonyms included: the element walk is
+        -- Double's): all input nodes in one call, all adjoints in one
+        pure $ if wIn w == VarE 'inputD
+          then listOf { wIn = VarE 'inputDoubles, wCol = VarE 'collectDoubles }
+          else listOf
       (TupleT k, as) | length as == k -> tupleWalks as
       (ConT n, as) -> dataWalks ty n as
       (ArrowT, _) -> lift (fail "dualrev: cannot differentiate a function whose input or output holds functions")
