@@ -68,7 +68,8 @@ struct dr_chunk {
     int64_t first;    /* relative id of nodes[0]                       */
     size_t n, cap;    /* nodes used, nodes available                   */
     size_t lead;      /* nodes[0 .. lead-1] are inputs recorded by
-                         dr_inputs, which the sweep does not visit      */
+                         dr_inputs: the sweep does not visit them, and
+                         their records are never written               */
     size_t bytes;     /* allocation size, for dr_tape_bytes            */
     void *raw;        /* pointer to free                               */
     dr_node *nodes;   /* 64-byte aligned                               */

@@ -723,13 +723,23 @@ unsigned dr_get_threads(const dr_tape *t)
 
 /* ------------------------------------------------------------- lookups */
 
+/* the records of a chunk's leading inputs are never written (see
+   dr_input_range): they read as this one */
+static const dr_node input_node = {-1, -1, 0.0, 0.0};
+
+static const dr_node *node_in(const dr_chunk *c, int64_t rel)
+{
+    size_t k = (size_t)(rel - c->first);
+    return k < c->lead ? &input_node : &c->nodes[k];
+}
+
 static const dr_node *find_in_job(const dr_chunk *c, const dr_hist *h,
                                   int64_t rel)
 {
     for (;;) {
         for (; c; c = c->prev)
             if (rel >= c->first && rel < c->first + (int64_t)c->n)
-                return &c->nodes[rel - c->first];
+                return node_in(c, rel);
         if (!h)
             return NULL;
         for (size_t i = 0; i < h->n; i++) {
@@ -751,7 +761,7 @@ const dr_node *dr__find_node(const dr_tape *t, int64_t rel)
     if (c) {
         size_t n = (size_t)(t->cur - c->nodes);
         if (rel >= c->first && rel < c->first + (int64_t)n)
-            return &c->nodes[rel - c->first];
+            return node_in(c, rel);
         c = c->prev;
     }
     const dr_node *p = find_in_job(c, t->hist, rel);

@@ -326,6 +326,38 @@ static void test_oom(void **state)
     free(x);
 }
 
+/* A chunk's leading inputs have no record written: where the chunk last
+   held array nodes, those ids must still read as plain inputs (no array
+   behind them) and sweep as inputs, not as the stale records. */
+static void test_stale_records(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    double data[3] = {1.0, 2.0, 3.0};
+    dr_idx arr[8];
+    for (size_t i = 0; i < 8; i++) {
+        arr[i] = dr_arr_input_id(t, 1, 3, 1, data);
+        assert_true(dr_arr_size(t, arr[i]) == 3);
+    }
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    dr_idx first;
+    CHK_STATUS(dr_input_range(t, 8, &first), DR_OK);
+    for (size_t i = 0; i < 8; i++) {
+        dr_idx id = first + (dr_idx)i;
+        assert_true(dr_arr_size(t, id) == -1);
+        assert_int_equal(dr_arr_active(t, id), -1);
+        assert_null(dr_arr_values(t, id));
+    }
+    dr_real x0 = {2.0, first}, x7 = {5.0, first + 7};
+    dr_real y = dr_mul(t, x0, x7);
+    double g[8];
+    CHK_STATUS(dr_gradient_range(t, y, first, 8, g), DR_OK);
+    for (size_t i = 0; i < 8; i++)
+        CHK_SAME(g[i], i == 0 ? 5.0 : i == 7 ? 2.0 : 0.0);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_tape_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_in_child_jobs),
         cmocka_unit_test_teardown(test_clear_and_reuse, chk_alloc_teardown),
+        cmocka_unit_test(test_stale_records),
         cmocka_unit_test(test_errors),
         cmocka_unit_test_teardown(test_oom, chk_alloc_teardown),
     };
