@@ -35,7 +35,7 @@ TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
-.PHONY: all lib deps-c deps-bench deps-hs test test-c test-sanitize test-tsan \
+.PHONY: all lib deps-c deps-bench deps-hs test test-c test-sanitize test-far test-tsan \
         test-hs demo bench install clean help
 
 all: lib
@@ -92,7 +92,13 @@ test-tsan:
 	    TEST_SRC="$(TSAN_TESTS)" test-c; \
 	else echo "no fork-join tests yet"; fi
 
-test: test-c test-sanitize test-tsan test-hs
+# the C suite again, under ASan+UBSan, with arguments more than 5 nodes back
+# recorded as far nodes (cbits/nary.c), so that every test exercises them
+test-far:
+	$(MAKE) BUILD=$(BUILD)/far SAN=address,undefined OPT=-O1 \
+	  CFLAGS="$(CFLAGS) -DDR_NEAR_MAX=5" test-c
+
+test: test-c test-sanitize test-far test-tsan test-hs
 
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs:

@@ -64,3 +64,20 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
     }
     return dr__record_ext(t, &x->hdr);
 }
+
+dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb, double db)
+{
+    nary_ext *x = dr__arena_alloc(t, sizeof *x + 2 * 16);
+    if (!x)
+        return DR_NONE;
+    x->hdr.reverse = nary_reverse;
+    x->hdr.clear_adj = NULL;
+    x->n = rb < 0 ? 1 : 2;
+    x->args = (int64_t *)(x + 1);
+    x->partials = (double *)(x->args + 2);
+    x->args[0] = ra;
+    x->args[1] = rb;
+    x->partials[0] = da;
+    x->partials[1] = db;
+    return dr__record_ext(t, &x->hdr);
+}

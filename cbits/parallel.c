@@ -725,7 +725,7 @@ unsigned dr_get_threads(const dr_tape *t)
 
 /* the records of a chunk's leading inputs are never written (see
    dr_input_range): they read as this one */
-static const dr_node input_node = {-1, -1, 0.0, 0.0};
+static const dr_node input_node = {{0.0}, 0.0, 0, 0};
 
 static const dr_node *node_in(const dr_chunk *c, int64_t rel)
 {

@@ -49,30 +49,48 @@ dr_status dr__adj_ensure(dr_tape *t)
 /*
  * The hot loop.  Nodes are visited newest first; a node whose adjoint is zero
  * is skipped (see the header: unreached nodes never turn 0 * inf into NaN).
- * Missing arguments point at the sink slot adj[-1].
+ * A missing second argument adds into the sink slot adj[-1].
+ *
+ * The two slots the last node stored into are carried in registers (c1/v1,
+ * c2/v2): in a fold such as a dot product's sum, the node visited next or
+ * the one after reads the adjoint just stored, and taking it from a register
+ * keeps a store-to-load forward off the loop's critical path.  An ext
+ * node's rule may store anywhere, so it drops the carry.
  */
 void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
 {
     double *restrict A = s->adj;
+    int64_t c1 = -2, c2 = -2; /* no node has id -2 */
+    double v1 = 0.0, v2 = 0.0;
     for (; c; c = c->prev) {
         const dr_node *nodes = c->nodes;
+        const size_t lead = c->lead;
         int64_t id = c->first + (int64_t)c->n;
-        for (size_t k = c->n; k-- > c->lead;) {
+        for (size_t k = c->n; k-- > lead;) {
             const dr_node *p = &nodes[k];
             --id;
-            if (DR_UNLIKELY(p->a < 0)) {
-                if (p->a == DR_EXT_TAG) {
-                    dr_ext *e = (dr_ext *)(intptr_t)p->b;
-                    e->reverse(e, s, A[id]);
+            int32_t a = p->a;
+            if (DR_UNLIKELY(a <= 0)) {
+                if (a == DR_EXT_TAG) {
+                    p->ext->reverse(p->ext, s, A[id]);
+                    c1 = c2 = -2;
                 }
                 continue; /* an input: nothing to propagate */
             }
-            double g = A[id];
+            double g = id == c1 ? v1 : id == c2 ? v2 : A[id];
             if (g != 0.0) {
-                A[p->a] += p->da * g;
-                /* a one-argument node has b == -1: it adds 0 into the sink
-                   slot adj[-1], cheaper than a branch per node */
-                A[p->b] += p->db * g;
+                int64_t ia = id - a;
+                /* a one-argument node (b == 0) adds 0 into the sink slot,
+                   cheaper than a branch per node */
+                int64_t ib = p->b ? id - p->b : -1;
+                double va = A[ia] + p->da * g;
+                A[ia] = va;
+                double vb = A[ib] + p->db * g;
+                A[ib] = vb;
+                c1 = ia;
+                v1 = ia == ib ? vb : va;
+                c2 = ib;
+                v2 = vb;
             }
         }
     }
@@ -81,13 +99,13 @@ void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
 /*
  * The loop of a job swept while sibling jobs may run: arguments below
  * own_lo belong to ancestor jobs that siblings also add into, so they are
- * added atomically; missing arguments (-1, the shared sink) are skipped.
+ * added atomically; a missing argument (the shared sink) is skipped.
  */
 static inline void acc_par(double *A, int64_t r, double v, int64_t lo)
 {
     if (DR_LIKELY(r >= lo))
         A[r] += v;
-    else if (r >= 0)
+    else
         dr__atomic_add(&A[r], v);
 }
 
@@ -97,19 +115,22 @@ void dr__sweep_chunks_atomic(dr_chunk *c, dr_sweep *s)
     const int64_t lo = s->own_lo;
     for (; c; c = c->prev) {
         const dr_node *nodes = c->nodes;
+        const size_t lead = c->lead;
         int64_t id = c->first + (int64_t)c->n;
-        for (size_t k = c->n; k-- > c->lead;) {
+        for (size_t k = c->n; k-- > lead;) {
             const dr_node *p = &nodes[k];
             --id;
-            if (DR_UNLIKELY(p->a == DR_EXT_TAG)) {
-                dr_ext *e = (dr_ext *)(intptr_t)p->b;
-                e->reverse(e, s, A[id]);
+            int32_t a = p->a;
+            if (DR_UNLIKELY(a <= 0)) {
+                if (a == DR_EXT_TAG)
+                    p->ext->reverse(p->ext, s, A[id]);
                 continue;
             }
             double g = A[id];
             if (g != 0.0) {
-                acc_par(A, p->a, p->da * g, lo);
-                acc_par(A, p->b, p->db * g, lo);
+                acc_par(A, id - a, p->da * g, lo);
+                if (p->b)
+                    acc_par(A, id - p->b, p->db * g, lo);
             }
         }
     }

@@ -242,6 +242,14 @@ dr_node *dr__grow(dr_tape *t)
     return dr__grow_n(t, 1);
 }
 
+dr_idx dr__push_grow(dr_tape *t, int64_t ra, double da, int64_t rb,
+                     double db)
+{
+    if (!dr__grow(t))
+        return DR_NONE;
+    return dr__push(t, ra, da, rb, db);
+}
+
 /* ------------------------------------------------------------------ arena */
 
 static dr_arena_block *new_block(dr_tape *R, size_t cap)
@@ -337,14 +345,18 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
     } else {
         e->next = NULL;
     }
-    dr_idx id = dr__push(t, DR_EXT_TAG, 0.0, (int64_t)(intptr_t)e, 0.0);
-    if (id == DR_NONE) {
+    dr_node *n = dr__slot(t);
+    if (!n) {
         if (e->clear_adj)
             t->exts = e->next;
-    } else {
-        e->id = id - t->base; /* a new chunk may have moved t->next */
+        return DR_NONE;
     }
-    return id;
+    e->id = t->next; /* a new chunk may have moved t->next */
+    n->ext = e;
+    n->db = 0.0;
+    n->a = DR_EXT_TAG;
+    n->b = 0;
+    return dr__commit(t);
 }
 
 /* ------------------------------------------------------------- recording */
@@ -377,10 +389,10 @@ dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
         c->lead += n;
     } else {
         for (size_t i = 0; i < n; i++) {
-            p[i].a = -1;
-            p[i].b = -1;
             p[i].da = 0.0;
             p[i].db = 0.0;
+            p[i].a = 0;
+            p[i].b = 0;
         }
     }
     *first = t->base + t->next;
