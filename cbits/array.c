@@ -69,7 +69,7 @@ static dr_arr_node *node_at(const dr_tape *t, int64_t rel)
     const dr_node *p = dr__find_node(t, rel);
     if (!p || p->a != DR_EXT_TAG)
         return NULL;
-    dr_ext *e = p->ext;
+    dr_ext *e = dr__node_ext(p);
     if (e->clear_adj != dr__arr_clear_adj || e->id != rel)
         return NULL;
     return (dr_arr_node *)e;

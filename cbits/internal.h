@@ -17,7 +17,7 @@
 typedef struct dr_ext dr_ext;
 
 /*
- * One tape node: 24 bytes, two arguments.  An argument is stored as its
+ * One tape node (struct dr__node in dualrev.h): 24 bytes, two arguments.  An argument is stored as its
  * distance back from the node's own id (argument = id - a), in 32 bits: the
  * arguments of almost every node are recent, and the smaller record is a
  * quarter less traffic in recording and in the sweep, which on a large tape
@@ -28,21 +28,24 @@ typedef struct dr_ext dr_ext;
  * a == 0: a node without arguments (an input).  b == 0: no second argument;
  * the sweep then adds into the sink slot adj[-1] (see dr_sweep), which costs
  * less than a branch per node.  a == DR_EXT_TAG: an extended node (n-ary,
- * array operations, far arguments), `ext` points at its dr_ext record.
+ * array operations, far arguments), dr__node_ext gives its dr_ext record.
  */
-typedef struct dr_node {
-    union {
-        double da;
-        dr_ext *ext;
-    };
-    double db;
-    int32_t a, b;
-} dr_node;
+typedef struct dr__node dr_node; /* declared in dualrev.h for dr_rec */
+
+/* an ext node keeps its record's address in the bytes of da */
+static inline dr_ext *dr__node_ext(const dr_node *p)
+{
+    dr_ext *e;
+    memcpy(&e, &p->da, sizeof e);
+    return e;
+}
+static inline void dr__node_set_ext(dr_node *p, dr_ext *e)
+{
+    memcpy(&p->da, &e, sizeof e);
+}
 
 #define DR_EXT_TAG ((int32_t)-1)
-#ifndef DR_NEAR_MAX /* the tests build a copy of the library with a small one */
-#define DR_NEAR_MAX INT32_MAX
-#endif
+/* DR_NEAR_MAX (dualrev.h): make test-far builds the library with a small one */
 
 /* State of one reverse sweep, handed to extended nodes. */
 typedef struct dr_sweep {
@@ -146,6 +149,9 @@ struct dr_hist {
 #define DR_ST_DEAD 4u    /* a joined child handle: everything refused    */
 #define DR_ST_PSWEEP 8u  /* root: a parallel sweep is running (the arena
                             is then shared by the sweeping threads)      */
+#define DR_ST_REC 16u    /* a recorder (dr_rec) holds the cursor: end is
+                            set to cur, so every push takes the slow path,
+                            which refuses                                */
 
 struct dr_par; /* fork-join state shared by all handles (parallel.c) */
 

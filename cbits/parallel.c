@@ -551,7 +551,7 @@ static dr_status check_forkable(const dr_tape *t)
 {
     if (!t || (t->state & DR_ST_DEAD))
         return DR_EINVAL;
-    if (t->state & (DR_ST_FORKED | DR_ST_PSWEEP))
+    if (t->state & (DR_ST_FORKED | DR_ST_PSWEEP | DR_ST_REC))
         return DR_EBUSY;
     return DR_OK;
 }
@@ -633,8 +633,8 @@ dr_status dr_join(dr_tape *t)
         return DR_EINVAL; /* nothing to join */
     dr_hist *H = t->fork;
     for (size_t i = 0; i < H->n; i++)
-        if (H->kids[i].handle->state & DR_ST_FORKED)
-            return DR_EBUSY; /* a child has an open fork of its own */
+        if (H->kids[i].handle->state & (DR_ST_FORKED | DR_ST_REC))
+            return DR_EBUSY; /* a child has an open fork or recorder */
     for (size_t i = 0; i < H->n; i++) {
         dr_kid *k = &H->kids[i];
         dr_tape *h = k->handle;
@@ -725,7 +725,7 @@ unsigned dr_get_threads(const dr_tape *t)
 
 /* the records of a chunk's leading inputs are never written (see
    dr_input_range): they read as this one */
-static const dr_node input_node = {{0.0}, 0.0, 0, 0};
+static const dr_node input_node = {0.0, 0.0, 0, 0};
 
 static const dr_node *node_in(const dr_chunk *c, int64_t rel)
 {

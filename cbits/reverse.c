@@ -72,7 +72,10 @@ void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
             int32_t a = p->a;
             if (DR_UNLIKELY(a <= 0)) {
                 if (a == DR_EXT_TAG) {
-                    p->ext->reverse(p->ext, s, A[id]);
+                    {
+                    dr_ext *e = dr__node_ext(p);
+                    e->reverse(e, s, A[id]);
+                }
                     c1 = c2 = -2;
                 }
                 continue; /* an input: nothing to propagate */
@@ -123,7 +126,10 @@ void dr__sweep_chunks_atomic(dr_chunk *c, dr_sweep *s)
             int32_t a = p->a;
             if (DR_UNLIKELY(a <= 0)) {
                 if (a == DR_EXT_TAG)
-                    p->ext->reverse(p->ext, s, A[id]);
+                    {
+                    dr_ext *e = dr__node_ext(p);
+                    e->reverse(e, s, A[id]);
+                }
                 continue;
             }
             double g = A[id];

@@ -197,8 +197,9 @@ static dr_chunk *take_chunk(dr_tape *t, size_t cap)
 
 dr_node *dr__grow_n(dr_tape *t, size_t need)
 {
-    if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD))) {
-        /* a forked parent (or a joined child) records nothing */
+    if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD | DR_ST_REC))) {
+        /* a forked parent, a joined child, or a handle whose cursor a
+           recorder holds records nothing */
         dr__fail(t, (t->state & DR_ST_DEAD) ? DR_EINVAL : DR_EBUSY);
         return NULL;
     }
@@ -352,7 +353,7 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
         return DR_NONE;
     }
     e->id = t->next; /* a new chunk may have moved t->next */
-    n->ext = e;
+    dr__node_set_ext(n, e);
     n->db = 0.0;
     n->a = DR_EXT_TAG;
     n->b = 0;

@@ -117,7 +117,8 @@ typedef enum dr_status {
     DR_ENOMEM = 1,  /**< an allocation failed; nothing was lost or leaked   */
     DR_EINVAL = 2,  /**< an argument is invalid (id not on the tape, NULL)  */
     DR_ESHAPE = 3,  /**< array shapes do not match                          */
-    DR_EBUSY = 4,   /**< the tape has forked jobs that are not joined yet   */
+    DR_EBUSY = 4,   /**< the tape has forked jobs that are not joined yet,
+                         or a recorder (dr_rec_begin) is open on it        */
     DR_ERANGE = 5   /**< a size or index is out of range                    */
 } dr_status;
 
@@ -723,6 +724,164 @@ DR_API dr_status dr_fork_run(dr_tape *t, size_t n, dr_job_fn fn, void *ctx);
 DR_API dr_status dr_set_threads(dr_tape *t, unsigned n);
 /** The tape's thread count (any handle); 0 for NULL. */
 DR_API unsigned dr_get_threads(const dr_tape *t);
+
+/* ------------------------------------------------------ inline recording
+ * A recorder is for hot loops in C.  dr_rec_begin takes the tape's recording
+ * cursor into a dr_rec, a local variable of the caller, and the static
+ * inline operations below append their nodes through it: a few stores and no
+ * call per node, with the cursor in registers.  Recording a dot product this
+ * way takes about a third less time than calling dr_add and dr_mul
+ * (bench/README.md).  dr_rec_end gives the cursor back.
+ *
+ *     dr_rec r;
+ *     dr_rec_begin(t, &r);
+ *     dr_real acc = dr_const(0.0);
+ *     for (size_t i = 0; i < n; i++)
+ *         acc = dr_rec_add(&r, acc, dr_rec_mul(&r, x[i], y[i]));
+ *     dr_status st = dr_rec_end(&r);
+ *
+ * The nodes, ids and values are exactly those of the same calls of dr_add,
+ * dr_sub, dr_mul, dr_div and dr_neg, and errors behave the same: an id that
+ * is not on the tape sets the tape's sticky status and gives a constant.
+ * dr_rec_record1 / dr_rec_record2 append a node with partials the caller
+ * computed (as dr_record1 / dr_record2), for any other operation.
+ *
+ * While a recorder is open the tape is busy: recording on it any other way,
+ * forking, sweeping and clearing fail with DR_EBUSY (operations set the
+ * sticky status and return constants, as on a forked tape), and
+ * dr_tape_len does not count the recorder's nodes yet.  To call another
+ * operation in between, end the recorder and begin again (each is a few
+ * stores).  A recorder belongs to one tape handle (a root or a child
+ * handle) and one thread.
+ *
+ * The fields of dr_rec and of struct dr__node are private: they are the
+ * library's node layout, so code compiled with these inline functions must
+ * run with the library version it was compiled against.
+ */
+
+/** A tape node as the library lays it out (private; see dr_rec). */
+struct dr__node {
+    double da, db;
+    int32_t a, b;
+};
+
+/** A recorder (fields private). */
+typedef struct dr_rec {
+    struct dr__node *cur_, *end_;
+    int64_t next_, base_;
+    dr_tape *tape_;
+} dr_rec;
+
+/**
+ * Open a recorder r on tape handle t.  DR_EINVAL if r or t is NULL or t is a
+ * joined child handle; DR_EBUSY if t is forked or already has a recorder
+ * open.  On failure r is still usable: its operations return constants.
+ */
+DR_API dr_status dr_rec_begin(dr_tape *t, dr_rec *r);
+/**
+ * Close recorder r and give the cursor back to its tape; returns the tape's
+ * sticky status (DR_EINVAL if r is NULL or not open).
+ */
+DR_API dr_status dr_rec_end(dr_rec *r);
+/* the out-of-line part of a recorder's push: a full chunk, an argument not
+   on the tape or further back than DR_NEAR_MAX, a failed dr_rec_begin */
+DR_API dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b,
+                           double db);
+
+#ifndef DR_NEAR_MAX /* (arguments further back are recorded out of line) */
+#define DR_NEAR_MAX INT32_MAX
+#endif
+#if defined(__GNUC__)
+#define DR__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define DR__UNLIKELY(x) (x)
+#endif
+
+/* Append a node over ids a (not DR_NONE) and b (may be DR_NONE). */
+static inline dr_idx dr__rec_push(dr_rec *r, dr_idx a, double da, dr_idx b,
+                                  double db)
+{
+    /* an argument's distance back from the new node; an id not on the tape
+       (never recorded, from before a clear) gives one outside 1 .. next */
+    uint64_t self = (uint64_t)r->next_;
+    uint64_t oa = self - ((uint64_t)a - (uint64_t)r->base_);
+    uint64_t ob = b == DR_NONE ? 0 : self - ((uint64_t)b - (uint64_t)r->base_);
+    if (DR__UNLIKELY(oa - 1 >= self || oa > (uint64_t)DR_NEAR_MAX ||
+                     (b != DR_NONE &&
+                      (ob - 1 >= self || ob > (uint64_t)DR_NEAR_MAX)) ||
+                     r->cur_ == r->end_))
+        return dr__rec_slow(r, a, da, b, db);
+    struct dr__node *n = r->cur_;
+    n->da = da;
+    n->db = db;
+    n->a = (int32_t)oa;
+    n->b = (int32_t)ob;
+    r->cur_ = n + 1;
+    r->next_ = (int64_t)self + 1;
+    return r->base_ + (int64_t)self;
+}
+
+/* a node over a and b with partials da, db, put as the tape calls put it:
+   a constant argument records nothing, two record nothing at all */
+static inline dr_real dr__rec_binary(dr_rec *r, double v, dr_real a,
+                                     double da, dr_real b, double db)
+{
+    dr_real y;
+    y.val = v;
+    if (a.idx != DR_NONE)
+        y.idx = dr__rec_push(r, a.idx, da, b.idx, db);
+    else if (b.idx != DR_NONE)
+        y.idx = dr__rec_push(r, b.idx, db, DR_NONE, 0.0);
+    else
+        y.idx = DR_NONE;
+    return y;
+}
+
+/** dr_add through recorder r. */
+static inline dr_real dr_rec_add(dr_rec *r, dr_real a, dr_real b)
+{
+    return dr__rec_binary(r, a.val + b.val, a, 1.0, b, 1.0);
+}
+/** dr_sub through recorder r. */
+static inline dr_real dr_rec_sub(dr_rec *r, dr_real a, dr_real b)
+{
+    return dr__rec_binary(r, a.val - b.val, a, 1.0, b, -1.0);
+}
+/** dr_mul through recorder r. */
+static inline dr_real dr_rec_mul(dr_rec *r, dr_real a, dr_real b)
+{
+    return dr__rec_binary(r, a.val * b.val, a, b.val, b, a.val);
+}
+/** dr_div through recorder r. */
+static inline dr_real dr_rec_div(dr_rec *r, dr_real a, dr_real b)
+{
+    double q = a.val / b.val;
+    return dr__rec_binary(r, q, a, 1.0 / b.val, b, -q / b.val);
+}
+/** dr_neg through recorder r. */
+static inline dr_real dr_rec_neg(dr_rec *r, dr_real a)
+{
+    dr_real none = {0.0, DR_NONE};
+    return dr__rec_binary(r, -a.val, a, -1.0, none, 0.0);
+}
+/**
+ * A node for a one-argument operation with value v and partial da, through
+ * recorder r: dr_record1 with the value carried, except that a constant
+ * argument records nothing (as an operation; dr_record1(t, DR_NONE, ...)
+ * records a node without arguments) and gives the constant v.
+ */
+static inline dr_real dr_rec_record1(dr_rec *r, double v, dr_real a,
+                                     double da)
+{
+    dr_real none = {0.0, DR_NONE};
+    return dr__rec_binary(r, v, a, da, none, 0.0);
+}
+/** The same for two arguments (dr_record2 with the value carried). */
+static inline dr_real dr_rec_record2(dr_rec *r, double v, dr_real a,
+                                     double da, dr_real b, double db)
+{
+    return dr__rec_binary(r, v, a, da, b, db);
+}
 
 #ifdef __cplusplus
 }

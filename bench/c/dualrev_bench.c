@@ -9,7 +9,7 @@
  * repetitions (so after the first repetition nothing is allocated), one
  * input node per independent variable (dr_input; for the vectors of fdotprod
  * and fsummatvec one dr_input_range call, see in_vec), the forward pass recording every
- * operation, the reverse sweep(s) (dr_gradient / dr_gradient_range /
+ * operation (fdotprod and fsummatvec through a recorder, dr_rec_begin), the reverse sweep(s) (dr_gradient / dr_gradient_range /
  * dr_jacobian) and reading the gradient out.  The checksum printed is the sum of all gradient
  * (Jacobian) entries of the last repetition.
  *
@@ -104,12 +104,14 @@ static inline dr_real at(in_vec v, size_t i)
     return r;
 }
 
-/* the same fold as dot(), over input ranges */
-static dr_real dot_in(size_t n, in_vec xs, in_vec ys)
+/* the same fold as dot(), over input ranges, recorded through a recorder
+   (dr_rec: the inline recording of dualrev.h, as a C user would write a
+   hot loop) */
+static dr_real dot_in(dr_rec *rec, size_t n, in_vec xs, in_vec ys)
 {
     dr_real acc = dr_const(0.0);
     for (size_t i = n; i-- > 0;)
-        acc = dr_add(T, dr_mul(T, at(xs, i), at(ys, i)), acc);
+        acc = dr_rec_add(rec, dr_rec_mul(rec, at(xs, i), at(ys, i)), acc);
     return acc;
 }
 
@@ -127,7 +129,10 @@ static double run_fdotprod(const bench_args *a)
         dr_idx first;
         check(dr_input_range(T, 2 * n, &first), "inputs");
         in_vec xs = {xv, first}, ys = {xv + n, first + (dr_idx)n};
-        dr_real y = dot_in(n, xs, ys);
+        dr_rec rec;
+        check(dr_rec_begin(T, &rec), "recorder");
+        dr_real y = dot_in(&rec, n, xs, ys);
+        check(dr_rec_end(&rec), "recording");
         check(dr_gradient_range(T, y, first, 2 * n, g), "gradient");
         bench_use(g);
     }
@@ -155,14 +160,17 @@ static double run_fsummatvec(const bench_args *a)
         dr_idx first;
         check(dr_input_range(T, nin, &first), "inputs");
         in_vec v = {xv + k * k, first + (dr_idx)(k * k)};
+        dr_rec rec;
+        check(dr_rec_begin(T, &rec), "recorder");
         /* sum' (map' (dotp v) m): row dots first (map), then the fold */
         for (size_t i = 0; i < k; i++) {
             in_vec row = {xv + i * k, first + (dr_idx)(i * k)};
-            rows[i] = dot_in(k, v, row);
+            rows[i] = dot_in(&rec, k, v, row);
         }
         dr_real y = dr_const(0.0);
         for (size_t i = k; i-- > 0;)
-            y = dr_add(T, rows[i], y);
+            y = dr_rec_add(&rec, rows[i], y);
+        check(dr_rec_end(&rec), "recording");
         check(dr_gradient_range(T, y, first, nin, g), "gradient");
         bench_use(g);
     }
