@@ -797,25 +797,41 @@ DR_API dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b,
 #define DR__UNLIKELY(x) (x)
 #endif
 
-/* Append a node over ids a (not DR_NONE) and b (may be DR_NONE). */
-static inline dr_idx dr__rec_push(dr_rec *r, dr_idx a, double da, dr_idx b,
-                                  double db)
+/* Append a node over ids a and b (neither DR_NONE; dr__rec_push1: no b,
+   its partial db goes to the sweep's sink as with the tape calls).  The
+   distance back from the new node to an id that is not on the tape (never
+   recorded, from before a clear) falls outside 1 .. next, one further back
+   than DR_NEAR_MAX is recorded out of line, and so is a full chunk. */
+static inline dr_idx dr__rec_push2(dr_rec *r, dr_idx a, double da, dr_idx b,
+                                   double db)
 {
-    /* an argument's distance back from the new node; an id not on the tape
-       (never recorded, from before a clear) gives one outside 1 .. next */
     uint64_t self = (uint64_t)r->next_;
     uint64_t oa = self - ((uint64_t)a - (uint64_t)r->base_);
-    uint64_t ob = b == DR_NONE ? 0 : self - ((uint64_t)b - (uint64_t)r->base_);
-    if (DR__UNLIKELY(oa - 1 >= self || oa > (uint64_t)DR_NEAR_MAX ||
-                     (b != DR_NONE &&
-                      (ob - 1 >= self || ob > (uint64_t)DR_NEAR_MAX)) ||
-                     r->cur_ == r->end_))
+    uint64_t ob = self - ((uint64_t)b - (uint64_t)r->base_);
+    if (DR__UNLIKELY(oa - 1 >= self || ob - 1 >= self ||
+                     (oa | ob) > (uint64_t)DR_NEAR_MAX || r->cur_ == r->end_))
         return dr__rec_slow(r, a, da, b, db);
     struct dr__node *n = r->cur_;
     n->da = da;
     n->db = db;
     n->a = (int32_t)oa;
     n->b = (int32_t)ob;
+    r->cur_ = n + 1;
+    r->next_ = (int64_t)self + 1;
+    return r->base_ + (int64_t)self;
+}
+static inline dr_idx dr__rec_push1(dr_rec *r, dr_idx a, double da, double db)
+{
+    uint64_t self = (uint64_t)r->next_;
+    uint64_t oa = self - ((uint64_t)a - (uint64_t)r->base_);
+    if (DR__UNLIKELY(oa - 1 >= self || oa > (uint64_t)DR_NEAR_MAX ||
+                     r->cur_ == r->end_))
+        return dr__rec_slow(r, a, da, DR_NONE, db);
+    struct dr__node *n = r->cur_;
+    n->da = da;
+    n->db = db;
+    n->a = (int32_t)oa;
+    n->b = 0;
     r->cur_ = n + 1;
     r->next_ = (int64_t)self + 1;
     return r->base_ + (int64_t)self;
@@ -829,9 +845,10 @@ static inline dr_real dr__rec_binary(dr_rec *r, double v, dr_real a,
     dr_real y;
     y.val = v;
     if (a.idx != DR_NONE)
-        y.idx = dr__rec_push(r, a.idx, da, b.idx, db);
+        y.idx = b.idx != DR_NONE ? dr__rec_push2(r, a.idx, da, b.idx, db)
+                                 : dr__rec_push1(r, a.idx, da, db);
     else if (b.idx != DR_NONE)
-        y.idx = dr__rec_push(r, b.idx, db, DR_NONE, 0.0);
+        y.idx = dr__rec_push1(r, b.idx, db, 0.0);
     else
         y.idx = DR_NONE;
     return y;
