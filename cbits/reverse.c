@@ -47,40 +47,71 @@ dr_status dr__adj_ensure(dr_tape *t)
 }
 
 /*
+ * Adjoints carried in registers through the sweep: what the last node
+ * stored (c1, c2) and what the node before it stored into its second
+ * argument (c3).  The node swept next, or the one after, often reads one of
+ * them: in a fold such as a dot product's sum (acc <- acc' + x * y) the
+ * sum's node stores into the product and the previous sum, the product's
+ * node then reads its adjoint and stores into its inputs, and the previous
+ * sum's node reads what the sum's node stored two steps back.  Read from
+ * memory, that is a store-to-load forward on the loop's critical path once
+ * per element; from a register it is not.  Memory always holds the same
+ * values (every store still goes there); an ext node's rule may store
+ * anywhere, so it drops the carry.
+ */
+typedef struct carry {
+    int64_t c1, c2, c3; /* carried slots; -2: none (no slot has that id) */
+    double v1, v2, v3;
+} carry;
+
+static inline double carry_load(const carry *k, const double *A, int64_t id)
+{
+    return id == k->c1   ? k->v1
+           : id == k->c2 ? k->v2
+           : id == k->c3 ? k->v3
+                         : A[id];
+}
+
+/* after a node stored va into slot ia and then vb into slot ib */
+static inline void carry_store(carry *k, int64_t ia, double va, int64_t ib,
+                               double vb)
+{
+    /* (a store of this node into slot c3 needs no update of v3: it makes
+       c3 == c1 or c2, which carry_load checks first) */
+    k->c3 = k->c2;
+    k->v3 = k->v2;
+    k->c1 = ia;
+    k->v1 = ia == ib ? vb : va;
+    k->c2 = ib;
+    k->v2 = vb;
+}
+
+/*
  * The hot loop.  Nodes are visited newest first; a node whose adjoint is zero
  * is skipped (see the header: unreached nodes never turn 0 * inf into NaN).
  * A missing second argument adds into the sink slot adj[-1].
- *
- * The two slots the last node stored into are carried in registers (c1/v1,
- * c2/v2): in a fold such as a dot product's sum, the node visited next or
- * the one after reads the adjoint just stored, and taking it from a register
- * keeps a store-to-load forward off the loop's critical path.  An ext
- * node's rule may store anywhere, so it drops the carry.
  */
 void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
 {
     double *restrict A = s->adj;
-    int64_t c1 = -2, c2 = -2; /* no node has id -2 */
-    double v1 = 0.0, v2 = 0.0;
+    carry k = {-2, -2, -2, 0.0, 0.0, 0.0};
     for (; c; c = c->prev) {
         const dr_node *nodes = c->nodes;
         const size_t lead = c->lead;
         int64_t id = c->first + (int64_t)c->n;
-        for (size_t k = c->n; k-- > lead;) {
-            const dr_node *p = &nodes[k];
+        for (size_t i = c->n; i-- > lead;) {
+            const dr_node *p = &nodes[i];
             --id;
             int32_t a = p->a;
             if (DR_UNLIKELY(a <= 0)) {
                 if (a == DR_EXT_TAG) {
-                    {
                     dr_ext *e = dr__node_ext(p);
                     e->reverse(e, s, A[id]);
-                }
-                    c1 = c2 = -2;
+                    k.c1 = k.c2 = k.c3 = -2;
                 }
                 continue; /* an input: nothing to propagate */
             }
-            double g = id == c1 ? v1 : id == c2 ? v2 : A[id];
+            double g = carry_load(&k, A, id);
             if (g != 0.0) {
                 int64_t ia = id - a;
                 /* a one-argument node (b == 0) adds 0 into the sink slot,
@@ -90,10 +121,7 @@ void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
                 A[ia] = va;
                 double vb = A[ib] + p->db * g;
                 A[ib] = vb;
-                c1 = ia;
-                v1 = ia == ib ? vb : va;
-                c2 = ib;
-                v2 = vb;
+                carry_store(&k, ia, va, ib, vb);
             }
         }
     }

@@ -618,6 +618,85 @@ static void test_ids_monotonic(void **state)
     dr_tape_free(t);
 }
 
+/* Random programs over a window of the last few values, so that a node's
+   adjoint is read one, two or three nodes after it was stored, often after
+   being stored again (the patterns the sweep carries in registers), and
+   every argument shape occurs: both the same, one constant, one-argument
+   nodes.  The gradient's product with a random direction must equal the
+   forward-mode derivative along it, computed beside the recording. */
+static void test_short_range_patterns(void **state)
+{
+    (void)state;
+    /* short programs: the operations shrink derivatives, and a test whose
+       derivatives have all vanished could not fail */
+    enum { NIN = 3, STEPS = 40, WIN = 4 };
+    chk_rng rng;
+    chk_rng_seed(&rng, 77);
+    int live = 0;
+    for (int prog = 0; prog < 2000; prog++) {
+        chk_context("program %d", prog);
+        dr_tape *t = chk_tape_new();
+        static dr_real v[NIN + STEPS];
+        static double d[NIN + STEPS];
+        double dir[NIN], g[NIN];
+        for (size_t i = 0; i < NIN; i++) {
+            v[i] = dr_input(t, chk_rng_uniform(&rng, 0.5, 1.5));
+            dir[i] = chk_rng_uniform(&rng, -1.0, 1.0);
+            d[i] = dir[i];
+        }
+        for (size_t n = NIN; n < NIN + STEPS; n++) {
+            size_t i = n - 1 - chk_rng_below(&rng, WIN < n ? WIN : n);
+            size_t j = n - 1 - chk_rng_below(&rng, WIN < n ? WIN : n);
+            dr_real a = v[i], b = v[j];
+            double da = d[i], db = d[j];
+            if (chk_rng_below(&rng, 8) == 0) {
+                b = dr_const(0.75);
+                db = 0.0;
+            }
+            /* keep the values near 1 so that nothing overflows; cases 4
+               and 5 record one node, the others two */
+            switch (chk_rng_below(&rng, 6)) {
+            case 4:
+                v[n] = dr_add(t, a, b);
+                d[n] = da + db;
+                break;
+            case 5:
+                v[n] = dr_sub(t, a, b);
+                d[n] = da - db;
+                break;
+            case 0:
+                v[n] = dr_mul(t, dr_add(t, a, b), dr_const(0.5));
+                d[n] = 0.5 * (da + db);
+                break;
+            case 1:
+                v[n] = dr_add(t, dr_mul(t, a, b), dr_const(0.25));
+                v[n] = dr_mul(t, v[n], dr_const(0.8));
+                d[n] = 0.8 * (da * b.val + a.val * db);
+                break;
+            case 2:
+                v[n] = dr_sub(t, dr_mul(t, a, dr_const(1.5)), dr_mul(t, b, dr_const(0.5)));
+                d[n] = 1.5 * da - 0.5 * db;
+                break;
+            default:
+                v[n] = dr_mul(t, dr_neg(t, dr_add(t, a, b)), dr_const(0.5));
+                d[n] = -0.5 * (da + db);
+                break;
+            }
+        }
+        dr_real y = v[NIN + STEPS - 1];
+        CHK_STATUS(dr_gradient(t, y, NIN, v, g), DR_OK);
+        double dot = 0.0, mag = 0.0;
+        for (size_t i = 0; i < NIN; i++) {
+            dot += g[i] * dir[i];
+            mag += fabs(g[i] * dir[i]);
+        }
+        CHK_ABS(dot, d[NIN + STEPS - 1], 1e-12 * (1.0 + mag));
+        live += fabs(d[NIN + STEPS - 1]) > 1e-3;
+        dr_tape_free(t);
+    }
+    assert_true(live > 500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -635,6 +714,7 @@ int main(void)
         cmocka_unit_test_teardown(test_large_tapes, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_counters, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_ids_monotonic, chk_alloc_teardown),
+        cmocka_unit_test(test_short_range_patterns),
     };
     return cmocka_run_group_tests_name("tape", tests, NULL, NULL);
 }

@@ -9,7 +9,8 @@
  * repetitions (so after the first repetition nothing is allocated), one
  * input node per independent variable (dr_input; for the vectors of fdotprod
  * and fsummatvec one dr_input_range call, see in_vec), the forward pass recording every
- * operation (fdotprod and fsummatvec through a recorder, dr_rec_begin), the reverse sweep(s) (dr_gradient / dr_gradient_range /
+ * operation (through recorders, dr_rec_begin, wherever the program is sums
+ * and products: every program but fmult's single product), the reverse sweep(s) (dr_gradient / dr_gradient_range /
  * dr_jacobian) and reading the gradient out.  The checksum printed is the sum of all gradient
  * (Jacobian) entries of the last repetition.
  *
@@ -78,11 +79,11 @@ static double run_fmult(const bench_args *a)
 /* ---------------------------------------------------------- fdotprod */
 
 /* sum' (zipWith (*) xs ys), sum' a right fold onto 0 */
-static dr_real dot(size_t n, const dr_real *xs, const dr_real *ys)
+static dr_real dot(dr_rec *rec, size_t n, const dr_real *xs, const dr_real *ys)
 {
     dr_real acc = dr_const(0.0);
     for (size_t i = n; i-- > 0;)
-        acc = dr_add(T, dr_mul(T, xs[i], ys[i]), acc);
+        acc = dr_rec_add(rec, dr_rec_mul(rec, xs[i], ys[i]), acc);
     return acc;
 }
 
@@ -188,26 +189,29 @@ typedef struct {
     dr_real x, y, z;
 } vec3;
 
+/* recorded through the recorder R of run_frotvecquat (inline recording) */
+static dr_rec *R;
+
 static dr_real dot3(vec3 p, vec3 q)
 {
-    return dr_add(T, dr_add(T, dr_mul(T, p.x, q.x), dr_mul(T, p.y, q.y)),
-                  dr_mul(T, p.z, q.z));
+    return dr_rec_add(R, dr_rec_add(R, dr_rec_mul(R, p.x, q.x), dr_rec_mul(R, p.y, q.y)),
+                      dr_rec_mul(R, p.z, q.z));
 }
 static vec3 vadd(vec3 p, vec3 q)
 {
-    vec3 r = {dr_add(T, p.x, q.x), dr_add(T, p.y, q.y), dr_add(T, p.z, q.z)};
+    vec3 r = {dr_rec_add(R, p.x, q.x), dr_rec_add(R, p.y, q.y), dr_rec_add(R, p.z, q.z)};
     return r;
 }
 static vec3 scale(dr_real k, vec3 p)
 {
-    vec3 r = {dr_mul(T, k, p.x), dr_mul(T, k, p.y), dr_mul(T, k, p.z)};
+    vec3 r = {dr_rec_mul(R, k, p.x), dr_rec_mul(R, k, p.y), dr_rec_mul(R, k, p.z)};
     return r;
 }
 static vec3 cross(vec3 a, vec3 b)
 {
-    vec3 r = {dr_sub(T, dr_mul(T, a.y, b.z), dr_mul(T, a.z, b.y)),
-              dr_sub(T, dr_mul(T, a.z, b.x), dr_mul(T, a.x, b.z)),
-              dr_sub(T, dr_mul(T, a.x, b.y), dr_mul(T, a.y, b.x))};
+    vec3 r = {dr_rec_sub(R, dr_rec_mul(R, a.y, b.z), dr_rec_mul(R, a.z, b.y)),
+              dr_rec_sub(R, dr_rec_mul(R, a.z, b.x), dr_rec_mul(R, a.x, b.z)),
+              dr_rec_sub(R, dr_rec_mul(R, a.x, b.y), dr_rec_mul(R, a.y, b.x))};
     return r;
 }
 
@@ -215,19 +219,23 @@ static double run_frotvecquat(const bench_args *a)
 {
     double in[7], J[21] = {0};
     memcpy(in, bench_rot_inputs, sizeof in);
+    dr_rec rec;
+    R = &rec;
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(in);
         dr_tape_clear(T);
         dr_real x[7];
         for (int i = 0; i < 7; i++)
             x[i] = dr_input(T, in[i]);
+        check(dr_rec_begin(T, R), "recorder");
         vec3 v = {x[0], x[1], x[2]}, u = {x[3], x[4], x[5]};
         dr_real s = x[6];
         dr_real two = dr_const(2.0);
-        vec3 t1 = scale(dr_mul(T, two, dot3(u, v)), u);
-        vec3 t2 = scale(dr_sub(T, dr_mul(T, s, s), dot3(u, u)), v);
-        vec3 t3 = scale(dr_mul(T, two, s), cross(u, v));
+        vec3 t1 = scale(dr_rec_mul(R, two, dot3(u, v)), u);
+        vec3 t2 = scale(dr_rec_sub(R, dr_rec_mul(R, s, s), dot3(u, u)), v);
+        vec3 t3 = scale(dr_rec_mul(R, two, s), cross(u, v));
         vec3 o = vadd(vadd(t1, t2), t3);
+        check(dr_rec_end(R), "recording");
         dr_real y[3] = {o.x, o.y, o.z};
         check(dr_jacobian(T, 3, y, 7, x, J), "jacobian");
         bench_use(J);
@@ -242,8 +250,15 @@ static double run_frotvecquat(const bench_args *a)
 static void layer(int out, int in, const dr_real *w, const dr_real *b,
                   const dr_real *x, dr_real *y)
 {
-    for (int i = 0; i < out; i++)
-        y[i] = dr_relu(T, dr_add(T, dot((size_t)in, w + (size_t)i * in, x), b[i]));
+    dr_rec rec;
+    for (int i = 0; i < out; i++) {
+        /* the dot product and the bias through a recorder, relu a call */
+        check(dr_rec_begin(T, &rec), "recorder");
+        dr_real z = dr_rec_add(&rec, dot(&rec, (size_t)in, w + (size_t)i * in, x),
+                               b[i]);
+        check(dr_rec_end(&rec), "recording");
+        y[i] = dr_relu(T, z);
+    }
 }
 
 static double run_fneural(const bench_args *a)
