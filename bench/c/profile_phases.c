@@ -6,8 +6,9 @@
  *     profile-phases <n> <reps>
  *
  * Prints nanoseconds per element (per x_i * y_i) of: dr_tape_clear, the
- * one dr_input_range call for the 2n inputs, the n dr_mul + n dr_add calls
- * (values paired with their ids on the fly, as dualrev-bench does), clearing
+ * one dr_input_range call for the 2n inputs, the n products and n sums
+ * through a recorder (values paired with their ids on the fly, as
+ * dualrev-bench does), clearing
  * and seeding the adjoints (their zeroing happens here), the reverse sweep,
  * and copying the 2n adjoints out with dr_adjoints_read; then the same
  * through dr_gradient_range (clear, seed, sweep, read) for comparison.  The
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
         return 3;
     enum { CLEAR, INPUTS, RECORD, SEED, SWEEP, READ, GRADIENT, NPH };
     static const char *const name[NPH] = {
-        "dr_tape_clear", "dr_input_range", "dr_mul+dr_add", "clear+seed adjoints",
+        "dr_tape_clear", "dr_input_range", "dr_rec_mul+dr_rec_add", "clear+seed adjoints",
         "dr_reverse sweep", "dr_adjoints_read", "(dr_gradient_range)"};
     double tot[NPH] = {0};
     for (long r = 0; r < reps; r++) {
@@ -56,11 +57,16 @@ int main(int argc, char **argv)
         if (dr_input_range(T, 2 * (size_t)n, &first) != DR_OK)
             return 4;
         t[2] = now();
+        dr_rec rec;
+        if (dr_rec_begin(T, &rec) != DR_OK)
+            return 4;
         dr_real acc = dr_const(0.0);
         for (long i = n; i-- > 0;) {
             dr_real xi = {xv[i], first + i}, yi = {xv[n + i], first + n + i};
-            acc = dr_add(T, dr_mul(T, xi, yi), acc);
+            acc = dr_rec_add(&rec, dr_rec_mul(&rec, xi, yi), acc);
         }
+        if (dr_rec_end(&rec) != DR_OK)
+            return 4;
         t[3] = now();
         dr_adjoints_clear(T);
         dr_seed(T, acc.idx, 1.0);
