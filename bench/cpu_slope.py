@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""cpu_slope.py - A/B timing of bench executables by CPU time, for a busy machine.
+
+    bench/cpu_slope.py LO HI TRIALS "CMD ... REPS" ["CMD ... REPS" ...]
+
+Runs every command with REPS replaced by LO and by HI repetitions, TRIALS
+times, the commands interleaved (so a slow stretch of the host hits all of
+them alike), and prints for each the marginal CPU time (user + system) of
+one repetition: (min T(HI) - min T(LO)) / (HI - LO), in nanoseconds.  The
+fixed cost of a process (start, inputs, first-touch page faults) drops out,
+as in the driver's wall-time slope (run.py); CPU time and the minimum are
+far steadier than wall time on this shared 2-core VM, where noise only adds.
+Divide by the units of a repetition (n for fdotprod, k*k for fsummatvec).
+"""
+import resource
+import subprocess
+import sys
+
+
+def cpu_time(cmd, reps):
+    argv = [a.replace("REPS", str(reps)) for a in cmd]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    lo, hi, trials = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    cmds = [c.split() for c in sys.argv[4:]]
+    lows = [[] for _ in cmds]
+    highs = [[] for _ in cmds]
+    for _ in range(trials):
+        for i, cmd in enumerate(cmds):
+            lows[i].append(cpu_time(cmd, lo))
+            highs[i].append(cpu_time(cmd, hi))
+    for i, cmd in enumerate(cmds):
+        slope = (min(highs[i]) - min(lows[i])) / (hi - lo)
+        print("%-64s %12.1f ns per repetition" % (" ".join(cmd), slope * 1e9))
+
+
+if __name__ == "__main__":
+    main()
