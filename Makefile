@@ -29,8 +29,8 @@ LIB_SO   := $(BUILD)/libdualrev.so
 TEST_SRC     := $(wildcard tests/test_*.c)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
 TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
-# tests run under ThreadSanitizer (the fork-join ones)
-TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c)
+# tests run under ThreadSanitizer (the fork-join ones, and recorders in jobs)
+TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c) tests/test_recorder.c
 
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
