@@ -363,3 +363,15 @@ dr_tape *chk_tape_new(void)
     }
     return t;
 }
+
+dr_tape *chk_oom_tape(chk_alloc *a, size_t k)
+{
+    chk_alloc_install(a);
+    dr_tape *t = dr_tape_new();
+    if (!t) {
+        chk_alloc_uninstall();
+        return NULL;
+    }
+    chk_alloc_fail_in(a, k, false);
+    return t;
+}

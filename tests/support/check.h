@@ -178,5 +178,11 @@ void chk_alloc_fail_in(chk_alloc *a, size_t k, bool rest);
 
 /** A new tape; fails the test if dr_tape_new returns NULL. */
 dr_tape *chk_tape_new(void);
+/**
+ * For a loop over every allocation of a program (k = 1, 2, ...): install a,
+ * make a tape, and fail the k-th allocation after it (k = 1: the next one).
+ * NULL, with a uninstalled, if the tape itself could not be made.
+ */
+dr_tape *chk_oom_tape(chk_alloc *a, size_t k);
 
 #endif /* DR_TEST_CHECK_H */
