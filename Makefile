@@ -43,7 +43,7 @@ all: lib
 help:
 	@echo "make            build $(LIB_A) and $(LIB_SO)"
 	@echo "make demo       build and run the examples"
-	@echo "make test       C tests (plain, ASan+UBSan, TSan) and Haskell tests"
+	@echo "make test       C tests (plain, ASan+UBSan, far arguments, TSan) and Haskell tests"
 	@echo "make bench      benchmarks (hyperfine), markdown table"
 	@echo "make install PREFIX=/usr/local"
 
