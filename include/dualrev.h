@@ -790,8 +790,8 @@ DR_API dr_status dr_rec_end(dr_rec *r);
 #endif
 /* the out-of-line part of a recorder's push: a full chunk, an argument not
    on the tape or further back than DR_NEAR_MAX, a failed dr_rec_begin */
-DR_API DR__COLD dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b,
-                           double db);
+DR_API DR__COLD dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da,
+                                    dr_idx b, double db);
 
 #ifndef DR_NEAR_MAX /* (arguments further back are recorded out of line) */
 #define DR_NEAR_MAX INT32_MAX
