@@ -152,7 +152,7 @@ static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
     if (!t)
         return NULL;
     int64_t rs;
-    if (!dr__rel(t, sid, &rs)) {
+    if (!dr__rel_arg(t, sid, &rs)) {
         dr__fail(t, DR_EINVAL);
         return NULL;
     }

@@ -119,7 +119,7 @@ static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
     bool active = false;
     for (size_t i = 0; i < n; i++) {
         int64_t r;
-        if (!dr__rel(t, xs ? xs[i].idx : ids[i], &r)) {
+        if (!dr__rel_arg(t, xs ? xs[i].idx : ids[i], &r)) {
             dr__fail(t, DR_EINVAL);
             return NULL;
         }
@@ -137,7 +137,7 @@ static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
     for (size_t i = 0; i < n; i++) {
         y->val[i] = xs ? xs[i].val : vals[i];
         if (rel)
-            dr__rel(t, xs ? xs[i].idx : ids[i], &rel[i]);
+            dr__rel_arg(t, xs ? xs[i].idx : ids[i], &rel[i]);
     }
     y->aux = rel;
     y->naux = (int64_t)n;

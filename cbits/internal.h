@@ -149,9 +149,12 @@ struct dr_hist {
 #define DR_ST_DEAD 4u    /* a joined child handle: everything refused    */
 #define DR_ST_PSWEEP 8u  /* root: a parallel sweep is running (the arena
                             is then shared by the sweeping threads)      */
-#define DR_ST_REC 16u    /* a recorder (dr_rec) holds the cursor: end is
-                            set to cur, so every push takes the slow path,
-                            which refuses                                */
+#define DR_ST_RECOPEN 16u /* a recorder (dr_rec) is open on the handle:
+                            sweeping, clearing and forking refuse        */
+#define DR_ST_REC 32u    /* ... and holds the cursor now: end is set to
+                            cur, so every push of the tape's own calls
+                            takes the slow path, which takes the cursor
+                            back first (dr__rec_reclaim)                 */
 
 struct dr_par; /* fork-join state shared by all handles (parallel.c) */
 
@@ -180,6 +183,7 @@ struct dr_tape {
     dr_tape *hall;     /* child handles: link in the list of all of them */
     dr_arena_block *arena; /* the block this handle bump-allocates from  */
     dr_ext *exts;      /* ext records with clear_adj recorded here       */
+    dr_rec *rec;       /* the open recorder (DR_ST_RECOPEN), else NULL   */
 
     /* [root] shared storage */
     int64_t reserved;  /* relative ids handed out to chunks (atomic)      */
@@ -201,6 +205,10 @@ DR_HIDDEN void *dr__malloc(size_t n);
 DR_HIDDEN void dr__free(void *p);
 /* n bytes aligned to 64, raw pointer to free returned in *raw */
 DR_HIDDEN void *dr__malloc_aligned(size_t n, void **raw);
+
+/* recorder.c: take the cursor back from the handle's open recorder, whose
+   next push then takes its slow path and borrows it again */
+DR_HIDDEN void dr__rec_reclaim(dr_tape *t);
 
 /* tape internals (tape.c) */
 /* record the first failure in t's sticky status (atomic: safe from any
@@ -247,6 +255,10 @@ static inline dr_chunk *dr__pop_fit(dr_chunk **head, size_t cap)
 DR_HIDDEN void *dr__arena_alloc(dr_tape *t, size_t bytes);
 /* append an extended node for record e (allocated with dr__arena_alloc) */
 DR_HIDDEN dr_idx dr__record_ext(dr_tape *t, dr_ext *e);
+/* recorder.c: dr__rel for the ids an open recorder has handed out since
+   it last took the cursor (t->next is behind them until it gives it back) */
+DR_HIDDEN bool dr__rel_rec(const dr_tape *t, uint64_t r);
+
 /* relative id of a public id, or false if it is not on the tape (DR_NONE
    maps to -1 and is accepted) */
 static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
@@ -259,6 +271,21 @@ static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
     }
     if (id == DR_NONE) {
         *rel = -1;
+        return true;
+    }
+    return false;
+}
+
+/* dr__rel for the arguments of a node being recorded: also the ids an open
+   recorder handed out (kept out of dr__rel, whose loops over many ids in
+   the gradient calls it would slow) */
+static inline bool dr__rel_arg(const dr_tape *t, dr_idx id, int64_t *rel)
+{
+    if (DR_LIKELY(dr__rel(t, id, rel)))
+        return true;
+    uint64_t r = (uint64_t)id - (uint64_t)t->base;
+    if ((t->state & DR_ST_REC) && dr__rel_rec(t, r)) {
+        *rel = (int64_t)r;
         return true;
     }
     return false;
@@ -394,7 +421,7 @@ static inline dr_idx dr__rec2(dr_tape *t, dr_idx a, double da, dr_idx b,
                               double db)
 {
     int64_t ra, rb;
-    if (DR_UNLIKELY(!dr__rel(t, a, &ra) || !dr__rel(t, b, &rb))) {
+    if (DR_UNLIKELY(!dr__rel_arg(t, a, &ra) || !dr__rel_arg(t, b, &rb))) {
         dr__fail(t, DR_EINVAL);
         return DR_NONE;
     }

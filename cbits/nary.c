@@ -45,7 +45,7 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
     }
     for (size_t i = 0; i < n; i++) {
         int64_t r;
-        if (!dr__rel(t, args[i], &r)) {
+        if (!dr__rel_arg(t, args[i], &r)) {
             dr__fail(t, DR_EINVAL);
             return DR_NONE;
         }
@@ -59,7 +59,7 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
     x->args = (int64_t *)(x + 1);
     x->partials = (double *)(x->args + n);
     for (size_t i = 0; i < n; i++) {
-        dr__rel(t, args[i], &x->args[i]);
+        dr__rel_arg(t, args[i], &x->args[i]);
         x->partials[i] = partials[i];
     }
     return dr__record_ext(t, &x->hdr);

@@ -551,7 +551,7 @@ static dr_status check_forkable(const dr_tape *t)
 {
     if (!t || (t->state & DR_ST_DEAD))
         return DR_EINVAL;
-    if (t->state & (DR_ST_FORKED | DR_ST_PSWEEP | DR_ST_REC))
+    if (t->state & (DR_ST_FORKED | DR_ST_PSWEEP | DR_ST_RECOPEN))
         return DR_EBUSY;
     return DR_OK;
 }
@@ -633,7 +633,7 @@ dr_status dr_join(dr_tape *t)
         return DR_EINVAL; /* nothing to join */
     dr_hist *H = t->fork;
     for (size_t i = 0; i < H->n; i++)
-        if (H->kids[i].handle->state & (DR_ST_FORKED | DR_ST_REC))
+        if (H->kids[i].handle->state & (DR_ST_FORKED | DR_ST_RECOPEN))
             return DR_EBUSY; /* a child has an open fork or recorder */
     for (size_t i = 0; i < H->n; i++) {
         dr_kid *k = &H->kids[i];

@@ -1,8 +1,15 @@
 /*
  * recorder.c - dr_rec: the tape's recording cursor lent to inline code
- * (dualrev.h, "inline recording").  While lent, the tape's own end pointer
- * equals its cursor, so any other push on the handle takes the slow path,
- * which refuses with DR_EBUSY; the whole-tape calls refuse on the state bit.
+ * (dualrev.h, "inline recording").
+ *
+ * While a recorder holds the cursor (DR_ST_REC), the tape's own end pointer
+ * equals its cursor, so a push by any tape call takes the slow path
+ * (dr__grow_n), which takes the cursor back (dr__rec_reclaim) and records as
+ * usual; the recorder's end pointer is then set to its cursor, so its own
+ * next push takes dr__rec_slow, which borrows the cursor again.  Ids the
+ * recorder handed out are valid arguments of tape calls meanwhile
+ * (dr__rel_rec).  The calls that need the whole tape (sweeps, clearing,
+ * forking) refuse while a recorder is open (DR_ST_RECOPEN).
  */
 #include "internal.h"
 
@@ -13,7 +20,6 @@ static void take(dr_tape *t, dr_rec *r)
     r->end_ = t->end;
     r->next_ = t->next;
     r->base_ = t->base;
-    r->tape_ = t;
     t->end = t->cur;
     t->state |= DR_ST_REC;
 }
@@ -37,6 +43,18 @@ static void closed(dr_rec *r)
     r->tape_ = NULL;
 }
 
+void dr__rec_reclaim(dr_tape *t)
+{
+    dr_rec *r = t->rec;
+    give_back(t, r);
+    r->end_ = r->cur_;
+}
+
+bool dr__rel_rec(const dr_tape *t, uint64_t r)
+{
+    return r < (uint64_t)t->rec->next_;
+}
+
 dr_status dr_rec_begin(dr_tape *t, dr_rec *r)
 {
     if (!r)
@@ -44,8 +62,11 @@ dr_status dr_rec_begin(dr_tape *t, dr_rec *r)
     closed(r);
     if (!t || (t->state & DR_ST_DEAD))
         return DR_EINVAL;
-    if (t->state & (DR_ST_FORKED | DR_ST_PSWEEP | DR_ST_REC))
+    if (t->state & (DR_ST_FORKED | DR_ST_PSWEEP | DR_ST_RECOPEN))
         return DR_EBUSY;
+    r->tape_ = t;
+    t->rec = r;
+    t->state |= DR_ST_RECOPEN;
     take(t, r);
     return DR_OK;
 }
@@ -55,7 +76,10 @@ dr_status dr_rec_end(dr_rec *r)
     if (!r || !r->tape_)
         return DR_EINVAL;
     dr_tape *t = r->tape_;
-    give_back(t, r);
+    if (t->state & DR_ST_REC)
+        give_back(t, r);
+    t->state &= ~DR_ST_RECOPEN;
+    t->rec = NULL;
     closed(r);
     return t->status;
 }
@@ -66,7 +90,8 @@ dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b, double db)
     if (!t)
         return DR_NONE;
     /* the tape's own push does the rest: grow, far arguments, errors */
-    give_back(t, r);
+    if (t->state & DR_ST_REC)
+        give_back(t, r);
     dr_idx id = dr__rec2(t, a, da, b, db);
     take(t, r);
     return id;

@@ -18,7 +18,7 @@ static inline dr_real unary(dr_tape *t, dr_real a, double v, double d)
     if (a.idx == DR_NONE || DR_UNLIKELY(!t))
         return mk(v, DR_NONE);
     int64_t ra;
-    if (DR_UNLIKELY(!dr__rel(t, a.idx, &ra))) {
+    if (DR_UNLIKELY(!dr__rel_arg(t, a.idx, &ra))) {
         dr__fail(t, DR_EINVAL);
         return mk(v, DR_NONE);
     }

@@ -197,9 +197,15 @@ static dr_chunk *take_chunk(dr_tape *t, size_t cap)
 
 dr_node *dr__grow_n(dr_tape *t, size_t need)
 {
-    if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD | DR_ST_REC))) {
-        /* a forked parent, a joined child, or a handle whose cursor a
-           recorder holds records nothing */
+    if (t->state & DR_ST_REC) {
+        /* a tape call while a recorder holds the cursor: take it back;
+           the room at the cursor may already do */
+        dr__rec_reclaim(t);
+        if ((size_t)(t->end - t->cur) >= need)
+            return t->cur;
+    }
+    if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD))) {
+        /* a forked parent (or a joined child) records nothing */
         dr__fail(t, (t->state & DR_ST_DEAD) ? DR_EINVAL : DR_EBUSY);
         return NULL;
     }

@@ -746,13 +746,17 @@ DR_API unsigned dr_get_threads(const dr_tape *t);
  * dr_rec_record1 / dr_rec_record2 append a node with partials the caller
  * computed (as dr_record1 / dr_record2), for any other operation.
  *
- * While a recorder is open the tape is busy: recording on it any other way,
- * forking, sweeping and clearing fail with DR_EBUSY (operations set the
- * sticky status and return constants, as on a forked tape), and
- * dr_tape_len does not count the recorder's nodes yet.  To call another
- * operation in between, end the recorder and begin again (each is a few
- * stores).  A recorder belongs to one tape handle (a root or a child
- * handle) and one thread.
+ * While a recorder is open, every other recording call on the same handle
+ * still works (dr_sin, dr_input, array operations, ...): it takes the
+ * cursor back, and the recorder's next operation borrows it again, so the
+ * ids of either are arguments of the other and come out in program order.
+ * That costs a call out of line each time the cursor changes hands, so keep
+ * the hot loop on the recorder.  What needs the whole tape refuses with
+ * DR_EBUSY until dr_rec_end: sweeping, seeding, reading gradients, clearing,
+ * forking, and a second recorder.  dr_tape_len does not count the
+ * recorder's nodes before dr_rec_end (or the next call on the tape).  A
+ * recorder belongs to one tape handle (a root or a child handle) and one
+ * thread; end it before dr_tape_free.
  *
  * The fields of dr_rec and of struct dr__node are private: they are the
  * library's node layout, so code compiled with these inline functions must
@@ -775,7 +779,8 @@ typedef struct dr_rec {
 /**
  * Open a recorder r on tape handle t.  DR_EINVAL if r or t is NULL or t is a
  * joined child handle; DR_EBUSY if t is forked or already has a recorder
- * open.  On failure r is still usable: its operations return constants.
+ * open.  On failure r is still usable: its operations return constants
+ * (without touching any tape's status).
  */
 DR_API dr_status dr_rec_begin(dr_tape *t, dr_rec *r);
 /**

@@ -1,13 +1,15 @@
 /*
  * test_recorder.c - inline recording through a dr_rec (dualrev.h): the same
  * nodes, ids, values and gradients as the tape calls, bit for bit, across
- * chunk boundaries (and far arguments in the test-far build); a busy tape
- * refuses everything else; every error path (NULLs, ids not on the tape, a
+ * chunk boundaries (and far arguments in the test-far build), also with the
+ * tape's own calls in between; what a tape with an open recorder refuses; every error path (NULLs, ids not on the tape, a
  * recorder that failed to open, out of memory) gives constants and a sticky
  * status, and leaks nothing; recorders on the child handles of a fork.
  */
 #include "check.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,9 +57,12 @@ static dr_real step(dr_tape *t, dr_rec *r, chk_rng *rng, const dr_real *pool,
 /* Record the same program on two tapes, one through the calls, one
    through a recorder (ended and begun again every `reopen` steps), and
    compare everything. */
-static void check_same_program(size_t steps, size_t reopen, uint64_t seed)
+static void check_same_program(size_t steps, size_t reopen, bool mix,
+                               uint64_t seed)
 {
-    chk_context("steps=%zu reopen=%zu", steps, reopen);
+    chk_context("steps=%zu reopen=%zu mix=%d", steps, reopen, (int)mix);
+    chk_rng mixer;
+    chk_rng_seed(&mixer, seed + 2);
     enum { NIN = 40 };
     dr_tape *t1 = chk_tape_new(), *t2 = chk_tape_new();
     dr_real *p1 = malloc((NIN + steps) * sizeof *p1);
@@ -80,7 +85,11 @@ static void check_same_program(size_t steps, size_t reopen, uint64_t seed)
            without bound, while older ones are still used now and then */
         size_t n = NIN + i;
         p1[n] = step(t1, NULL, &g1, p1, n);
-        p2[n] = step(t2, &r, &g2, p2, n);
+        /* a fifth of the steps through the tape's calls while the recorder
+           is open: they take the cursor back and the recorder borrows it
+           again, and ids of either are arguments of the other */
+        bool by_call = mix && chk_rng_below(&mixer, 5) == 0;
+        p2[n] = step(t2, by_call ? NULL : &r, &g2, p2, n);
         CHK_SAME(p2[n].val, p1[n].val);
         assert_true(p2[n].idx == p1[n].idx);
         if (reopen && i % reopen == reopen - 1) {
@@ -112,10 +121,12 @@ static void check_same_program(size_t steps, size_t reopen, uint64_t seed)
 static void test_same_as_calls(void **state)
 {
     (void)state;
-    check_same_program(100, 0, 1);
-    check_same_program(5000, 0, 2);   /* many chunks */
-    check_same_program(3000, 7, 3);   /* ended and begun again */
-    check_same_program(200000, 0, 4); /* chunks of the largest size */
+    check_same_program(100, 0, false, 1);
+    check_same_program(5000, 0, false, 2);   /* many chunks */
+    check_same_program(3000, 7, false, 3);   /* ended and begun again */
+    check_same_program(200000, 0, false, 4); /* chunks of the largest size */
+    check_same_program(5000, 0, true, 5);    /* tape calls in between */
+    check_same_program(3000, 11, true, 6);
 }
 
 /* The fold a dot product records: its gradient, and after a clear the
@@ -154,9 +165,11 @@ static void test_dot_product(void **state)
     dr_tape_free(t);
 }
 
-/* While a recorder is open, the tape refuses everything else; the refused
-   operations leave a sticky DR_EBUSY, which dr_rec_end reports. */
-static void test_busy_tape(void **state)
+/* While a recorder is open, the tape's own recording calls still work
+   (they take the cursor back, and the recorder borrows it again), but the
+   calls that need the whole tape refuse: sweeping, seeding, clearing,
+   forking, a second recorder. */
+static void test_open_recorder(void **state)
 {
     (void)state;
     dr_tape *t = chk_tape_new();
@@ -164,33 +177,42 @@ static void test_busy_tape(void **state)
     dr_rec r, r2;
     CHK_STATUS(dr_rec_begin(t, &r), DR_OK);
     CHK_STATUS(dr_rec_begin(t, &r2), DR_EBUSY); /* one at a time */
-    dr_real y = dr_rec_mul(&r, x, x);
-    assert_true(y.idx != DR_NONE);
-    size_t len = dr_tape_len(t);
-    dr_real z = dr_add(t, x, x); /* the tape itself records nothing */
-    assert_true(z.idx == DR_NONE);
-    CHK_SAME(z.val, 6.0);
-    assert_true(dr_input(t, 1.0).idx == DR_NONE);
+    dr_real y = dr_rec_mul(&r, x, x);           /* 9, dy/dx = 6 */
+    dr_real z = dr_sin(t, y);                   /* a call on the recorder's id */
+    assert_true(z.idx == y.idx + 1);
+    dr_real w = dr_rec_mul(&r, z, x);           /* the recorder on the call's */
+    assert_true(w.idx == z.idx + 1);
+    dr_real u = dr_input(t, 2.0);
     dr_idx first;
-    CHK_STATUS(dr_input_range(t, 4, &first), DR_EBUSY);
+    CHK_STATUS(dr_input_range(t, 3, &first), DR_OK);
+    assert_true(first == u.idx + 1);
+    dr_real v = dr_rec_add(&r, w, (dr_real){5.0, first + 2});
+    v = dr_rec_mul(&r, v, u);
+    /* an n-ary node over the recorder's ids, through the tape: q = v */
+    dr_idx qargs[3] = {v.idx, y.idx, x.idx};
+    double qparts[3] = {1.0, 0.0, 0.0};
+    dr_real q = {v.val, dr_recordn(t, 3, qargs, qparts)};
+    assert_true(q.idx == v.idx + 1);
+    v = dr_rec_mul(&r, q, dr_const(1.0));
     CHK_STATUS(dr_reverse(t), DR_EBUSY);
-    CHK_STATUS(dr_seed(t, y.idx, 1.0), DR_EBUSY);
+    CHK_STATUS(dr_seed(t, v.idx, 1.0), DR_EBUSY);
     CHK_STATUS(dr_tape_clear(t), DR_EBUSY);
+    double g;
+    CHK_STATUS(dr_gradient(t, v, 1, &x, &g), DR_EBUSY);
     dr_tape *kids[2];
     CHK_STATUS(dr_fork(t, 2, kids), DR_EBUSY);
-    assert_int_equal(dr_tape_len(t), len);
-    CHK_STATUS(dr_rec_end(&r), DR_EBUSY); /* the sticky status */
-    CHK_STATUS(dr_rec_end(&r), DR_EINVAL); /* not open any more */
-    /* the recorder's node is on the tape and sweeps */
-    CHK_STATUS(dr_tape_status(t), DR_EBUSY);
-    CHK_STATUS(dr_tape_clear(t), DR_OK);
-    x = dr_input(t, 3.0);
-    CHK_STATUS(dr_rec_begin(t, &r), DR_OK);
-    y = dr_rec_mul(&r, x, x);
     CHK_STATUS(dr_rec_end(&r), DR_OK);
-    double g;
-    CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
-    CHK_SAME(g, 6.0);
+    CHK_STATUS(dr_rec_end(&r), DR_EINVAL); /* not open any more */
+    /* x, y, z, w, u, three inputs, the sum, two products and q */
+    assert_int_equal(dr_tape_len(t), 12);
+    /* v = (sin(x^2) x + in2) u: dv/dx = (cos(x^2) 2x x + sin(x^2)) u */
+    CHK_STATUS(dr_gradient(t, v, 1, &x, &g), DR_OK);
+    CHK_CLOSE(g, (cos(9.0) * 18.0 + sin(9.0)) * 2.0, 1e-14, 0);
+    double gr[3];
+    CHK_STATUS(dr_gradient_range(t, v, first, 3, gr), DR_OK);
+    CHK_SAME(gr[0], 0.0);
+    CHK_SAME(gr[2], 2.0);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
     dr_tape_free(t);
 }
 
@@ -320,7 +342,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_calls),
         cmocka_unit_test(test_dot_product),
-        cmocka_unit_test(test_busy_tape),
+        cmocka_unit_test(test_open_recorder),
         cmocka_unit_test(test_errors),
         cmocka_unit_test_teardown(test_oom, chk_alloc_teardown),
         cmocka_unit_test(test_in_child_jobs),
