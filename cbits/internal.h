@@ -102,9 +102,9 @@ struct dr_arena_block {
 };
 
 #define DR_CHUNK_MIN 256u          /* nodes in a root job's first chunk     */
-#define DR_JOB_CHUNK_MIN 32u       /* ... in a child job's (1 KiB): many
+#define DR_JOB_CHUNK_MIN 32u       /* ... in a child job's (768 bytes): many
                                       small jobs stay cheap in memory and ids */
-#define DR_CHUNK_MAX (1u << 17)    /* largest chunk: 4 MiB of nodes         */
+#define DR_CHUNK_MAX (1u << 17)    /* largest chunk: 3 MiB of nodes         */
 #define DR_CHUNK_CLASSES 13        /* 32 << 0 .. 32 << 12 == DR_CHUNK_MAX   */
 #define DR_ARENA_MIN (16u << 10)   /* smallest arena block                  */
 
