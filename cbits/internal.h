@@ -17,8 +17,9 @@
 typedef struct dr_ext dr_ext;
 
 /*
- * One tape node (struct dr__node in dualrev.h): 24 bytes, two arguments.  An argument is stored as its
- * distance back from the node's own id (argument = id - a), in 32 bits: the
+ * One tape node (struct dr__node in dualrev.h): 24 bytes, two arguments.
+ * An argument is stored as its distance back from the node's own id
+ * (argument = id - a), in 32 bits: the
  * arguments of almost every node are recent, and the smaller record is a
  * quarter less traffic in recording and in the sweep, which on a large tape
  * are bound by memory bandwidth.  An argument further back than
@@ -255,10 +256,6 @@ static inline dr_chunk *dr__pop_fit(dr_chunk **head, size_t cap)
 DR_HIDDEN void *dr__arena_alloc(dr_tape *t, size_t bytes);
 /* append an extended node for record e (allocated with dr__arena_alloc) */
 DR_HIDDEN dr_idx dr__record_ext(dr_tape *t, dr_ext *e);
-/* recorder.c: dr__rel for the ids an open recorder has handed out since
-   it last took the cursor (t->next is behind them until it gives it back) */
-DR_HIDDEN bool dr__rel_rec(const dr_tape *t, uint64_t r);
-
 /* relative id of a public id, or false if it is not on the tape (DR_NONE
    maps to -1 and is accepted) */
 static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
@@ -277,14 +274,15 @@ static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
 }
 
 /* dr__rel for the arguments of a node being recorded: also the ids an open
-   recorder handed out (kept out of dr__rel, whose loops over many ids in
-   the gradient calls it would slow) */
+   recorder handed out since it last took the cursor (t->next is behind
+   them until it gives it back); kept out of dr__rel, whose loops over many
+   ids in the gradient calls it would slow */
 static inline bool dr__rel_arg(const dr_tape *t, dr_idx id, int64_t *rel)
 {
     if (DR_LIKELY(dr__rel(t, id, rel)))
         return true;
     uint64_t r = (uint64_t)id - (uint64_t)t->base;
-    if ((t->state & DR_ST_REC) && dr__rel_rec(t, r)) {
+    if ((t->state & DR_ST_REC) && r < (uint64_t)t->rec->next_) {
         *rel = (int64_t)r;
         return true;
     }
@@ -369,21 +367,6 @@ static inline void dr__sweep_unlock(dr_sweep *s)
         dr__unlock(s->tape->root);
 }
 
-/* Room for one node at the cursor (its relative id is t->next), or NULL
-   on failure; dr__commit appends it. */
-static inline dr_node *dr__slot(dr_tape *t)
-{
-    dr_node *n = t->cur;
-    if (DR_UNLIKELY(n == t->end))
-        n = dr__grow(t);
-    return n;
-}
-static inline dr_idx dr__commit(dr_tape *t)
-{
-    t->cur++;
-    t->len++;
-    return t->base + t->next++;
-}
 /* nary.c: a node whose arguments are further back than DR_NEAR_MAX, as an
    extended node holding their relative ids */
 DR_HIDDEN dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb,

@@ -25,6 +25,20 @@ static void nary_reverse(dr_ext *e, dr_sweep *s, double g)
         dr__acc(s, x->args[i], x->partials[i] * g);
 }
 
+/* a record for n arguments, with room for cap >= n of them */
+static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
+{
+    nary_ext *x = dr__arena_alloc(t, sizeof *x + cap * 16);
+    if (!x)
+        return NULL;
+    x->hdr.reverse = nary_reverse;
+    x->hdr.clear_adj = NULL;
+    x->n = n;
+    x->args = (int64_t *)(x + 1);
+    x->partials = (double *)(x->args + cap);
+    return x;
+}
+
 dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
                   const double *partials)
 {
@@ -50,14 +64,9 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
             return DR_NONE;
         }
     }
-    nary_ext *x = dr__arena_alloc(t, sizeof *x + n * 16);
+    nary_ext *x = nary_new(t, n, n);
     if (!x)
         return DR_NONE;
-    x->hdr.reverse = nary_reverse;
-    x->hdr.clear_adj = NULL;
-    x->n = n;
-    x->args = (int64_t *)(x + 1);
-    x->partials = (double *)(x->args + n);
     for (size_t i = 0; i < n; i++) {
         dr__rel_arg(t, args[i], &x->args[i]);
         x->partials[i] = partials[i];
@@ -67,14 +76,9 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
 
 dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb, double db)
 {
-    nary_ext *x = dr__arena_alloc(t, sizeof *x + 2 * 16);
+    nary_ext *x = nary_new(t, rb < 0 ? 1 : 2, 2);
     if (!x)
         return DR_NONE;
-    x->hdr.reverse = nary_reverse;
-    x->hdr.clear_adj = NULL;
-    x->n = rb < 0 ? 1 : 2;
-    x->args = (int64_t *)(x + 1);
-    x->partials = (double *)(x->args + 2);
     x->args[0] = ra;
     x->args[1] = rb;
     x->partials[0] = da;

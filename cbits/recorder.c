@@ -8,7 +8,7 @@
  * usual; the recorder's end pointer is then set to its cursor, so its own
  * next push takes dr__rec_slow, which borrows the cursor again.  Ids the
  * recorder handed out are valid arguments of tape calls meanwhile
- * (dr__rel_rec).  The calls that need the whole tape (sweeps, clearing,
+ * (dr__rel_arg).  The calls that need the whole tape (sweeps, clearing,
  * forking) refuse while a recorder is open (DR_ST_RECOPEN).
  */
 #include "internal.h"
@@ -48,11 +48,6 @@ void dr__rec_reclaim(dr_tape *t)
     dr_rec *r = t->rec;
     give_back(t, r);
     r->end_ = r->cur_;
-}
-
-bool dr__rel_rec(const dr_tape *t, uint64_t r)
-{
-    return r < (uint64_t)t->rec->next_;
 }
 
 dr_status dr_rec_begin(dr_tape *t, dr_rec *r)

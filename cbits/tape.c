@@ -352,8 +352,8 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
     } else {
         e->next = NULL;
     }
-    dr_node *n = dr__slot(t);
-    if (!n) {
+    dr_node *n = t->cur;
+    if (n == t->end && !(n = dr__grow(t))) {
         if (e->clear_adj)
             t->exts = e->next;
         return DR_NONE;
@@ -363,7 +363,9 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
     n->db = 0.0;
     n->a = DR_EXT_TAG;
     n->b = 0;
-    return dr__commit(t);
+    t->cur = n + 1;
+    t->len++;
+    return t->base + t->next++;
 }
 
 /* ------------------------------------------------------------- recording */
