@@ -82,12 +82,11 @@ $(B)/adolc-bench: bench/c/adolc_bench.cpp $(HDR)
 $(LIB_A):
 	$(MAKE) BUILD=$(BUILD) lib
 
-# hyperfine and ADOL-C come from the top Makefile's deps-bench (ensured here
-# too, with python3 for the driver); gnuplot draws
-# the chart (the driver skips the chart, saying so, if it is missing).
+# hyperfine, ADOL-C, python3 for the driver and gnuplot for the chart
+# (tools/deps.sh, group bench; the driver skips the chart if gnuplot is
+# missing)
 bench-deps:
-	@sh tools/ensure-debs.sh hyperfine libadolc-dev python3
-	@sh tools/ensure-debs.sh gnuplot-nox || echo "bench: gnuplot-nox could not be installed: no chart"
+	@sh tools/deps.sh ensure bench || echo "bench: some benchmark packages could not be installed"
 
 # The Haskell bench executables (dualrev-hs-bench, ad-bench) are built by
 # haskell/haskell.mk into $(B)/hs/ when the Haskell front end exists; a

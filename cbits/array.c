@@ -80,7 +80,7 @@ static dr_arr_node *lookup(const dr_tape *t, dr_idx id)
     if (!t)
         return NULL;
     int64_t rel;
-    if (!dr__rel(t, id, &rel) || rel < 0)
+    if (((uint64_t)id >> 62) != 1 || !dr__rel(t, id & ~DR_ARR_TAG, &rel))
         return NULL;
     return node_at(t, rel);
 }
@@ -132,7 +132,8 @@ dr_idx dr__arr_push(dr_tape *t, dr_arr_node *y)
         return DR_NONE;
     if (!y->active)
         y->rev = NULL;
-    y->pub = dr__record_ext(t, &y->hdr);
+    dr_idx id = dr__record_ext(t, &y->hdr);
+    y->pub = id == DR_NONE ? DR_NONE : id | DR_ARR_TAG;
     return y->pub;
 }
 

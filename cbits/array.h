@@ -84,6 +84,15 @@ DR_HIDDEN double *dr__arr_adj_acquire_raw(dr_tape *t, dr_arr_node *x,
                                           bool *fresh);
 /* public handle and id of a node (failed handle for NULL) */
 DR_HIDDEN dr_arr dr__arr_handle(const dr_arr_node *y);
+/*
+ * The public id of an array-valued node is its node id with DR_ARR_TAG set:
+ * array ids lie outside the range of scalar ids, so the range check every
+ * scalar argument passes anyway (dr__rel) refuses an array id at no extra
+ * cost, and dr_gradient refuses one among its inputs.  Scalar-valued array
+ * ops (dot, sum, ...) give ordinary scalar ids.
+ */
+#define DR_ARR_TAG ((int64_t)1 << 62)
+
 static inline dr_idx dr__arr_id(const dr_arr_node *y)
 {
     return y ? y->pub : DR_NONE;

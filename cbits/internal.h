@@ -141,6 +141,8 @@ struct dr_hist {
     void (*fn)(dr_tape *, size_t, void *); /* dr_fork_run's function     */
     void *ctx;
     int mode;               /* what the queued kids run (parallel.c)      */
+    bool blas_solo;         /* dr_fork took a BLAS hold; the join gives
+                               it back (blas_threads.c)                  */
     dr_kid kids[];
 };
 
@@ -295,6 +297,11 @@ DR_HIDDEN dr_status dr__adj_ensure(dr_tape *t);
 DR_HIDDEN void dr__sweep_chunks(dr_chunk *last, dr_sweep *s);
 /* the same where s->atomic: adds into ids < s->own_lo are atomic */
 DR_HIDDEN void dr__sweep_chunks_atomic(dr_chunk *last, dr_sweep *s);
+
+/* blas_threads.c: while a hold is open (any tape), OpenBLAS runs
+   single-threaded; holds nest and are counted process-wide */
+DR_HIDDEN void dr__blas_solo_hold(void);
+DR_HIDDEN void dr__blas_solo_release(void);
 
 /* parallel.c */
 /* the rest of a sweep after the root's current job: the job graph */

@@ -503,9 +503,13 @@ dr_status dr__sweep_forks(dr_tape *t, dr_sweep *s)
     dr_par *P = t->parallel;
     P->adj = s->adj;
     P->use_pool = pool_ensure(P);
-    if (P->use_pool)
+    if (P->use_pool) {
         t->state |= DR_ST_PSWEEP;
+        dr__blas_solo_hold(); /* jobs' array rules run BLAS single-threaded */
+    }
     resolve(P, NULL, t->hist, 0, false);
+    if (P->use_pool)
+        dr__blas_solo_release();
     t->state &= ~DR_ST_PSWEEP;
     return dr_tape_status(t);
 }
@@ -622,6 +626,9 @@ dr_status dr_fork(dr_tape *t, size_t n, dr_tape **children)
         return st;
     for (size_t i = 0; i < n; i++)
         children[i] = H->kids[i].handle;
+    /* the children may record at once on the caller's threads */
+    dr__blas_solo_hold();
+    H->blas_solo = true;
     return DR_OK;
 }
 
@@ -661,6 +668,8 @@ dr_status dr_join(dr_tape *t)
         h->up = NULL;
     }
     give_handles(t->root->parallel, H, H->n);
+    if (H->blas_solo)
+        dr__blas_solo_release();
     t->fork = NULL;
     t->state &= ~DR_ST_FORKED;
     /* the continuation job: a fresh chunk on its first record */
@@ -669,6 +678,36 @@ dr_status dr_join(dr_tape *t)
     t->hist = H;
     t->next = __atomic_load_n(&t->root->reserved, __ATOMIC_RELAXED);
     return DR_OK;
+}
+
+/*
+ * Close what a finished job of dr_fork_run left open on its handle h: a
+ * recorder, or a fork (its children first, to any depth).  Without this the
+ * caller's handle would stay forked with children it never saw, and every
+ * later clear, join or sweep would be DR_EBUSY.  The job's dr_rec may have
+ * gone with its stack frame, so it is not read: the nodes the recorder
+ * appended since it last took the cursor are dropped.  h's sticky status
+ * becomes DR_EBUSY (the join passes it up), so the recording is refused
+ * until dr_tape_clear.  Returns whether anything was open.
+ */
+static bool close_left_open(dr_tape *h)
+{
+    bool left = false;
+    if (h->state & DR_ST_RECOPEN) {
+        h->state &= ~(DR_ST_REC | DR_ST_RECOPEN);
+        h->rec = NULL;
+        h->end = h->chunk ? h->chunk->nodes + h->chunk->cap : NULL;
+        left = true;
+    }
+    if (h->state & DR_ST_FORKED) {
+        for (size_t i = 0; i < h->fork->n; i++)
+            close_left_open(h->fork->kids[i].handle);
+        dr_join(h);
+        left = true;
+    }
+    if (left)
+        dr__fail(h, DR_EBUSY);
+    return left;
 }
 
 dr_status dr_fork_run(dr_tape *t, size_t n,
@@ -687,12 +726,18 @@ dr_status dr_fork_run(dr_tape *t, size_t n,
     H->ctx = ctx;
     dr_par *P = t->root->parallel;
     if (n > 1 && pool_ensure(P)) {
+        dr__blas_solo_hold();
         run_group(P, H, MODE_FORWARD, 0);
+        dr__blas_solo_release();
     } else {
         for (size_t i = 0; i < n; i++)
             fn(H->kids[i].handle, i, ctx);
     }
-    return dr_join(t);
+    bool left = false;
+    for (size_t i = 0; i < n; i++)
+        left |= close_left_open(H->kids[i].handle);
+    st = dr_join(t);
+    return left ? DR_EBUSY : st;
 }
 
 /* --------------------------------------------------------------- threads */
@@ -779,6 +824,12 @@ void dr__par_free(dr_tape *R)
     if (!P)
         return;
     pool_stop(P);
+    /* forks never joined give their BLAS holds back */
+    if ((R->state & DR_ST_FORKED) && R->fork->blas_solo)
+        dr__blas_solo_release();
+    for (dr_tape *h = P->hall; h; h = h->hall)
+        if ((h->state & DR_ST_FORKED) && h->fork->blas_solo)
+            dr__blas_solo_release();
     for (dr_tape *h = P->hall; h;) {
         dr_tape *nx = h->hall;
         dr__free(h);

@@ -54,6 +54,10 @@ dr_status dr_rec_begin(dr_tape *t, dr_rec *r)
 {
     if (!r)
         return DR_EINVAL;
+    /* r already open on t: refuse before touching r, which holds t's
+       cursor (wiping it would lose the cursor and leave t busy for ever) */
+    if (t && t->rec == r)
+        return DR_EBUSY;
     closed(r);
     if (!t || (t->state & DR_ST_DEAD))
         return DR_EINVAL;

@@ -282,12 +282,12 @@ static dr_status sweep_row(dr_tape *t, dr_real y, size_t n, const dr_real *x,
     dr_status st = sweep_from(t, y.idx);
     if (st != DR_OK)
         return st;
-    /* the caller checked every id (check_ids): read the adjoints directly */
-    const double *A = t->adj_raw + 1;
+    /* the caller checked every id (check_ids): read the adjoints directly
+       (an empty tape has no adjoint storage, and then every g is 0) */
     for (size_t i = 0; i < n; i++) {
         int64_t r = -1;
         dr__rel(t, x[i].idx, &r);
-        g[i] = (r >= 0 && r < t->adj_valid) ? A[r] : 0.0;
+        g[i] = (r >= 0 && r < t->adj_valid) ? t->adj_raw[1 + r] : 0.0;
     }
     return DR_OK;
 }
@@ -360,7 +360,8 @@ dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
         st = check_ids(t, m, y);
     if (st == DR_OK)
         st = check_ids(t, n, x);
+    /* (no row offset into J when n == 0: J may then be NULL) */
     for (size_t i = 0; st == DR_OK && i < m; i++)
-        st = sweep_row(t, y[i], n, x, J + i * n);
+        st = sweep_row(t, y[i], n, x, n ? J + i * n : J);
     return st;
 }

@@ -6,7 +6,6 @@
 
 SHELL    := /bin/bash
 BUILD    ?= build
-HS_DEBS  := ghc cabal-install libghc-hspec-dev libghc-quickcheck2-dev pkg-config libopenblas-dev
 HS_BUILD := $(abspath $(BUILD))/hs
 export CABAL_DIR := $(HS_BUILD)/cabal-home
 CABAL    := cabal --builddir=$(HS_BUILD)/dist
@@ -17,7 +16,7 @@ QUIET    := 2>&1 | grep -v 'relative path outside\|will not work when generating
 .PHONY: hs-deps hs-lib test-hs demo-hs bench-hs
 
 hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
-	@sh tools/ensure-debs.sh $(HS_DEBS)
+	@sh tools/deps.sh check lib hs
 	@mkdir -p $(CABAL_DIR)
 	@cp haskell/cabal.config $(CABAL_DIR)/config
 	@sh tools/sync-cabal-csources.sh

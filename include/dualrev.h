@@ -35,7 +35,10 @@
  * an id from before a clear, an id from another tape's range, or any other
  * number that is not on the tape is rejected with DR_EINVAL; it never touches
  * memory.  (Two tapes have independent id ranges that may overlap: an id of
- * one tape can happen to be valid on another.)
+ * one tape can happen to be valid on another.)  Array nodes have ids of
+ * their own range (see "arrays"), which scalar operations, dr_seed,
+ * dr_adjoint and dr_gradient refuse like any id that is not a scalar on the
+ * tape.
  *
  * Threads
  * -------
@@ -340,6 +343,13 @@ DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
  * not an array node of this tape) given to a later operation is DR_EINVAL;
  * the sticky status keeps the first error.  Scalar-valued operations return a
  * constant NaN on failure.  Nothing aborts or reads out of bounds.
+ *
+ * Ids.  The id of an array-valued node lies in a range of its own, apart
+ * from scalar ids: given as a scalar argument (the idx of a dr_real), it is
+ * refused like any id that is not on the tape (the operation gives a
+ * constant and sets the sticky status to DR_EINVAL; dr_seed, dr_adjoint_get
+ * and dr_gradient return DR_EINVAL).  Array ids are opaque: they are not
+ * consecutive with the scalar ids recorded around them.
  *
  * Two forms.  Every operation exists taking and returning dr_arr handles,
  * and, for foreign-function interfaces that cannot pass structs (Haskell),
@@ -710,8 +720,14 @@ typedef void (*dr_job_fn)(dr_tape *child, size_t i, void *ctx);
  * with threads > 1 on the tape's worker pool (the calling thread takes part;
  * fn runs on any of the threads, several at once), else in order i = 0..n-1
  * on the calling thread.  fn may fork its child again (nested dr_fork_run
- * calls share the pool and never deadlock) but must join what it forks.
- * Returns the status of dr_fork (then fn never ran) or dr_join.
+ * calls share the pool and never deadlock) but must join what it forks and
+ * end the recorders it begins.  A job that returns with a fork or a
+ * recorder still open on its handle is a usage error that loses nothing
+ * but that recording: dr_fork_run closes what was left open (the nodes of
+ * such a recorder since it last took the cursor are dropped), joins, sets
+ * t's sticky status and returns DR_EBUSY; dr_tape_clear makes the tape
+ * usable again.  Otherwise returns the status of dr_fork (then fn never
+ * ran) or dr_join.
  */
 DR_API dr_status dr_fork_run(dr_tape *t, size_t n, dr_job_fn fn, void *ctx);
 
@@ -779,8 +795,10 @@ typedef struct dr_rec {
 /**
  * Open a recorder r on tape handle t.  DR_EINVAL if r or t is NULL or t is a
  * joined child handle; DR_EBUSY if t is forked or already has a recorder
- * open.  On failure r is still usable: its operations return constants
- * (without touching any tape's status).
+ * open.  If r itself is the recorder open on t, DR_EBUSY and r stays open
+ * and working; otherwise, on failure r is still usable: its operations
+ * return constants (without touching any tape's status).  (A recorder open
+ * on another tape must be ended before it is begun again.)
  */
 DR_API dr_status dr_rec_begin(dr_tape *t, dr_rec *r);
 /**

@@ -8,6 +8,7 @@
  */
 #include "check.h"
 
+#include <cblas.h> /* openblas_get_num_threads */
 #include <math.h>
 #include <string.h>
 
@@ -93,10 +94,70 @@ static void test_fork_arrays(void **state)
     }
 }
 
+/* ------------------------------------------------ the BLAS thread budget
+ * While jobs may run at once, OpenBLAS runs single-threaded (dualrev.h,
+ * "threads"); outside, it keeps its own count.  No BLAS runs outside jobs
+ * here, so under ThreadSanitizer no OpenBLAS worker ever writes our
+ * memory even with its count set to 2. */
+
+static int seen[KIDS]; /* OpenBLAS's thread count inside each job */
+
+static void budget_child(dr_tape *t, size_t i, void *ctx)
+{
+    job *j = ctx;
+    seen[i] = openblas_get_num_threads();
+    dr_arr g = dr_arr_matmul(t, j->W, 1, j->W, 0);
+    j->out[i] = dr_arr_sum(t, g);
+}
+
+static void test_blas_thread_budget(void **state)
+{
+    (void)state;
+    const int before = openblas_get_num_threads();
+    openblas_set_num_threads(2);
+    double w[R * C], x[C];
+    inputs(w, x);
+    dr_tape *t = chk_tape_new();
+    job j;
+    j.W = dr_arr_input(t, 2, R, C, w);
+    j.x = dr_arr_input(t, 1, C, 1, x);
+    /* the worker pool: one thread of BLAS per job, restored after */
+    CHK_STATUS(dr_set_threads(t, 2), DR_OK);
+    memset(seen, 0, sizeof seen);
+    CHK_STATUS(dr_fork_run(t, KIDS, budget_child, &j), DR_OK);
+    for (int i = 0; i < KIDS; i++)
+        assert_int_equal(seen[i], 1);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    /* dr_fork: the caller's own threads may record, so also single */
+    dr_tape *kids[2], *grand[2];
+    CHK_STATUS(dr_fork(t, 2, kids), DR_OK);
+    assert_int_equal(openblas_get_num_threads(), 1);
+    budget_child(kids[0], 0, &j);
+    CHK_STATUS(dr_fork(kids[1], 2, grand), DR_OK); /* holds nest */
+    budget_child(grand[1], 1, &j);
+    CHK_STATUS(dr_join(kids[1]), DR_OK);
+    assert_int_equal(openblas_get_num_threads(), 1);
+    CHK_STATUS(dr_join(t), DR_OK);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    /* the gradient of the jobs' arrays, swept on the pool */
+    dr_real y = dr_add(t, j.out[0], j.out[1]);
+    CHK_STATUS(dr_seed(t, y.idx, 1.0), DR_OK);
+    CHK_STATUS(dr_reverse(t), DR_OK);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    /* a tape freed while forked gives its holds back */
+    CHK_STATUS(dr_fork(t, 2, kids), DR_OK);
+    CHK_STATUS(dr_fork(kids[0], 1, grand), DR_OK);
+    assert_int_equal(openblas_get_num_threads(), 1);
+    dr_tape_free(t);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    openblas_set_num_threads(before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fork_arrays),
+        cmocka_unit_test(test_blas_thread_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
