@@ -103,6 +103,10 @@ def all_rows(quick):
         Row("nn784, arrays, batch 64", "nn784", unit="gradient",
             exe={"dualrev": "nn-array-bench", "primal": "nn-primal-bench"},
             impls={"primal", "dualrev", "hs"}),
+        Row("nn784, arrays, batch split over 2 jobs", "nn784-split",
+            threads=2, unit="gradient",
+            exe={"dualrev": "nn-array-bench", "primal": "nn-primal-bench"},
+            impls={"primal", "dualrev"}),
     ]
     if quick:
         rows = [r for r in rows if r.size != 10**3]

@@ -692,6 +692,19 @@ DR_API dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
  * works too), reused by later sweeps and dr_fork_run calls, and stopped by
  * dr_tape_free or a dr_set_threads with another count.  If a thread cannot
  * be created, the work runs with fewer (or on the calling thread).
+ *
+ * One thread budget.  OpenBLAS has a thread pool of its own.  While jobs
+ * may run at once - from dr_fork to its dr_join, during dr_fork_run on the
+ * worker pool, and during a parallel sweep - the library sets OpenBLAS to
+ * one thread, so each job's array products run on the job's own thread and
+ * the jobs are the parallelism (several jobs each asking OpenBLAS for every
+ * core would oversubscribe them, and OpenBLAS serialises concurrent
+ * callers).  Outside those times OpenBLAS uses its own thread count
+ * (OPENBLAS_NUM_THREADS or openblas_set_num_threads).  OpenBLAS's count is
+ * one process-wide setting: the first such hold, of any tape, saves it and
+ * the last restores it, so a BLAS call made meanwhile by other code of the
+ * process also runs single-threaded.  Linked against another CBLAS, the
+ * library leaves threads alone.
  */
 
 /**

@@ -19,6 +19,10 @@
  *            matrix-matrix products (dgemm); one gradient with respect to all
  *            weights and biases.  Checksum: the sum of all gradient entries
  *            (the primal: the loss).
+ *   nn784-split  nn784 with the batch split in two halves of 32 rows, each
+ *            recorded in its own job (dr_fork_run) and the jobs swept in
+ *            parallel, on BENCH_THREADS threads (default 2).  The same
+ *            gradient to rounding; nn-primal-bench runs nn784 for it.
  * Any other program name exits with status 2.  OpenBLAS threads follow
  * OPENBLAS_NUM_THREADS.
  */
@@ -240,10 +244,84 @@ static double run_nn784(long reps)
     return result;
 }
 
+#ifndef NN_PRIMAL
+/* nn784-split: the parameters are the parent's arrays; job i takes rows
+   i*B/2 .. of the batch and leaves its share of the loss in out[i] */
+typedef struct split_job {
+    const double *X, *Y;
+    dr_arr w[3], c[3];
+    dr_real out[2];
+} split_job;
+
+static void nn784_half(dr_tape *t, size_t i, void *ctx)
+{
+    split_job *j = ctx;
+    enum { H = B / 2 };
+    dr_arr a = dr_arr_const_ref(t, 2, H, L0, j->X + i * H * L0);
+    dr_arr y = dr_arr_const_ref(t, 2, H, L3, j->Y + i * H * L3);
+    for (int l = 0; l < 3; l++) {
+        a = dr_arr_add_rowvec(t, dr_arr_matmul(t, a, 0, j->w[l], 0), j->c[l]);
+        if (l < 2)
+            a = dr_arr_map(t, DR_FN_RELU, a);
+    }
+    dr_real lse = dr_arr_sum(t, dr_arr_logsumexp_rows(t, a));
+    j->out[i] = dr_mul(t, dr_sub(t, lse, dr_arr_dot(t, y, a)),
+                       dr_const(1.0 / B));
+}
+
+static double run_nn784_split(long reps)
+{
+    double *p = bench_xmalloc(sizeof(double) * N784);
+    double *X = bench_xmalloc(sizeof(double) * B * L0);
+    double Y[B * L3];
+    nn784_inputs(p, X, Y);
+    const char *env = getenv("BENCH_THREADS");
+    check(dr_set_threads(T, env ? (unsigned)atoi(env) : 2u), "dr_set_threads");
+    const int dims[4] = {L0, L1, L2, L3};
+    double *g = bench_xmalloc(sizeof(double) * N784);
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(p);
+        bench_clobber(X);
+        check(dr_tape_clear(T), "clear");
+        split_job j;
+        memset(&j, 0, sizeof j);
+        j.X = X;
+        j.Y = Y;
+        const double *q = p;
+        for (int l = 0; l < 3; l++) {
+            j.w[l] = dr_arr_input_ref(T, 2, dims[l], dims[l + 1], q);
+            q += dims[l] * dims[l + 1];
+            j.c[l] = dr_arr_input_ref(T, 1, dims[l + 1], 1, q);
+            q += dims[l + 1];
+        }
+        check(dr_fork_run(T, 2, nn784_half, &j), "fork_run");
+        dr_real loss = dr_add(T, j.out[0], j.out[1]);
+        check(dr_tape_status(T), "record");
+        check(dr_seed(T, loss.idx, 1.0), "seed");
+        check(dr_reverse(T), "reverse");
+        double *o = g;
+        for (int l = 0; l < 3; l++) {
+            check(dr_arr_adjoint(T, j.w[l].idx, o), "adjoint");
+            o += dims[l] * dims[l + 1];
+            check(dr_arr_adjoint(T, j.c[l].idx, o), "adjoint");
+            o += dims[l + 1];
+        }
+        bench_use(g);
+    }
+    double result = 0.0;
+    for (int i = 0; i < N784; i++)
+        result += g[i];
+    free(g);
+    free(p);
+    free(X);
+    return result;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s fneural|nn784 <size> <reps>\n", argv[0]);
+        fprintf(stderr, "usage: %s fneural|nn784|nn784-split <size> <reps>\n", argv[0]);
         return 1;
     }
     char *end;
@@ -252,9 +330,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: bad reps '%s'\n", argv[0], argv[3]);
         return 1;
     }
-    int prog = strcmp(argv[1], "fneural") == 0 ? 0
-               : strcmp(argv[1], "nn784") == 0 ? 1
-                                               : -1;
+    int prog = strcmp(argv[1], "fneural") == 0       ? 0
+               : strcmp(argv[1], "nn784") == 0       ? 1
+               : strcmp(argv[1], "nn784-split") == 0 ? 2
+                                                     : -1;
+#ifdef NN_PRIMAL
+    if (prog == 2)
+        prog = 1; /* the primal has nothing to split */
+#endif
     if (prog < 0) {
         fprintf(stderr, "%s: unknown program '%s'\n", argv[0], argv[1]);
         return 2;
@@ -266,7 +349,13 @@ int main(int argc, char **argv)
         return 3;
     }
 #endif
+#ifdef NN_PRIMAL
     double c = prog == 0 ? run_fneural(reps) : run_nn784(reps);
+#else
+    double c = prog == 0   ? run_fneural(reps)
+               : prog == 1 ? run_nn784(reps)
+                           : run_nn784_split(reps);
+#endif
     printf("%.10g\n", c);
 #ifndef NN_PRIMAL
     dr_tape_free(T);
