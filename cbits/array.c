@@ -15,24 +15,54 @@ void dr__arr_clear_adj(dr_ext *e)
     ((dr_arr_node *)e)->adj_live = false;
 }
 
-/* reverse entry of array-valued nodes: nothing to do unless reached */
 /*
- * In a parallel sweep (s->atomic) sibling jobs may accumulate into the same
- * array adjoint at once: array reverse rules then run one at a time under
- * this process-wide lock (coarse but correct; scalar adjoints are added with
- * dr__acc).  Lock order: this lock, then the tape's arena lock.
+ * Parallel sweeps.  Sibling jobs run their array rules at once, and their
+ * rules may add into the adjoint of the same ancestor array (a weight
+ * matrix every job of a split batch uses).  A rule therefore accumulates
+ * into an array of an ancestor job (dr__foreign) through a scratch buffer
+ * (dr__arr_adj_for), and when the rule is done each buffer is added into
+ * its array's adjoint under a lock chosen by the array's address: the
+ * products run in parallel, only the additions into one array are one at
+ * a time.  Arrays of the running job are the job's alone and are written
+ * directly.
  */
-static pthread_mutex_t psweep_lock = PTHREAD_MUTEX_INITIALIZER;
+#define MERGE_LOCKS 64
+static pthread_mutex_t merge_lock[MERGE_LOCKS] = {
+    [0 ... MERGE_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER};
+
+static pthread_mutex_t *merge_lock_of(const dr_arr_node *x)
+{
+    uintptr_t h = (uintptr_t)x >> 6;
+    return &merge_lock[(h ^ (h >> 7)) % MERGE_LOCKS];
+}
+
+/* add the rule's scratch buffers into their arrays' adjoints */
+static void merge_pending(dr_sweep *s)
+{
+    dr_tape *R = s->tape->root;
+    while (s->pending) {
+        dr_scratch *b = s->pending;
+        s->pending = b->next;
+        dr_arr_node *x = b->owner;
+        pthread_mutex_t *m = merge_lock_of(x);
+        pthread_mutex_lock(m);
+        bool fresh;
+        double *A = dr__arr_adj_acquire_raw(s->tape, x, &fresh);
+        if (A && fresh)
+            memcpy(A, b->data, (size_t)x->n * sizeof(double));
+        else if (A)
+            for (int64_t i = 0; i < x->n; i++)
+                A[i] += b->data[i];
+        pthread_mutex_unlock(m);
+        dr__scratch_give(R, b);
+    }
+}
 
 static void run_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
-    if (DR_UNLIKELY(s->atomic)) {
-        pthread_mutex_lock(&psweep_lock);
-        y->rev(y, s, g);
-        pthread_mutex_unlock(&psweep_lock);
-    } else {
-        y->rev(y, s, g);
-    }
+    y->rev(y, s, g);
+    if (DR_UNLIKELY(s->pending != NULL))
+        merge_pending(s);
 }
 
 static void arr_reverse(dr_ext *e, dr_sweep *s, double g)
@@ -173,6 +203,34 @@ double *dr__arr_adj_acquire_raw(dr_tape *t, dr_arr_node *x, bool *fresh)
         *fresh = true;
     }
     return x->adj;
+}
+
+double *dr__arr_adj_for_raw(dr_sweep *s, dr_arr_node *x, bool *fresh)
+{
+    if (DR_LIKELY(!dr__foreign(s, x->hdr.id)))
+        return dr__arr_adj_acquire_raw(s->tape, x, fresh);
+    *fresh = false;
+    if (!x->active)
+        return NULL;
+    dr_scratch *b = dr__scratch_take(s->tape->root, (size_t)x->n);
+    if (!b) {
+        dr__fail(s->tape, DR_ENOMEM);
+        return NULL;
+    }
+    b->owner = x;
+    b->next = s->pending;
+    s->pending = b;
+    *fresh = true;
+    return b->data;
+}
+
+double *dr__arr_adj_for(dr_sweep *s, dr_arr_node *x)
+{
+    bool fresh;
+    double *a = dr__arr_adj_for_raw(s, x, &fresh);
+    if (a && fresh && x->n)
+        memset(a, 0, (size_t)x->n * sizeof(double));
+    return a;
 }
 
 double *dr__arr_adj_acquire(dr_tape *t, dr_arr_node *x)

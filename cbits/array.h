@@ -21,11 +21,10 @@
  * adjoint is not live was not reached and its reverse returns at once.
  *
  * Parallel sweeps: scalar-adjoint writes go through dr__arr_sacc (dr__acc:
- * atomic when the id is foreign to the running job); array reverse rules run
- * under a process-wide mutex when the sweep is parallel (s->atomic), since
- * sibling jobs may add into one array adjoint.  TODO: lock-free per-record
- * accumulation (a per-record spinlock or atomic adds only where
- * dr__foreign(s, x->hdr.id)) if array-heavy forked jobs need to scale.
+ * atomic when the id is foreign to the running job); array adjoints of
+ * ancestor jobs, which sibling jobs may add into at once, are accumulated
+ * in scratch buffers and added in under a per-array lock after the rule
+ * (dr__arr_adj_for; array.c), so sibling jobs' rules run in parallel.
  */
 #ifndef DR_ARRAY_H
 #define DR_ARRAY_H
@@ -82,6 +81,13 @@ DR_HIDDEN double *dr__arr_adj_acquire(dr_tape *t, dr_arr_node *x);
    zeroed: the caller must overwrite every element instead of adding */
 DR_HIDDEN double *dr__arr_adj_acquire_raw(dr_tape *t, dr_arr_node *x,
                                           bool *fresh);
+/* what a reverse rule calls for an operand's adjoint: as the two above,
+   but for an array of an ancestor job in a parallel sweep, a scratch
+   buffer that is added into the array's adjoint after the rule (array.c,
+   "parallel sweeps") */
+DR_HIDDEN double *dr__arr_adj_for(dr_sweep *s, dr_arr_node *x);
+DR_HIDDEN double *dr__arr_adj_for_raw(dr_sweep *s, dr_arr_node *x,
+                                      bool *fresh);
 /* public handle and id of a node (failed handle for NULL) */
 DR_HIDDEN dr_arr dr__arr_handle(const dr_arr_node *y);
 /*

@@ -22,8 +22,8 @@ static void bin_rev(dr_arr_node *y, dr_sweep *s, double g)
     (void)g;
     dr_arr_node *a = y->x[0], *b = y->x[1];
     const double *Y = y->adj, *av = a->val, *bv = b->val, *yv = y->val;
-    double *A = dr__arr_adj_acquire(s->tape, a);
-    double *B = dr__arr_adj_acquire(s->tape, b);
+    double *A = dr__arr_adj_for(s, a);
+    double *B = dr__arr_adj_for(s, b);
     int64_t n = y->n;
     switch (y->ip[0]) {
     case BIN_ADD:
@@ -133,7 +133,7 @@ static void scale_rev(dr_arr_node *y, dr_sweep *s, double g)
     (void)g;
     dr_arr_node *x = y->x[0];
     const double *Y = y->adj, *xv = x->val;
-    double *X = dr__arr_adj_acquire(s->tape, x);
+    double *X = dr__arr_adj_for(s, x);
     double sv = y->sv, acc = 0.0;
     for (int64_t i = 0; i < y->n; i++) {
         double gi = Y[i];
@@ -196,7 +196,7 @@ static void map_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node *x = y->x[0];
-    double *X = dr__arr_adj_acquire(s->tape, x);
+    double *X = dr__arr_adj_for(s, x);
     if (!X)
         return;
     const double *Y = y->adj, *xv = x->val, *yv = y->val;
@@ -315,12 +315,12 @@ static void bcast_rev(dr_arr_node *y, dr_sweep *s, double g)
     const double *Y = y->adj;
     int64_t r = y->rows, c = y->cols;
     if (m) {
-        double *M = dr__arr_adj_acquire(s->tape, m);
+        double *M = dr__arr_adj_for(s, m);
         if (M)
             for (int64_t i = 0; i < y->n; i++)
                 M[i] += Y[i];
     }
-    double *V = dr__arr_adj_acquire(s->tape, v);
+    double *V = dr__arr_adj_for(s, v);
     if (!V)
         return;
     if (y->ip[0] == 0) {

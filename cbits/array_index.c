@@ -14,7 +14,7 @@
 
 static void index_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
-    double *X = dr__arr_adj_acquire(s->tape, y->x[0]);
+    double *X = dr__arr_adj_for(s, y->x[0]);
     if (X)
         X[y->ip[0]] += g;
 }
@@ -168,7 +168,7 @@ static void block_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node *x = y->x[0];
-    double *X = dr__arr_adj_acquire(s->tape, x);
+    double *X = dr__arr_adj_for(s, x);
     if (!X)
         return;
     int64_t r0 = y->ip[0], c0 = y->ip[1], C = x->cols;
@@ -249,7 +249,7 @@ static void concat_rev(dr_arr_node *y, dr_sweep *s, double g)
     int64_t off = 0;
     for (int64_t k = 0; k < y->naux; k++) {
         dr_arr_node *x = xs[k];
-        double *X = dr__arr_adj_acquire(s->tape, x);
+        double *X = dr__arr_adj_for(s, x);
         if (X) {
             if (y->ip[0] == 0) {
                 for (int64_t i = 0; i < x->n; i++)
@@ -348,7 +348,7 @@ static void gs_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node *x = y->x[0];
-    double *X = dr__arr_adj_acquire(s->tape, x);
+    double *X = dr__arr_adj_for(s, x);
     if (!X)
         return;
     const int64_t *idx = y->aux;
@@ -445,7 +445,7 @@ dr_idx dr_arr_scatter_id(dr_tape *t, dr_idx x, int64_t out_len,
 static void reshape_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
-    double *X = dr__arr_adj_acquire(s->tape, y->x[0]);
+    double *X = dr__arr_adj_for(s, y->x[0]);
     if (X)
         for (int64_t i = 0; i < y->n; i++)
             X[i] += y->adj[i];

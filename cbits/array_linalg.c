@@ -23,10 +23,10 @@ static void dot_rev(dr_arr_node *y, dr_sweep *s, double g)
     int n = (int)a->n;
     if (n == 0)
         return;
-    double *A = dr__arr_adj_acquire(s->tape, a);
+    double *A = dr__arr_adj_for(s, a);
     if (A)
         cblas_daxpy(n, g, b->val, 1, A, 1);
-    double *B = dr__arr_adj_acquire(s->tape, b);
+    double *B = dr__arr_adj_for(s, b);
     if (B)
         cblas_daxpy(n, g, a->val, 1, B, 1);
 }
@@ -82,7 +82,7 @@ static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
         return;
     const double *Y = y->adj;
     bool fresh;
-    double *M = dr__arr_adj_acquire_raw(s->tape, m, &fresh);
+    double *M = dr__arr_adj_for_raw(s, m, &fresh);
     if (M) {
         /* m_bar += u (x) w: u = y_bar, w = v (matvec) or u = v, w = y_bar */
         const double *u = vecmat ? v->val : Y, *w = vecmat ? Y : v->val;
@@ -96,7 +96,7 @@ static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
         else
             cblas_dger(CblasRowMajor, r, c, 1.0, u, 1, w, 1, M, c);
     }
-    double *V = dr__arr_adj_acquire_raw(s->tape, v, &fresh);
+    double *V = dr__arr_adj_for_raw(s, v, &fresh);
     if (V) /* v_bar += m^T y_bar (matvec) or m y_bar (vecmat) */
         cblas_dgemv(CblasRowMajor, vecmat ? CblasNoTrans : CblasTrans, r, c,
                     1.0, m->val, c, Y, 1, adj_beta(fresh), V, 1);
@@ -166,7 +166,7 @@ static void mm_rev(dr_arr_node *y, dr_sweep *s, double g)
     int lda = (int)a->cols, ldb = (int)b->cols;
     const double *Cb = y->adj;
     bool fresh;
-    double *A = dr__arr_adj_acquire_raw(s->tape, a, &fresh);
+    double *A = dr__arr_adj_for_raw(s, a, &fresh);
     if (A) {
         if (!ta) /* A_bar (m x k) += C_bar op(B)^T */
             cblas_dgemm(CblasRowMajor, CblasNoTrans,
@@ -177,7 +177,7 @@ static void mm_rev(dr_arr_node *y, dr_sweep *s, double g)
                         CblasTrans, k, m, n, 1.0, b->val, ldb, Cb, n,
                         adj_beta(fresh), A, m);
     }
-    double *B = dr__arr_adj_acquire_raw(s->tape, b, &fresh);
+    double *B = dr__arr_adj_for_raw(s, b, &fresh);
     if (B) {
         if (!tb) /* B_bar (k x n) += op(A)^T C_bar */
             cblas_dgemm(CblasRowMajor, ta ? CblasNoTrans : CblasTrans,
@@ -250,11 +250,11 @@ static void outer_rev(dr_arr_node *y, dr_sweep *s, double g)
     if (m == 0 || n == 0)
         return;
     bool fresh;
-    double *U = dr__arr_adj_acquire_raw(s->tape, u, &fresh);
+    double *U = dr__arr_adj_for_raw(s, u, &fresh);
     if (U) /* u_bar += Y v */
         cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, y->adj, n,
                     v->val, 1, adj_beta(fresh), U, 1);
-    double *V = dr__arr_adj_acquire_raw(s->tape, v, &fresh);
+    double *V = dr__arr_adj_for_raw(s, v, &fresh);
     if (V) /* v_bar += Y^T u */
         cblas_dgemv(CblasRowMajor, CblasTrans, m, n, 1.0, y->adj, n, u->val,
                     1, adj_beta(fresh), V, 1);
@@ -322,7 +322,7 @@ static void transpose_rev(dr_arr_node *y, dr_sweep *s, double g)
     (void)g;
     dr_arr_node *x = y->x[0];
     bool fresh;
-    double *X = dr__arr_adj_acquire_raw(s->tape, x, &fresh);
+    double *X = dr__arr_adj_for_raw(s, x, &fresh);
     if (X) /* y is c x r: x_bar (r x c) += y_bar^T */
         transpose_into(X, y->adj, y->rows, y->cols, !fresh);
 }

@@ -36,7 +36,7 @@ static dr_real nan_real(void)
 static void sum_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     dr_arr_node *x = y->x[0];
-    double *X = dr__arr_adj_acquire(s->tape, x);
+    double *X = dr__arr_adj_for(s, x);
     if (X)
         for (int64_t i = 0; i < x->n; i++)
             X[i] += g;
@@ -75,7 +75,7 @@ static void sumax_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node *x = y->x[0];
-    double *X = dr__arr_adj_acquire(s->tape, x);
+    double *X = dr__arr_adj_for(s, x);
     if (!X)
         return;
     const double *Y = y->adj;
@@ -132,7 +132,7 @@ dr_idx dr_arr_sum_cols_id(dr_tape *t, dr_idx m)
 
 static void max_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
-    double *X = dr__arr_adj_acquire(s->tape, y->x[0]);
+    double *X = dr__arr_adj_for(s, y->x[0]);
     if (X)
         X[y->ip[0]] += g;
 }
@@ -211,7 +211,7 @@ static void sm_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node *x = y->x[0];
-    double *X = dr__arr_adj_acquire(s->tape, x);
+    double *X = dr__arr_adj_for(s, x);
     if (!X)
         return;
     int64_t R, L;
@@ -341,7 +341,7 @@ dr_idx dr_arr_logsumexp_rows_id(dr_tape *t, dr_idx m)
 static void lse_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     dr_arr_node *x = y->x[0];
-    double *X = dr__arr_adj_acquire(s->tape, x);
+    double *X = dr__arr_adj_for(s, x);
     if (X)
         for (int64_t i = 0; i < x->n; i++)
             X[i] += g * exp(x->val[i] - y->sv);

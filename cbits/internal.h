@@ -48,12 +48,28 @@ static inline void dr__node_set_ext(dr_node *p, dr_ext *e)
 #define DR_EXT_TAG ((int32_t)-1)
 /* DR_NEAR_MAX (dualrev.h): make test-far builds the library with a small one */
 
+/*
+ * A scratch buffer of doubles.  The root keeps spare ones for reuse across
+ * sweeps (dr__scratch_take / dr__scratch_give) and frees them with the
+ * tape; a parallel sweep's array rules accumulate into them (array.c).
+ */
+typedef struct dr_scratch dr_scratch;
+struct dr_scratch {
+    dr_scratch *next;  /* in the spare list, or in a sweep's pending list */
+    void *owner;       /* what the data is for, while in use             */
+    size_t cap;        /* doubles                                        */
+    double *data;      /* 64-byte aligned                                */
+    void *raw;
+};
+
 /* State of one reverse sweep, handed to extended nodes. */
 typedef struct dr_sweep {
     double *adj;     /* adjoint array, indexed by relative id; adj[-1] sink */
     dr_tape *tape;
     bool atomic;     /* foreign writes must be atomic (parallel sweep)     */
     int64_t own_lo;  /* relative ids >= own_lo belong to the running job   */
+    dr_scratch *pending; /* array adjoints of ancestor jobs accumulated by
+                            the running rule, added in after it (array.c) */
 } dr_sweep;
 
 /*
@@ -194,6 +210,7 @@ struct dr_tape {
     dr_chunk *chunks;  /* every chunk (linked by all)                    */
     dr_arena_block *arena_free, *blocks; /* free blocks; every block     */
 
+    dr_scratch *scratch; /* spare scratch buffers                     */
     double *adj_raw;    /* adjoint storage: adj_raw[0] is the sink    */
     size_t adj_cap;     /* slots after the sink                       */
     int64_t adj_valid;  /* relative ids < adj_valid have live adjoints */
@@ -256,6 +273,11 @@ static inline dr_chunk *dr__pop_fit(dr_chunk **head, size_t cap)
     return NULL;
 }
 DR_HIDDEN void *dr__arena_alloc(dr_tape *t, size_t bytes);
+/* a scratch buffer of at least n doubles (contents undefined) from the
+   root's spares or new, NULL when memory runs out; and back for reuse.
+   Safe from any thread: they take the shared-storage lock. */
+DR_HIDDEN dr_scratch *dr__scratch_take(dr_tape *root, size_t n);
+DR_HIDDEN void dr__scratch_give(dr_tape *root, dr_scratch *b);
 /* append an extended node for record e (allocated with dr__arena_alloc) */
 DR_HIDDEN dr_idx dr__record_ext(dr_tape *t, dr_ext *e);
 /* relative id of a public id, or false if it is not on the tape (DR_NONE

@@ -48,8 +48,50 @@ void dr_tape_free(dr_tape *t)
         dr__free(b);
         b = nx;
     }
+    for (dr_scratch *b = t->scratch; b;) {
+        dr_scratch *nx = b->next;
+        dr__free(b->raw);
+        dr__free(b);
+        b = nx;
+    }
     dr__free(t->adj_raw);
     dr__free(t);
+}
+
+dr_scratch *dr__scratch_take(dr_tape *R, size_t n)
+{
+    dr__lock(R);
+    dr_scratch **pp = &R->scratch;
+    while (*pp && (*pp)->cap < n)
+        pp = &(*pp)->next;
+    dr_scratch *b = *pp;
+    if (b)
+        *pp = b->next;
+    dr__unlock(R);
+    if (b)
+        return b;
+    if (n > SIZE_MAX / sizeof(double) - 64)
+        return NULL;
+    b = dr__malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    b->data = dr__malloc_aligned((n ? n : 1) * sizeof(double), &b->raw);
+    if (!b->data) {
+        dr__free(b);
+        return NULL;
+    }
+    b->cap = n;
+    dr__bytes_add(R, (ptrdiff_t)(sizeof *b + n * sizeof(double)));
+    return b;
+}
+
+void dr__scratch_give(dr_tape *R, dr_scratch *b)
+{
+    dr__lock(R);
+    b->owner = NULL;
+    b->next = R->scratch;
+    R->scratch = b;
+    dr__unlock(R);
 }
 
 static unsigned chunk_class(size_t cap)

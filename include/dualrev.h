@@ -368,9 +368,11 @@ DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
  * runs out during a sweep, dr_reverse returns DR_ENOMEM (sticky).
  *
  * Fork-join.  Array operations record on child handles like any operation
- * and may take arrays of the parent's job; in a parallel sweep the array
- * reverse rules run one at a time (a lock), since sibling jobs may add into
- * the adjoint of one ancestor array.
+ * and may take arrays of the parent's job.  In a parallel sweep sibling
+ * jobs' array reverse rules run at once; what they add into the adjoint of
+ * an array of an ancestor job (a weight matrix shared by the jobs of a
+ * split batch) is summed in a buffer of the job's and added in, one job at
+ * a time, so such adjoints agree with the sequential sweep to rounding.
  */
 
 /** A handle to an array on a tape (a small value, returned by value). */
