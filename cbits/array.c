@@ -224,22 +224,26 @@ double *dr__arr_adj_for_raw(dr_sweep *s, dr_arr_node *x, bool *fresh)
     return b->data;
 }
 
+/* a buffer for adding into: a fresh one is zeroed first */
+static double *zero_if_fresh(double *a, bool fresh, const dr_arr_node *x)
+{
+    if (a && fresh && x->n)
+        memset(a, 0, (size_t)x->n * sizeof(double));
+    return a;
+}
+
 double *dr__arr_adj_for(dr_sweep *s, dr_arr_node *x)
 {
     bool fresh;
     double *a = dr__arr_adj_for_raw(s, x, &fresh);
-    if (a && fresh && x->n)
-        memset(a, 0, (size_t)x->n * sizeof(double));
-    return a;
+    return zero_if_fresh(a, fresh, x);
 }
 
 double *dr__arr_adj_acquire(dr_tape *t, dr_arr_node *x)
 {
     bool fresh;
     double *a = dr__arr_adj_acquire_raw(t, x, &fresh);
-    if (a && fresh && x->n)
-        memset(a, 0, (size_t)x->n * sizeof(double));
-    return a;
+    return zero_if_fresh(a, fresh, x);
 }
 
 dr_arr dr__arr_handle(const dr_arr_node *y)

@@ -170,67 +170,59 @@ static void test_fork_run_left_open(void **state)
 
 /* ------------------------------------- an array id given as a scalar */
 
+/* on a cleared t: an input array, a constant one, a scalar input x; the
+   id of array k (0: the input, 1: the constant) as a scalar of value 1 */
+static dr_real fresh_arrays(dr_tape *t, int k, dr_real *x, dr_arr *a)
+{
+    static const double v[3] = {1.0, 2.0, 3.0};
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    dr_arr in = dr_arr_input(t, 1, 3, 1, v);
+    dr_arr c = dr_arr_const(t, 1, 3, 1, v);
+    *x = dr_input(t, 2.0);
+    assert_true(in.idx != DR_NONE && c.idx != DR_NONE);
+    if (a)
+        *a = in;
+    dr_real bad = {1.0, k ? c.idx : in.idx};
+    return bad;
+}
+
 static void test_array_id_as_scalar(void **state)
 {
     (void)state;
     dr_tape *t = chk_tape_new();
-    const double v[3] = {1.0, 2.0, 3.0};
-    dr_arr a = dr_arr_input(t, 1, 3, 1, v);
-    dr_arr c = dr_arr_const(t, 1, 3, 1, v);
-    dr_real x = dr_input(t, 2.0);
-    dr_real s = dr_arr_sum(t, a); /* a scalar from an array: fine */
-    assert_true(a.idx != DR_NONE && c.idx != DR_NONE && s.idx != DR_NONE);
-    const dr_idx bad_ids[2] = {a.idx, c.idx};
+    dr_real x;
+    dr_arr a;
     for (int k = 0; k < 2; k++) {
         chk_context("array %d", k);
-        dr_real bad = {1.0, bad_ids[k]};
         /* operations: a constant with the right value, sticky DR_EINVAL */
+        dr_real bad = fresh_arrays(t, k, &x, NULL);
         dr_real y = dr_sin(t, bad);
         assert_true(y.idx == DR_NONE);
         CHK_CLOSE(y.val, sin(1.0), 0, 0);
         CHK_STATUS(dr_tape_status(t), DR_EINVAL);
         chk_tape_usable(t);
-        a = dr_arr_input(t, 1, 3, 1, v);
-        c = dr_arr_const(t, 1, 3, 1, v);
-        x = dr_input(t, 2.0);
-        bad.idx = k ? c.idx : a.idx;
+        bad = fresh_arrays(t, k, &x, NULL);
         y = dr_mul(t, x, bad);
         assert_true(y.idx == DR_NONE);
         CHK_STATUS(dr_tape_status(t), DR_EINVAL);
-        CHK_STATUS(dr_tape_clear(t), DR_OK);
-        a = dr_arr_input(t, 1, 3, 1, v);
-        c = dr_arr_const(t, 1, 3, 1, v);
-        x = dr_input(t, 2.0);
-        bad.idx = k ? c.idx : a.idx;
+        bad = fresh_arrays(t, k, &x, NULL);
         assert_true(dr_record1(t, bad.idx, 1.0) == DR_NONE);
         CHK_STATUS(dr_tape_status(t), DR_EINVAL);
-        CHK_STATUS(dr_tape_clear(t), DR_OK);
-        a = dr_arr_input(t, 1, 3, 1, v);
-        c = dr_arr_const(t, 1, 3, 1, v);
-        x = dr_input(t, 2.0);
-        bad.idx = k ? c.idx : a.idx;
+        bad = fresh_arrays(t, k, &x, NULL);
         const dr_idx args[3] = {x.idx, x.idx, bad.idx};
         const double parts[3] = {1.0, 1.0, 1.0};
         assert_true(dr_recordn(t, 3, args, parts) == DR_NONE);
         CHK_STATUS(dr_tape_status(t), DR_EINVAL);
-        CHK_STATUS(dr_tape_clear(t), DR_OK);
         /* through a recorder */
-        a = dr_arr_input(t, 1, 3, 1, v);
-        c = dr_arr_const(t, 1, 3, 1, v);
-        x = dr_input(t, 2.0);
-        bad.idx = k ? c.idx : a.idx;
+        bad = fresh_arrays(t, k, &x, NULL);
         dr_rec r;
         CHK_STATUS(dr_rec_begin(t, &r), DR_OK);
         y = dr_rec_add(&r, x, bad);
         assert_true(y.idx == DR_NONE);
         CHK_STATUS(dr_rec_end(&r), DR_EINVAL);
-        CHK_STATUS(dr_tape_clear(t), DR_OK);
         /* as an input or output of a gradient; seeding and reading */
-        a = dr_arr_input(t, 1, 3, 1, v);
-        c = dr_arr_const(t, 1, 3, 1, v);
-        x = dr_input(t, 2.0);
-        s = dr_arr_sum(t, a);
-        bad.idx = k ? c.idx : a.idx;
+        bad = fresh_arrays(t, k, &x, &a);
+        dr_real s = dr_arr_sum(t, a); /* a scalar from an array: fine */
         dr_real ins[2] = {x, bad};
         double g[2] = {7.0, 7.0};
         CHK_STATUS(dr_gradient(t, s, 2, ins, g), DR_EINVAL);
@@ -247,9 +239,6 @@ static void test_array_id_as_scalar(void **state)
         int64_t rows;
         CHK_STATUS(dr_arr_shape(t, bad.idx, NULL, &rows, NULL), DR_OK);
         assert_int_equal(rows, 3);
-        CHK_STATUS(dr_tape_clear(t), DR_OK);
-        a = dr_arr_input(t, 1, 3, 1, v);
-        c = dr_arr_const(t, 1, 3, 1, v);
     }
     chk_context(NULL);
     /* the other way round: a scalar id is not an array */
