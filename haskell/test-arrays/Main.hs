@@ -14,6 +14,8 @@ import Test.QuickCheck
 import Numeric.DualRev
 import Numeric.DualRev.Array
 
+import qualified Robust
+
 differentiable [d|
   -- one dense layer and a softmax-weighted sum, with arrays and with lists
   layerA :: ((Mat, Vec), Vec) -> Double
@@ -148,3 +150,4 @@ main = hspec $ do
         in close 1e-5 (toList gv ++ flatM gm) (fdGrad f (v ++ m))
     it "(|*|) outside differentiable code is a strict pair" $
       (1 + 1 |*| "x") `shouldBe` (2 :: Int, "x")
+  Robust.spec

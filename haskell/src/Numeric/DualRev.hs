@@ -21,6 +21,10 @@
 -- 'iterate', whose elements are computed on demand) and knot-tying
 -- recursive values are not supported, and a @let@/@where@ binding is
 -- computed even in a branch that does not use it.
+--
+-- Results are pure values: one whose evaluation an asynchronous exception
+-- ('System.Timeout.timeout', 'Control.Concurrent.killThread') interrupted
+-- is computed again, from the start, when it is next demanded.
 module Numeric.DualRev
   ( -- * Declaring differentiable code
     differentiable

@@ -19,6 +19,7 @@ import Control.Exception (ErrorCall (..), throwIO)
 import System.IO.Unsafe (unsafeInterleaveIO)
 
 import Numeric.DualRev.Internal.AD
+import Numeric.DualRev.Internal.Parallel (recordingHandle, rootHandle)
 
 -- | Apply a two-argument function value.
 app2 :: (a -> AD (b -> AD c)) -> a -> b -> AD c
@@ -83,13 +84,20 @@ concatMapD f xs = concat <$> mapD f xs
 
 -- | Elements are computed (and recorded) when first demanded, so
 -- @take n (iterate f x)@ works; the recording order still follows the data
--- dependencies, which is all the reverse pass needs.
+-- dependencies, which is all the reverse pass needs.  An element records on
+-- the handle of the code that demands it, not of the code that made the
+-- list: with (|*|) the list may be made on one side and consumed after the
+-- join, or made before a fork and consumed on a side.
 iterateD :: (a -> AD a) -> a -> AD [a]
-iterateD f x0 = AD $ \t ->
+iterateD f x0 = AD $ \t -> do
+  root <- rootHandle t
   let go x = do
-        rest <- unsafeInterleaveIO (unAD (f x) t >>= \y -> y `seq` go y)
+        rest <- unsafeInterleaveIO $ do
+          h <- recordingHandle root
+          y <- unAD (f x) h
+          y `seq` go y
         pure (x : rest)
-  in go x0
+  go x0
 
 filterD :: (a -> AD Bool) -> [a] -> AD [a]
 filterD p = go

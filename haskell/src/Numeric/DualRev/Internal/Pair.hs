@@ -10,5 +10,16 @@ infixr 0 |*|
 -- they simply record one after the other, as a plain pair would; a side
 -- goes only to an idle capability, so in nested pairs beyond the number of
 -- capabilities both sides run in turn (still as two jobs of the tape).
+--
+-- An 'iterate' list may be made on one side and consumed after the pair,
+-- or made before the pair and consumed on one side: its elements are
+-- recorded by the code that first demands them.  A list made before a pair
+-- must not be consumed on both of its sides beyond the elements computed
+-- before the pair (one side would use elements recorded by the other,
+-- which the reverse pass may sweep first); demand them before the pair.
+--
+-- A gradient whose evaluation an asynchronous exception interrupts
+-- ('System.Timeout.timeout', 'Control.Concurrent.killThread') waits for
+-- the other side of the pairs it is in to stop, and can be evaluated again.
 (|*|) :: a -> b -> (a, b)
 a |*| b = a `seq` b `seq` (a, b)

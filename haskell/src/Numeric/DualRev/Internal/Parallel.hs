@@ -4,14 +4,18 @@
 module Numeric.DualRev.Internal.Parallel
   ( parPairD
   , useCapabilities
+  , rootHandle, recordingHandle
+  , isAsync
   ) where
 
-import Control.Concurrent (forkOn, getNumCapabilities, isCurrentThreadBound, myThreadId, rtsSupportsBoundThreads, runInUnboundThread, threadCapability)
-import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
-import Control.Exception (SomeException, evaluate, throwIO, try)
-import Control.Monad (when)
+import Control.Concurrent (ThreadId, forkIO, forkOn, getNumCapabilities, isCurrentThreadBound, myThreadId, rtsSupportsBoundThreads, threadCapability, throwTo)
+import Control.Concurrent.MVar (MVar, newEmptyMVar, putMVar, takeMVar)
+import Control.Exception (SomeAsyncException, SomeException, catch, evaluate, finally, fromException, mask, throwIO, try, uninterruptibleMask_)
+import Control.Monad (forM_, when)
 import Data.Bits (clearBit, setBit, testBit)
-import Data.IORef (IORef, atomicModifyIORef', newIORef)
+import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
+import qualified Data.Map.Strict as M
+import Data.Maybe (fromMaybe, isJust)
 import System.IO.Unsafe (unsafePerformIO)
 import Foreign.Marshal.Array (allocaArray)
 import Foreign.Ptr (Ptr)
@@ -41,48 +45,143 @@ forked t ma mb = do
   -- thread instead, so only this outermost pair pays that once
   bound <- isCurrentThreadBound
   if bound && rtsSupportsBoundThreads
-    then runInUnboundThread (pairOn t ma mb)
+    then unbound (pairOn t ma mb)
     else pairOn t ma mb
 
+-- | Like 'Control.Concurrent.runInUnboundThread', but the caller never
+-- returns before the unbound thread has finished: that thread records on
+-- the tape, which the caller frees (or lets the garbage collector free)
+-- once it leaves, also when it leaves by an exception.  The side the caller
+-- records on goes with it.
+unbound :: IO a -> IO a
+unbound io = do
+  me <- myThreadId
+  reg <- M.lookup me <$> readIORef sides
+  mask $ \restore -> do
+    done <- newEmptyMVar
+    tid <- forkIO $ attempt (restore (maybe io (`onSide` io) reg)) >>= putMVar done
+    (r, interrupted) <- await done tid
+    maybe (either throwIO pure r) throwIO interrupted
+
 pairOn :: Ptr CTape -> AD a -> AD b -> IO (a, b)
-pairOn t ma mb = allocaArray 2 $ \kids -> do
-  st <- c_fork t 2 kids
-  if st /= 0
-    then (,) <$> unAD ma t <*> unAD mb t
-    else do
-      k0 <- peekElemOff kids 0
-      k1 <- peekElemOff kids 1
-      (cap, _) <- threadCapability =<< myThreadId
-      caps <- getNumCapabilities
-      claim <- claimIdle cap caps
-      case claim of
-        -- every capability already runs a side: both sides run here, one
-        -- after the other, still as two jobs, so the reverse pass keeps
-        -- the parallelism of the whole tree
-        Nothing -> do
-          ra <- try (unAD ma k0 >>= evaluate)
-          rb <- try (unAD mb k1 >>= evaluate)
-          joinWith ra rb
-        Just (other, ownClaimed) -> do
-          done <- newEmptyMVar
-          -- straight onto the idle capability: a forkIO'd thread would wait
-          -- in this capability's run queue until the scheduler next runs
-          -- here
-          _ <- forkOn other $ do
-            r <- try (unAD mb k1 >>= evaluate)
-            release other
-            putMVar done r
-          ra <- try (unAD ma k0 >>= evaluate)
-          -- while this thread waits, its capability may take other sides
-          when ownClaimed (release cap)
-          rb <- takeMVar done
-          joinWith ra rb
+pairOn t ma mb = do
+  root <- rootHandle t
+  -- masked from the fork to the join: whatever arrives, the sides have
+  -- finished with their child handles before this returns (the caller may
+  -- free the tape right after), and c_join always runs
+  mask $ \restore -> allocaArray 2 $ \kids -> do
+    st <- c_fork t 2 kids
+    if st /= 0
+      then restore ((,) <$> unAD ma t <*> unAD mb t)
+      else do
+        k0 <- peekElemOff kids 0
+        k1 <- peekElemOff kids 1
+        let side k m = attempt (onSide (Side k root) (restore (unAD m k >>= evaluate)))
+        (cap, _) <- threadCapability =<< myThreadId
+        caps <- getNumCapabilities
+        claim <- claimIdle cap caps
+        case claim of
+          -- every capability already runs a side: both sides run here, one
+          -- after the other, still as two jobs, so the reverse pass keeps
+          -- the parallelism of the whole tree
+          Nothing -> do
+            ra <- side k0 ma
+            rb <- case ra of
+              Left e | isAsync e -> pure (Left e)
+              _ -> side k1 mb
+            joinWith t ra rb Nothing
+          Just (other, ownClaimed) -> do
+            done <- newEmptyMVar
+            -- straight onto the idle capability: a forkIO'd thread would
+            -- wait in this capability's run queue until the scheduler next
+            -- runs here.  It starts masked (inherited) and puts its result
+            -- whatever happens, so the wait below always ends
+            tid <- forkOn other $ do
+              r <- side k1 mb
+              release other
+              putMVar done r
+            ra <- side k0 ma
+            -- while this thread waits, its capability may take other sides
+            when ownClaimed (release cap)
+            -- interrupted: the other side's work is wasted, stop it early
+            forM_ (either Just (const Nothing) ra) $ \e -> when (isAsync e) (stop tid e)
+            (rb, interrupted) <- await done tid
+            joinWith t ra rb interrupted
+
+-- | Join, then rethrow: first what interrupted the wait, then the sides'
+-- exceptions in order.
+joinWith :: Ptr CTape -> Either SomeException a -> Either SomeException b -> Maybe SomeException -> IO (a, b)
+joinWith t ra rb interrupted = do
+  _ <- c_join t
+  forM_ interrupted throwIO
+  a <- rethrow ra
+  b <- rethrow rb
+  pure (a, b)
+
+attempt :: IO a -> IO (Either SomeException a)
+attempt = try
+
+-- | Wait for a forked thread's result.  An exception that arrives meanwhile
+-- goes on to that thread (so it stops soon) and is returned, to be rethrown
+-- once the thread is done: leaving earlier would free the tape under it.
+await :: MVar r -> ThreadId -> IO (r, Maybe SomeException)
+await done tid = go Nothing
   where
-    joinWith ra rb = do
-      _ <- c_join t
-      a <- rethrow ra
-      b <- rethrow rb
-      pure (a, b)
+    go interrupted = ((\r -> (r, interrupted)) <$> takeMVar done) `catch` \e -> do
+      stop tid e
+      go (Just (fromMaybe e interrupted))
+
+-- | Pass an exception on to a forked thread.  Uninterruptible: a second
+-- exception must not take the caller out of the wait; the thread takes
+-- exceptions except for the few instructions that put its result.
+stop :: ThreadId -> SomeException -> IO ()
+stop tid e = uninterruptibleMask_ (throwTo tid e)
+
+-- | An exception another thread threw to this one (timeout, killThread),
+-- however it was rethrown since.
+isAsync :: SomeException -> Bool
+isAsync e = isJust (fromException e :: Maybe SomeAsyncException)
+
+------------------------------------------------------------------------------
+-- The handle each thread records on
+
+-- | The handle a thread records on while it runs a side of a pair, and the
+-- root handle of that tape.
+data Side = Side !(Ptr CTape) !(Ptr CTape)
+
+-- | The threads that run a side of a pair now.  Code that records when a
+-- lazy value is first demanded (the elements of 'iterate') cannot take the
+-- handle from the 'AD' computation that made the value: by the time it runs
+-- that handle may be a side that has joined, or a parent that is forked.
+-- It records on the handle of the thread that demands it, found here; a
+-- thread not listed records on the root.
+sides :: IORef (M.Map ThreadId Side)
+sides = unsafePerformIO (newIORef M.empty)
+{-# NOINLINE sides #-}
+
+-- | Run with the calling thread listed as recording on a side.
+onSide :: Side -> IO a -> IO a
+onSide s io = do
+  me <- myThreadId
+  prev <- atomicModifyIORef' sides (\m -> (M.insert me s m, M.lookup me m))
+  io `finally` atomicModifyIORef' sides (\m -> (M.alter (const prev) me m, ()))
+
+-- | The root handle of the tape of handle t, on which the calling thread
+-- records now.
+rootHandle :: Ptr CTape -> IO (Ptr CTape)
+rootHandle t = do
+  me <- myThreadId
+  m <- readIORef sides
+  pure (maybe t (\(Side _ r) -> r) (M.lookup me m))
+
+-- | The handle the calling thread records on now, on the tape with root r.
+recordingHandle :: Ptr CTape -> IO (Ptr CTape)
+recordingHandle r = do
+  me <- myThreadId
+  m <- readIORef sides
+  pure $ case M.lookup me m of
+    Just (Side h r') | r' == r -> h
+    _ -> r
 
 -- | The capabilities that run a side of a pair now (bit i: capability i).
 -- Forking onto a busy capability would queue the side behind the work

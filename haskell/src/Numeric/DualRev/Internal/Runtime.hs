@@ -19,9 +19,9 @@ module Numeric.DualRev.Internal.Runtime
   , inputDoubles, collectDoubles
   ) where
 
-import Control.Concurrent (getNumCapabilities)
+import Control.Concurrent (getNumCapabilities, myThreadId, throwTo)
 import Control.Concurrent.MVar (newMVar, withMVar)
-import Control.Exception (onException, throwIO)
+import Control.Exception (catch, onException, throwIO)
 import Control.Monad (foldM, forM, void, when)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef, writeIORef)
 import GHC.Exts (casMutVar#, (==#))
@@ -29,7 +29,7 @@ import GHC.IO (IO (..))
 import GHC.IORef (IORef (..))
 import GHC.STRef (STRef (..))
 import Data.Int (Int64)
-import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
+import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Ptr (Ptr, nullPtr)
 import Foreign.Storable (peek, peekElemOff)
@@ -37,7 +37,7 @@ import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.AD
 import Numeric.DualRev.Internal.FFI
-import Numeric.DualRev.Internal.Parallel (useCapabilities)
+import Numeric.DualRev.Internal.Parallel (isAsync, useCapabilities)
 
 ------------------------------------------------------------------------------
 -- Tapes
@@ -110,14 +110,36 @@ giveTape caps t = do
 -- | Run with a pooled tape; the tape is cleared and returned (or freed if
 -- the run throws).  Not masked: an asynchronous exception arriving between
 -- taking the tape and entering the handler would lose that one tape's
--- memory, which costs less than masking every gradient.
+-- memory, which costs less than masking every gradient.  Meant for the
+-- body of a pure value (see 'rerunnable').
 withPooledTape :: (Ptr CTape -> IO a) -> IO a
-withPooledTape act = do
+withPooledTape act = rerunnable $ do
   caps <- getNumCapabilities
   t <- takeTape caps
   r <- act t `onException` c_tape_free t
   giveTape caps t
   pure r
+
+-- | The body of a pure value computed with unsafePerformIO.  GHC leaves
+-- such a value to be evaluated again after an asynchronous exception
+-- (timeout, killThread) only if the exception reaches its thunk as an
+-- asynchronous one; the cleanup handlers rethrow synchronously (and so
+-- does a pair, with what interrupted one of its sides), which would store
+-- the exception in the thunk and raise it at every later use.  So an
+-- asynchronous exception is thrown again to this same thread with throwTo:
+-- the thunk is suspended here and, when forced again, the run starts over
+-- on a fresh tape.  The rethrow happens in the handler, masked: with
+-- 'try', a second exception could suspend the thunk between catching the
+-- first and rethrowing it, and every later use would raise that stale one.
+rerunnable :: IO a -> IO a
+rerunnable io = io `catch` \e ->
+  if isAsync e
+    then do
+      me <- myThreadId
+      throwTo me e
+      -- resumed by a later use of the value, with that use's masking state
+      rerunnable io
+    else throwIO e
 
 -- | The reverse pass; it reports the tape's sticky status too, so a failure
 -- anywhere in the forward pass surfaces here.
@@ -150,11 +172,12 @@ gradRun inp col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
 differentiateRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> b' -> IO b)
                  -> (Ptr CTape -> b' -> b -> IO ()) -> (Ptr CTape -> a -> a' -> IO (Collect a))
                  -> (a' -> AD b') -> a -> (b, b -> a)
-differentiateRun inp prim seed col f x = unsafePerformIO $ do
+differentiateRun inp prim seed col f x = unsafePerformIO $ rerunnable $ do
   t0 <- newTape
   useCapabilities t0
   fp <- newForeignPtr p_tape_free t0
-  (readOut, y', y) <- withForeignPtr fp $ \t -> do
+  -- a failed run's tape goes now rather than at some later collection
+  (readOut, y', y) <- (`onException` finalizeForeignPtr fp) $ withForeignPtr fp $ \t -> do
     x' <- inp t x
     readOut <- col t x x'
     y' <- unAD (f x') t
@@ -163,7 +186,7 @@ differentiateRun inp prim seed col f x = unsafePerformIO $ do
     pure (readOut, y', y)
   lock <- newMVar ()
   -- readOut holds the tape's address; withForeignPtr keeps the tape alive
-  let back c = unsafePerformIO $ withMVar lock $ \_ -> withForeignPtr fp $ \t -> do
+  let back c = unsafePerformIO $ rerunnable $ withMVar lock $ \_ -> withForeignPtr fp $ \t -> do
         _ <- c_adjoints_clear t
         seed t y' c
         sweep t
