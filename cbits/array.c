@@ -18,13 +18,16 @@ void dr__arr_clear_adj(dr_ext *e)
 /*
  * Parallel sweeps.  Sibling jobs run their array rules at once, and their
  * rules may add into the adjoint of the same ancestor array (a weight
- * matrix every job of a split batch uses).  A rule therefore accumulates
- * into an array of an ancestor job (dr__foreign) through a scratch buffer
- * (dr__arr_adj_for), and when the rule is done each buffer is added into
- * its array's adjoint under a lock chosen by the array's address: the
- * products run in parallel, only the additions into one array are one at
- * a time.  Arrays of the running job are the job's alone and are written
- * directly.
+ * matrix every job of a split batch uses).  Each array of an ancestor job
+ * (dr__foreign) has a lock, chosen by its address.  A rule that finds the
+ * lock free takes it and accumulates into the adjoint directly, holding it
+ * until the rule is done; one that finds it taken accumulates into a
+ * scratch buffer instead, added in under the lock after the rule
+ * (dr__arr_adj_for).  So the products run in parallel, and only the jobs
+ * that meet at one array pay for a buffer and an addition.  Locks are only
+ * tried during a rule and only taken, waiting, after it (holding none), so
+ * nothing deadlocks.  Arrays of the running job are the job's alone and are
+ * written directly.
  */
 #define MERGE_LOCKS 64
 static pthread_mutex_t merge_lock[MERGE_LOCKS] = {
@@ -61,6 +64,8 @@ static void merge_pending(dr_sweep *s)
 static void run_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     y->rev(y, s, g);
+    while (s->nheld)
+        pthread_mutex_unlock(s->held[--s->nheld]);
     if (DR_UNLIKELY(s->pending != NULL))
         merge_pending(s);
 }
@@ -212,6 +217,12 @@ double *dr__arr_adj_for_raw(dr_sweep *s, dr_arr_node *x, bool *fresh)
     *fresh = false;
     if (!x->active)
         return NULL;
+    pthread_mutex_t *m = merge_lock_of(x);
+    if (s->nheld < sizeof s->held / sizeof s->held[0] &&
+        pthread_mutex_trylock(m) == 0) {
+        s->held[s->nheld++] = m;
+        return dr__arr_adj_acquire_raw(s->tape, x, fresh);
+    }
     dr_scratch *b = dr__scratch_take(s->tape->root, (size_t)x->n);
     if (!b) {
         dr__fail(s->tape, DR_ENOMEM);

@@ -70,6 +70,8 @@ typedef struct dr_sweep {
     int64_t own_lo;  /* relative ids >= own_lo belong to the running job   */
     dr_scratch *pending; /* array adjoints of ancestor jobs accumulated by
                             the running rule, added in after it (array.c) */
+    void *held[4];       /* locks the running rule holds (array.c)        */
+    unsigned nheld;
 } dr_sweep;
 
 /*

@@ -446,7 +446,7 @@ static void sweep_job(dr_par *P, dr_chunk *c, int64_t lo, bool atomic)
 {
     if (!c)
         return;
-    dr_sweep s = {P->adj, P->root, atomic, lo, NULL};
+    dr_sweep s = {P->adj, P->root, atomic, lo, NULL, {NULL}, 0};
     if (atomic)
         dr__sweep_chunks_atomic(c, &s);
     else

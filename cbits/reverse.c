@@ -207,7 +207,7 @@ dr_status dr_reverse(dr_tape *t)
     if (!t->adj_raw)
         return DR_OK; /* nothing was ever recorded: nothing to sweep */
     sync_chunk(t);
-    dr_sweep s = {t->adj_raw + 1, t, false, 0, NULL};
+    dr_sweep s = {t->adj_raw + 1, t, false, 0, NULL, {NULL}, 0};
     t->adj_raw[0] = 0.0;
     dr__sweep_chunks(t->chunk, &s);
     /* the jobs before the last join, if the tape ever forked */
