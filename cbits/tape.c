@@ -58,6 +58,9 @@ void dr_tape_free(dr_tape *t)
     dr__free(t);
 }
 
+/* (new buffers too are allocated under the lock, as all allocation while
+   other threads may use the tape: the user's allocator need not be
+   thread-safe) */
 dr_scratch *dr__scratch_take(dr_tape *R, size_t n)
 {
     dr__lock(R);
@@ -65,23 +68,20 @@ dr_scratch *dr__scratch_take(dr_tape *R, size_t n)
     while (*pp && (*pp)->cap < n)
         pp = &(*pp)->next;
     dr_scratch *b = *pp;
-    if (b)
+    if (b) {
         *pp = b->next;
-    dr__unlock(R);
-    if (b)
-        return b;
-    if (n > SIZE_MAX / sizeof(double) - 64)
-        return NULL;
-    b = dr__malloc(sizeof *b);
-    if (!b)
-        return NULL;
-    b->data = dr__malloc_aligned((n ? n : 1) * sizeof(double), &b->raw);
-    if (!b->data) {
-        dr__free(b);
-        return NULL;
+    } else if (n <= SIZE_MAX / sizeof(double) - 64 &&
+               (b = dr__malloc(sizeof *b)) != NULL) {
+        b->data = dr__malloc_aligned((n ? n : 1) * sizeof(double), &b->raw);
+        if (b->data) {
+            b->cap = n;
+            dr__bytes_add(R, (ptrdiff_t)(sizeof *b + n * sizeof(double)));
+        } else {
+            dr__free(b);
+            b = NULL;
+        }
     }
-    b->cap = n;
-    dr__bytes_add(R, (ptrdiff_t)(sizeof *b + n * sizeof(double)));
+    dr__unlock(R);
     return b;
 }
 
