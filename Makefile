@@ -49,6 +49,7 @@ help:
 	@echo "make demo       build and run the examples"
 	@echo "make test       C tests (plain, ASan+UBSan, far arguments, TSan) and Haskell tests"
 	@echo "make bench      benchmarks (hyperfine), markdown table"
+	@echo "make fuzz       the differential fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make install PREFIX=/usr/local"
 
 # --------------------------------------------------------------- packages
@@ -134,6 +135,12 @@ demo-run: $(EXAMPLE_BIN)
 # ------------------------------------------------------------ benchmarks
 bench: deps-bench lib
 	@$(MAKE) -f bench/bench.mk bench BUILD=$(BUILD)
+
+# ------------------------------------------------------------------- fuzz
+# the differential fuzz target (tests/fuzz/README.md): make fuzz
+# [FUZZ_SECONDS=60], make fuzz-smoke (CI), make fuzz-regress (the corpus once)
+fuzz fuzz-smoke fuzz-build: deps-fuzz
+include tests/fuzz/fuzz.mk
 
 # --------------------------------------------------------------- install
 install: lib

@@ -193,6 +193,25 @@ static double lse(const double *x, int64_t n)
     return m + log(acc);
 }
 
+/* The maximum m of x[0..n-1] and sum_i exp(x_i - m), for the weights
+   exp(x_i - m) / sum of logsumexp's reverse rule: exp(x_i - lse) would lose
+   the digits of lse below the ulp of x (a factor e^(ulp/2) in every
+   weight: 3 where |x| ~ 2e17).  false if m is not finite (the weights are
+   then exp(x_i - lse)). */
+static bool lse_parts(const double *x, int64_t n, double *m, double *acc)
+{
+    *m = -INFINITY;
+    for (int64_t i = 0; i < n; i++)
+        if (x[i] > *m)
+            *m = x[i];
+    if (!isfinite(*m))
+        return false;
+    *acc = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        *acc += exp(x[i] - *m);
+    return true;
+}
+
 /* a vector is one row; a matrix has rows rows of cols elements */
 static void rows_of(const dr_arr_node *x, int64_t *R, int64_t *L)
 {
@@ -240,11 +259,13 @@ static void sm_rev(dr_arr_node *y, dr_sweep *s, double g)
             break;
         }
         default: { /* logsumexp per row: y_i */
-            double gi = Y[i];
+            double gi = Y[i], m, acc;
             if (gi == 0.0)
                 break;
+            bool parts = lse_parts(xi, L, &m, &acc);
             for (int64_t j = 0; j < L; j++)
-                Xi[j] += gi * exp(xi[j] - yv[i]);
+                Xi[j] += gi * (parts ? exp(xi[j] - m) / acc
+                                     : exp(xi[j] - yv[i]));
             break;
         }
         }
@@ -342,9 +363,13 @@ static void lse_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     dr_arr_node *x = y->x[0];
     double *X = dr__arr_adj_for(s, x);
-    if (X)
-        for (int64_t i = 0; i < x->n; i++)
-            X[i] += g * exp(x->val[i] - y->sv);
+    double m, acc;
+    if (!X)
+        return;
+    bool parts = lse_parts(x->val, x->n, &m, &acc);
+    for (int64_t i = 0; i < x->n; i++)
+        X[i] += g * (parts ? exp(x->val[i] - m) / acc
+                           : exp(x->val[i] - y->sv));
 }
 
 static dr_real logsumexp(dr_tape *t, dr_idx ix)

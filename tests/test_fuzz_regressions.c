@@ -1,0 +1,99 @@
+/*
+ * test_fuzz_regressions.c - reductions of what the differential fuzz target
+ * (tests/fuzz/) found, one test per defect, each with the exact expected
+ * answer worked out by hand.
+ */
+#include "check.h"
+
+#include <math.h>
+
+/* Large elements: the reverse rule of logsumexp gave every maximal element
+   the weight exp(x_i - lse), and lse = x + log(3) rounds to x when the ulp
+   of x (32 here) swallows log(3): three weights of 1 instead of 1/3. */
+static void test_logsumexp_weights_large_elements(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    const double big = 1.759218604457984e17, small = 3037748764297472.0;
+    double v[5] = {small, big, big, big, small};
+    dr_arr x = dr_arr_input(t, 1, 5, 1, v);
+    dr_real y = dr_arr_logsumexp(t, x);
+    CHK_SAME(y.val, big); /* + log(3) is below the ulp */
+    CHK_STATUS(dr_seed(t, y.idx, 1.0), DR_OK);
+    CHK_STATUS(dr_reverse(t), DR_OK);
+    double g[5];
+    CHK_STATUS(dr_arr_adjoint(t, x.idx, g), DR_OK);
+    CHK_REL(g[1], 1.0 / 3.0, 1e-15);
+    CHK_REL(g[2], 1.0 / 3.0, 1e-15);
+    CHK_REL(g[3], 1.0 / 3.0, 1e-15);
+    CHK_SAME(g[0], 0.0); /* exp(small - big) underflows */
+    CHK_SAME(g[4], 0.0);
+    dr_tape_free(t);
+}
+
+/* The same for the row-wise logsumexp of a matrix: the weights of a row sum
+   to 1 whatever the magnitude of its elements. */
+static void test_logsumexp_rows_weights_large_elements(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    const double big = 1e17;
+    double v[6] = {big, big, 1.0, -big, -big, 2.0};
+    dr_arr m = dr_arr_input(t, 2, 2, 3, v);
+    dr_arr r = dr_arr_logsumexp_rows(t, m);
+    CHK_SAME(r.val[0], big);
+    CHK_SAME(r.val[1], 2.0);
+    double cot[2] = {1.0, 1.0};
+    CHK_STATUS(dr_arr_seed(t, r.idx, cot), DR_OK);
+    CHK_STATUS(dr_reverse(t), DR_OK);
+    double g[6];
+    CHK_STATUS(dr_arr_adjoint(t, m.idx, g), DR_OK);
+    CHK_REL(g[0], 0.5, 1e-15);
+    CHK_REL(g[1], 0.5, 1e-15);
+    CHK_SAME(g[2], 0.0);
+    CHK_SAME(g[3], 0.0);
+    CHK_SAME(g[4], 0.0);
+    CHK_REL(g[5], 1.0, 1e-15);
+    dr_tape_free(t);
+}
+
+/* Moderate elements keep their exact softmax weights, and infinite ones
+   keep the rule exp(x_i - lse) (+inf: NaN weight, as before). */
+static void test_logsumexp_weights_moderate_and_infinite(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    double v[3] = {0.0, log(2.0), log(5.0)};
+    dr_arr x = dr_arr_input(t, 1, 3, 1, v);
+    dr_real y = dr_arr_logsumexp(t, x);
+    CHK_REL(y.val, log(8.0), 1e-15);
+    CHK_STATUS(dr_seed(t, y.idx, 2.0), DR_OK);
+    CHK_STATUS(dr_reverse(t), DR_OK);
+    double g[3];
+    CHK_STATUS(dr_arr_adjoint(t, x.idx, g), DR_OK);
+    CHK_REL(g[0], 2.0 / 8.0, 1e-15);
+    CHK_REL(g[1], 4.0 / 8.0, 1e-15);
+    CHK_REL(g[2], 10.0 / 8.0, 1e-15);
+
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    double w[2] = {-INFINITY, 1.0};
+    dr_arr z = dr_arr_input(t, 1, 2, 1, w);
+    dr_real l = dr_arr_logsumexp(t, z);
+    CHK_SAME(l.val, 1.0);
+    CHK_STATUS(dr_seed(t, l.idx, 1.0), DR_OK);
+    CHK_STATUS(dr_reverse(t), DR_OK);
+    CHK_STATUS(dr_arr_adjoint(t, z.idx, g), DR_OK);
+    CHK_SAME(g[0], 0.0);
+    CHK_SAME(g[1], 1.0);
+    dr_tape_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_logsumexp_weights_large_elements),
+        cmocka_unit_test(test_logsumexp_rows_weights_large_elements),
+        cmocka_unit_test(test_logsumexp_weights_moderate_and_infinite),
+    };
+    return cmocka_run_group_tests_name("fuzz regressions", tests, NULL, NULL);
+}
