@@ -4,6 +4,8 @@
  */
 #include "array.h"
 
+#include <cblas.h>
+
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -39,6 +41,16 @@ static pthread_mutex_t *merge_lock_of(const dr_arr_node *x)
     return &merge_lock[(h ^ (h >> 7)) % MERGE_LOCKS];
 }
 
+/* a += b, through BLAS (vectorised; the merge of a split batch's weight
+   gradient is on the sweep's critical path) */
+static void add_into(double *a, const double *b, int64_t n)
+{
+    for (int64_t i = 0; i < n; i += INT_MAX) {
+        int64_t m = n - i < INT_MAX ? n - i : INT_MAX;
+        cblas_daxpy((int)m, 1.0, b + i, 1, a + i, 1);
+    }
+}
+
 /* add the rule's scratch buffers into their arrays' adjoints */
 static void merge_pending(dr_sweep *s)
 {
@@ -54,8 +66,7 @@ static void merge_pending(dr_sweep *s)
         if (A && fresh)
             memcpy(A, b->data, (size_t)x->n * sizeof(double));
         else if (A)
-            for (int64_t i = 0; i < x->n; i++)
-                A[i] += b->data[i];
+            add_into(A, b->data, x->n);
         pthread_mutex_unlock(m);
         dr__scratch_give(R, b);
     }
