@@ -663,8 +663,10 @@ DR_API dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
  * of a sibling job (one running at the same time) is a usage error that is
  * not always detected: an id that is beyond what the handle's job could have
  * seen is rejected with DR_EINVAL, but an id a sibling reserved earlier is
- * accepted.  It stays memory-safe (the adjoint array covers every reserved
- * id) but the gradient is meaningless and the sweep may race on that
+ * accepted (so is an id in a range a job reserved for its chunks but no
+ * node took: its adjoint reads 0).  It stays memory-safe (the adjoint
+ * array covers every reserved id) but the gradient is meaningless and the
+ * sweep may race on that
  * adjoint.
  *
  * Threads.  Each handle is used by one thread at a time (any thread; calls
