@@ -666,8 +666,7 @@ DR_API dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
  * accepted (so is an id in a range a job reserved for its chunks but no
  * node took: its adjoint reads 0).  It stays memory-safe (the adjoint
  * array covers every reserved id) but the gradient is meaningless and the
- * sweep may race on that
- * adjoint.
+ * sweep may race on that adjoint.
  *
  * Threads.  Each handle is used by one thread at a time (any thread; calls
  * on one handle need a happens-before order, as given by a mutex, a thread
