@@ -4,8 +4,8 @@
  *     floor-bench <program> <size> <reps>
  *
  * For each program, one repetition writes N 32-byte records (two 64-bit
- * argument ids and two doubles: the record issue 2 defines, and dualrev's
- * node layout until its nodes became 24 bytes), where N is
+ * argument ids and two doubles: the record the floor target is defined
+ * with, and dualrev's node layout until its nodes became 24 bytes), where N is
  * exactly the number of nodes dualrev's tape records for that program, inputs
  * included (bench_tape_nodes, checked against dr_tape_len), and then reads
  * them all back from the last to the first, accumulating a sum of their
