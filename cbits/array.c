@@ -81,6 +81,7 @@ static void run_rev(dr_arr_node *y, dr_sweep *s, double g)
         merge_pending(s);
 }
 
+/* reverse entry of array-valued nodes: nothing to do unless reached */
 static void arr_reverse(dr_ext *e, dr_sweep *s, double g)
 {
     dr_arr_node *y = (dr_arr_node *)e;

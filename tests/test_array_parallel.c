@@ -45,16 +45,23 @@ static void inputs(double *w, double *x)
         x[i] = cos(0.3 * i);
 }
 
-/* gradient w.r.t. W, x, s: forked (threads) or sequential (threads == 0) */
-static void run(unsigned threads, double *g)
+/* a new tape with the parent's inputs W, x, s recorded into j */
+static dr_tape *job_tape(job *j)
 {
     double w[R * C], x[C];
     inputs(w, x);
     dr_tape *t = chk_tape_new();
+    j->W = dr_arr_input(t, 2, R, C, w);
+    j->x = dr_arr_input(t, 1, C, 1, x);
+    j->s = dr_input(t, 0.8);
+    return t;
+}
+
+/* gradient w.r.t. W, x, s: forked (threads) or sequential (threads == 0) */
+static void run(unsigned threads, double *g)
+{
     job j;
-    j.W = dr_arr_input(t, 2, R, C, w);
-    j.x = dr_arr_input(t, 1, C, 1, x);
-    j.s = dr_input(t, 0.8);
+    dr_tape *t = job_tape(&j);
     if (threads) {
         CHK_STATUS(dr_set_threads(t, threads), DR_OK);
         CHK_STATUS(dr_fork_run(t, KIDS, child, &j), DR_OK);
@@ -115,12 +122,8 @@ static void test_blas_thread_budget(void **state)
     (void)state;
     const int before = openblas_get_num_threads();
     openblas_set_num_threads(2);
-    double w[R * C], x[C];
-    inputs(w, x);
-    dr_tape *t = chk_tape_new();
     job j;
-    j.W = dr_arr_input(t, 2, R, C, w);
-    j.x = dr_arr_input(t, 1, C, 1, x);
+    dr_tape *t = job_tape(&j);
     /* the worker pool: one thread of BLAS per job, restored after */
     CHK_STATUS(dr_set_threads(t, 2), DR_OK);
     memset(seen, 0, sizeof seen);
