@@ -1,4 +1,5 @@
--- EXPECT: `HiddenDual.f', which is neither a supported Prelude function nor defined in a differentiable block
+-- EXPECT: `HiddenDual.f', defined outside any differentiable block at the type
+-- EXPECT: that module must export its dual `f'dr' too
 {-# LANGUAGE TemplateHaskell #-}
 module ExportListUse where
 import HiddenDual

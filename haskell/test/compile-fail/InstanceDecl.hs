@@ -1,5 +1,5 @@
--- EXPECT: unsupported in differentiable code: this declaration
--- EXPECT: instance
+-- EXPECT: an instance of the class `InstanceDecl.Scalable', which is declared outside any differentiable block, for a type holding Double values; declare the class in a differentiable block
+-- EXPECT: in the differentiable block at
 {-# LANGUAGE TemplateHaskell #-}
 module InstanceDecl where
 import Numeric.DualRev

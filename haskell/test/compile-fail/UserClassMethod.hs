@@ -1,4 +1,4 @@
--- EXPECT: `UserClassMethod.scale', which is neither a supported Prelude function nor defined in a differentiable block
+-- EXPECT: the method `scale' of the class `UserClassMethod.Scalable', which is declared outside any differentiable block; declare the class (and its instances) in a differentiable block
 -- EXPECT: in the definition of `f'
 {-# LANGUAGE TemplateHaskell #-}
 module UserClassMethod where

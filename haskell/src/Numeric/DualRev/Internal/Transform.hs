@@ -25,6 +25,8 @@ import Numeric.DualRev.Internal.AD (AD)
 import Numeric.DualRev.Internal.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Core as C
 import Numeric.DualRev.Internal.Constant (Constant (..))
+import Numeric.DualRev.Internal.Current (onTape, outsideD)
+import Numeric.DualRev.Internal.Scalar ()
 import Numeric.DualRev.Internal.Lists (errorAD)
 import Numeric.DualRev.Internal.Ops (enumFromThenToD, enumFromToD)
 import Numeric.DualRev.Internal.Parallel (parPairD)
@@ -62,6 +64,7 @@ data VarInfo
   | VTopVal Name
   | VPrim Prim
   | VSel Name
+  | VOutside Name Int  -- ^ polymorphic numeric code from outside any block
 
 resolveVar :: Env -> Name -> Q VarInfo
 resolveVar env v
@@ -78,9 +81,7 @@ resolveVar env v
       sel <- if md == Nothing then plainSelector env v else pure False
       case md of
         Nothing | sel -> pure (VSel v)
-        Nothing -> unsupported (eCtx env)
-          ("`" ++ pprint v ++ "', which is neither a supported Prelude function nor "
-           ++ "defined in a differentiable block") ""
+        Nothing -> outsideVar env v
         Just d -> do
           mw <- externalDual dualWorkerName v
           case mw of
@@ -95,6 +96,63 @@ resolveVar env v
                 VarI _ (AppT (ConT m) _) _ | m == ''AD -> VTopVal d
                 VarI _ (ForallT _ _ (AppT (ConT m) _)) _ | m == ''AD -> VTopVal d
                 _ -> VSel d
+
+-- | A function defined outside any block.  Discrete code (no Double, no
+-- function arguments) is used as it is; polymorphic numeric code runs at
+-- the dual scalar, recording through its 'Num'/'Floating' instances
+-- ("Numeric.DualRev.Internal.Scalar"); a function at Double has no
+-- derivative to record and is refused.
+outsideVar :: Env -> Name -> Q VarInfo
+outsideVar env v = do
+  info <- recover (pure Nothing) (Just <$> reifyR v)
+  case info of
+    Just (VarI _ ty _) -> classify ty
+    Just (ClassOpI _ ty cls)
+      -- a method of a standard class: the class has instances at the dual types
+      | cls `elem` standardClasses -> classify ty
+      | otherwise -> refuse
+      ("the method `" ++ nameBase v ++ "' of the class `" ++ pprint cls ++ "', which is declared "
+       ++ "outside any differentiable block; declare the class (and its instances) in a "
+       ++ "differentiable block")
+    _ -> refuse ("`" ++ pprint v ++ "', which is neither a supported Prelude function nor "
+                 ++ "defined in a differentiable block")
+  where
+    refuse msg = unsupported (eCtx env) msg ""
+    classify ty = do
+      let (tvs, ctx, body) = quantified ty
+          (args, res) = arrows body
+          k = length args
+      if any hasArrow args
+        then refuse ("`" ++ pprint v ++ "', defined outside any differentiable block, which takes "
+                     ++ "a function as an argument; define it in a differentiable block")
+        else if not (null ctx) then pure (VOutside v k)
+        else do
+          nd <- or <$> mapM (needsDual (eTy env)) (res : args)
+          if not nd || not (null tvs) then pure (VPrim (PPure v k))
+            else refuse ("`" ++ pprint v ++ "', defined outside any differentiable block at the type "
+                         ++ pprint ty ++ "; move it into a differentiable block, or give it a "
+                         ++ "polymorphic signature such as `Floating a => a -> a' (if a block of "
+                         ++ "another module defines it, that module must export its dual `"
+                         ++ nameBase (dualValName v) ++ "' too)")
+    quantified (ForallT tvs ctx t) = let (tvs', ctx', t') = quantified t in (tvs ++ tvs', ctx ++ ctx', t')
+    quantified t = ([], [], t)
+    arrows (AppT (AppT ArrowT a) b) = let (as, r) = arrows b in (a : as, r)
+    arrows (AppT (AppT (AppT MulArrowT _) a) b) = let (as, r) = arrows b in (a : as, r)
+    arrows t = ([], t)
+    hasArrow t = case t of
+      ArrowT -> True
+      MulArrowT -> True
+      AppT a b -> hasArrow a || hasArrow b
+      ForallT _ _ b -> hasArrow b
+      SigT a _ -> hasArrow a
+      ParensT a -> hasArrow a
+      _ -> False
+
+-- | Classes of the Prelude that have instances at the dual scalar (and that
+-- a block may instantiate for its own types).
+standardClasses :: [Name]
+standardClasses = [ ''Num, ''Fractional, ''Floating, ''Real, ''RealFrac, ''RealFloat, ''Integral
+                  , ''Enum, ''Eq, ''Ord, ''Show, ''Semigroup, ''Monoid ]
 
 -- | A record selector of a type reused as is (one without a dual twin,
 -- such as @data V a = V { vx :: a }@), declared elsewhere.
@@ -292,6 +350,8 @@ varValue vi = case vi of
   VTopFun d _ _ -> pure (Pure (VarE d))
   VTopVal d -> pure (Mon (VarE d))
   VSel s -> Pure <$> curryLam 1 (pureApp s)
+  VOutside f 0 -> pure (Mon (AppE (VarE 'outsideD) (VarE f)))
+  VOutside f k -> Pure <$> curryLam k (AppE (VarE 'outsideD) . foldl AppE (VarE f))
   VPrim p -> case p of
     PMon n 1 -> pure (Pure (VarE n))
     PMon n k -> Pure <$> curryLam k (foldl AppE (VarE n))
@@ -319,6 +379,8 @@ transApp env f args = case f of
         rb <- transE env b
         pure (Mon (AppE (AppE (VarE 'parPairD) (monE ra)) (monE rb)))
       VPrim PErr -> evalArgs env args $ \es -> pure (Mon (foldl AppE (VarE 'errorAD) (take 1 es)))
+      VOutside g k | n >= k -> evalArgs env args $ \es ->
+        applyRes (Mon (AppE (VarE 'outsideD) (foldl AppE (VarE g) (take k es)))) (drop k es)
       VLocal -> evalArgs env args (applyVal (VarE v))
       _ -> generic
   ECon c -> do
@@ -559,7 +621,7 @@ funBody env k cs = do
 -- | The worker's type: the first k argument types transformed, then @AD r'@.
 workerType :: TyEnv -> Int -> Type -> Q Type
 workerType tenv k ty = case ty of
-  ForallT tvs ctx t -> ForallT tvs <$> (concat <$> mapM transPred ctx) <*> workerType tenv k t
+  ForallT tvs ctx t -> ForallT tvs <$> (concat <$> mapM (transPred tenv) ctx) <*> workerType tenv k t
   _ -> peel k ty
   where
     peel 0 r = AppT (ConT ''AD) <$> transType tenv r
@@ -580,7 +642,10 @@ differentiableDecs qds = do
   let blockLoc = loc_filename loc ++ ":" ++ show (fst (loc_start loc)) ++ ":"
                  ++ show (snd (loc_start loc))
       ctx0 = Ctx blockLoc "<block>"
-  tenv <- blockDualTypes ds
+  outside <- outsideTypes ds
+  tenv <- blockDualTypes (ds ++ outside)
+  -- the block's own declarations and the outside ones it makes twins of
+  let tyDecs = ds ++ outside
   let sigs = M.fromList [(n, t) | SigD n t <- ds]
   binds <- fmap concat $ forM ds $ \d -> case d of
     FunD n cs -> do
@@ -593,6 +658,8 @@ differentiableDecs qds = do
       pure [BVal (VarP n) (M.lookup n sigs) b' ws']
     ValD p _ _ -> unsupported ctx0 "a top-level pattern binding" (pprint p)
     SigD _ _ -> pure []
+    ClassD {} -> pure []
+    InstanceD {} -> pure []
     DataD {} -> pure []
     NewtypeD {} -> pure []
     TySynD {} -> pure []
@@ -603,12 +670,13 @@ differentiableDecs qds = do
     BFun n Nothing _ -> unsupported ctx0 { ctxDef = nameBase n } "a top-level definition without a type signature" ""
     BVal (VarP n) Nothing _ _ -> unsupported ctx0 { ctxDef = nameBase n } "a top-level definition without a type signature" ""
     _ -> pure ()
-  let tops = M.fromList $ flip map binds $ \b -> case b of
+  let methods = concat [classMethods d | d@ClassD {} <- ds]
+      tops = M.fromList $ [(m, methodTop m k) | (m, _, k) <- methods] ++ flip map binds (\b -> case b of
         BFun n _ cs -> (n, TopFun (dualValName n) (dualWorkerName n) (clauseArity cs))
         BVal (VarP n) _ _ _ -> (n, TopVal (dualValName n))
-        BVal _ _ _ _ -> error "unreachable"
+        BVal _ _ _ _ -> error "unreachable")
       dualTys = tyDuals tenv
-      conList = concat [ [(c, k) | (c, k) <- consOf d] | d <- ds ]
+      conList = concat [ [(c, k) | (c, k) <- consOf d] | d <- tyDecs ]
       consOf d = case d of
         DataD _ _ _ _ cs _ -> concatMap conNA cs
         NewtypeD _ _ _ _ con _ -> conNA con
@@ -618,7 +686,7 @@ differentiableDecs qds = do
         RecC cn fs -> [(cn, length fs)]
         InfixC _ cn _ -> [(cn, 2)]
         _ -> []
-      parentOf = M.fromList [ (c, tn) | d <- ds, (tn, cs) <- tyCons d, c <- cs ]
+      parentOf = M.fromList [ (c, tn) | d <- tyDecs, (tn, cs) <- tyCons d, c <- cs ]
       tyCons d = case d of
         DataD _ tn _ _ cs _ -> [(tn, map fst (concatMap conNA cs))]
         NewtypeD _ tn _ _ con _ -> [(tn, map fst (conNA con))]
@@ -628,15 +696,18 @@ differentiableDecs qds = do
       -- selectors of types with a dual twin become the twin's; those of
       -- types reused as is (data V a = V { vx :: a }) stay themselves
       fields = M.fromList [ (f, if M.member tn dualTys then dualValName f else f)
-                          | d <- ds, (tn, fs) <- recFields d, f <- fs ]
+                          | d <- tyDecs, (tn, fs) <- recFields d, f <- fs ]
       recFields d = case d of
         DataD _ tn _ _ cs _ -> [(tn, [f | RecC _ fs <- cs, (f, _, _) <- fs])]
         NewtypeD _ tn _ _ (RecC _ fs) _ -> [(tn, [f | (f, _, _) <- fs])]
         _ -> []
       env0 = Env M.empty tops tenv cons fields ctx0
-  dataDecs <- concat <$> mapM (dualDataDec tenv) ds
+  dataDecs <- concat <$> mapM (dualDataDec tenv) tyDecs
   dualDecs <- concat <$> mapM (transTop env0) binds
-  let out = ds ++ dataDecs ++ dualDecs
+  classDecs <- concat <$> mapM (transClass env0) [d | d@ClassD {} <- ds]
+  let arities = M.fromList [(m, k) | (m, _, k) <- methods]
+  instDecs <- concat <$> mapM (transInstance env0 arities) [d | d@InstanceD {} <- ds]
+  let out = ds ++ dataDecs ++ dualDecs ++ classDecs ++ instDecs
   register out
   pure out
   where
@@ -679,3 +750,129 @@ markUsed d t =
   let u = mkName ("_use'" ++ nameBase d)
   in [SigD u t, ValD (VarP u) (NormalB (VarE d)) []]
 
+
+------------------------------------------------------------------------------
+-- Classes and instances
+
+-- | A class of the block has a dual class over the dual types, whose
+-- methods are the workers of the class's methods (defaults included); the
+-- dual value of each method is an ordinary function outside the class.
+-- Methods: name, signature, arity.
+classMethods :: Dec -> [(Name, Type, Int)]
+classMethods (ClassD _ _ _ _ body) = [(m, t, arrowArity t) | SigD m t <- body]
+classMethods _ = []
+
+methodTop :: Name -> Int -> Top
+methodTop m 0 = TopVal (dualValName m)
+methodTop m k = TopFun (dualValName m) (dualWorkerName m) k
+
+transClass :: Env -> Dec -> Q [Dec]
+transClass env0 d@(ClassD ctx n tvs fds body) = do
+  let env = env0 { eCtx = (eCtx env0) { ctxDef = nameBase n } }
+      tenv = eTy env
+      n' = dualTyName n
+      self = foldl AppT (ConT n') [VarT (tvName' tv) | tv <- tvs]
+  ctx' <- concat <$> mapM (transPred tenv) ctx
+  sigs <- forM (classMethods d) $ \(m, t, k) -> SigD (dualWorkerName m) <$> workerType tenv k t
+  defaults <- methodBinds env (filter (not . isSig) body)
+  defs <- forM defaults $ \(m, cs) -> do
+    let k = maybe 0 (\(_, _, a) -> a) (lookupMethod m)
+    (ps, e) <- methodWorker env k cs
+    pure (FunD (dualWorkerName m) [Clause ps (NormalB e) []])
+  vals <- fmap concat $ forM (classMethods d) $ \(m, t, k) -> do
+    vt <- transType tenv t
+    let dv = dualValName m
+        quant x = ForallT [PlainTV (tvName' tv) SpecifiedSpec | tv <- tvs] [self] x
+    if k == 0
+      then pure [ SigD dv (quant (AppT (ConT ''AD) vt))
+                , ValD (VarP dv) (NormalB (VarE (dualWorkerName m))) [] ]
+      else do
+        wrapper <- wrapperDec dv (dualWorkerName m) k
+        pure [SigD dv (quant vt), wrapper]
+  pure (ClassD ctx' n' tvs fds (sigs ++ defs) : vals)
+  where
+    isSig x = case x of { SigD {} -> True; _ -> False }
+    lookupMethod m = case [x | x@(m', _, _) <- classMethods d, m' == m] of
+      (x : _) -> Just x
+      [] -> Nothing
+transClass _ _ = pure []
+
+tvName' :: TyVarBndr flag -> Name
+tvName' (PlainTV v _) = v
+tvName' (KindedTV v _ _) = v
+
+-- | An instance of a class with a dual class (declared in a block) becomes
+-- an instance of the dual class at the dual type.  An instance of any other
+-- class (Num, Floating, Ord, Show, ...) at a type with a dual twin is
+-- declared again at the twin, each method running its transformed
+-- equations on the calling thread's tape ("Numeric.DualRev.Internal.Current");
+-- at a type without a twin the instance itself serves.
+transInstance :: Env -> M.Map Name Int -> Dec -> Q [Dec]
+transInstance env0 arities (InstanceD ov ctx hd body) = case spine hd [] of
+  (ConT cls, tys) -> do
+    let env = env0 { eCtx = (eCtx env0) { ctxDef = "instance " ++ pprint hd } }
+        tenv = eTy env
+    ctx' <- concat <$> mapM (transPred tenv) ctx
+    tys' <- mapM (transType tenv) tys
+    dual <- case M.lookup cls (tyClasses tenv) of
+      Just c -> pure (Just c)
+      Nothing -> externalDual dualTyName cls
+    binds <- methodBinds env body
+    case dual of
+      Just cls' -> do
+        decs <- forM binds $ \(m, cs) -> do
+          k <- methodArity m
+          (ps, e) <- methodWorker env k cs
+          pure (FunD (dualWorkerName m) [Clause ps (NormalB e) []])
+        pure [InstanceD ov ctx' (foldl AppT (ConT cls') tys') decs]
+      Nothing
+        | tys' == tys -> pure []
+        | cls `notElem` standardClasses -> unsupported (eCtx env)
+            ("an instance of the class `" ++ pprint cls ++ "', which is declared outside any "
+             ++ "differentiable block, for a type holding Double values; declare the class in a "
+             ++ "differentiable block") ""
+        | otherwise -> do
+            decs <- forM binds $ \(m, cs) -> do
+              k <- methodArity m
+              (ps, e) <- methodWorker env k cs
+              as <- replicateM k (newName "a")
+              w <- newName ("_" ++ safeBase m ++ "W")
+              let call = foldl AppE (VarE w) (map VarE as)
+                  worker = FunD w [Clause ps (NormalB e) []]
+              pure (FunD m [Clause (map VarP as) (NormalB (AppE (VarE 'onTape) (LetE [worker] call))) []])
+            pure [InstanceD ov ctx' (foldl AppT (ConT cls) tys') decs]
+  _ -> unsupported (eCtx env0) "this instance head" (pprint hd)
+  where
+    spine (AppT f x) acc = spine f (x : acc)
+    spine f acc = (f, acc)
+    methodArity m = case M.lookup m arities of
+      Just k -> pure k
+      Nothing -> do
+        i <- recover (pure Nothing) (Just <$> reifyR m)
+        case i of
+          Just (ClassOpI _ t _) -> pure (arrowArity t)
+          Just (VarI _ t _) -> pure (arrowArity t)
+          _ -> unsupported (eCtx env0) ("`" ++ nameBase m ++ "', which is not a method of the class") ""
+transInstance _ _ _ = pure []
+
+-- | The equations of each method a class or instance body defines.
+methodBinds :: Env -> [Dec] -> Q [(Name, [C.Clause])]
+methodBinds env body = do
+  bs <- parseLocalDecs (eCtx env) body
+  forM bs $ \b -> case b of
+    BFun m _ cs -> pure (m, cs)
+    BVal (VarP m) _ rhs ws -> pure (m, [C.Clause [] rhs ws])
+    _ -> unsupported (eCtx env) "a pattern binding in a class or instance" ""
+
+-- | A method's worker: equations with fewer arguments than the method's
+-- type has arrows (@negate = mapV negate@) are applied to the rest.
+methodWorker :: Env -> Int -> [C.Clause] -> Q ([Pat], Exp)
+methodWorker env k cs = do
+  cs' <- forM cs $ \(C.Clause ps b ws) -> do
+    vs <- replicateM (k - length ps) (newName "eta")
+    let more e = if null vs then e else EApp e (map EVar vs)
+        b' = case b of
+          Plain e -> Plain (more e)
+          Guarded gs -> Guarded [(g, more e) | (g, e) <- gs]
+    pure (C.Clause (ps ++ map VarP vs) b' ws)
+  funBody env k cs'

@@ -9,6 +9,7 @@ module Numeric.DualRev.Internal.Types
   , externalDual
   , needsDual
   , blockDualTypes
+  , outsideTypes
   , transType
   , transPred
   , dualDataDec
@@ -17,6 +18,7 @@ module Numeric.DualRev.Internal.Types
   ) where
 
 import Control.Monad (filterM)
+import Data.Data (Data, cast, gmapQ)
 import Data.Char (isAlpha, isUpper, ord)
 import qualified Data.Map as M
 import qualified Data.Set as S
@@ -34,6 +36,7 @@ import Numeric.DualRev.Internal.Ops
 data TyEnv = TyEnv
   { tyBlock :: S.Set Name
   , tyDuals :: M.Map Name Name
+  , tyClasses :: M.Map Name Name  -- ^ classes of the block: their dual classes
   }
 
 encode :: String -> String
@@ -58,14 +61,16 @@ upperFirst s = "Dualrev'" ++ s
 
 -- | The dual of a name defined elsewhere (same module, suffixed), if that
 -- module defines it.
+--
+-- A type declared outside any block gets its twin in the first block of a
+-- module that uses it, so the twin is also looked for in this module.
 externalDual :: (Name -> Name) -> Name -> Q (Maybe Name)
 externalDual mk n = case n of
-  Name _ (NameG ns pkg m) ->
+  Name _ (NameG ns pkg m) -> do
     let Name occ _ = mk n
-    in probe (Name occ (NameG ns pkg m))
-  _ -> do
-    let d = mk n
-    probe d
+    there <- probe (Name occ (NameG ns pkg m))
+    maybe (probe (mk n)) (pure . Just) there
+  _ -> probe (mk n)
   where
     probe d = recover (pure Nothing) (reifyR d >> pure (Just d))
 
@@ -113,12 +118,66 @@ conFieldTypes c = case c of
   GadtC _ fs _ -> map snd fs
   RecGadtC _ fs _ -> [t | (_, _, t) <- fs]
 
+-- | The declarations of the data types declared outside any block that the
+-- block uses (in a type, or by a constructor) and that need a dual twin no
+-- block has made yet, with those their fields need in turn.
+outsideTypes :: [Dec] -> Q [Dec]
+outsideTypes decs = go S.empty [] (S.toList (typeRefs decs))
+  where
+    inBlock = S.fromList [n | d <- decs, Just n <- [declName d]]
+    go _ acc [] = pure (reverse acc)
+    go seen acc (n : rest)
+      | S.member n seen || S.member n inBlock || n `elem` [''Double, ''Vec, ''Mat, ''Constant] =
+          go seen acc rest
+      | otherwise = do
+          let seen' = S.insert n seen
+          info <- recover (pure Nothing) (Just <$> reify n)
+          case info of
+            Just (DataConI _ _ parent) -> go seen' acc (parent : rest)
+            Just (TyConI d) | isData d -> do
+              nd <- needsDual (TyEnv inBlock M.empty M.empty) (ConT n)
+              twin <- externalDual dualTyName n
+              if nd && twin == Nothing
+                then go seen' (d : acc) (S.toList (typeRefs [d]) ++ rest)
+                else go seen' acc rest
+            _ -> go seen' acc rest
+    isData d = case d of { DataD {} -> True; NewtypeD {} -> True; _ -> False }
+
+declName :: Dec -> Maybe Name
+declName d = case d of
+  DataD _ n _ _ _ _ -> Just n
+  NewtypeD _ n _ _ _ _ -> Just n
+  TySynD n _ _ -> Just n
+  ClassD _ n _ _ _ -> Just n
+  _ -> Nothing
+
+-- | Type constructors a declaration mentions, and the parent types of the
+-- data constructors it uses.
+typeRefs :: [Dec] -> S.Set Name
+typeRefs ds = S.fromList (everything ds)
+  where
+    everything :: Data x => x -> [Name]
+    everything x = here x ++ concat (gmapQ everything x)
+    here :: Data x => x -> [Name]
+    here x = case cast x of
+      Just (ConT n) -> [n]
+      _ -> case cast x of
+        Just (ConE c) -> [c]
+        Just (RecConE c _) -> [c]
+        _ -> case cast x of
+          Just (ConP c _) -> [c]
+          Just (RecP c _) -> [c]
+          Just (InfixP _ c _) -> [c]
+          _ -> []
+
 -- | Which of the block's data types and synonyms need dual twins (a fixed
--- point: a type needs one if a field mentions a type that does).
+-- point: a type needs one if a field mentions a type that does).  The
+-- declarations include those of 'outsideTypes', whose twins the block makes.
 blockDualTypes :: [Dec] -> Q TyEnv
-blockDualTypes decs = loop (TyEnv names M.empty)
+blockDualTypes decs = loop (TyEnv names M.empty classes)
   where
     names = S.fromList (map fst defs)
+    classes = M.fromList [(n, dualTyName n) | ClassD _ n _ _ _ <- decs]
     defs = [(n, fields) | d <- decs, Just (n, fields) <- [typeDef d]]
     typeDef d = case d of
       DataD _ n _ _ cons _ -> Just (n, concatMap conFieldTypes cons)
@@ -161,20 +220,26 @@ transType env ty = case ty of
                 Nothing -> fail $ "dualrev: the type `" ++ pprint n ++ "' holds Double values "
                   ++ "or functions but was not declared in a differentiable block"
   AppT a b -> AppT <$> transType env a <*> transType env b
-  ForallT tvs ctx t -> ForallT tvs <$> (concat <$> mapM transPred ctx) <*> transType env t
+  ForallT tvs ctx t -> ForallT tvs <$> (concat <$> mapM (transPred env) ctx) <*> transType env t
   SigT t k -> (`SigT` k) <$> transType env t
   ParensT t -> ParensT <$> transType env t
   _ -> pure ty
 
 -- | Class constraints of user signatures, in terms of the dual classes
--- (the standard class is kept where literals or pure methods need it).
-transPred :: Pred -> Q [Pred]
-transPred p = case p of
-  AppT (ConT c) t -> pure $ case lookup c classMap of
-    Just cs -> [AppT (ConT c') t | c' <- cs]
-    Nothing -> [p]
+-- (the standard class is kept where literals or pure methods need it).  A
+-- class declared in a block becomes its dual class.
+transPred :: TyEnv -> Pred -> Q [Pred]
+transPred env p = case spine p [] of
+  (ConT c, ts)
+    | Just cs <- lookup c classMap -> pure [foldl AppT (ConT c') ts | c' <- cs]
+    | Just c' <- M.lookup c (tyClasses env) -> pure [foldl AppT (ConT c') ts]
+    | otherwise -> do
+        md <- externalDual dualTyName c
+        pure [maybe p (\c' -> foldl AppT (ConT c') ts) md]
   _ -> pure [p]
   where
+    spine (AppT f x) acc = spine f (x : acc)
+    spine f acc = (f, acc)
     classMap =
       [ (''Num, [''Num, ''DNum])
       , (''Fractional, [''Fractional, ''DFractional])

@@ -36,7 +36,7 @@ data Walks = Walks
 type W = StateT (M.Map Type Walks, [Dec]) Q
 
 noEnv :: TyEnv
-noEnv = TyEnv S.empty M.empty
+noEnv = TyEnv S.empty M.empty M.empty
 
 globalWalks :: Name -> Name -> Name -> Name -> Name -> Walks
 globalWalks a b c d e = Walks (VarE a) (VarE b) (VarE c) (VarE d) (VarE e)
@@ -321,13 +321,12 @@ target what f = do
   -- a plain definition of the same declaration group cannot be reified
   info <- recover (fail ("dualrev: `" ++ nameBase f ++ "' is not differentiable: define it inside "
                          ++ "differentiable [d| ... |]")) (reifyR f)
-  ty <- case info of
+  ty0 <- case info of
     VarI _ t _ -> pure t
     _ -> fail ("dualrev: " ++ what ++ " expects a function name, got " ++ pprint f)
+  ty <- specialise ty0
   (a, b) <- case ty of
     AppT (AppT ArrowT a) b -> pure (a, b)
-    ForallT {} -> fail ("dualrev: " ++ what ++ " needs a monomorphic type; `" ++ nameBase f
-                        ++ "' has type " ++ pprint ty)
     _ -> fail ("dualrev: " ++ what ++ " expects a function of one argument (use a tuple for several); `"
                ++ nameBase f ++ "' has type " ++ pprint ty)
   md <- externalDual dualValName f
@@ -346,6 +345,37 @@ target what f = do
     Nothing -> fail ("dualrev: `" ++ nameBase f ++ "' is not differentiable: define it inside "
                      ++ "differentiable [d| ... |] (and export its dual `" ++ nameBase (dualValName f)
                      ++ "' too if the module has an export list)")
+
+-- | A polymorphic function is differentiated where Haskell's defaulting
+-- would put it: a type variable with an 'Integral' constraint at 'Integer',
+-- every other constrained one at 'Double'.  Instances of the function's
+-- classes at those types are checked by GHC where the splice is used.
+specialise :: Type -> Q Type
+specialise ty = case ty of
+  ForallT tvs ctx body -> do
+    let constrained v = [c | p <- ctx, (c, vs) <- [predHead p], v `elem` vs]
+        -- a signature from a quote may leave its forall implicit
+        vars = if null tvs then nubOrd (freeVars body ++ concatMap freeVars ctx) else map tvName tvs
+        -- an unconstrained one stays: the splice's type leaves it to the use
+        pick v = case constrained v of
+          [] -> []
+          cs | ''Integral `elem` cs -> [(v, ConT ''Integer)]
+             | otherwise -> [(v, ConT ''Double)]
+    pure (substTy (M.fromList (concatMap pick vars)) body)
+  _ -> pure ty
+  where
+    predHead p = case spine p [] of
+      (ConT c, args) -> (c, [v | VarT v <- args])
+      _ -> (''(), [])
+    spine (AppT g x) acc = spine g (x : acc)
+    spine g acc = (g, acc)
+    freeVars t = case t of
+      VarT v -> [v]
+      AppT g x -> freeVars g ++ freeVars x
+      SigT x _ -> freeVars x
+      ParensT x -> freeVars x
+      _ -> []
+    nubOrd = S.toList . S.fromList
 
 runW :: W a -> Q (a, [Dec])
 runW m = do
@@ -373,15 +403,26 @@ gradQ' f = do
   (a, b, d) <- target "grad" f
   scalarResult "grad" f b
   (wa, ds) <- runW (walk a)
-  pure (withDecs ds (foldl AppE (VarE 'gradRun) [wIn wa, wCol wa, d]))
+  pure (SigE (withDecs ds (foldl AppE (VarE 'gradRun) [wIn wa, wCol wa, d]))
+             (arrow a (tup [ConT ''Double, a])))
 
 differentiateQ f = do
   (a, b, d) <- target "differentiate" f
   ((wa, wb), ds) <- runW ((,) <$> walk a <*> walk b)
-  pure (withDecs ds (foldl AppE (VarE 'differentiateRun) [wIn wa, wPrim wb, wSeed wb, wCol wa, d]))
+  pure (SigE (withDecs ds (foldl AppE (VarE 'differentiateRun) [wIn wa, wPrim wb, wSeed wb, wCol wa, d]))
+             (arrow a (tup [b, arrow b a])))
 
 jacobianQ f = do
   (a, b, d) <- target "jacobian" f
   ((wa, wb), ds) <- runW ((,) <$> walk a <*> walk b)
-  pure (withDecs ds (foldl AppE (VarE 'jacobianRun) [wIn wa, wIds wb, wCol wa, d]))
+  pure (SigE (withDecs ds (foldl AppE (VarE 'jacobianRun) [wIn wa, wIds wb, wCol wa, d]))
+             (arrow a (AppT ListT a)))
+
+-- The splice's type, written out: it pins the parts of a specialised
+-- polymorphic function that no walk constrains (its discrete inputs).
+arrow :: Type -> Type -> Type
+arrow x y = AppT (AppT ArrowT x) y
+
+tup :: [Type] -> Type
+tup ts = foldl AppT (TupleT (length ts)) ts
 
