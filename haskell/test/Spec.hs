@@ -4,12 +4,14 @@ import Test.Hspec
 
 import qualified Corpus.Api
 import qualified Corpus.Bench
+import qualified Corpus.Classes
 import qualified Corpus.Control
 import qualified Corpus.Cross
 import qualified Corpus.Data
 import qualified Corpus.Extra
 import qualified Corpus.Lists
 import qualified Corpus.Numeric
+import qualified Corpus.Outside
 import qualified Corpus.Syntax
 
 main :: IO ()
@@ -23,3 +25,5 @@ main = hspec $ do
   Corpus.Bench.spec
   Corpus.Cross.spec
   Corpus.Api.spec
+  Corpus.Classes.spec
+  Corpus.Outside.spec
