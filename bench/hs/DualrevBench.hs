@@ -74,6 +74,41 @@ differentiable [d|
     in sum [x * y | (x, y) <- [pa, pb, pc, pd]]
   fparticlesFork ps = fparticles ps
 
+  -- polymorphic versions (differentiated at Double): the same speed as the
+  -- monomorphic ones is the goal
+  dotP :: Num a => [a] -> [a] -> a
+  dotP xs ys = sum (zipWith (*) xs ys)
+
+  fdotprodP :: Num a => ([a], [a]) -> a
+  fdotprodP (xs, ys) = dotP xs ys
+
+  fneuralP :: (Ord a, Floating a) => ([([[a]], [a])], [a]) -> a
+  fneuralP (layers, input) = sum (forward layers input)
+    where
+      forward [] x = safeSoftmax x
+      forward ((w, b) : rest) x = forward rest (map relu (zipWith (+) (map (dotP x) w) b))
+      relu x = if x >= 0 then x else 0
+      safeSoftmax xs =
+        let m = foldl (\acc x -> if x > acc then x else acc) 0 xs
+            es = map (\x -> exp (x - m)) xs
+            total = sum es
+        in map (/ total) es
+
+  simulateP :: Fractional a => ((a, a), (a, a)) -> (a, a)
+  simulateP (p0, v0) = loop (1000 :: Int) p0 v0
+    where
+      dt = 0.05
+      add (a, b) (c, d) = (a + c, b + d)
+      scl k (a, b) = (k * a, k * b)
+      loop n p v
+        | n == 0 = p
+        | otherwise =
+            let acc = add (scl (-0.5) p) (scl (-0.2) v)
+            in loop (n - 1) (add p (scl dt v)) (add v (scl dt acc))
+
+  fparticlesP :: Fractional a => [((a, a), (a, a))] -> a
+  fparticlesP ps = sum [x * y | (x, y) <- map simulateP ps]
+
   -- fneural with array operations: one tape node per layer operation
   fneuralArray :: ([(Mat, Vec)], Vec) -> Double
   fneuralArray (layers, input) = vsum (softmax (forwardA layers input))
@@ -99,11 +134,8 @@ mkUnit :: String -> Double -> Int -> Maybe (IO Unit)
 mkUnit prog z n = case prog of
   "fmult" -> Just $ pure $ \i ->
     let (gx, gy) = $(grad 'fmult) (3 + fromIntegral i * z, 4) in gx + gy
-  "fdotprod" -> Just $ do
-    let (xs, ys) = dotprodInput n
-    forceAll xs >> forceAll ys
-    pure $ \i -> let (gx, gy) = $(grad 'fdotprod) (bump (fromIntegral i * z) xs, ys)
-                 in sum gx + sum gy
+  "fdotprod" -> dotprod $(grad 'fdotprod)
+  "fdotprod-poly" -> dotprod $(grad 'fdotprodP)
   "fsummatvec" -> Just $ do
     let (m, v) = summatvecInput n
     forceAll (concat m) >> forceAll v
@@ -114,11 +146,8 @@ mkUnit prog z n = case prog of
         jac = $(jacobian 'frotvecquat) (Vec3 (1 + e) 2 3, Quaternion 4 5 6 7)
         rowSum (Vec3 a b c, Quaternion d f g h) = a + b + c + d + f + g + h
     in sum (map rowSum jac)
-  "fneural" -> Just $ do
-    let (layers, input) = neuralInput
-    forceAll (concat [concat w ++ b | (w, b) <- layers] ++ input)
-    pure $ \i -> let (gl, gi) = $(grad 'fneural) (layers, bump (fromIntegral i * z) input)
-                 in sum [sum (map sum w) + sum b | (w, b) <- gl] + sum gi
+  "fneural" -> neural $(grad 'fneural)
+  "fneural-poly" -> neural $(grad 'fneuralP)
   "fneural-array" -> Just $ do
     let (layers, input) = neuralInput
         layersA = [(fromRows w, fromList b) | (w, b) <- layers]
@@ -133,8 +162,19 @@ mkUnit prog z n = case prog of
                  in sum [msum w + vsum b | (w, b) <- gl]
   "fparticles" -> particles $(grad 'fparticles)
   "fparticles-fork" -> particles $(grad 'fparticlesFork)
+  "fparticles-poly" -> particles $(grad 'fparticlesP)
   _ -> Nothing
   where
+    dotprod g = Just $ do
+      let (xs, ys) = dotprodInput n
+      forceAll xs >> forceAll ys
+      pure $ \i -> let (gx, gy) = g (bump (fromIntegral i * z) xs, ys)
+                   in sum gx + sum gy
+    neural g = Just $ do
+      let (layers, input) = neuralInput
+      forceAll (concat [concat w ++ b | (w, b) <- layers] ++ input)
+      pure $ \i -> let (gl, gi) = g (layers, bump (fromIntegral i * z) input)
+                   in sum [sum (map sum w) + sum b | (w, b) <- gl] + sum gi
     particles g = Just $ do
       let ps = particlesInput
       forceAll (concat [[a, b, c, d] | ((a, b), (c, d)) <- ps])

@@ -724,8 +724,13 @@ transTop env0 b = case b of
     wt <- workerType (eTy env) k sig
     vt <- transType (eTy env) sig
     wrapper <- wrapperDec d w k
+    -- an overloaded worker keeps its unfolding, so that GHC specialises it
+    -- where it is used at a known type (Double, a user vector type),
+    -- dictionaries gone: as fast as a monomorphic definition
+    let overloaded = case sig of { ForallT _ (_ : _) _ -> True; _ -> False }
     pure ([ SigD w wt, FunD w [Clause ps (NormalB body) []]
           , SigD d vt, wrapper, PragmaD (InlineP d Inline FunLike AllPhases) ]
+          ++ [PragmaD (InlineP w Inlinable FunLike AllPhases) | overloaded]
           ++ markUsed d vt)
   BVal (VarP n) (Just sig) body ws -> do
     let env = env0 { eCtx = (eCtx env0) { ctxDef = nameBase n } }
