@@ -13,11 +13,13 @@ import qualified Corpus.Lists
 import qualified Corpus.Numeric
 import qualified Corpus.Outside
 import qualified Corpus.Syntax
+import qualified Corpus.Syntax2
 
 main :: IO ()
 main = hspec $ do
   Corpus.Numeric.spec
   Corpus.Syntax.spec
+  Corpus.Syntax2.spec
   Corpus.Lists.spec
   Corpus.Data.spec
   Corpus.Control.spec

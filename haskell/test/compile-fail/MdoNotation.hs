@@ -1,4 +1,6 @@
--- EXPECT: unsupported in differentiable code
+-- EXPECT: unsupported in differentiable code: mdo-notation (RecursiveDo)
+-- EXPECT: write the recursion as a recursive function
+-- EXPECT: in the definition of `f'
 {-# LANGUAGE TemplateHaskell #-}
 {-# LANGUAGE RecursiveDo #-}
 module MdoNotation where

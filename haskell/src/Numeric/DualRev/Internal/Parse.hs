@@ -17,6 +17,7 @@ import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Core hiding (Body, Guard, Clause)
 import qualified Numeric.DualRev.Internal.Core as Core
+import Numeric.DualRev.Internal.Desugar
 
 -- | Where we are, for error messages.
 data Ctx = Ctx
@@ -71,21 +72,30 @@ parseExpr ctx ex = case ex of
     pure (ELet [BVal (VarP vb) Nothing (Plain b') []]
                 (ELam [VarP x] (mkApp op' [EVar x, EVar vb])))
   InfixE Nothing op Nothing -> parseExpr ctx op
-  UInfixE {} -> bad ctx "an infix expression with unresolved fixity" ex
+  -- quotes come with their fixities resolved; only hand-built syntax has these
+  UInfixE {} -> bad ctx "an infix expression with unresolved fixity (build it with InfixE)" ex
   ParensE e -> parseExpr ctx e
   LamE ps b -> do
-    mapM_ (checkPat ctx) ps
-    ELam ps <$> parseExpr ctx b
-  LamCaseE _ -> bad ctx "\\case (LambdaCase)" ex
+    ps' <- mapM (viewPat ctx) ps
+    lambdaOf ps' =<< parseExpr ctx b
+  LamCaseE ms -> do
+    x <- newName "lc"
+    alts <- mapM (parseMatch ctx) ms
+    ELam [VarP x] <$> caseOf (EVar x) alts
   TupE ms
     | all (maybe False (const True)) ms -> ETuple <$> mapM (parseExpr ctx) [e | Just e <- ms]
-    | otherwise -> bad ctx "a tuple section" ex
+    | otherwise -> tupleSection ctx ms
   CondE c t e -> EIf <$> parseExpr ctx c <*> parseExpr ctx t <*> parseExpr ctx e
   MultiIfE gs -> EMultiIf <$> forM gs (parseGuarded ctx)
   LetE ds b -> ELet <$> parseLocalDecs ctx ds <*> parseExpr ctx b
-  CaseE s ms -> ECase <$> parseExpr ctx s <*> mapM (parseMatch ctx) ms
-  DoE _ _ -> bad ctx "do-notation" ex
-  MDoE _ _ -> bad ctx "mdo-notation" ex
+  CaseE s ms -> do
+    s' <- parseExpr ctx s
+    caseOf s' =<< mapM (parseMatch ctx) ms
+  DoE Nothing stmts -> parseDo ctx ex stmts
+  DoE (Just _) _ -> bad ctx "a qualified do block (QualifiedDo)" ex
+  MDoE _ _ -> unsupported ctx ("mdo-notation (RecursiveDo): differentiable code is evaluated "
+    ++ "strictly, so a value cannot be used before it is bound; write the recursion as a "
+    ++ "recursive function, or use an ordinary do block") ""
   CompE stmts -> parseComprehension ctx ex stmts
   ArithSeqE r -> case r of
     FromToR a b -> (\x y -> EArith (FromTo x y)) <$> parseExpr ctx a <*> parseExpr ctx b
@@ -108,6 +118,32 @@ mkApp f [] = f
 mkApp (EApp f as) bs = EApp f (as ++ bs)
 mkApp f as = EApp f as
 
+-- | @(a,)@ and the like: the present components are evaluated first (as
+-- for an operator section), the lambda fills in the missing ones.
+tupleSection :: Ctx -> [Maybe Exp] -> Q Expr
+tupleSection ctx ms = do
+  comps <- forM ms $ \m -> case m of
+    Just e -> do
+      v <- newName "tup"
+      e' <- parseExpr ctx e
+      pure (Left (v, e'))
+    Nothing -> Right <$> newName "x"
+  pure (ELet [BVal (VarP v) Nothing (Plain e) [] | Left (v, e) <- comps]
+          (ELam [VarP x | Right x <- comps] (ETuple [EVar (either fst id c) | c <- comps])))
+
+parseDo :: Ctx -> Exp -> [Stmt] -> Q Expr
+parseDo ctx ex stmts = do
+  ss <- forM stmts $ \st -> case st of
+    BindS p e -> DoBind <$> viewPat ctx p <*> parseExpr ctx e
+    LetS ds -> DoLet <$> parseLocalDecs ctx ds
+    NoBindS e -> DoExpr <$> parseExpr ctx e
+    ParS _ -> bad ctx "parallel statements in a do block (ParallelListComp)" st
+    RecS _ -> bad ctx "a rec block (RecursiveDo): differentiable code is evaluated strictly" st
+  case ss of
+    [] -> bad ctx "an empty do block" ex
+    _ -> doBlock ("dualrev: pattern match failure in a do block in `" ++ ctxDef ctx
+                  ++ "' (differentiable block at " ++ ctxBlock ctx ++ ")") ss
+
 -- [e | quals] by the usual translation into concatMap, if and let.
 parseComprehension :: Ctx -> Exp -> [Stmt] -> Q Expr
 parseComprehension ctx ex stmts = case reverse stmts of
@@ -116,22 +152,19 @@ parseComprehension ctx ex stmts = case reverse stmts of
   where
     go [] res = pure (EList [res])
     go (BindS p l : qs) res = do
-      checkPat ctx p
+      p' <- viewPat ctx p
       inner <- go qs res
       l' <- parseExpr ctx l
       v <- newName "elt"
-      pure (EApp (EVar 'concatMap)
-              [ ELam [VarP v] (ECase (EVar v) [ Alt p (Plain inner) []
-                                               , Alt WildP (Plain (EList [])) [] ])
-              , l' ])
+      body <- caseOf (EVar v) [ VAlt p' (Plain inner) []
+                              , VAlt (plainVPat WildP) (Plain (EList [])) [] ]
+      pure (EApp (EVar 'concatMap) [ELam [VarP v] body, l'])
     go (NoBindS c : qs) res = EIf <$> parseExpr ctx c <*> go qs res <*> pure (EList [])
     go (LetS ds : qs) res = ELet <$> parseLocalDecs ctx ds <*> go qs res
     go (s : _) _ = bad ctx "this qualifier in a list comprehension" s
 
-parseMatch :: Ctx -> Match -> Q Alt
-parseMatch ctx (Match p b ds) = do
-  checkPat ctx p
-  Alt p <$> parseBody ctx b <*> parseLocalDecs ctx ds
+parseMatch :: Ctx -> Match -> Q VAlt
+parseMatch ctx (Match p b ds) = VAlt <$> viewPat ctx p <*> parseBody ctx b <*> parseLocalDecs ctx ds
 
 parseBody :: Ctx -> Body -> Q Core.Body
 parseBody ctx (NormalB e) = Plain <$> parseExpr ctx e
@@ -141,10 +174,10 @@ parseGuarded :: Ctx -> (Language.Haskell.TH.Guard, Exp) -> Q ([Core.Guard], Expr
 parseGuarded ctx (g, e) = do
   gs <- case g of
     NormalG c -> (: []) . GBool <$> parseExpr ctx c
-    PatG stmts -> forM stmts $ \s -> case s of
-      NoBindS c -> GBool <$> parseExpr ctx c
-      BindS p x -> checkPat ctx p >> GBind p <$> parseExpr ctx x
-      LetS ds -> GLet <$> parseLocalDecs ctx ds
+    PatG stmts -> fmap concat $ forM stmts $ \s -> case s of
+      NoBindS c -> (: []) . GBool <$> parseExpr ctx c
+      BindS p x -> guardsOf <$> viewPat ctx p <*> parseExpr ctx x
+      LetS ds -> (: []) . GLet <$> parseLocalDecs ctx ds
       _ -> bad ctx "this guard" s
   (,) gs <$> parseExpr ctx e
 
@@ -159,7 +192,9 @@ parseLocalDecs ctx ds = do
       cs <- parseClauses ctx n [Language.Haskell.TH.Clause ps (NormalB e) []]
       pure [BFun n (M.lookup n sigs) cs]
     ValD p b ws -> do
-      checkPat ctx p
+      vp <- viewPat ctx p
+      when (hasViews vp) $ bad ctx
+        "a view pattern in a pattern binding (match it in a case or a function argument)" p
       let sig = case p of { VarP n -> M.lookup n sigs; _ -> Nothing }
       b' <- parseBody ctx b
       ws' <- parseLocalDecs ctx ws
@@ -175,9 +210,41 @@ parseClauses ctx n cs = do
   when (null cs) $ unsupported ctx ("a function without equations: " ++ nameBase n) ""
   unless (all (== head arities) arities) $
     unsupported ctx ("equations of `" ++ nameBase n ++ "' with different numbers of arguments") ""
-  forM cs $ \(Language.Haskell.TH.Clause ps b ws) -> do
-    mapM_ (checkPat ctx) ps
-    Core.Clause ps <$> parseBody ctx b <*> parseLocalDecs ctx ws
+  cs' <- forM cs $ \(Language.Haskell.TH.Clause ps b ws) ->
+    (,,) <$> mapM (viewPat ctx) ps <*> parseBody ctx b <*> parseLocalDecs ctx ws
+  clausesOf cs'
+
+-- | A pattern checked, its view patterns split off (their functions parsed).
+viewPat :: Ctx -> Pat -> Q VPat
+viewPat ctx p0 = checkPat ctx p0 >> uncurry VPat <$> go p0
+  where
+    go p = case p of
+      ViewP e q -> do
+        x <- newName "view"
+        f <- parseExpr ctx e
+        q' <- viewPat ctx q
+        pure (VarP x, [(x, f, q')])
+      TupP ps -> many TupP ps
+      ConP c ps -> many (ConP c) ps
+      ListP ps -> many ListP ps
+      InfixP a c b -> do
+        (a', va) <- go a
+        (b', vb) <- go b
+        pure (InfixP a' c b', va ++ vb)
+      RecP c fs -> do
+        rs <- mapM (go . snd) fs
+        pure (RecP c (zip (map fst fs) (map fst rs)), concatMap snd rs)
+      ParensP q -> one ParensP q
+      BangP q -> one BangP q
+      AsP n q -> one (AsP n) q
+      SigP q t -> one (`SigP` t) q
+      TildeP q -> do
+        r@(_, vs) <- one TildeP q
+        unless (null vs) $ bad ctx "a view pattern inside a lazy pattern (~)" p
+        pure r
+      _ -> pure (p, [])
+    one k q = (\(q', vs) -> (k q', vs)) <$> go q
+    many k ps = (\rs -> (k (map fst rs), concatMap snd rs)) <$> mapM go ps
 
 checkPat :: Ctx -> Pat -> Q ()
 checkPat ctx p = case p of
@@ -199,6 +266,6 @@ checkPat ctx p = case p of
   RecP _ fs -> mapM_ (checkPat ctx . snd) fs
   ListP ps -> mapM_ (checkPat ctx) ps
   SigP q _ -> checkPat ctx q
-  ViewP _ _ -> bad ctx "a view pattern" p
+  ViewP _ q -> checkPat ctx q
   _ -> bad ctx "this pattern" p
   where ok = pure ()

@@ -5,6 +5,10 @@ module Numeric.DualRev.Internal.Prims
   , lookupPrim
   ) where
 
+import Control.Applicative (liftA2, (<|>))
+import Control.Monad
+  ( foldM, foldM_, forM, forM_, guard, join, liftM2, mplus, msum, mzero, replicateM
+  , replicateM_, unless, when, zipWithM, zipWithM_, (<=<), (>=>) )
 import Data.List (foldl')
 import qualified Data.Map as M
 import Language.Haskell.TH
@@ -13,6 +17,7 @@ import qualified Numeric.DualRev.Array as A
 import qualified Numeric.DualRev.Internal.ArrayDual as AD
 import Numeric.DualRev.Internal.Constant (constant, constantD)
 import Numeric.DualRev.Internal.Lists
+import Numeric.DualRev.Internal.Monads
 import Numeric.DualRev.Internal.Pair ((|*|))
 import Numeric.DualRev.Internal.Ops
 
@@ -137,6 +142,22 @@ table = M.fromList $
   , ('(|*|), PPar), ('constant, PMon 'constantD 1)
   , ('(&&), PAnd), ('(||), POr), ('error, PErr), ('errorWithoutStackTrace, PErr)
   ] ++
+  -- monads (Maybe, Either e, lists, Identity): what takes a continuation
+  -- or a function into the monad binds through DMonad; patFailD is where a
+  -- desugared do statement goes when its pattern does not match
+  [ ('(>>=), PMon 'bindD 2), ('(=<<), PMon 'bindFlipD 2), ('patFailD, PMon 'patFailD 1)
+  , ('(>=>), PMon 'kleisliD 3), ('(<=<), PMon 'kleisliFlipD 3)
+  , ('(<*>), PMon 'apD 2), ('liftA2, PMon 'liftA2D 3), ('liftM2, PMon 'liftA2D 3)
+  , ('mapM, PMon 'mapMD 2), ('forM, PMon 'forMD 2), ('mapM_, PMon 'mapMD_ 2)
+  , ('forM_, PMon 'forMD_ 2), ('foldM, PMon 'foldMD 3), ('foldM_, PMon 'foldMD_ 3)
+  , ('zipWithM, PMon 'zipWithMD 3), ('zipWithM_, PMon 'zipWithMD_ 3)
+  ] ++
+  [ (n, PPure n k) | (n, k) <-
+    [ ('return, 1), ('pure, 1), ('(>>), 2), ('(*>), 2), ('(<*), 2), ('fail, 1)
+    , ('guard, 1), ('when, 2), ('unless, 2), ('sequence, 1), ('sequence_, 1)
+    , ('replicateM, 2), ('replicateM_, 2), ('join, 1), ('mzero, 0), ('mplus, 2)
+    , ('msum, 1), ('(<|>), 2)
+    ] ] ++
   -- pure: structural list functions, comparisons (on values), discrete maths
   [ (n, PPure n k) | (n, k) <-
     [ ('zip, 2), ('zip3, 3), ('unzip, 1), ('unzip3, 1), ('length, 1), ('null, 1)

@@ -29,6 +29,7 @@ import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.AD (AD, D)
 import Numeric.DualRev.Internal.ArrayDual (DMat, DVec, Mat, Vec)
 import Numeric.DualRev.Internal.Constant (Constant)
+import Numeric.DualRev.Internal.Monads (DMonad)
 import Numeric.DualRev.Internal.Ops
 
 -- | Types of the current block: all of them, and the dual names of those
@@ -248,6 +249,7 @@ transPred env p = case spine p [] of
       , (''RealFrac, [''RealFrac, ''DFractional])
       , (''Real, [''Real, ''DNum])
       , (''Integral, [''Integral, ''DNum])
+      , (''Monad, [''Monad, ''DMonad])
       , (''Enum, [''DEnum])  -- arithmetic sequences; succ, pred, fromEnum on Double are not supported
       ]
 
