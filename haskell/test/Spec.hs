@@ -11,6 +11,7 @@ import qualified Corpus.Extra
 import qualified Corpus.Lists
 import qualified Corpus.Numeric
 import qualified Corpus.Syntax
+import qualified Rules
 
 main :: IO ()
 main = hspec $ do
@@ -23,3 +24,4 @@ main = hspec $ do
   Corpus.Bench.spec
   Corpus.Cross.spec
   Corpus.Api.spec
+  Rules.spec
