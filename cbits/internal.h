@@ -451,4 +451,34 @@ static inline dr_idx dr__rec2(dr_tape *t, dr_idx a, double da, dr_idx b,
     return dr__push(t, ra, da, rb, db);
 }
 
+/* The result of a scalar operation with value v over a with partial d, as
+   every scalar op records it: a constant argument (DR_NONE) or a NULL tape
+   records nothing and gives a constant, an id not on the tape sets
+   DR_EINVAL.  (A dr_real comes back, not the id, so that the ops can
+   tail-call it where GCC keeps it out of line.) */
+static inline dr_real dr__op1(dr_tape *t, double v, dr_idx a, double d)
+{
+    dr_real r = {v, DR_NONE};
+    if (a == DR_NONE || DR_UNLIKELY(!t))
+        return r;
+    int64_t ra;
+    if (DR_UNLIKELY(!dr__rel_arg(t, a, &ra))) {
+        dr__fail(t, DR_EINVAL);
+        return r;
+    }
+    r.idx = dr__push(t, ra, d, -1, 0.0);
+    return r;
+}
+
+/* The same over a and b: one constant argument gives a node over the other */
+static inline dr_real dr__op2(dr_tape *t, double v, dr_idx a, double da,
+                              dr_idx b, double db)
+{
+    dr_real r = {v, DR_NONE};
+    if ((a == DR_NONE && b == DR_NONE) || DR_UNLIKELY(!t))
+        return r;
+    r.idx = dr__rec2(t, a, da, b, db);
+    return r;
+}
+
 #endif /* DR_INTERNAL_H */

@@ -218,6 +218,12 @@ DR_API dr_real dr_atan2(dr_tape *t, dr_real y, dr_real x);
 DR_API dr_real dr_sinh(dr_tape *t, dr_real a);
 DR_API dr_real dr_cosh(dr_tape *t, dr_real a);
 DR_API dr_real dr_tanh(dr_tape *t, dr_real a);
+/** The inverse hyperbolic sine; derivative 1 / sqrt(a^2 + 1). */
+DR_API dr_real dr_asinh(dr_tape *t, dr_real a);
+/** The inverse hyperbolic cosine (a >= 1); derivative 1 / sqrt(a^2 - 1). */
+DR_API dr_real dr_acosh(dr_tape *t, dr_real a);
+/** The inverse hyperbolic tangent (|a| < 1); derivative 1 / (1 - a^2). */
+DR_API dr_real dr_atanh(dr_tape *t, dr_real a);
 /**
  * a raised to b.  d/da = b a^(b-1), taken as 0 where b == 0 (a^0 is the
  * constant 1, also at a == 0); d/db = a^b log a, taken as 0 where a^b == 0
@@ -235,6 +241,11 @@ DR_API dr_real dr_max(dr_tape *t, dr_real a, dr_real b);
 /** sqrt(a^2 + b^2) without overflow; partials a/h and b/h (0 when h == 0). */
 DR_API dr_real dr_hypot(dr_tape *t, dr_real a, dr_real b);
 DR_API dr_real dr_erf(dr_tape *t, dr_real a);
+/**
+ * The logarithm of x in base b, log x / log b (Haskell's logBase b x);
+ * partials -log_b(x) / (b log b) in b and 1 / (x log b) in x.
+ */
+DR_API dr_real dr_logbase(dr_tape *t, dr_real b, dr_real x);
 /** 1 / (1 + exp(-a)), computed without overflow. */
 DR_API dr_real dr_sigmoid(dr_tape *t, dr_real a);
 /** max(a, 0); derivative 1 for a > 0, else 0 (0 at a == 0). */

@@ -62,6 +62,9 @@ static ld d_atan(ld x) { return 1.0L / (1.0L + x * x); }
 static ld d_sinh(ld x) { return coshl(x); }
 static ld d_cosh(ld x) { return sinhl(x); }
 static ld d_tanh(ld x) { ld c = coshl(x); return 1.0L / c / c; }
+static ld d_asinh(ld x) { return 1.0L / sqrtl(x * x + 1.0L); }
+static ld d_acosh(ld x) { return 1.0L / sqrtl((x - 1.0L) * (x + 1.0L)); }
+static ld d_atanh(ld x) { return 1.0L / ((1.0L - x) * (1.0L + x)); }
 static ld d_abs(ld x) { return x > 0 ? 1.0L : -1.0L; }
 static ld d_erf(ld x) { return 2.0L / sqrtl(3.141592653589793238462643383279503L) * expl(-x * x); }
 static ld d_sigmoid(ld x)
@@ -118,6 +121,16 @@ static const unop unops[] = {
     {"tanh", dr_tanh, tanh, d_tanh, true,
      {{-3, 0}, {0, 0}, {0.5, 0}, {3, 0}, {10, 0}, {20, 0}, {-20, 0},
       {30, 0}, {300, 0}, END}},
+    {"asinh", dr_asinh, asinh, d_asinh, true,
+     {{-3, 0}, {-0.5, 0}, {0, 0}, {1e-8, 0}, {0.5, 0}, {10, 0}, {1e10, 0},
+      {1e200, 0}, {-1e300, 0}, END}},
+    {"acosh", dr_acosh, acosh, d_acosh, true,
+     {{1.5, 0}, {2, 0}, {10, 0}, {1e10, 0}, {1e200, 0}, {1 + 1e-6, 1e-8},
+      {1 + 0x1p-30, 0x1p-36}, END}},
+    {"atanh", dr_atanh, atanh, d_atanh, true,
+     {{-0.9, 0}, {-0.3, 0}, {0, 0}, {1e-8, 0}, {0.5, 0}, {0.99, 0},
+      {1 - 1e-6, 1e-8}, {-1 + 1e-6, 1e-8}, {1 - 0x1p-30, 0x1p-36},
+      {-1 + 0x1p-30, 0x1p-36}, END}},
     {"abs", dr_abs, fabs, d_abs, true,
      {{-2, 0}, {-1e-300, 0}, {1e-300, 0}, {3.5, 0}, {-1e300, 0}, END}},
     {"erf", dr_erf, erf, d_erf, true,
@@ -258,6 +271,8 @@ static double r_sub(double a, double b) { return a - b; }
 static double r_mul(double a, double b) { return a * b; }
 static double r_div(double a, double b) { return a / b; }
 
+static double r_logbase(double b, double x) { return log(x) / log(b); }
+
 static void d_add(ld a, ld b, ld *da, ld *db) { (void)a; (void)b; *da = 1; *db = 1; }
 static void d_sub(ld a, ld b, ld *da, ld *db) { (void)a; (void)b; *da = 1; *db = -1; }
 static void d_mul(ld a, ld b, ld *da, ld *db) { *da = b; *db = a; }
@@ -288,6 +303,13 @@ static void d_hypot(ld a, ld b, ld *da, ld *db)
     ld h = sqrtl(a * a + b * b);
     *da = a / h;
     *db = b / h;
+}
+
+static void d_logbase(ld b, ld x, ld *db, ld *dx)
+{
+    ld lb = logl(b);
+    *db = -logl(x) / (b * lb * lb);
+    *dx = 1 / (x * lb);
 }
 
 #define BEND {NAN, NAN}
@@ -324,6 +346,12 @@ static const binop binops[] = {
      {{3, 4}, {-3, 4}, {1e200, 1e200}, {1e-200, 3e-200}, {0, 2}, {5, 1e-10},
       {-1e-300, -2e-300}, BEND},
      {0.7, -2.5, 1e300, NAN}},
+    {"logbase", dr_logbase, r_logbase, d_logbase, true,
+     {{2, 8}, {10, 1e5}, {0.5, 3}, {3, 0.25}, {1e-5, 7}, {100, 1e-300},
+      {1e300, 2}, {1.5, 1.5}, BEND},
+     /* logbase(x, x) is 1: the two partials cancel exactly, which the long
+        double reference does not */
+     {NAN}},
 };
 #define N_BINOPS (sizeof binops / sizeof binops[0])
 

@@ -242,10 +242,19 @@ static void test_reached_nonfinite_partial(void **state)
     CHK_SAME(grad1(dr_cbrt, 0.0, &v), INFINITY);
     /* asin at 1: +inf */
     CHK_SAME(grad1(dr_asin, 1.0, &v), INFINITY);
+    /* acosh at 1 and atanh at +-1: +inf */
+    CHK_SAME(grad1(dr_acosh, 1.0, &v), INFINITY);
+    CHK_SAME(v, 0.0);
+    CHK_SAME(grad1(dr_atanh, 1.0, &v), INFINITY);
+    CHK_SAME(v, INFINITY);
+    CHK_SAME(grad1(dr_atanh, -1.0, &v), INFINITY);
+    CHK_SAME(v, -INFINITY);
     /* outside the domain: NaN value and NaN derivative, no error */
     assert_true(isnan(grad1(dr_sqrt, -1.0, &v)));
     assert_true(isnan(v));
     assert_true(isnan(grad1(dr_asin, 2.0, &v)));
+    assert_true(isnan(v));
+    assert_true(isnan(grad1(dr_acosh, 0.5, &v)));
     assert_true(isnan(v));
 
     dr_tape *t = chk_tape_new();
@@ -309,6 +318,10 @@ static void test_ieee_values_flow(void **state)
     CHK_SAME(v, 1.0);
     CHK_SAME(grad1(dr_atan, INFINITY, &v), 0.0);
     CHK_SAME(v, atan(INFINITY));
+    CHK_SAME(grad1(dr_asinh, -INFINITY, &v), 0.0);
+    CHK_SAME(v, -INFINITY);
+    CHK_SAME(grad1(dr_acosh, INFINITY, &v), 0.0);
+    CHK_SAME(v, INFINITY);
     assert_true(isnan(grad1(dr_sin, INFINITY, &v)));
     assert_true(isnan(v));
     /* a NaN constant mixed with a variable */

@@ -14,6 +14,7 @@ import qualified Corpus.Numeric
 import qualified Corpus.Outside
 import qualified Corpus.Syntax
 import qualified Corpus.Syntax2
+import qualified Rules
 
 main :: IO ()
 main = hspec $ do
@@ -29,3 +30,4 @@ main = hspec $ do
   Corpus.Api.spec
   Corpus.Classes.spec
   Corpus.Outside.spec
+  Rules.spec

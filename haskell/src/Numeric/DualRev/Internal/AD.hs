@@ -95,18 +95,25 @@ instance Eq D where
   {-# INLINE (==) #-}
 
 -- | Comparisons look at values only; 'max' and 'min' return one of their
--- arguments whole, so the derivative goes to the one chosen.
+-- arguments whole, so the derivative goes to the one chosen.  They choose
+-- as the C engine's dr_max and dr_min do (C's fmax and fmin; a tie chooses
+-- the first argument, a NaN the other one), so that both give a program
+-- the same derivative.
 instance Ord D where
   compare (D x _) (D y _) = compare x y
   D x _ < D y _ = x < y
   D x _ <= D y _ = x <= y
   D x _ > D y _ = x > y
   D x _ >= D y _ = x >= y
+  max a@(D x _) b@(D y _) = if y > x || isNaN x then b else a
+  min a@(D x _) b@(D y _) = if y < x || isNaN x then b else a
   {-# INLINE compare #-}
   {-# INLINE (<) #-}
   {-# INLINE (<=) #-}
   {-# INLINE (>) #-}
   {-# INLINE (>=) #-}
+  {-# INLINE max #-}
+  {-# INLINE min #-}
 
 instance Show D where
   showsPrec p (D x _) = showsPrec p x

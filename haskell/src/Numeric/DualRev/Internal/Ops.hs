@@ -19,7 +19,7 @@ import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Foreign.Storable (pokeElemOff)
 
 import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.FFI (c_recordn)
+import Numeric.DualRev.Internal.FFI
 
 class DNum a where
   plusD, minusD, timesD, subtractD :: a -> a -> AD a
@@ -36,6 +36,8 @@ class DNum a => DFractional a where
 
 class DFractional a => DFloating a where
   expD, logD, sqrtD, sinD, cosD, tanD, asinD, acosD, atanD :: a -> AD a
+  -- | 'Numeric.log1p', 'Numeric.expm1'
+  log1pD, expm1D :: a -> AD a
   sinhD, coshD, tanhD, asinhD, acoshD, atanhD :: a -> AD a
   powD, logBaseD :: a -> a -> AD a
 
@@ -54,22 +56,51 @@ class DEnum a where
 ------------------------------------------------------------------------------
 -- The dual scalar
 
+-- Every partial derivative comes from the C engine's rule for the operation
+-- (cbits/scalar_rules.h), so a program gets the same derivatives here as
+-- through the C API.  So do the values: those of + - * / negate abs sqrt are
+-- IEEE-exact and computed here; every other one is C's (GHC's atan2, for
+-- one, is not libm's).
+
+-- | The result of a one-argument operation with value v at the argument:
+-- C records its node; a constant argument gives a constant.
+node1 :: Rec1 -> Double -> D -> AD D
+node1 record !v (D x i)
+  | i == -1 = pure (D v (-1))
+  | otherwise = AD (\t -> D v <$> record t i x v)
+{-# INLINE node1 #-}
+
+-- | The same for two arguments (one of them may be a constant).
+node2 :: Rec2 -> Double -> D -> D -> AD D
+node2 record !v (D x i) (D y j)
+  | i == -1 && j == -1 = pure (D v (-1))
+  | otherwise = AD (\t -> D v <$> record t i j x y v)
+{-# INLINE node2 #-}
+
+-- | x^n for an integer n, as C's dr_powi.
+powiD :: Integral b => D -> b -> AD D
+powiD (D x i) n =
+  let !m = fromIntegral n
+      !v = c_fe_powi x m
+  in if i == -1 then pure (D v (-1)) else AD (\t -> D v <$> c_fe_powi_rec t i x m v)
+{-# INLINE powiD #-}
+
 instance DNum D where
-  plusD a@(D x _) b@(D y _) = rec2 (x + y) a 1 b 1
-  minusD a@(D x _) b@(D y _) = rec2 (x - y) a 1 b (-1)
-  timesD a@(D x _) b@(D y _) = rec2 (x * y) a y b x
+  plusD a@(D x _) b@(D y _) = node2 c_fe_add_rec (x + y) a b
+  minusD a@(D x _) b@(D y _) = node2 c_fe_sub_rec (x - y) a b
+  timesD a@(D x _) b@(D y _) = node2 c_fe_mul_rec (x * y) a b
   subtractD a b = minusD b a
-  negateD a@(D x _) = rec1 (negate x) a (-1)
-  absD a@(D x _) = rec1 (abs x) a (if x > 0 then 1 else if x < 0 then -1 else 0)
+  negateD a@(D x _) = node1 c_fe_neg_rec (negate x) a
+  -- GHC's abs on Double is fabs, sign of NaN included
+  absD a@(D x _) = node1 c_fe_abs_rec (abs x) a
   signumD (D x _) = pure (constD (signum x))
   sumD = sumDs
   productD = go (constD 1)
     where go !acc [] = pure acc
           go !acc (x : rest) = timesD acc x >>= \acc' -> go acc' rest
-  powIntD a@(D x _) n
+  powIntD a n
     | n < 0 = error "Negative exponent"
-    | n == 0 = pure (constD 1)
-    | otherwise = rec1 (x ^ n) a (fromIntegral n * x ^ (n - 1))
+    | otherwise = powiD a n
   {-# INLINE plusD #-}
   {-# INLINE minusD #-}
   {-# INLINE timesD #-}
@@ -80,52 +111,56 @@ instance DNum D where
   {-# INLINE powIntD #-}
 
 instance DFractional D where
-  divD a@(D x _) b@(D y _) = let q = x / y in rec2 q a (1 / y) b (negate q / y)
-  recipD a@(D x _) = let r = 1 / x in rec1 r a (negate r * r)
-  powIntFracD a@(D x _) n
-    | n == 0 = pure (constD 1)
-    | otherwise = rec1 (x ^^ n) a (fromIntegral n * x ^^ (n - 1))
+  divD a@(D x _) b@(D y _) = node2 c_fe_div_rec (x / y) a b
+  recipD = divD (constD 1)
+  powIntFracD = powiD
   {-# INLINE divD #-}
   {-# INLINE recipD #-}
+  {-# INLINE powIntFracD #-}
 
 instance DFloating D where
-  expD a@(D x _) = let e = exp x in rec1 e a e
-  logD a@(D x _) = rec1 (log x) a (1 / x)
-  sqrtD a@(D x _) = let r = sqrt x in rec1 r a (0.5 / r)
-  sinD a@(D x _) = rec1 (sin x) a (cos x)
-  cosD a@(D x _) = rec1 (cos x) a (negate (sin x))
-  tanD a@(D x _) = let r = tan x in rec1 r a (1 + r * r)
-  asinD a@(D x _) = rec1 (asin x) a (1 / sqrt (1 - x * x))
-  acosD a@(D x _) = rec1 (acos x) a (-1 / sqrt (1 - x * x))
-  atanD a@(D x _) = rec1 (atan x) a (1 / (1 + x * x))
-  sinhD a@(D x _) = rec1 (sinh x) a (cosh x)
-  coshD a@(D x _) = rec1 (cosh x) a (sinh x)
-  tanhD a@(D x _) = let r = tanh x in rec1 r a (1 - r * r)
-  asinhD a@(D x _) = rec1 (asinh x) a (1 / sqrt (x * x + 1))
-  acoshD a@(D x _) = rec1 (acosh x) a (1 / sqrt (x * x - 1))
-  atanhD a@(D x _) = rec1 (atanh x) a (1 / (1 - x * x))
-  powD a@(D x _) b@(D y _) =
-    let r = x ** y
-        da = if y == 0 then 0 else y * x ** (y - 1)
-        db = if r == 0 then 0 else r * log x
-    in rec2 r a da b db
-  logBaseD a@(D x _) b@(D y _) =
-    -- log y / log x
-    let lx = log x
-        r = log y / lx
-    in rec2 r a (negate r / (x * lx)) b (1 / (y * lx))
+  expD a@(D x _) = node1 c_fe_exp_rec (c_fe_exp x) a
+  logD a@(D x _) = node1 c_fe_log_rec (c_fe_log x) a
+  sqrtD a@(D x _) = node1 c_fe_sqrt_rec (sqrt x) a
+  sinD a@(D x _) = node1 c_fe_sin_rec (c_fe_sin x) a
+  cosD a@(D x _) = node1 c_fe_cos_rec (c_fe_cos x) a
+  tanD a@(D x _) = node1 c_fe_tan_rec (c_fe_tan x) a
+  asinD a@(D x _) = node1 c_fe_asin_rec (c_fe_asin x) a
+  acosD a@(D x _) = node1 c_fe_acos_rec (c_fe_acos x) a
+  atanD a@(D x _) = node1 c_fe_atan_rec (c_fe_atan x) a
+  sinhD a@(D x _) = node1 c_fe_sinh_rec (c_fe_sinh x) a
+  coshD a@(D x _) = node1 c_fe_cosh_rec (c_fe_cosh x) a
+  tanhD a@(D x _) = node1 c_fe_tanh_rec (c_fe_tanh x) a
+  asinhD a@(D x _) = node1 c_fe_asinh_rec (c_fe_asinh x) a
+  acoshD a@(D x _) = node1 c_fe_acosh_rec (c_fe_acosh x) a
+  atanhD a@(D x _) = node1 c_fe_atanh_rec (c_fe_atanh x) a
+  log1pD a@(D x _) = node1 c_fe_log1p_rec (c_fe_log1p x) a
+  expm1D a@(D x _) = node1 c_fe_expm1_rec (c_fe_expm1 x) a
+  powD a@(D x _) b@(D y _) = node2 c_fe_pow_rec (c_fe_pow x y) a b
+  logBaseD a@(D x _) b@(D y _) = node2 c_fe_logbase_rec (c_fe_logbase x y) a b
   {-# INLINE expD #-}
   {-# INLINE logD #-}
   {-# INLINE sqrtD #-}
   {-# INLINE sinD #-}
   {-# INLINE cosD #-}
+  {-# INLINE tanD #-}
+  {-# INLINE asinD #-}
+  {-# INLINE acosD #-}
+  {-# INLINE atanD #-}
+  {-# INLINE sinhD #-}
+  {-# INLINE coshD #-}
   {-# INLINE tanhD #-}
+  {-# INLINE asinhD #-}
+  {-# INLINE acoshD #-}
+  {-# INLINE atanhD #-}
+  {-# INLINE log1pD #-}
+  {-# INLINE expm1D #-}
   {-# INLINE powD #-}
+  {-# INLINE logBaseD #-}
 
 instance DRealFloat D where
-  atan2D y@(D yv _) x@(D xv _) =
-    let h = xv * xv + yv * yv
-    in rec2 (atan2 yv xv) y (xv / h) x (negate yv / h)
+  atan2D y@(D yv _) x@(D xv _) = node2 c_fe_atan2_rec (c_fe_atan2 yv xv) y x
+  {-# INLINE atan2D #-}
 
 instance DRealToFrac D where
   realToFracD = id

@@ -12,6 +12,7 @@ import Control.Monad
 import Data.List (foldl')
 import qualified Data.Map as M
 import Language.Haskell.TH
+import Numeric (expm1, log1p)
 
 import qualified Numeric.DualRev.Array as A
 import qualified Numeric.DualRev.Internal.ArrayDual as AD
@@ -124,6 +125,7 @@ table = M.fromList $
   , ('asin, PMon 'asinD 1), ('acos, PMon 'acosD 1), ('atan, PMon 'atanD 1)
   , ('sinh, PMon 'sinhD 1), ('cosh, PMon 'coshD 1), ('tanh, PMon 'tanhD 1)
   , ('asinh, PMon 'asinhD 1), ('acosh, PMon 'acoshD 1), ('atanh, PMon 'atanhD 1)
+  , ('log1p, PMon 'log1pD 1), ('expm1, PMon 'expm1D 1)
   , ('(**), PMon 'powD 2), ('logBase, PMon 'logBaseD 2), ('atan2, PMon 'atan2D 2)
   , ('sum, PMon 'sumD 1), ('product, PMon 'productD 1)
   , ('realToFrac, PPure 'realToFracD 1)

@@ -17,6 +17,8 @@
 -- instances' dependencies.)
 module Numeric.DualRev.Internal.Scalar () where
 
+import Numeric (expm1, log1p)
+
 import Numeric.DualRev.Internal.AD
 import Numeric.DualRev.Internal.Current
 import Numeric.DualRev.Internal.Ops
@@ -54,6 +56,8 @@ instance Floating D where
   atanh a = onTape (atanhD a)
   a ** b = onTape (powD a b)
   logBase a b = onTape (logBaseD a b)
+  log1p a = onTape (log1pD a)
+  expm1 a = onTape (expm1D a)
 
 instance Real D where
   toRational (D x _) = toRational x
@@ -122,6 +126,8 @@ instance {-# OVERLAPPABLE #-} Floating a => DFloating a where
   atanhD a = outsideD (atanh a)
   powD a b = outsideD (a ** b)
   logBaseD a b = outsideD (logBase a b)
+  log1pD a = outsideD (log1p a)
+  expm1D a = outsideD (expm1 a)
 
 instance {-# OVERLAPPABLE #-} RealFloat a => DRealFloat a where
   atan2D a b = outsideD (atan2 a b)

@@ -1,0 +1,52 @@
+/*
+ * frontend.h - the scalar operations for front ends whose foreign-function
+ * interface cannot pass or return a dr_real (the Haskell one): plain doubles
+ * and ids in, a double or an id out.  Not part of the documented C API (C
+ * code calls dr_sin, ...), but exported from the shared library like it, for
+ * front ends that bind to it by name.
+ *
+ * For every operation OP of scalar_rules.h, with the value and partials of
+ * dr_OP (its rule):
+ *
+ *   double dr_fe_OP(double x)                                  the value
+ *   dr_idx dr_fe_OP_rec(dr_tape *t, dr_idx a, double x, double v)
+ *   double dr_fe_OP(double a, double b)                        (two arguments)
+ *   dr_idx dr_fe_OP_rec(dr_tape *t, dr_idx a, dr_idx b, double x, double y,
+ *                       double v)
+ *
+ * dr_fe_OP_rec records the node dr_OP records for the arguments (a, x)
+ * [and (b, y)] whose result has the value v, and returns its id: v must be
+ * dr_fe_OP's value at x [, y] (the front end may compute it itself where
+ * that is bit-identical, as for + - * /).  Constants (DR_NONE), a NULL tape
+ * and ids not on the tape behave exactly as with dr_OP: DR_NONE comes back,
+ * for a bad id with the sticky DR_EINVAL.  The integer power takes its
+ * exponent n as a double (any integer a double holds):
+ *
+ *   double dr_fe_powi(double x, double n)
+ *   dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n, double v)
+ */
+#ifndef DR_FRONTEND_H
+#define DR_FRONTEND_H
+
+#include "dualrev.h"
+#include "scalar_rules.h"
+
+#define DR_FE_DECLARE_UNARY(op)                                              \
+    DR_API double dr_fe_##op(double x);                                      \
+    DR_API dr_idx dr_fe_##op##_rec(dr_tape *t, dr_idx a, double x, double v);
+DR_RULES_UNARY(DR_FE_DECLARE_UNARY)
+DR_RULES_UNARY_FUSED(DR_FE_DECLARE_UNARY)
+#undef DR_FE_DECLARE_UNARY
+
+#define DR_FE_DECLARE_BINARY(op)                                             \
+    DR_API double dr_fe_##op(double x, double y);                            \
+    DR_API dr_idx dr_fe_##op##_rec(dr_tape *t, dr_idx a, dr_idx b, double x, \
+                                   double y, double v);
+DR_RULES_BINARY(DR_FE_DECLARE_BINARY)
+#undef DR_FE_DECLARE_BINARY
+
+DR_API double dr_fe_powi(double x, double n);
+DR_API dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n,
+                             double v);
+
+#endif /* DR_FRONTEND_H */

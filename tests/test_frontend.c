@@ -1,0 +1,176 @@
+/*
+ * test_frontend.c - the entry points for foreign-function front ends
+ * (cbits/frontend.h) against the C API they stand for: for every operation,
+ * dr_fe_OP's value and the node dr_fe_OP_rec records are bit for bit those
+ * of dr_OP, at ordinary and special points (zeros, ties, infinities, NaN,
+ * tiny and huge values, domain edges), and constants, a NULL tape and ids
+ * not on the tape are treated as dr_OP treats them.
+ *
+ * The derivatives themselves are tested in test_ops.c and test_semantics.c.
+ */
+#include "check.h"
+#include "frontend.h"
+
+#include <math.h>
+#include <stdio.h>
+
+typedef struct unary {
+    const char *name;
+    dr_real (*op)(dr_tape *, dr_real);
+    double (*val)(double);
+    dr_idx (*rec)(dr_tape *, dr_idx, double, double);
+} unary;
+
+typedef struct binary {
+    const char *name;
+    dr_real (*op)(dr_tape *, dr_real, dr_real);
+    double (*val)(double, double);
+    dr_idx (*rec)(dr_tape *, dr_idx, dr_idx, double, double, double);
+} binary;
+
+#define UNARY_ROW(op) {#op, dr_##op, dr_fe_##op, dr_fe_##op##_rec},
+static const unary unaries[] = {
+    DR_RULES_UNARY(UNARY_ROW) DR_RULES_UNARY_FUSED(UNARY_ROW)
+};
+#define BINARY_ROW(op) {#op, dr_##op, dr_fe_##op, dr_fe_##op##_rec},
+static const binary binaries[] = {DR_RULES_BINARY(BINARY_ROW)};
+
+static const double points[] = {
+    0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -3.0, 20.0, 710.0,
+    1 + 0x1p-52, 1 - 0x1p-53, -1 + 0x1p-53, 1e-200, -1e-200, 5e-324,
+    1e300, -1e300, INFINITY, -INFINITY, NAN,
+};
+#define N_POINTS (sizeof points / sizeof points[0])
+
+/* d y / d x on t, by a sweep */
+static double partial(dr_tape *t, dr_real y, dr_real x)
+{
+    double g = -12345.0;
+    CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
+    return g;
+}
+
+static void test_unary(void **state)
+{
+    const unary *u = *state;
+    for (size_t i = 0; i < N_POINTS; i++) {
+        double xv = points[i];
+        chk_context("%s at %.17g", u->name, xv);
+        dr_tape *t = chk_tape_new();
+        dr_real x = dr_input(t, xv);
+        dr_real y = u->op(t, x);
+        double v = u->val(xv);
+        CHK_SAME(v, y.val);
+        dr_real z = {v, u->rec(t, x.idx, xv, v)};
+        assert_int_equal(z.idx, y.idx + 1);
+        CHK_SAME(partial(t, z, x), partial(t, y, x));
+        /* a constant records nothing */
+        assert_int_equal(u->rec(t, DR_NONE, xv, v), DR_NONE);
+        assert_int_equal(dr_tape_len(t), 3);
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        dr_tape_free(t);
+    }
+}
+
+static void test_binary(void **state)
+{
+    const binary *o = *state;
+    for (size_t i = 0; i < N_POINTS; i++) {
+        for (size_t j = 0; j < N_POINTS; j++) {
+            double av = points[i], bv = points[j];
+            chk_context("%s at (%.17g, %.17g)", o->name, av, bv);
+            double v = o->val(av, bv);
+            dr_tape *t = chk_tape_new();
+            dr_real x[2] = {dr_input(t, av), dr_input(t, bv)};
+            dr_real ca = dr_const(av), cb = dr_const(bv);
+            /* var/var, var/const, const/var */
+            dr_real ys[3] = {o->op(t, x[0], x[1]), o->op(t, x[0], cb),
+                             o->op(t, ca, x[1])};
+            dr_real zs[3] = {
+                {v, o->rec(t, x[0].idx, x[1].idx, av, bv, v)},
+                {v, o->rec(t, x[0].idx, DR_NONE, av, bv, v)},
+                {v, o->rec(t, DR_NONE, x[1].idx, av, bv, v)},
+            };
+            for (int k = 0; k < 3; k++) {
+                CHK_SAME(v, ys[k].val);
+                assert_int_equal(zs[k].idx, ys[k].idx + 3);
+                CHK_SAME(partial(t, zs[k], x[0]), partial(t, ys[k], x[0]));
+                CHK_SAME(partial(t, zs[k], x[1]), partial(t, ys[k], x[1]));
+            }
+            assert_int_equal(o->rec(t, DR_NONE, DR_NONE, av, bv, v), DR_NONE);
+            assert_int_equal(dr_tape_len(t), 8);
+            CHK_STATUS(dr_tape_status(t), DR_OK);
+            dr_tape_free(t);
+        }
+    }
+}
+
+static void test_powi(void **state)
+{
+    (void)state;
+    const int ns[] = {-3, -1, 0, 1, 2, 3, 7, 1000};
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        for (size_t i = 0; i < N_POINTS; i++) {
+            double xv = points[i], n = ns[k];
+            chk_context("powi(%.17g, %d)", xv, ns[k]);
+            dr_tape *t = chk_tape_new();
+            dr_real x = dr_input(t, xv);
+            dr_real y = dr_powi(t, x, ns[k]);
+            double v = dr_fe_powi(xv, n);
+            CHK_SAME(v, y.val);
+            dr_real z = {v, dr_fe_powi_rec(t, x.idx, xv, n, v)};
+            CHK_SAME(partial(t, z, x), partial(t, y, x));
+            assert_int_equal(dr_fe_powi_rec(t, DR_NONE, xv, n, v), DR_NONE);
+            dr_tape_free(t);
+        }
+    }
+}
+
+/* an id not on the tape, a NULL tape: what dr_sin and dr_add do */
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    dr_real x = dr_input(t, 0.5);
+    dr_real bad = {0.5, x.idx + 1000};
+    assert_int_equal(dr_fe_sin_rec(t, bad.idx, 0.5, sin(0.5)), DR_NONE);
+    CHK_STATUS(dr_tape_status(t), DR_EINVAL);
+    dr_tape *u = chk_tape_new();
+    assert_int_equal(dr_sin(u, bad).idx, DR_NONE);
+    CHK_STATUS(dr_tape_status(u), DR_EINVAL);
+    dr_tape_free(u);
+
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    x = dr_input(t, 0.5);
+    bad.idx = x.idx + 1000;
+    assert_int_equal(dr_fe_add_rec(t, x.idx, bad.idx, 0.5, 0.5, 1.0), DR_NONE);
+    CHK_STATUS(dr_tape_status(t), DR_EINVAL);
+    assert_int_equal(dr_tape_len(t), 1);
+    dr_tape_free(t);
+
+    assert_int_equal(dr_fe_sin_rec(NULL, 0, 0.5, sin(0.5)), DR_NONE);
+    assert_int_equal(dr_fe_add_rec(NULL, 0, 1, 0.5, 0.5, 1.0), DR_NONE);
+    assert_int_equal(dr_fe_powi_rec(NULL, 0, 0.5, 2, 0.25), DR_NONE);
+}
+
+int main(void)
+{
+    enum { NU = sizeof unaries / sizeof unaries[0],
+           NB = sizeof binaries / sizeof binaries[0] };
+    struct CMUnitTest tests[NU + NB + 2];
+    static char names[NU + NB][32];
+    size_t n = 0;
+    for (size_t i = 0; i < NU; i++, n++) {
+        snprintf(names[n], sizeof names[n], "fe_%s", unaries[i].name);
+        tests[n] = (struct CMUnitTest){names[n], test_unary, NULL, NULL,
+                                       (void *)&unaries[i]};
+    }
+    for (size_t i = 0; i < NB; i++, n++) {
+        snprintf(names[n], sizeof names[n], "fe_%s", binaries[i].name);
+        tests[n] = (struct CMUnitTest){names[n], test_binary, NULL, NULL,
+                                       (void *)&binaries[i]};
+    }
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_powi);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_bad_arguments);
+    return _cmocka_run_group_tests("frontend", tests, n, NULL, NULL);
+}
