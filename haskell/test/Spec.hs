@@ -8,6 +8,7 @@ import qualified Corpus.Control
 import qualified Corpus.Cross
 import qualified Corpus.Data
 import qualified Corpus.Extra
+import qualified Corpus.Library
 import qualified Corpus.Lists
 import qualified Corpus.Numeric
 import qualified Corpus.Syntax
@@ -17,6 +18,7 @@ main = hspec $ do
   Corpus.Numeric.spec
   Corpus.Syntax.spec
   Corpus.Lists.spec
+  Corpus.Library.spec
   Corpus.Data.spec
   Corpus.Control.spec
   Corpus.Extra.spec
