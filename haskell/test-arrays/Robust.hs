@@ -5,8 +5,9 @@
 {-# OPTIONS_GHC -fno-cse -fno-full-laziness #-}
 -- | The Haskell side under stress, with +RTS -N2: asynchronous exceptions
 -- (timeout, killThread) reaching gradients that fork with (|*|), lazily
--- recorded 'iterate' lists crossing pairs, exceptions inside differentiated
--- code, gradients on many threads at once, and memory over 10^5 calls.
+-- recorded lists ('iterate', infinite ranges) crossing pairs, exceptions
+-- inside differentiated code, gradients on many threads at once, and memory
+-- over 10^5 calls.
 module Robust (spec) where
 
 import Control.Concurrent (forkIO, killThread, newEmptyMVar, putMVar, takeMVar, threadDelay)
@@ -66,6 +67,23 @@ differentiable [d|
   iterNested a =
     let ((xs, b), c) = (iterate (* a) 1 |*| a * 3) |*| a * a
     in xs !! 3 + b + c
+
+  -- the same for infinite ranges from an active start, whose elements are
+  -- recorded as iterate's are: element 3 of [a, a * a ..] is a + 3 (a^2 - a)
+  rangeAfter :: Double -> Double
+  rangeAfter a = let (xs, _) = [a, a * a ..] |*| a in xs !! 3
+
+  rangeInside :: Double -> Double
+  rangeInside a =
+    let xs = [a ..]
+        (p, q) = xs !! 3 * a |*| a * a
+    in p + q
+
+  rangeAcross :: Double -> Double
+  rangeAcross a =
+    let (xs, s) = [a, 2 * a ..] |*| a * a
+        (q, p) = s * a |*| xs !! 4
+    in p + q + sum (take 3 xs)
 
   -- exceptions in differentiated code
   boom :: [Double] -> Double
@@ -185,6 +203,15 @@ spec = do
     it "made in a nested pair, consumed at the top" $
       property $ forAll (choose (-2, 2)) $ \a ->
         close 1e-12 [$(grad 'iterNested) a] [3 * a * a + 3 + 2 * a]
+
+  describe "infinite ranges with (|*|)" $ do
+    it "made on a side, consumed after the pair: d/da (a + 3 (a^2 - a)) = 6 a - 2" $
+      property $ forAll (choose (-2, 2)) $ \a -> close 1e-12 [$(grad 'rangeAfter) a] [6 * a - 2]
+    it "made before the pair, consumed on a side: d/da ((a + 3) a + a^2) = 4 a + 3" $
+      property $ forAll (choose (-2, 2)) $ \a -> close 1e-12 [$(grad 'rangeInside) a] [4 * a + 3]
+    it "made on a side, consumed on the other side of a later pair and after it" $
+      property $ forAll (choose (-2, 2)) $ \a ->
+        close 1e-12 [$(grad 'rangeAcross) a] [3 * a * a + 5 + 6]
 
   describe "under stress" $ do
     it "an exception inside differentiated code: the tape is released, the next call works" $ do

@@ -80,6 +80,8 @@ instance Floating F where
 instance Enum F where
   toEnum n = F (fromIntegral n) 0
   fromEnum (F a _) = fromEnum a
+  enumFrom x = [x + fromIntegral k | k <- [0 :: Int ..]]
+  enumFromThen x x2 = [x + fromIntegral k * (x2 - x) | k <- [0 :: Int ..]]
   enumFromTo x@(F a _) (F b _) = [x + fromIntegral k | k <- [0 .. floor (b + 0.5 - a) :: Int]]
   enumFromThenTo x@(F a _) x2@(F a2 _) (F b _) =
     [x + fromIntegral k * (x2 - x) | (k, _) <- zip [0 :: Int ..] (takeWhile ok [a, a2 ..])]
@@ -185,6 +187,10 @@ instance (Lift a a', Lift b b') => Lift (a, b) (a', b') where
 instance (Lift a a', Lift b b', Lift c c') => Lift (a, b, c) (a', b', c') where
   liftS (a, b, c) vs =
     let (a', r) = liftS a vs; (b', r') = liftS b r; (c', r'') = liftS c r' in ((a', b', c'), r'')
+
+instance (Lift a a', Lift b b', Lift c c', Lift d d') => Lift (a, b, c, d) (a', b', c', d') where
+  liftS (a, b, c, d) vs =
+    let ((a', b'), r) = liftS (a, b) vs; ((c', d'), r') = liftS (c, d) r in ((a', b', c', d'), r')
 
 instance Lift a b => Lift (Maybe a) (Maybe b) where
   liftS Nothing vs = (Nothing, vs)

@@ -9,6 +9,7 @@ import qualified Corpus.Control
 import qualified Corpus.Cross
 import qualified Corpus.Data
 import qualified Corpus.Extra
+import qualified Corpus.Library
 import qualified Corpus.Lists
 import qualified Corpus.Numeric
 import qualified Corpus.Outside
@@ -22,6 +23,7 @@ main = hspec $ do
   Corpus.Syntax.spec
   Corpus.Syntax2.spec
   Corpus.Lists.spec
+  Corpus.Library.spec
   Corpus.Data.spec
   Corpus.Control.spec
   Corpus.Extra.spec

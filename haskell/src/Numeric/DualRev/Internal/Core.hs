@@ -28,7 +28,7 @@ data Expr
   | ERecUpd Expr [(Name, Expr)]
   deriving Show
 
-data Range = FromTo Expr Expr | FromThenTo Expr Expr Expr
+data Range = From Expr | FromThen Expr Expr | FromTo Expr Expr | FromThenTo Expr Expr Expr
   deriving Show
 
 -- | A case alternative: pattern, body, where-bindings.
@@ -89,6 +89,8 @@ exprVars e = case e of
   ETuple es -> concatMap exprVars es
   EList es -> concatMap exprVars es
   ESig x _ -> exprVars x
+  EArith (From a) -> exprVars a
+  EArith (FromThen a b) -> exprVars a ++ exprVars b
   EArith (FromTo a b) -> exprVars a ++ exprVars b
   EArith (FromThenTo a b c) -> concatMap exprVars [a, b, c]
   ERecCon _ fs -> concatMap (exprVars . snd) fs

@@ -1,25 +1,33 @@
 {-# LANGUAGE BangPatterns #-}
--- | Dual versions of the higher-order Prelude functions.  A function value in
--- transformed code is a Kleisli arrow per argument (@a -> AD (b -> AD c)@),
--- exactly as the transformation of the function type prescribes.
+-- | Dual versions of the higher-order list functions of the Prelude and
+-- Data.List.  A function value in transformed code is a Kleisli arrow per
+-- argument (@a -> AD (b -> AD c)@), exactly as the transformation of the
+-- function type prescribes.
 --
--- Everything is strict (call-by-value), except 'iterateD', whose elements are
--- recorded on the tape when first demanded.
+-- Everything here is strict (call-by-value); the lazily recorded lists
+-- (iterate, unfoldr, infinite enumerations) are in
+-- "Numeric.DualRev.Internal.Lazy".  The folds take any 'Foldable' (Maybe,
+-- Either, pairs), as their Prelude originals do, through 'toList', which is
+-- the identity on lists.
 module Numeric.DualRev.Internal.Lists
   ( app2
   , mapD, zipWithD, zipWith3D
   , foldrD, foldlD, foldlD', foldr1D, foldl1D
-  , concatMapD, iterateD, filterD, takeWhileD, dropWhileD, anyD, allD
-  , scanlD, scanrD
+  , concatMapD, filterD, takeWhileD, dropWhileD, dropWhileEndD, anyD, allD
+  , scanlD, scanrD, scanl1D, scanr1D
+  , spanD, breakD, partitionD, findD, findIndexD, mapMaybeD, untilD
+  , sortByD, sortOnD, insertByD, maximumByD, minimumByD, groupByD, nubByD
   , flipD, curryD, uncurryD, maybeD, eitherD, composeD, applyD
   , headD, emptyListError, errorAD
   ) where
 
 import Control.Exception (ErrorCall (..), throwIO)
-import System.IO.Unsafe (unsafeInterleaveIO)
+import Data.Foldable (toList)
+import Data.List (sortBy)
+import Data.Maybe (catMaybes)
+import Data.Ord (comparing)
 
 import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.Parallel (recordingHandle, rootHandle)
 
 -- | Apply a two-argument function value.
 app2 :: (a -> AD (b -> AD c)) -> a -> b -> AD c
@@ -49,55 +57,39 @@ zipWith3D f = go
         go _ _ _ = pure []
 {-# INLINE zipWith3D #-}
 
-foldrD :: (a -> AD (b -> AD b)) -> b -> [a] -> AD b
-foldrD f z = go
+foldrD :: Foldable t => (a -> AD (b -> AD b)) -> b -> t a -> AD b
+foldrD f z = go . toList
   where go [] = pure z
         go (x : xs) = go xs >>= app2 f x
 {-# INLINE foldrD #-}
 
-foldlD :: (b -> AD (a -> AD b)) -> b -> [a] -> AD b
-foldlD f = go
+foldlD :: Foldable t => (b -> AD (a -> AD b)) -> b -> t a -> AD b
+foldlD f z0 = go z0 . toList
   where go !acc [] = pure acc
         go !acc (x : xs) = app2 f acc x >>= \acc' -> go acc' xs
 {-# INLINE foldlD #-}
 
 -- | Under call-by-value foldl and foldl' coincide.
-foldlD' :: (b -> AD (a -> AD b)) -> b -> [a] -> AD b
+foldlD' :: Foldable t => (b -> AD (a -> AD b)) -> b -> t a -> AD b
 foldlD' = foldlD
 {-# INLINE foldlD' #-}
 
-foldr1D :: (a -> AD (a -> AD a)) -> [a] -> AD a
-foldr1D f = go
+foldr1D :: Foldable t => (a -> AD (a -> AD a)) -> t a -> AD a
+foldr1D f = go . toList
   where go [x] = pure x
         go (x : xs) = go xs >>= app2 f x
         go [] = emptyListError "foldr1"
 {-# INLINE foldr1D #-}
 
-foldl1D :: (a -> AD (a -> AD a)) -> [a] -> AD a
-foldl1D f (x : xs) = foldlD f x xs
-foldl1D _ [] = emptyListError "foldl1"
+foldl1D :: Foldable t => (a -> AD (a -> AD a)) -> t a -> AD a
+foldl1D f xs = case toList xs of
+  (y : ys) -> foldlD f y ys
+  [] -> emptyListError "foldl1"
 {-# INLINE foldl1D #-}
 
-concatMapD :: (a -> AD [b]) -> [a] -> AD [b]
-concatMapD f xs = concat <$> mapD f xs
+concatMapD :: Foldable t => (a -> AD [b]) -> t a -> AD [b]
+concatMapD f xs = concat <$> mapD f (toList xs)
 {-# INLINE concatMapD #-}
-
--- | Elements are computed (and recorded) when first demanded, so
--- @take n (iterate f x)@ works; the recording order still follows the data
--- dependencies, which is all the reverse pass needs.  An element records on
--- the handle of the code that demands it, not of the code that made the
--- list: with (|*|) the list may be made on one side and consumed after the
--- join, or made before a fork and consumed on a side.
-iterateD :: (a -> AD a) -> a -> AD [a]
-iterateD f x0 = AD $ \t -> do
-  root <- rootHandle t
-  let go x = do
-        rest <- unsafeInterleaveIO $ do
-          h <- recordingHandle root
-          y <- unAD (f x) h
-          y `seq` go y
-        pure (x : rest)
-  go x0
 
 filterD :: (a -> AD Bool) -> [a] -> AD [a]
 filterD p = go
@@ -124,14 +116,14 @@ dropWhileD p = go
           if ok then go xs else pure l
 {-# INLINE dropWhileD #-}
 
-anyD :: (a -> AD Bool) -> [a] -> AD Bool
-anyD p = go
+anyD :: Foldable t => (a -> AD Bool) -> t a -> AD Bool
+anyD p = go . toList
   where go [] = pure False
         go (x : xs) = p x >>= \b -> if b then pure True else go xs
 {-# INLINE anyD #-}
 
-allD :: (a -> AD Bool) -> [a] -> AD Bool
-allD p = go
+allD :: Foldable t => (a -> AD Bool) -> t a -> AD Bool
+allD p = go . toList
   where go [] = pure True
         go (x : xs) = p x >>= \b -> if b then go xs else pure False
 {-# INLINE allD #-}
@@ -154,6 +146,148 @@ scanrD f z = go
             (r : _) -> do { y <- app2 f x r; pure (y : rest) }
             [] -> emptyListError "scanr"
 {-# INLINE scanrD #-}
+
+scanl1D :: (a -> AD (a -> AD a)) -> [a] -> AD [a]
+scanl1D f (x : xs) = scanlD f x xs
+scanl1D _ [] = pure []
+{-# INLINE scanl1D #-}
+
+scanr1D :: (a -> AD (a -> AD a)) -> [a] -> AD [a]
+scanr1D f = go
+  where go [] = pure []
+        go [x] = pure [x]
+        go (x : xs) = do
+          rest <- go xs
+          case rest of
+            (r : _) -> do { y <- app2 f x r; pure (y : rest) }
+            [] -> emptyListError "scanr1"
+{-# INLINE scanr1D #-}
+
+-- | As Data.List's: p is called on every element, last to first.
+dropWhileEndD :: (a -> AD Bool) -> [a] -> AD [a]
+dropWhileEndD p = go
+  where go [] = pure []
+        go (x : xs) = do
+          rest <- go xs
+          drop' <- p x
+          pure (if drop' && null rest then [] else x : rest)
+{-# INLINE dropWhileEndD #-}
+
+spanD :: (a -> AD Bool) -> [a] -> AD ([a], [a])
+spanD p = go
+  where go [] = pure ([], [])
+        go l@(x : xs) = do
+          ok <- p x
+          if ok then (\(ys, zs) -> (x : ys, zs)) <$> go xs else pure ([], l)
+{-# INLINE spanD #-}
+
+breakD :: (a -> AD Bool) -> [a] -> AD ([a], [a])
+breakD p = spanD (fmap not . p)
+{-# INLINE breakD #-}
+
+partitionD :: (a -> AD Bool) -> [a] -> AD ([a], [a])
+partitionD p = go
+  where go [] = pure ([], [])
+        go (x : xs) = do
+          ok <- p x
+          (ys, ns) <- go xs
+          pure (if ok then (x : ys, ns) else (ys, x : ns))
+{-# INLINE partitionD #-}
+
+findD :: Foldable t => (a -> AD Bool) -> t a -> AD (Maybe a)
+findD p = go . toList
+  where go [] = pure Nothing
+        go (x : xs) = p x >>= \ok -> if ok then pure (Just x) else go xs
+{-# INLINE findD #-}
+
+findIndexD :: (a -> AD Bool) -> [a] -> AD (Maybe Int)
+findIndexD p = go 0
+  where go !_ [] = pure Nothing
+        go !k (x : xs) = p x >>= \ok -> if ok then pure (Just k) else go (k + 1) xs
+{-# INLINE findIndexD #-}
+
+mapMaybeD :: (a -> AD (Maybe b)) -> [a] -> AD [b]
+mapMaybeD f xs = catMaybes <$> mapD f xs
+{-# INLINE mapMaybeD #-}
+
+untilD :: (a -> AD Bool) -> (a -> AD a) -> a -> AD a
+untilD p f = go
+  where go x = p x >>= \done -> if done then pure x else f x >>= go
+{-# INLINE untilD #-}
+
+-- | A stable merge sort, as Data.List's 'sortBy': equal elements keep their
+-- order, so the result is Data.List's whatever pairs get compared.  The
+-- elements themselves are moved, so the derivative follows them.
+sortByD :: (a -> AD (a -> AD Ordering)) -> [a] -> AD [a]
+sortByD cmp = mergeAll . map (: [])
+  where
+    mergeAll [] = pure []
+    mergeAll [xs] = pure xs
+    mergeAll xss = mergePairs xss >>= mergeAll
+    mergePairs (xs : ys : rest) = do
+      m <- merge xs ys
+      ms <- mergePairs rest
+      pure (m : ms)
+    mergePairs xss = pure xss
+    merge xs@(x : xs') ys@(y : ys') = do
+      o <- app2 cmp x y
+      if o == GT then (y :) <$> merge xs ys' else (x :) <$> merge xs' ys
+    merge [] ys = pure ys
+    merge xs [] = pure xs
+
+-- | Each key is computed once, as Data.List's 'sortOn' does.
+sortOnD :: Ord b => (a -> AD b) -> [a] -> AD [a]
+sortOnD f xs = do
+  ks <- mapD f xs
+  pure (map snd (sortBy (comparing fst) (zip ks xs)))
+{-# INLINE sortOnD #-}
+
+insertByD :: (a -> AD (a -> AD Ordering)) -> a -> [a] -> AD [a]
+insertByD cmp x = go
+  where go [] = pure [x]
+        go ys@(y : ys') = do
+          o <- app2 cmp x y
+          if o == GT then (y :) <$> go ys' else pure (x : ys)
+{-# INLINE insertByD #-}
+
+-- | Of equal elements, the last (as Data.List's).
+maximumByD :: Foldable t => (a -> AD (a -> AD Ordering)) -> t a -> AD a
+maximumByD = selectBy "maximumBy" (\x y o -> if o == GT then x else y)
+{-# INLINE maximumByD #-}
+
+-- | Of equal elements, the first (as Data.List's).
+minimumByD :: Foldable t => (a -> AD (a -> AD Ordering)) -> t a -> AD a
+minimumByD = selectBy "minimumBy" (\x y o -> if o == GT then y else x)
+{-# INLINE minimumByD #-}
+
+selectBy :: Foldable t => String -> (a -> a -> Ordering -> a) -> (a -> AD (a -> AD Ordering)) -> t a -> AD a
+selectBy name pick cmp xs = case toList xs of
+  (y : ys) -> go y ys
+  [] -> emptyListError name
+  where go acc [] = pure acc
+        go acc (x : rest) = app2 cmp acc x >>= \o -> go (pick acc x o) rest
+{-# INLINE selectBy #-}
+
+-- | Each group is the longest run equal to its first element, as
+-- Data.List's 'groupBy'.
+groupByD :: (a -> AD (a -> AD Bool)) -> [a] -> AD [[a]]
+groupByD eq = go
+  where go [] = pure []
+        go (x : xs) = do
+          eqx <- eq x
+          (ys, zs) <- spanD eqx xs
+          rest <- go zs
+          pure ((x : ys) : rest)
+{-# INLINE groupByD #-}
+
+-- | Calls eq with an element kept so far first, as Data.List's 'nubBy'.
+nubByD :: (a -> AD (a -> AD Bool)) -> [a] -> AD [a]
+nubByD eq = go []
+  where go _ [] = pure []
+        go seen (y : ys) = do
+          dup <- anyD (\x -> app2 eq x y) seen
+          if dup then go seen ys else (y :) <$> go (y : seen) ys
+{-# INLINE nubByD #-}
 
 flipD :: (a -> AD (b -> AD c)) -> b -> a -> AD c
 flipD f y x = app2 f x y

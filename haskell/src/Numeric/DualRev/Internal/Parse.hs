@@ -12,6 +12,7 @@ module Numeric.DualRev.Internal.Parse
   ) where
 
 import Control.Monad (forM, unless, when)
+import Data.List (foldl')
 import qualified Data.Map as M
 import Language.Haskell.TH
 
@@ -52,14 +53,16 @@ parseExpr ctx ex = case ex of
     let (f, as) = spine ex []
     f' <- parseExpr ctx f
     as' <- mapM (parseExpr ctx) as
-    pure (mkApp f' as')
+    strictOnInfinite ctx ex (mkApp f' as')
   InfixE (Just a) (VarE op) (Just b)
-    | op == '($) -> mkApp <$> parseExpr ctx a <*> ((: []) <$> parseExpr ctx b)
+    | op == '($) -> do
+        e <- mkApp <$> parseExpr ctx a <*> ((: []) <$> parseExpr ctx b)
+        strictOnInfinite ctx ex e
   InfixE (Just a) op (Just b) -> do
     op' <- parseExpr ctx op
     a' <- parseExpr ctx a
     b' <- parseExpr ctx b
-    pure (mkApp op' [a', b'])
+    strictOnInfinite ctx ex (mkApp op' [a', b'])
   InfixE (Just a) op Nothing -> do      -- (a `op`): a partial application
     op' <- parseExpr ctx op
     a' <- parseExpr ctx a
@@ -98,10 +101,11 @@ parseExpr ctx ex = case ex of
     ++ "recursive function, or use an ordinary do block") ""
   CompE stmts -> parseComprehension ctx ex stmts
   ArithSeqE r -> case r of
+    FromR a -> EArith . From <$> parseExpr ctx a
+    FromThenR a b -> (\x y -> EArith (FromThen x y)) <$> parseExpr ctx a <*> parseExpr ctx b
     FromToR a b -> (\x y -> EArith (FromTo x y)) <$> parseExpr ctx a <*> parseExpr ctx b
     FromThenToR a b c ->
       (\x y z -> EArith (FromThenTo x y z)) <$> parseExpr ctx a <*> parseExpr ctx b <*> parseExpr ctx c
-    _ -> bad ctx "an infinite arithmetic sequence (differentiable code is evaluated strictly)" ex
   ListE es -> EList <$> mapM (parseExpr ctx) es
   SigE e t -> (`ESig` t) <$> parseExpr ctx e
   RecConE c fs -> ERecCon c <$> mapM (\(f, e) -> (,) f <$> parseExpr ctx e) fs
@@ -144,6 +148,32 @@ parseDo ctx ex stmts = do
     _ -> doBlock ("dualrev: pattern match failure in a do block in `" ++ ctxDef ctx
                   ++ "' (differentiable block at " ++ ctxBlock ctx ++ ")") ss
 
+-- | Infinite lists are consumed lazily only by the structural functions
+-- (zip, take, (!!) ...) and by those that stop early (zipWith, takeWhile);
+-- the dual versions of the others run over the whole list first.  Where the
+-- list is plainly infinite (a range without an end, cycle, repeat, iterate)
+-- the program could only loop, so it is rejected here.
+strictOnInfinite :: Ctx -> Exp -> Expr -> Q Expr
+strictOnInfinite ctx ex e = case e of
+  EApp (EVar f) args
+    | Just i <- lookup f strictListArg, (arg : _) <- drop i args, infinite arg ->
+        unsupported ctx ("`" ++ nameBase f ++ "' applied to an infinite list (differentiable code "
+          ++ "is evaluated strictly: take, zip, zipWith or takeWhile it first)") (shorten (pprint ex))
+  _ -> pure e
+  where
+    infinite x = case x of
+      EArith (From _) -> True
+      EArith (FromThen _ _) -> True
+      EApp (EVar g) as -> g `elem` ['cycle, 'repeat] || (g == 'iterate && length as >= 2)
+      ESig y _ -> infinite y
+      _ -> False
+    -- the position of the list argument
+    strictListArg =
+      [ ('map, 1), ('filter, 1), ('concatMap, 1), ('foldr, 2), ('foldl, 2), ('foldl', 2)
+      , ('foldr1, 1), ('foldl1, 1), ('scanl, 2), ('scanr, 2), ('scanl1, 1), ('scanr1, 1)
+      , ('sum, 0), ('product, 0), ('length, 0), ('maximum, 0), ('minimum, 0), ('last, 0)
+      , ('reverse, 0), ('fmap, 1), ('(<$>), 1), ('mapM, 1), ('traverse, 1) ]
+
 -- [e | quals] by the usual translation into concatMap, if and let.
 parseComprehension :: Ctx -> Exp -> [Stmt] -> Q Expr
 parseComprehension ctx ex stmts = case reverse stmts of
@@ -158,7 +188,7 @@ parseComprehension ctx ex stmts = case reverse stmts of
       v <- newName "elt"
       body <- caseOf (EVar v) [ VAlt p' (Plain inner) []
                               , VAlt (plainVPat WildP) (Plain (EList [])) [] ]
-      pure (EApp (EVar 'concatMap) [ELam [VarP v] body, l'])
+      strictOnInfinite ctx ex (EApp (EVar 'concatMap) [ELam [VarP v] body, l'])
     go (NoBindS c : qs) res = EIf <$> parseExpr ctx c <*> go qs res <*> pure (EList [])
     go (LetS ds : qs) res = ELet <$> parseLocalDecs ctx ds <*> go qs res
     go (s : _) _ = bad ctx "this qualifier in a list comprehension" s

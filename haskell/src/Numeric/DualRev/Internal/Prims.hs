@@ -9,14 +9,28 @@ import Control.Applicative (liftA2, (<|>))
 import Control.Monad
   ( foldM, foldM_, forM, forM_, guard, join, liftM2, mplus, msum, mzero, replicateM
   , replicateM_, unless, when, zipWithM, zipWithM_, (<=<), (>=>) )
-import Data.List (foldl')
+import Data.Either (fromLeft, fromRight, isLeft, isRight, lefts, partitionEithers, rights)
+import Data.Foldable (foldl', foldr', toList)
+import Data.Function (on, (&))
+import Data.Functor (($>), (<&>))
+import Data.List
+  ( (\\), delete, dropWhileEnd, elemIndex, find, findIndex, foldl1', genericLength, group
+  , groupBy, inits, insert, insertBy, intercalate, intersect, intersperse, isInfixOf
+  , isPrefixOf, isSuffixOf, iterate', mapAccumL, mapAccumR, maximumBy, minimumBy, nub, nubBy
+  , partition, scanl', sort, sortBy, sortOn, tails, transpose, unfoldr, union )
 import qualified Data.Map as M
+import Data.Maybe (catMaybes, fromJust, fromMaybe, isJust, isNothing, listToMaybe, mapMaybe, maybeToList)
+import Data.Ord (comparing)
+import Data.Traversable (for)
+import Data.Tuple (swap)
 import Language.Haskell.TH
 import Numeric (expm1, log1p)
 
 import qualified Numeric.DualRev.Array as A
 import qualified Numeric.DualRev.Internal.ArrayDual as AD
 import Numeric.DualRev.Internal.Constant (constant, constantD)
+import Numeric.DualRev.Internal.Lazy (iterateD, unfoldrD)
+import Numeric.DualRev.Internal.Library
 import Numeric.DualRev.Internal.Lists
 import Numeric.DualRev.Internal.Monads
 import Numeric.DualRev.Internal.Pair ((|*|))
@@ -127,20 +141,34 @@ table = M.fromList $
   , ('asinh, PMon 'asinhD 1), ('acosh, PMon 'acoshD 1), ('atanh, PMon 'atanhD 1)
   , ('log1p, PMon 'log1pD 1), ('expm1, PMon 'expm1D 1)
   , ('(**), PMon 'powD 2), ('logBase, PMon 'logBaseD 2), ('atan2, PMon 'atan2D 2)
-  , ('sum, PMon 'sumD 1), ('product, PMon 'productD 1)
+  , ('sum, PMon 'sumFD 1), ('product, PMon 'productFD 1)
   , ('realToFrac, PPure 'realToFracD 1)
   , ('pi, PPure 'pi 0)
-  -- higher-order Prelude functions: dual versions taking dual functions
+  -- higher-order functions: dual versions taking dual functions
   , ('map, PMon 'mapD 2), ('zipWith, PMon 'zipWithD 3), ('zipWith3, PMon 'zipWith3D 4)
-  , ('foldr, PMon 'foldrD 3), ('foldl, PMon 'foldlD 3), ('foldl', PMon 'foldlD' 3)
-  , ('foldr1, PMon 'foldr1D 2), ('foldl1, PMon 'foldl1D 2)
-  , ('concatMap, PMon 'concatMapD 2), ('iterate, PMon 'iterateD 2)
+  , ('foldr, PMon 'foldrD 3), ('foldr', PMon 'foldrD 3), ('foldl, PMon 'foldlD 3)
+  , ('foldl', PMon 'foldlD' 3), ('foldr1, PMon 'foldr1D 2), ('foldl1, PMon 'foldl1D 2)
+  , ('foldl1', PMon 'foldl1D 2), ('concatMap, PMon 'concatMapD 2)
+  , ('iterate, PMon 'iterateD 2), ('iterate', PMon 'iterateD 2), ('unfoldr, PMon 'unfoldrD 2)
   , ('filter, PMon 'filterD 2), ('takeWhile, PMon 'takeWhileD 2)
-  , ('dropWhile, PMon 'dropWhileD 2), ('any, PMon 'anyD 2), ('all, PMon 'allD 2)
-  , ('scanl, PMon 'scanlD 3), ('scanr, PMon 'scanrD 3)
+  , ('dropWhile, PMon 'dropWhileD 2), ('dropWhileEnd, PMon 'dropWhileEndD 2)
+  , ('any, PMon 'anyD 2), ('all, PMon 'allD 2)
+  , ('scanl, PMon 'scanlD 3), ('scanl', PMon 'scanlD 3), ('scanr, PMon 'scanrD 3)
+  , ('scanl1, PMon 'scanl1D 2), ('scanr1, PMon 'scanr1D 2)
+  , ('span, PMon 'spanD 2), ('break, PMon 'breakD 2), ('partition, PMon 'partitionD 2)
+  , ('find, PMon 'findD 2), ('findIndex, PMon 'findIndexD 2), ('until, PMon 'untilD 3)
+  , ('mapMaybe, PMon 'mapMaybeD 2)
+  , ('sortBy, PMon 'sortByD 2), ('sortOn, PMon 'sortOnD 2), ('insertBy, PMon 'insertByD 3)
+  , ('maximumBy, PMon 'maximumByD 2), ('minimumBy, PMon 'minimumByD 2)
+  , ('groupBy, PMon 'groupByD 2), ('nubBy, PMon 'nubByD 2)
+  , ('mapAccumL, PMon 'mapAccumLD 3), ('mapAccumR, PMon 'mapAccumRD 3)
   , ('flip, PMon 'flipD 3), ('curry, PMon 'curryD 3), ('uncurry, PMon 'uncurryD 2)
   , ('maybe, PMon 'maybeD 3), ('either, PMon 'eitherD 3)
-  , ('(.), PMon 'composeD 3), ('($), PMon 'applyD 2)
+  , ('(.), PMon 'composeD 3), ('($), PMon 'applyD 2), ('($!), PMon 'applyD 2)
+  , ('(&), PMon 'ampD 2), ('on, PMon 'onD 4), ('comparing, PMon 'comparingD 3)
+  -- Functor, Applicative, Monad, Traversable: on lists, Maybe, Either, pairs
+  , ('fmap, PMon 'fmapD 2), ('(<$>), PMon 'fmapD 2), ('(<&>), PMon 'fmapFlippedD 2)
+  , ('traverse, PMon 'traverseD 2), ('for, PMon 'forD 2)
   , ('(|*|), PPar), ('constant, PMon 'constantD 1)
   , ('(&&), PAnd), ('(||), POr), ('error, PErr), ('errorWithoutStackTrace, PErr)
   ] ++
@@ -175,5 +203,18 @@ table = M.fromList $
     , ('round, 1), ('floor, 1), ('ceiling, 1), ('isNaN, 1), ('isInfinite, 1)
     , ('fromInteger, 1), ('toInteger, 1), ('seq, 2), ('undefined, 0)
     , ('words, 1), ('unwords, 1), ('lines, 1), ('unlines, 1)
-    ] ]
+    , ('cycle, 1), ('repeat, 1), ('swap, 1), ('toList, 1)
+    -- Data.List; the comparisons look at values, as everywhere
+    , ('sort, 1), ('insert, 2), ('transpose, 1), ('group, 1), ('nub, 1), ('tails, 1)
+    , ('inits, 1), ('intercalate, 2), ('intersperse, 2), ('isPrefixOf, 2)
+    , ('isSuffixOf, 2), ('isInfixOf, 2), ('elemIndex, 2), ('delete, 2), ('(\\), 2)
+    , ('union, 2), ('intersect, 2)
+    -- Data.Maybe, Data.Either
+    , ('fromMaybe, 2), ('catMaybes, 1), ('isJust, 1), ('isNothing, 1), ('fromJust, 1)
+    , ('listToMaybe, 1), ('maybeToList, 1), ('lefts, 1), ('rights, 1)
+    , ('partitionEithers, 1), ('isLeft, 1), ('isRight, 1), ('fromLeft, 2), ('fromRight, 2)
+    -- structural Functor, Applicative, Traversable methods
+    , ('(<$), 2), ('($>), 2), ('sequenceA, 1)
+    ] ] ++
+  [ ('genericLength, PPure 'genericLengthD 1) ]
 

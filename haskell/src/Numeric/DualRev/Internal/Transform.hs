@@ -27,6 +27,7 @@ import qualified Numeric.DualRev.Internal.Core as C
 import Numeric.DualRev.Internal.Constant (Constant (..))
 import Numeric.DualRev.Internal.Current (onTape, outsideD)
 import Numeric.DualRev.Internal.Scalar ()
+import Numeric.DualRev.Internal.Lazy (enumFromD, enumFromThenD)
 import Numeric.DualRev.Internal.Lists (errorAD)
 import Numeric.DualRev.Internal.Ops (enumFromThenToD, enumFromToD)
 import Numeric.DualRev.Internal.Parallel (parPairD)
@@ -314,6 +315,8 @@ transE env ex = case ex of
       pure $ case r of
         Pure x -> Pure (SigE x t')
         Mon m -> Mon (SigE m (AppT (ConT ''AD) t'))
+  EArith (From a) -> evalArgs env [a] $ \es -> pure (Mon (foldl AppE (VarE 'enumFromD) es))
+  EArith (FromThen a b) -> evalArgs env [a, b] $ \es -> pure (Mon (foldl AppE (VarE 'enumFromThenD) es))
   EArith (FromTo a b) -> evalArgs env [a, b] $ \es -> pure (Mon (foldl AppE (VarE 'enumFromToD) es))
   EArith (FromThenTo a b c) ->
     evalArgs env [a, b, c] $ \es -> pure (Mon (foldl AppE (VarE 'enumFromThenToD) es))

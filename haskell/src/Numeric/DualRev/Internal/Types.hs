@@ -29,6 +29,7 @@ import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.AD (AD, D)
 import Numeric.DualRev.Internal.ArrayDual (DMat, DVec, Mat, Vec)
 import Numeric.DualRev.Internal.Constant (Constant)
+import Numeric.DualRev.Internal.Lazy (DEnumFrom)
 import Numeric.DualRev.Internal.Monads (DMonad)
 import Numeric.DualRev.Internal.Ops
 
@@ -250,7 +251,7 @@ transPred env p = case spine p [] of
       , (''Real, [''Real, ''DNum])
       , (''Integral, [''Integral, ''DNum])
       , (''Monad, [''Monad, ''DMonad])
-      , (''Enum, [''DEnum])  -- arithmetic sequences; succ, pred, fromEnum on Double are not supported
+      , (''Enum, [''DEnum, ''DEnumFrom])  -- arithmetic sequences; succ, pred, fromEnum on Double are not supported
       ]
 
 -- | The dual twin of a data type, newtype or synonym of the block.
