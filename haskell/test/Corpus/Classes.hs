@@ -1,3 +1,4 @@
+{-# LANGUAGE DeriveFunctor #-}
 {-# LANGUAGE TemplateHaskell #-}
 -- | Classes and instances in differentiable blocks: the standard numeric
 -- classes instantiated for user types (a 2-vector, complex numbers,
@@ -212,6 +213,20 @@ differentiable [d|
   instance Monoid Stats where
     mempty = Stats 0 0 0
 
+  -- deriving Functor: fmap with differentiable functions on a type reused
+  -- as is and on one with a dual twin
+  data FPair a = FPair a a
+    deriving (Show, Functor)
+
+  data FTagged a = FTagged a Double [a]
+    deriving Functor
+
+  fmaps :: [Double] -> Double
+  fmaps xs =
+    let FPair a b = fmap (* 2) (FPair (head xs) (last xs))
+        FTagged t w us = fmap sin (FTagged (sum xs) 3 xs)
+    in a * b + t * w + sum us + sum (fmap exp (Just (head xs)))
+
   variance :: [Double] -> Double
   variance xs =
     let Stats n s q = mconcat [Stats 1 x (x * x) | x <- xs]
@@ -233,4 +248,5 @@ spec = describe "classes and instances" $ do
     ((,) <$> pos <*> pos) orbit $(grad 'orbit)
   checkGrad "a method unsaturated" (listOf1N 5 dbl) perimeters $(grad 'perimeters)
   checkGrad "Eq and Ord instances" (listOf1N 5 ((,) <$> dbl <*> dbl)) heaviest $(grad 'heaviest)
+  checkGrad "deriving Functor: fmap on user types" (listOf1N 4 dbl) fmaps $(grad 'fmaps)
   checkGrad "Semigroup and Monoid instances" (listOf1N 6 dbl) variance $(grad 'variance)

@@ -13,7 +13,7 @@
 module Numeric.DualRev.Internal.Monads
   ( DMonad (..)
   , bindFlipD, kleisliD, kleisliFlipD, apD, liftA2D
-  , mapMD, forMD, mapMD_, forMD_, foldMD, foldMD_, zipWithMD, zipWithMD_
+  , mapMD_, forMD_, foldMD, foldMD_, zipWithMD, zipWithMD_
   ) where
 
 import Data.Functor.Identity (Identity (..))
@@ -88,18 +88,6 @@ apD mf mx = bindD mf (\f -> bindD mx (\x -> return <$> f x))
 liftA2D :: DMonad m => (a -> AD (b -> AD c)) -> m a -> m b -> AD (m c)
 liftA2D f ma mb = bindD ma (\a -> bindD mb (\b -> return <$> app2 f a b))
 {-# INLINE liftA2D #-}
-
--- | @mapM@ over a list: stops at the first failure in 'Maybe' and 'Either'
--- (later elements are not computed, as in Haskell).
-mapMD :: DMonad m => (a -> AD (m b)) -> [a] -> AD (m [b])
-mapMD f = go
-  where go [] = pure (return [])
-        go (x : xs) = f x >>= \m -> bindD m (\y -> fmap (y :) <$> go xs)
-{-# INLINE mapMD #-}
-
-forMD :: DMonad m => [a] -> (a -> AD (m b)) -> AD (m [b])
-forMD xs f = mapMD f xs
-{-# INLINE forMD #-}
 
 mapMD_ :: DMonad m => (a -> AD (m b)) -> [a] -> AD (m ())
 mapMD_ f = go

@@ -168,7 +168,8 @@ table = M.fromList $
   , ('(&), PMon 'ampD 2), ('on, PMon 'onD 4), ('comparing, PMon 'comparingD 3)
   -- Functor, Applicative, Monad, Traversable: on lists, Maybe, Either, pairs
   , ('fmap, PMon 'fmapD 2), ('(<$>), PMon 'fmapD 2), ('(<&>), PMon 'fmapFlippedD 2)
-  , ('traverse, PMon 'traverseD 2), ('for, PMon 'forD 2)
+  , ('traverse, PMon 'traverseD 2), ('mapM, PMon 'traverseD 2)
+  , ('for, PMon 'forD 2), ('forM, PMon 'forD 2)
   , ('(|*|), PPar), ('constant, PMon 'constantD 1)
   , ('(&&), PAnd), ('(||), POr), ('error, PErr), ('errorWithoutStackTrace, PErr)
   ] ++
@@ -178,7 +179,7 @@ table = M.fromList $
   [ ('(>>=), PMon 'bindD 2), ('(=<<), PMon 'bindFlipD 2), ('patFailD, PMon 'patFailD 1)
   , ('(>=>), PMon 'kleisliD 3), ('(<=<), PMon 'kleisliFlipD 3)
   , ('(<*>), PMon 'apD 2), ('liftA2, PMon 'liftA2D 3), ('liftM2, PMon 'liftA2D 3)
-  , ('mapM, PMon 'mapMD 2), ('forM, PMon 'forMD 2), ('mapM_, PMon 'mapMD_ 2)
+  , ('mapM_, PMon 'mapMD_ 2)
   , ('forM_, PMon 'forMD_ 2), ('foldM, PMon 'foldMD 3), ('foldM_, PMon 'foldMD_ 3)
   , ('zipWithM, PMon 'zipWithMD 3), ('zipWithM_, PMon 'zipWithMD_ 3)
   ] ++

@@ -26,6 +26,7 @@ import Numeric.DualRev.Internal.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Core as C
 import Numeric.DualRev.Internal.Constant (Constant (..))
 import Numeric.DualRev.Internal.Current (onTape, outsideD)
+import Numeric.DualRev.Internal.Derive (traversableInstances)
 import Numeric.DualRev.Internal.Scalar ()
 import Numeric.DualRev.Internal.Lazy (enumFromD, enumFromThenD)
 import Numeric.DualRev.Internal.Lists (errorAD)
@@ -706,11 +707,12 @@ differentiableDecs qds = do
         _ -> []
       env0 = Env M.empty tops tenv cons fields ctx0
   dataDecs <- concat <$> mapM (dualDataDec tenv) tyDecs
+  travDecs <- concat <$> mapM (functorDecs tenv) ds
   dualDecs <- concat <$> mapM (transTop env0) binds
   classDecs <- concat <$> mapM (transClass env0) [d | d@ClassD {} <- ds]
   let arities = M.fromList [(m, k) | (m, _, k) <- methods]
   instDecs <- concat <$> mapM (transInstance env0 arities) [d | d@InstanceD {} <- ds]
-  let out = ds ++ dataDecs ++ dualDecs ++ classDecs ++ instDecs
+  let out = ds ++ dataDecs ++ travDecs ++ dualDecs ++ classDecs ++ instDecs
   register out
   pure out
   where
@@ -884,3 +886,32 @@ methodWorker env k cs = do
           Guarded gs -> Guarded [(g, more e) | (g, e) <- gs]
     pure (C.Clause (ps ++ map VarP vs) b' ws)
   funBody env k cs'
+
+-- | A data type of the block deriving Functor: the Foldable and Traversable
+-- instances that 'fmap' in differentiable code needs, for the type itself
+-- when it is reused as is, or for its dual twin (all three there).
+functorDecs :: TyEnv -> Dec -> Q [Dec]
+functorDecs tenv d = case d of
+  DataD _ n tvs _ cons ders -> go n tvs cons ders
+  NewtypeD _ n tvs _ con ders -> go n tvs [con] ders
+  _ -> pure []
+  where
+    go n tvs cons ders
+      | ''Functor `notElem` derived = pure []
+      | Just n' <- M.lookup n (tyDuals tenv) = do
+          cs <- forM cons $ \c -> do
+            (cn, fts) <- conParts c
+            fts' <- mapM (transType tenv) fts
+            pure (dualConName cn, fts')
+          traversableInstances n' (map unit tvs) cs []
+      | otherwise = do
+          cs <- mapM conParts cons
+          traversableInstances n (map unit tvs) cs derived
+      where derived = [c | DerivClause _ ps <- ders, ConT c <- ps]
+    unit (PlainTV v _) = PlainTV v ()
+    unit (KindedTV v _ k) = KindedTV v () k
+    conParts c = case c of
+      NormalC cn fs -> pure (cn, map snd fs)
+      RecC cn fs -> pure (cn, [t | (_, _, t) <- fs])
+      InfixC (_, x) cn (_, y) -> pure (cn, [x, y])
+      _ -> fail ("dualrev: unsupported constructor form: " ++ pprint c)
