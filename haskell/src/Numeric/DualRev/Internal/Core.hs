@@ -5,7 +5,7 @@
 module Numeric.DualRev.Internal.Core
   ( Expr (..), Alt (..), Body (..), Guard (..), Bind (..), Clause (..)
   , Range (..)
-  , bindNames, patVars, exprVars, bindVars
+  , bindNames, patVars, exprVars, bindVars, irrefutable
   ) where
 
 import Language.Haskell.TH (Lit, Name, Pat (..), Type)
@@ -54,6 +54,20 @@ data Clause = Clause [Pat] Body [Bind]
 bindNames :: Bind -> [Name]
 bindNames (BFun n _ _) = [n]
 bindNames (BVal p _ _ _) = patVars p
+
+-- | Patterns that always match (a case needs no fall-through, a do
+-- statement no 'fail').
+irrefutable :: Pat -> Bool
+irrefutable p = case p of
+  VarP _ -> True
+  WildP -> True
+  TildeP _ -> True
+  BangP q -> irrefutable q
+  ParensP q -> irrefutable q
+  AsP _ q -> irrefutable q
+  SigP q _ -> irrefutable q
+  TupP ps -> all irrefutable ps
+  _ -> False
 
 patVars :: Pat -> [Name]
 patVars p = case p of

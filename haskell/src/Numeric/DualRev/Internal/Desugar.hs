@@ -136,15 +136,3 @@ doBlock failMsg = go
           pure (bind e (ELam [VarP x] alt))
     bind m k = EApp (EVar '(>>=)) [m, k]
 
--- | Patterns that always match (so a do statement needs no 'fail').
-irrefutable :: Pat -> Bool
-irrefutable p = case p of
-  VarP _ -> True
-  WildP -> True
-  TildeP _ -> True
-  BangP q -> irrefutable q
-  ParensP q -> irrefutable q
-  AsP _ q -> irrefutable q
-  SigP q _ -> irrefutable q
-  TupP ps -> all irrefutable ps
-  _ -> False

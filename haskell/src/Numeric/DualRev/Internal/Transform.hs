@@ -440,18 +440,6 @@ transPat env p = case p of
     | otherwise -> SigP <$> transPat env q <*> transType (eTy env) t
   _ -> pure p
 
-irrefutable :: Pat -> Bool
-irrefutable p = case p of
-  VarP _ -> True
-  WildP -> True
-  TildeP _ -> True
-  BangP q -> irrefutable q
-  ParensP q -> irrefutable q
-  AsP _ q -> irrefutable q
-  SigP q _ -> irrefutable q
-  TupP ps -> all irrefutable ps
-  _ -> False
-
 ------------------------------------------------------------------------------
 -- Case alternatives, guards, where
 
