@@ -227,6 +227,24 @@ differentiable [d|
         FTagged t w us = fmap sin (FTagged (sum xs) 3 xs)
     in a * b + t * w + sum us + sum (fmap exp (Just (head xs)))
 
+  -- class-polymorphic in the monad, and in an Enum with an infinite range
+  stepM :: Monad m => (Double -> m Double) -> Double -> m Double
+  stepM g x = do
+    y <- g x
+    z <- g (y * x)
+    return (y + z)
+
+  safeLog :: Double -> Maybe Double
+  safeLog x = if x > 0 then Just (log x) else Nothing
+
+  ramp :: (Enum a, Floating a) => a -> a
+  ramp x = sum (take 3 [x ..])
+
+  monadPoly :: Double -> Double
+  monadPoly x = case stepM safeLog x of
+    Just v -> v + sum (stepM (\t -> [t, 2 * t]) x) + ramp x * x
+    Nothing -> 0
+
   variance :: [Double] -> Double
   variance xs =
     let Stats n s q = mconcat [Stats 1 x (x * x) | x <- xs]
@@ -249,4 +267,5 @@ spec = describe "classes and instances" $ do
   checkGrad "a method unsaturated" (listOf1N 5 dbl) perimeters $(grad 'perimeters)
   checkGrad "Eq and Ord instances" (listOf1N 5 ((,) <$> dbl <*> dbl)) heaviest $(grad 'heaviest)
   checkGrad "deriving Functor: fmap on user types" (listOf1N 4 dbl) fmaps $(grad 'fmaps)
+  checkGrad "polymorphic in the monad (Maybe, list) and in Enum" pos monadPoly $(grad 'monadPoly)
   checkGrad "Semigroup and Monoid instances" (listOf1N 6 dbl) variance $(grad 'variance)
