@@ -44,11 +44,11 @@ module Numeric.DualRev
 
 import Language.Haskell.TH (Dec, Exp, Name, Q)
 
-import Numeric.DualRev.Internal.AD (DualRevError (..))
-import Numeric.DualRev.Internal.Constant (Constant (..), constant)
-import Numeric.DualRev.Internal.Pair ((|*|))
-import Numeric.DualRev.Internal.Transform (differentiableDecs)
-import Numeric.DualRev.Internal.Wrap
+import Numeric.DualRev.Internal.Run.AD (DualRevError (..))
+import Numeric.DualRev.Internal.Run.Constant (Constant (..), constant)
+import Numeric.DualRev.Internal.Run.Pair ((|*|))
+import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
+import Numeric.DualRev.Internal.Compile.Wrap
 
 -- | Keep the declarations and emit their transformed versions.  Every
 -- top-level function needs a type signature.

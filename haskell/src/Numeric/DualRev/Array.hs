@@ -31,7 +31,7 @@ module Numeric.DualRev.Array
 import Foreign.Marshal.Array (pokeArray)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
-import Numeric.DualRev.Internal.ArrayDual
+import Numeric.DualRev.Internal.Run.ArrayDual
 
 -- | A vector holding the list's elements.
 fromList :: [Double] -> Vec

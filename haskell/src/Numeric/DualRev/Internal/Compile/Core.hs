@@ -2,7 +2,7 @@
 -- from Template Haskell and what 'Transform' turns into tape-recording code.
 -- Operators, sections, @($)@, list comprehensions and parentheses are gone;
 -- patterns and types stay Template Haskell's.
-module Numeric.DualRev.Internal.Core
+module Numeric.DualRev.Internal.Compile.Core
   ( Expr (..), Alt (..), Body (..), Guard (..), Bind (..), Clause (..)
   , Range (..)
   , bindNames, patVars, exprVars, bindVars, irrefutable

@@ -4,7 +4,7 @@
 -- traverse in the tape monad: a type whose users write @deriving Functor@
 -- needs 'Foldable' and 'Traversable' too (for itself, or for its dual twin,
 -- which cannot derive them without the user's language extensions).
-module Numeric.DualRev.Internal.Derive
+module Numeric.DualRev.Internal.Compile.Derive
   ( traversableInstances
   ) where
 

@@ -3,7 +3,7 @@
 -- | The numeric primitives of transformed code.  Each class has an instance
 -- for the dual scalar 'D', which records on the tape, and instances for the
 -- discrete numeric types, which just compute.
-module Numeric.DualRev.Internal.Ops
+module Numeric.DualRev.Internal.Run.Ops
   ( DNum (..)
   , DFractional (..)
   , DFloating (..)
@@ -18,8 +18,8 @@ import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Foreign.Storable (pokeElemOff)
 
-import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.FFI
+import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Engine.FFI
 
 class DNum a where
   plusD, minusD, timesD, subtractD :: a -> a -> AD a

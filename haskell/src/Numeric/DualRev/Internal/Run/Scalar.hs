@@ -3,10 +3,10 @@
 {-# OPTIONS_GHC -Wno-orphans #-}
 -- | The dual scalar as an ordinary number: 'Num', 'Fractional', 'Floating',
 -- 'RealFrac' and 'RealFloat' instances that record on the calling thread's
--- tape ("Numeric.DualRev.Internal.Current"), so that polymorphic code
+-- tape ("Numeric.DualRev.Internal.Run.Current"), so that polymorphic code
 -- defined outside any block differentiates when a block calls it at 'D'.
 -- Code inside blocks does not use them: it calls the tape-recording classes
--- of "Numeric.DualRev.Internal.Ops" directly, with the tape at hand.
+-- of "Numeric.DualRev.Internal.Run.Ops" directly, with the tape at hand.
 --
 -- The second half goes the other way: any type with the standard numeric
 -- instances (a user vector type whose 'Num' instance a block declared, or
@@ -15,13 +15,13 @@
 --
 -- (Orphans: the classes and 'D' live in modules that cannot import these
 -- instances' dependencies.)
-module Numeric.DualRev.Internal.Scalar () where
+module Numeric.DualRev.Internal.Run.Scalar () where
 
 import Numeric (expm1, log1p)
 
-import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.Current
-import Numeric.DualRev.Internal.Ops
+import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.Current
+import Numeric.DualRev.Internal.Run.Ops
 
 instance Num D where
   fromInteger n = D (fromInteger n) (-1)

@@ -5,7 +5,7 @@
 -- @$(grad 'f)@ right after @differentiable [d| f ... |]@ cannot 'reify' @f@
 -- yet.  Each block therefore records its declarations (kept in the Q
 -- monad's per-module state), and 'reifyR' falls back to them.
-module Numeric.DualRev.Internal.Registry
+module Numeric.DualRev.Internal.Compile.Registry
   ( register
   , reifyR
   , reifyTypeR

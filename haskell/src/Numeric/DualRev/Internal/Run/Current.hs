@@ -8,7 +8,7 @@
 -- instantiated for a user type) sees only values; its arithmetic on dual
 -- numbers records on the tape its calling thread has registered here, for
 -- as long as the block's code waits for its result.
-module Numeric.DualRev.Internal.Current
+module Numeric.DualRev.Internal.Run.Current
   ( recordingOn
   , onTape
   , outsideD
@@ -22,8 +22,8 @@ import qualified Data.Map as M
 import Foreign.Ptr (Ptr)
 import System.IO.Unsafe (unsafePerformIO)
 
-import Numeric.DualRev.Internal.AD (AD (..), D (..), DualRevError (..))
-import Numeric.DualRev.Internal.FFI (CTape)
+import Numeric.DualRev.Internal.Run.AD (AD (..), D (..), DualRevError (..))
+import Numeric.DualRev.Internal.Engine.FFI (CTape)
 
 current :: IORef (M.Map ThreadId (Ptr CTape))
 current = unsafePerformIO (newIORef M.empty)

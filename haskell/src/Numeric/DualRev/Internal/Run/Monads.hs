@@ -10,7 +10,7 @@
 -- @(>>=)@: 'bindD' runs the continuation in 'AD' for each value the monad
 -- holds.  Functions that only combine finished monadic values (return,
 -- guard, when, sequence, ...) need no dual version and are used as they are.
-module Numeric.DualRev.Internal.Monads
+module Numeric.DualRev.Internal.Run.Monads
   ( DMonad (..)
   , bindFlipD, kleisliD, kleisliFlipD, apD, liftA2D
   , mapMD_, forMD_, foldMD, foldMD_, zipWithMD, zipWithMD_
@@ -19,8 +19,8 @@ module Numeric.DualRev.Internal.Monads
 import Data.Functor.Identity (Identity (..))
 import GHC.TypeLits (ErrorMessage (..), TypeError)
 
-import Numeric.DualRev.Internal.AD (AD)
-import Numeric.DualRev.Internal.Lists (app2, concatMapD, errorAD)
+import Numeric.DualRev.Internal.Run.AD (AD)
+import Numeric.DualRev.Internal.Run.Lists (app2, concatMapD, errorAD)
 
 class Monad m => DMonad m where
   -- | @(>>=)@

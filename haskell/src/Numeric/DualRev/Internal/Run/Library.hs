@@ -6,8 +6,8 @@
 -- A dual function returns @AD b@, not @b@, so mapping it over a container
 -- is traversing the container in the tape monad: every dual fmap here is a
 -- traverse in 'AD'.  The monad operations are in
--- "Numeric.DualRev.Internal.Monads".
-module Numeric.DualRev.Internal.Library
+-- "Numeric.DualRev.Internal.Run.Monads".
+module Numeric.DualRev.Internal.Run.Library
   ( fmapD, fmapFlippedD
   , traverseD, forD, mapAccumLD, mapAccumRD
   , sumFD, productFD
@@ -20,9 +20,9 @@ import Control.Monad.Trans.State.Strict (StateT (..))
 import Data.Foldable (toList)
 import Data.Tuple (swap)
 
-import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.Lists (app2)
-import Numeric.DualRev.Internal.Ops (DNum (..))
+import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.Lists (app2)
+import Numeric.DualRev.Internal.Run.Ops (DNum (..))
 
 fmapD :: Traversable t => (a -> AD b) -> t a -> AD (t b)
 fmapD = traverse

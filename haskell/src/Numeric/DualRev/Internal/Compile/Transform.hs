@@ -8,7 +8,7 @@
 -- Each top-level definition @f@ of arity k gets a worker @f'drw@ taking its k
 -- arguments at once (saturated calls go straight to it) and a dual value
 -- @f'dr@ of the transformed type, used where @f@ is passed around.
-module Numeric.DualRev.Internal.Transform
+module Numeric.DualRev.Internal.Compile.Transform
   ( differentiableDecs
   ) where
 
@@ -20,21 +20,21 @@ import qualified Data.Map as M
 import Data.Maybe (mapMaybe)
 import Language.Haskell.TH
 
-import Numeric.DualRev.Internal.Registry (register, reifyR, reifyTypeR)
-import Numeric.DualRev.Internal.AD (AD)
-import Numeric.DualRev.Internal.Core hiding (Body, Clause, Guard)
-import qualified Numeric.DualRev.Internal.Core as C
-import Numeric.DualRev.Internal.Constant (Constant (..))
-import Numeric.DualRev.Internal.Current (onTape, outsideD)
-import Numeric.DualRev.Internal.Derive (traversableInstances)
-import Numeric.DualRev.Internal.Scalar ()
-import Numeric.DualRev.Internal.Lazy (enumFromD, enumFromThenD)
-import Numeric.DualRev.Internal.Lists (errorAD)
-import Numeric.DualRev.Internal.Ops (enumFromThenToD, enumFromToD)
-import Numeric.DualRev.Internal.Parallel (parPairD)
-import Numeric.DualRev.Internal.Parse
-import Numeric.DualRev.Internal.Prims
-import Numeric.DualRev.Internal.Types
+import Numeric.DualRev.Internal.Compile.Registry (register, reifyR, reifyTypeR)
+import Numeric.DualRev.Internal.Run.AD (AD)
+import Numeric.DualRev.Internal.Compile.Core hiding (Body, Clause, Guard)
+import qualified Numeric.DualRev.Internal.Compile.Core as C
+import Numeric.DualRev.Internal.Run.Constant (Constant (..))
+import Numeric.DualRev.Internal.Run.Current (onTape, outsideD)
+import Numeric.DualRev.Internal.Compile.Derive (traversableInstances)
+import Numeric.DualRev.Internal.Run.Scalar ()
+import Numeric.DualRev.Internal.Run.Lazy (enumFromD, enumFromThenD)
+import Numeric.DualRev.Internal.Run.Lists (errorAD)
+import Numeric.DualRev.Internal.Run.Ops (enumFromThenToD, enumFromToD)
+import Numeric.DualRev.Internal.Run.Parallel (parPairD)
+import Numeric.DualRev.Internal.Compile.Parse
+import Numeric.DualRev.Internal.Compile.Prims
+import Numeric.DualRev.Internal.Compile.Types
 
 ------------------------------------------------------------------------------
 -- Environment
@@ -102,7 +102,7 @@ resolveVar env v
 -- | A function defined outside any block.  Discrete code (no Double, no
 -- function arguments) is used as it is; polymorphic numeric code runs at
 -- the dual scalar, recording through its 'Num'/'Floating' instances
--- ("Numeric.DualRev.Internal.Scalar"); a function at Double has no
+-- ("Numeric.DualRev.Internal.Run.Scalar"); a function at Double has no
 -- derivative to record and is refused.
 outsideVar :: Env -> Name -> Q VarInfo
 outsideVar env v = do
@@ -803,7 +803,7 @@ tvName' (KindedTV v _ _) = v
 -- an instance of the dual class at the dual type.  An instance of any other
 -- class (Num, Floating, Ord, Show, ...) at a type with a dual twin is
 -- declared again at the twin, each method running its transformed
--- equations on the calling thread's tape ("Numeric.DualRev.Internal.Current");
+-- equations on the calling thread's tape ("Numeric.DualRev.Internal.Run.Current");
 -- at a type without a twin the instance itself serves.
 transInstance :: Env -> M.Map Name Int -> Dec -> Q [Dec]
 transInstance env0 arities (InstanceD ov ctx hd body) = case spine hd [] of

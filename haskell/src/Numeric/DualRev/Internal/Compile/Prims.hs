@@ -1,6 +1,6 @@
 {-# LANGUAGE TemplateHaskell #-}
 -- | What each supported Prelude name becomes in transformed code.
-module Numeric.DualRev.Internal.Prims
+module Numeric.DualRev.Internal.Compile.Prims
   ( Prim (..)
   , lookupPrim
   ) where
@@ -27,14 +27,14 @@ import Language.Haskell.TH
 import Numeric (expm1, log1p)
 
 import qualified Numeric.DualRev.Array as A
-import qualified Numeric.DualRev.Internal.ArrayDual as AD
-import Numeric.DualRev.Internal.Constant (constant, constantD)
-import Numeric.DualRev.Internal.Lazy (iterateD, unfoldrD)
-import Numeric.DualRev.Internal.Library
-import Numeric.DualRev.Internal.Lists
-import Numeric.DualRev.Internal.Monads
-import Numeric.DualRev.Internal.Pair ((|*|))
-import Numeric.DualRev.Internal.Ops
+import qualified Numeric.DualRev.Internal.Run.ArrayDual as AD
+import Numeric.DualRev.Internal.Run.Constant (constant, constantD)
+import Numeric.DualRev.Internal.Run.Lazy (iterateD, unfoldrD)
+import Numeric.DualRev.Internal.Run.Library
+import Numeric.DualRev.Internal.Run.Lists
+import Numeric.DualRev.Internal.Run.Monads
+import Numeric.DualRev.Internal.Run.Pair ((|*|))
+import Numeric.DualRev.Internal.Run.Ops
 
 data Prim
   = PMon Name Int   -- ^ a function of that arity returning @AD r@

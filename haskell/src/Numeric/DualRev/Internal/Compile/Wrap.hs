@@ -3,8 +3,8 @@
 -- the function they generate the walks over its input structure (making
 -- input nodes, reading adjoints back into a value of the input's shape) and
 -- its output structure (reading values, seeding cotangents, listing output
--- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Runtime".
-module Numeric.DualRev.Internal.Wrap
+-- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Runners".
+module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ
   , throwShape, forceLeaf
   ) where
@@ -17,11 +17,11 @@ import qualified Data.Map as M
 import qualified Data.Set as S
 import Language.Haskell.TH
 
-import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
-import Numeric.DualRev.Internal.AD (AD, DualRevError (..))
-import Numeric.DualRev.Internal.ArrayDual
-import Numeric.DualRev.Internal.Runtime
-import Numeric.DualRev.Internal.Types
+import Numeric.DualRev.Internal.Compile.Registry (reifyR, reifyTypeR)
+import Numeric.DualRev.Internal.Run.AD (AD, DualRevError (..))
+import Numeric.DualRev.Internal.Run.ArrayDual
+import Numeric.DualRev.Internal.Run.Runners
+import Numeric.DualRev.Internal.Compile.Types
 
 -- | The five walks of one type.
 data Walks = Walks

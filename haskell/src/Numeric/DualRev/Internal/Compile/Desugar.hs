@@ -7,7 +7,7 @@
 -- the views' results against their patterns; an alternative that fails in
 -- either step (or in its guards) goes on to the next ones, shared through a
 -- local function.
-module Numeric.DualRev.Internal.Desugar
+module Numeric.DualRev.Internal.Compile.Desugar
   ( VPat (..), VAlt (..), DoStmt (..)
   , plainVPat, hasViews
   , caseOf, lambdaOf, clausesOf, guardsOf
@@ -16,8 +16,8 @@ module Numeric.DualRev.Internal.Desugar
 
 import Language.Haskell.TH (Lit (..), Name, Pat (..), newName, Q)
 
-import Numeric.DualRev.Internal.Core
-import Numeric.DualRev.Internal.Monads (patFailD)
+import Numeric.DualRev.Internal.Compile.Core
+import Numeric.DualRev.Internal.Run.Monads (patFailD)
 
 -- | A pattern whose view patterns became the named variables, with each
 -- view: that variable, the view's function and the pattern for its result.

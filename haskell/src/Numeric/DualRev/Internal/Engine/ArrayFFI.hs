@@ -1,12 +1,12 @@
 -- | Raw bindings to the array operations of the C engine (the FFI-friendly
 -- "_id" forms of include/dualrev.h: node ids in, node ids out).
-module Numeric.DualRev.Internal.ArrayFFI where
+module Numeric.DualRev.Internal.Engine.ArrayFFI where
 
 import Data.Int (Int64)
 import Foreign.C.Types (CInt (..), CSize (..))
 import Foreign.Ptr (Ptr)
 
-import Numeric.DualRev.Internal.FFI (CTape)
+import Numeric.DualRev.Internal.Engine.FFI (CTape)
 
 type Id = Int64
 type T = Ptr CTape

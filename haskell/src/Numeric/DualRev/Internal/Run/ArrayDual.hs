@@ -6,7 +6,7 @@
 -- dual operations (one tape node each, C kernels forward and reverse), the
 -- walks the wrappers use for array inputs and outputs, and 'liftP', which
 -- runs a dual operation on constants to give the ordinary operation.
-module Numeric.DualRev.Internal.ArrayDual where
+module Numeric.DualRev.Internal.Run.ArrayDual where
 
 import Control.Monad (forM, forM_, when)
 import Data.Int (Int64)
@@ -17,9 +17,9 @@ import Foreign.Ptr (Ptr)
 import Foreign.Storable (peek, pokeElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
-import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.ArrayFFI
-import Numeric.DualRev.Internal.Runtime (withPooledTape)
+import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Engine.ArrayFFI
+import Numeric.DualRev.Internal.Run.Runners (withPooledTape)
 
 -- | A vector of doubles (immutable).
 data Vec = Vec !Int !(ForeignPtr Double)

@@ -5,7 +5,7 @@
 -- management, input creation, seeding, the sweep and reading adjoints.  The
 -- type-directed parts (walking the input and output structures) are passed
 -- in by the generated code.
-module Numeric.DualRev.Internal.Runtime
+module Numeric.DualRev.Internal.Run.Runners
   ( -- * Runners
     gradRun, differentiateRun, jacobianRun, withPooledTape
     -- * Scalars
@@ -34,9 +34,9 @@ import Foreign.Ptr (Ptr, nullPtr)
 import Foreign.Storable (peek, peekElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
-import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.FFI
-import Numeric.DualRev.Internal.Parallel (isAsync, useCapabilities)
+import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Run.Parallel (isAsync, useCapabilities)
 
 ------------------------------------------------------------------------------
 -- Tapes

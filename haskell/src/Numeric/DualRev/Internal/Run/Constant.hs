@@ -1,14 +1,14 @@
 {-# LANGUAGE FlexibleContexts #-}
 -- | Inputs that are data, not parameters: no derivative is taken with
 -- respect to them, and they are put on the tape as constants.
-module Numeric.DualRev.Internal.Constant
+module Numeric.DualRev.Internal.Run.Constant
   ( Constant (..)
   , constant
   , constantD
   ) where
 
-import Numeric.DualRev.Internal.AD (AD (..))
-import Numeric.DualRev.Internal.ArrayDual (Carrier (..))
+import Numeric.DualRev.Internal.Run.AD (AD (..))
+import Numeric.DualRev.Internal.Run.ArrayDual (Carrier (..))
 
 -- | A part of a differentiated function's input that is data (a training
 -- batch, a fixed matrix): the gradient returns it unchanged, and inside

@@ -1,6 +1,6 @@
 -- | Raw bindings to the C engine (include/dualrev.h).  Every call is
 -- @unsafe@: none of them calls back into Haskell or blocks.
-module Numeric.DualRev.Internal.FFI
+module Numeric.DualRev.Internal.Engine.FFI
   ( CTape
   , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
   , c_tape_status, c_strerror

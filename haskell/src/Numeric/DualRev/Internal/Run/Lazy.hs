@@ -2,7 +2,7 @@
 -- demanded, so that they may be infinite: iterate, unfoldr and the
 -- enumerations @[x ..]@ and @[x, y ..]@.  All other differentiable code is
 -- evaluated strictly.
-module Numeric.DualRev.Internal.Lazy
+module Numeric.DualRev.Internal.Run.Lazy
   ( unfoldOnDemand
   , iterateD, unfoldrD
   , DEnumFrom (..)
@@ -10,8 +10,8 @@ module Numeric.DualRev.Internal.Lazy
 
 import System.IO.Unsafe (unsafeInterleaveIO)
 
-import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.Parallel (recordingHandle, rootHandle)
+import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.Parallel (recordingHandle, rootHandle)
 
 -- | The list that step unfolds from a seed, each element computed when its
 -- cons cell is first demanded, so @take n@ of an infinite one works; the

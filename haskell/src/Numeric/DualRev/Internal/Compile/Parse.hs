@@ -2,7 +2,7 @@
 -- | From Template Haskell syntax to the core language, rejecting everything
 -- outside the supported language with a message that names the construct,
 -- the definition it is in and the location of the differentiable block.
-module Numeric.DualRev.Internal.Parse
+module Numeric.DualRev.Internal.Compile.Parse
   ( Ctx (..)
   , unsupported
   , parseExpr
@@ -16,9 +16,9 @@ import Data.List (foldl')
 import qualified Data.Map as M
 import Language.Haskell.TH
 
-import Numeric.DualRev.Internal.Core hiding (Body, Guard, Clause)
-import qualified Numeric.DualRev.Internal.Core as Core
-import Numeric.DualRev.Internal.Desugar
+import Numeric.DualRev.Internal.Compile.Core hiding (Body, Guard, Clause)
+import qualified Numeric.DualRev.Internal.Compile.Core as Core
+import Numeric.DualRev.Internal.Compile.Desugar
 
 -- | Where we are, for error messages.
 data Ctx = Ctx

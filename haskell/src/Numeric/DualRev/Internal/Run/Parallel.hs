@@ -1,7 +1,7 @@
 -- | The fork-join pair of differentiable code (thesis section 3.10): the two
 -- sides record as two child jobs of the tape, on two Haskell threads, and
 -- the C reverse pass runs them in parallel.
-module Numeric.DualRev.Internal.Parallel
+module Numeric.DualRev.Internal.Run.Parallel
   ( parPairD
   , useCapabilities
   , rootHandle, recordingHandle
@@ -21,8 +21,8 @@ import Foreign.Marshal.Array (allocaArray)
 import Foreign.Ptr (Ptr)
 import Foreign.Storable (peekElemOff)
 
-import Numeric.DualRev.Internal.AD
-import Numeric.DualRev.Internal.FFI
+import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Engine.FFI
 
 -- | @a |*| b@ in transformed code.  If the fork cannot be made (out of
 -- memory) both sides run in sequence on the current job; the tape's sticky

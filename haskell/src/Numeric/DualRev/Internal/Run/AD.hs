@@ -4,7 +4,7 @@
 -- 'AD' is a reader over 'IO' holding the C tape, so GHC compiles it to plain
 -- state-token passing.  'D' is a dual number: a value and the id of the tape
 -- node that produced it (-1 for constants, which are not on the tape).
-module Numeric.DualRev.Internal.AD
+module Numeric.DualRev.Internal.Run.AD
   ( AD (..)
   , D (..)
   , constD, primalD, idD
@@ -21,7 +21,7 @@ import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Ptr (Ptr, plusPtr)
 import Foreign.Storable (pokeByteOff)
 
-import Numeric.DualRev.Internal.FFI
+import Numeric.DualRev.Internal.Engine.FFI
 
 -- | The forward pass: reads the tape, performs the recording in 'IO'.
 newtype AD a = AD { unAD :: Ptr CTape -> IO a }

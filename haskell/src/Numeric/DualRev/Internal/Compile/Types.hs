@@ -3,7 +3,7 @@
 -- type becomes a Kleisli arrow of the forward-pass monad per argument, data
 -- types with @Double@ (or function) fields get a dual twin, everything else is
 -- mapped structurally.  Also the naming scheme of dual definitions.
-module Numeric.DualRev.Internal.Types
+module Numeric.DualRev.Internal.Compile.Types
   ( TyEnv (..)
   , dualValName, dualWorkerName, dualConName, dualTyName
   , externalDual
@@ -25,13 +25,13 @@ import qualified Data.Set as S
 import Language.Haskell.TH
 import Language.Haskell.TH.Syntax (Name (..), NameFlavour (..))
 
-import Numeric.DualRev.Internal.Registry (reifyR, reifyTypeR)
-import Numeric.DualRev.Internal.AD (AD, D)
-import Numeric.DualRev.Internal.ArrayDual (DMat, DVec, Mat, Vec)
-import Numeric.DualRev.Internal.Constant (Constant)
-import Numeric.DualRev.Internal.Lazy (DEnumFrom)
-import Numeric.DualRev.Internal.Monads (DMonad)
-import Numeric.DualRev.Internal.Ops
+import Numeric.DualRev.Internal.Compile.Registry (reifyR, reifyTypeR)
+import Numeric.DualRev.Internal.Run.AD (AD, D)
+import Numeric.DualRev.Internal.Run.ArrayDual (DMat, DVec, Mat, Vec)
+import Numeric.DualRev.Internal.Run.Constant (Constant)
+import Numeric.DualRev.Internal.Run.Lazy (DEnumFrom)
+import Numeric.DualRev.Internal.Run.Monads (DMonad)
+import Numeric.DualRev.Internal.Run.Ops
 
 -- | Types of the current block: all of them, and the dual names of those
 -- that need a dual twin.

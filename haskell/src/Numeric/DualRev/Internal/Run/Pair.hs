@@ -1,5 +1,5 @@
 -- | The fork-join pair, as ordinary Haskell.
-module Numeric.DualRev.Internal.Pair ((|*|)) where
+module Numeric.DualRev.Internal.Run.Pair ((|*|)) where
 
 infixr 0 |*|
 

@@ -6,10 +6,10 @@
 --
 -- Everything here is strict (call-by-value); the lazily recorded lists
 -- (iterate, unfoldr, infinite enumerations) are in
--- "Numeric.DualRev.Internal.Lazy".  The folds take any 'Foldable' (Maybe,
+-- "Numeric.DualRev.Internal.Run.Lazy".  The folds take any 'Foldable' (Maybe,
 -- Either, pairs), as their Prelude originals do, through 'toList', which is
 -- the identity on lists.
-module Numeric.DualRev.Internal.Lists
+module Numeric.DualRev.Internal.Run.Lists
   ( app2
   , mapD, zipWithD, zipWith3D
   , foldrD, foldlD, foldlD', foldr1D, foldl1D
@@ -27,7 +27,7 @@ import Data.List (sortBy)
 import Data.Maybe (catMaybes)
 import Data.Ord (comparing)
 
-import Numeric.DualRev.Internal.AD
+import Numeric.DualRev.Internal.Run.AD
 
 -- | Apply a two-argument function value.
 app2 :: (a -> AD (b -> AD c)) -> a -> b -> AD c
