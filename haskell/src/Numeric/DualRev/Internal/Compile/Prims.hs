@@ -26,7 +26,7 @@ import Data.Tuple (swap)
 import Language.Haskell.TH
 import Numeric (expm1, log1p)
 
-import qualified Numeric.DualRev.Array as A
+import qualified Numeric.DualRev.Internal.Run.Array as A
 import qualified Numeric.DualRev.Internal.Run.ArrayDual as AD
 import Numeric.DualRev.Internal.Run.Constant (constant, constantD)
 import Numeric.DualRev.Internal.Run.Lazy (iterateD, unfoldrD)

@@ -27,7 +27,7 @@ import Language.Haskell.TH.Syntax (Name (..), NameFlavour (..))
 
 import Numeric.DualRev.Internal.Compile.Registry (reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.Run.AD (AD, D)
-import Numeric.DualRev.Internal.Run.ArrayDual (DMat, DVec, Mat, Vec)
+import Numeric.DualRev.Internal.Run.ArrayData (DMat, DVec, Mat, Vec)
 import Numeric.DualRev.Internal.Run.Constant (Constant)
 import Numeric.DualRev.Internal.Run.Lazy (DEnumFrom)
 import Numeric.DualRev.Internal.Run.Monads (DMonad)

@@ -19,7 +19,8 @@ import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Registry (reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.Run.AD (AD, DualRevError (..))
-import Numeric.DualRev.Internal.Run.ArrayDual
+import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
+import Numeric.DualRev.Internal.Run.ArrayWalks
 import Numeric.DualRev.Internal.Run.Runners
 import Numeric.DualRev.Internal.Compile.Types
 

@@ -8,7 +8,7 @@ module Numeric.DualRev.Internal.Run.Constant
   ) where
 
 import Numeric.DualRev.Internal.Run.AD (AD (..))
-import Numeric.DualRev.Internal.Run.ArrayDual (Carrier (..))
+import Numeric.DualRev.Internal.Run.ArrayCarrier (Carrier (..))
 
 -- | A part of a differentiated function's input that is data (a training
 -- batch, a fixed matrix): the gradient returns it unchanged, and inside

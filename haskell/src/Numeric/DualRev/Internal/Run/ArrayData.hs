@@ -1,0 +1,56 @@
+-- | The arrays of ordinary code, 'Vec' and 'Mat' (immutable, in pinned
+-- storage that the tape borrows rather than copies), and of differentiable
+-- code, 'DVec' and 'DMat' (array nodes of the tape).
+module Numeric.DualRev.Internal.Run.ArrayData
+  ( Vec (..), Mat (..), DVec (..), DMat (..)
+  , vecElems, matRows
+  , arrayError, newBuf
+  ) where
+
+import Data.Int (Int64)
+import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, withForeignPtr)
+import Foreign.Marshal.Array (peekArray)
+import Foreign.Ptr (Ptr)
+import System.IO.Unsafe (unsafeDupablePerformIO)
+
+-- | A vector of doubles (immutable).
+data Vec = Vec !Int !(ForeignPtr Double)
+
+-- | A row-major matrix of doubles (immutable): rows, columns, elements.
+data Mat = Mat !Int !Int !(ForeignPtr Double)
+
+-- | A vector in differentiable code: an array node of the tape.
+newtype DVec = DVec Int64
+
+-- | A matrix in differentiable code: an array node of the tape.
+newtype DMat = DMat Int64
+
+instance Show Vec where
+  showsPrec p v = showParen (p > 10) (showString "fromList " . shows (vecElems v))
+
+instance Eq Vec where
+  a == b = vecElems a == vecElems b
+
+instance Show Mat where
+  showsPrec p m = showParen (p > 10) (showString "fromRows " . shows (matRows m))
+
+instance Eq Mat where
+  a@(Mat r c _) == b@(Mat r' c' _) = (r, c) == (r', c') && matRows a == matRows b
+
+vecElems :: Vec -> [Double]
+vecElems (Vec n fp) = unsafeDupablePerformIO (withForeignPtr fp (peekArray n))
+
+matRows :: Mat -> [[Double]]
+matRows (Mat r c fp) = chunks (unsafeDupablePerformIO (withForeignPtr fp (peekArray (r * c))))
+  where chunks xs = if c == 0 then replicate r [] else go xs
+        go [] = []
+        go xs = let (a, b) = splitAt c xs in a : go b
+
+arrayError :: String -> IO a
+arrayError = ioError . userError . ("dualrev: " ++)
+
+newBuf :: Int -> (Ptr Double -> IO ()) -> IO (ForeignPtr Double)
+newBuf n fill = do
+  fp <- mallocForeignPtrArray (max 1 n)
+  withForeignPtr fp fill
+  pure fp
