@@ -10,7 +10,7 @@ module Main (main) where
 
 import BenchCommon
 import Numeric.DualRev
-import Numeric.DualRev.Array hiding (dot)
+import Numeric.DualRev.Array
 
 differentiable [d|
   fmult :: (Double, Double) -> Double
@@ -123,8 +123,8 @@ differentiable [d|
   nn784 (layers, batch) =
     let (x, y) = constant batch
         z = dense layers x
-        n = fromIntegral (rows x)
-    in (vsum (logSumExpRows z) - msum (mmul y z)) / n
+        n = fromIntegral (mrows x)
+    in (vsum (logSumExpRows z) - msumAll (mmul y z)) / n
     where
       dense [(w, b)] h = addRowVec (matMul h w) b
       dense ((w, b) : rest) h = dense rest (mrelu (addRowVec (matMul h w) b))
@@ -150,16 +150,16 @@ mkUnit prog z n = case prog of
   "fneural-poly" -> neural $(grad 'fneuralP)
   "fneural-array" -> Just $ do
     let (layers, input) = neuralInput
-        layersA = [(fromRows w, fromList b) | (w, b) <- layers]
-        inputA = fromList input
+        layersA = [(fromRows w, vfromList b) | (w, b) <- layers]
+        inputA = vfromList input
     pure $ \i -> let (gl, gi) = $(grad 'fneuralArray) (layersA, vscale (1 + fromIntegral i * z) inputA)
-                 in sum [msum w + vsum b | (w, b) <- gl] + vsum gi
+                 in sum [msumAll w + vsum b | (w, b) <- gl] + vsum gi
   "nn784" -> Just $ do
     let (layers, x, y) = nn784Input
-        layersA = [(fromRows w, fromList b) | (w, b) <- layers]
+        layersA = [(fromRows w, vfromList b) | (w, b) <- layers]
         batch = Constant (fromRows x, fromRows y)
     pure $ \i -> let (gl, _) = $(grad 'nn784) (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch)
-                 in sum [msum w + vsum b | (w, b) <- gl]
+                 in sum [msumAll w + vsum b | (w, b) <- gl]
   "fparticles" -> particles $(grad 'fparticles)
   "fparticles-fork" -> particles $(grad 'fparticlesFork)
   "fparticles-poly" -> particles $(grad 'fparticlesP)

@@ -15,11 +15,12 @@ import Numeric.DualRev
 import Numeric.DualRev.Array
 
 import qualified Robust
+import qualified Storable
 
 differentiable [d|
   -- one dense layer and a softmax-weighted sum, with arrays and with lists
   layerA :: ((Mat, Vec), Vec) -> Double
-  layerA ((w, b), x) = dot (softmax (vtanh (vadd (matVec w x) b))) (vsquare b)
+  layerA ((w, b), x) = vdot (softmax (vtanh (vadd (matVec w x) b))) (vsquare b)
 
   layerL :: (([[Double]], [Double]), [Double]) -> Double
   layerL ((w, b), x) =
@@ -34,25 +35,25 @@ differentiable [d|
   mats (a, b, v) =
     let c = matMulT True a False b
         d = addColVec (addRowVec c (vsigmoid v)) (sumCols a)
-    in msum (msquare d) + logSumExp (sumCols d) + index2 d 1 0 * vmaximum v
-       + dot (vecMat (vslice 0 (rows a) (vconcat [v, v])) a) (vexp (vslice 0 (cols a) v))
+    in msumAll (msquare d) + logSumExp (sumCols d) + mindex d 1 0 * vmaximum v
+       + vdot (vecMat (vslice 0 (mrows a) (vconcat [v, v])) a) (vexp (vslice 0 (mcols a) v))
 
-  -- structure: gather, scatter, reshape, transpose, outer, from/to lists
+  -- structure: gather, scatter, reshape, mtranspose, outer, from/to lists
   structure :: (Vec, Vec) -> Double
   structure (u, v) =
     let g = gather [2, 0, 0, 1] u
         s = scatter 5 [4, 4, 1] (vslice 0 3 v)
         m = reshape 2 2 g
-        o = outer (fromList (toList u ++ [index v 0 * 2])) s
-    in msum (mmul m (transpose m)) + vsum (vmul s (vlog (vabs s `vadd` fromList [1, 1, 1, 1, 1])))
-       + msum (mrelu o) + vsum (flatten (vstack [m, hstack [m]]))
+        o = outer (vfromList (vtoList u ++ [vindex v 0 * 2])) s
+    in msumAll (mmul m (mtranspose m)) + vsum (vmul s (vlog (vabs s `vadd` vfromList [1, 1, 1, 1, 1])))
+       + msumAll (mrelu o) + vsum (mflatten (vstack [m, hstack [m]]))
 
   -- softmax cross-entropy of a batch; the batch is data
   batchLoss :: ((Mat, Vec), Constant (Mat, Mat)) -> Double
   batchLoss ((w, b), batch) =
     let (x, y) = constant batch
         z = addRowVec (matMul x w) b
-    in negate (msum (mmul y (logSoftmaxRows z))) / fromIntegral (rows x)
+    in negate (msumAll (mmul y (logSoftmaxRows z))) / fromIntegral (mrows x)
 
   -- fork-join: the same sums with and without (|*|), nested and unbalanced
   sim :: (Double, Double) -> Double
@@ -72,11 +73,11 @@ differentiable [d|
     in a + b
 
   transposeF :: Mat -> Mat
-  transposeF m = transpose m
+  transposeF m = mtranspose m
 
   forkArrays :: (Vec, Mat) -> Double
   forkArrays (v, m) =
-    let (a, (b, c)) = vsum (vexp v) |*| (msum (msquare m) |*| dot v (matVec m v))
+    let (a, (b, c)) = vsum (vexp v) |*| (msumAll (msquare m) |*| vdot v (matVec m v))
     in a * b + c
   |]
 
@@ -107,27 +108,27 @@ main = hspec $ do
   describe "array programs" $ do
     it "a dense layer with arrays equals the same layer on lists (rel. diff < 1e-10)" $
       forAll (vecs 12) $ \w -> forAll (vecs 3) $ \b -> forAll (vecs 4) $ \x ->
-        let ((gw, gb), gx) = $(grad 'layerA) ((matOf 3 4 w, fromList b), fromList x)
+        let ((gw, gb), gx) = $(grad 'layerA) ((matOf 3 4 w, vfromList b), vfromList x)
             ((gw', gb'), gx') = $(grad 'layerL) ((take 3 (chunk4 w), b), x)
             chunk4 ys = let (p, q) = splitAt 4 ys in p : chunk4 q
-        in close 1e-10 (flatM gw ++ toList gb ++ toList gx) (concat gw' ++ gb' ++ gx')
+        in close 1e-10 (flatM gw ++ vtoList gb ++ vtoList gx) (concat gw' ++ gb' ++ gx')
     it "products, broadcasting, reductions: finite differences" $
       forAll (vecs 6) $ \a -> forAll (vecs 6) $ \b -> forAll (vecs 3) $ \v ->
         let f ps = let (pa, rest) = splitAt 6 ps; (pb, pv) = splitAt 6 rest
-                   in mats (matOf 2 3 pa, matOf 2 3 pb, fromList pv)
-            (ga, gb, gv) = $(grad 'mats) (matOf 2 3 a, matOf 2 3 b, fromList v)
-        in close 1e-5 (flatM ga ++ flatM gb ++ toList gv) (fdGrad f (a ++ b ++ v))
+                   in mats (matOf 2 3 pa, matOf 2 3 pb, vfromList pv)
+            (ga, gb, gv) = $(grad 'mats) (matOf 2 3 a, matOf 2 3 b, vfromList v)
+        in close 1e-5 (flatM ga ++ flatM gb ++ vtoList gv) (fdGrad f (a ++ b ++ v))
     it "gather, scatter, reshape, outer, lists: finite differences" $
       forAll (vecs 3) $ \u -> forAll (vecs 4) $ \v ->
-        let f ps = let (pu, pv) = splitAt 3 ps in structure (fromList pu, fromList pv)
-            (gu, gv) = $(grad 'structure) (fromList u, fromList v)
-        in close 1e-5 (toList gu ++ toList gv) (fdGrad f (u ++ v))
+        let f ps = let (pu, pv) = splitAt 3 ps in structure (vfromList pu, vfromList pv)
+            (gu, gv) = $(grad 'structure) (vfromList u, vfromList v)
+        in close 1e-5 (vtoList gu ++ vtoList gv) (fdGrad f (u ++ v))
     it "a Constant batch: finite differences in the parameters, the data unchanged" $
       forAll (vecs 6) $ \w -> forAll (vecs 3) $ \b -> forAll (vecs 8) $ \x ->
         let batch = Constant (matOf 4 2 x, fromRows [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0]])
-            f ps = let (pw, pb) = splitAt 6 ps in batchLoss ((matOf 2 3 pw, fromList pb), batch)
-            ((gw, gb), batch') = $(grad 'batchLoss) ((matOf 2 3 w, fromList b), batch)
-        in close 1e-5 (flatM gw ++ toList gb) (fdGrad f (w ++ b)) .&&. batch' === batch
+            f ps = let (pw, pb) = splitAt 6 ps in batchLoss ((matOf 2 3 pw, vfromList pb), batch)
+            ((gw, gb), batch') = $(grad 'batchLoss) ((matOf 2 3 w, vfromList b), batch)
+        in close 1e-5 (flatM gw ++ vtoList gb) (fdGrad f (w ++ b)) .&&. batch' === batch
     it "jacobian and differentiate with array outputs" $ do
       let m = fromRows [[1, 2], [3, 4]]
       $(jacobian 'transposeF) m `shouldBe` [ fromRows [[1, 0], [0, 0]], fromRows [[0, 0], [1, 0]]
@@ -136,7 +137,7 @@ main = hspec $ do
       y `shouldBe` fromRows [[1, 3], [2, 4]]
       back (fromRows [[1, 2], [3, 4]]) `shouldBe` fromRows [[1, 3], [2, 4]]
     it "shape errors raise an exception" $ do
-      r <- try (evaluate (vsum (vadd (fromList [1, 2]) (fromList [1, 2, 3]))))
+      r <- try (evaluate (vsum (vadd (vfromList [1, 2]) (vfromList [1, 2, 3]))))
       either (\e -> show (e :: SomeException) `shouldContain` "shape") (const (expectationFailure "no error")) r
   describe "fork-join pairs (|*|)" $ do
     it "a forked tree gives the gradient of the unforked program" $
@@ -145,9 +146,10 @@ main = hspec $ do
                     (concat [[a, b] | (a, b) <- $(grad 'simsSeq) ps])
     it "forked array operations: finite differences" $
       forAll (vecs 2) $ \v -> forAll (vecs 4) $ \m ->
-        let f ps = let (pv, pm) = splitAt 2 ps in forkArrays (fromList pv, matOf 2 2 pm)
-            (gv, gm) = $(grad 'forkArrays) (fromList v, matOf 2 2 m)
-        in close 1e-5 (toList gv ++ flatM gm) (fdGrad f (v ++ m))
+        let f ps = let (pv, pm) = splitAt 2 ps in forkArrays (vfromList pv, matOf 2 2 pm)
+            (gv, gm) = $(grad 'forkArrays) (vfromList v, matOf 2 2 m)
+        in close 1e-5 (vtoList gv ++ flatM gm) (fdGrad f (v ++ m))
     it "(|*|) outside differentiable code is a strict pair" $
       (1 + 1 |*| "x") `shouldBe` (2 :: Int, "x")
   Robust.spec
+  Storable.spec

@@ -1,4 +1,8 @@
--- | The small core language the front end works on: what 'Parse' accepts
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- The small core language the front end works on: what 'Parse' accepts
 -- from Template Haskell and what 'Transform' turns into tape-recording code.
 -- Operators, sections, @($)@, list comprehensions and parentheses are gone;
 -- patterns and types stay Template Haskell's.

@@ -1,5 +1,9 @@
 {-# LANGUAGE TemplateHaskell #-}
--- | Traversable for the data types of a block that derive Functor.  A dual
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- Traversable for the data types of a block that derive Functor.  A dual
 -- function returns @AD b@, so 'fmap' with one in differentiable code is a
 -- traverse in the tape monad: a type whose users write @deriving Functor@
 -- needs 'Foldable' and 'Traversable' too (for itself, or for its dual twin,

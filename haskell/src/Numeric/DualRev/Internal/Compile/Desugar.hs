@@ -1,5 +1,9 @@
 {-# LANGUAGE TemplateHaskell #-}
--- | Core-to-core desugaring of do blocks and view patterns, for 'Parse'.
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- Core-to-core desugaring of do blocks and view patterns, for 'Parse'.
 --
 -- A view pattern cannot stay a Haskell pattern: in transformed code its
 -- function is a Kleisli arrow into the tape monad.  So a pattern is matched

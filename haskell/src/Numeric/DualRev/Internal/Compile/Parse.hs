@@ -1,5 +1,9 @@
 {-# LANGUAGE TemplateHaskell #-}
--- | From Template Haskell syntax to the core language, rejecting everything
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- From Template Haskell syntax to the core language, rejecting everything
 -- outside the supported language with a message that names the construct,
 -- the definition it is in and the location of the differentiable block.
 module Numeric.DualRev.Internal.Compile.Parse

@@ -1,8 +1,13 @@
 {-# LANGUAGE TemplateHaskell #-}
--- | What each supported Prelude name becomes in transformed code.
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- What each supported Prelude name becomes in transformed code.
 module Numeric.DualRev.Internal.Compile.Prims
   ( Prim (..)
   , lookupPrim
+  , refusedPrim
   ) where
 
 import Control.Applicative (liftA2, (<|>))
@@ -28,6 +33,7 @@ import Numeric (expm1, log1p)
 
 import qualified Numeric.DualRev.Internal.Run.Array as A
 import qualified Numeric.DualRev.Internal.Run.ArrayDual as AD
+import qualified Numeric.DualRev.Internal.Run.ArrayStorable as S
 import Numeric.DualRev.Internal.Run.Constant (constant, constantD)
 import Numeric.DualRev.Internal.Run.Lazy (iterateD, unfoldrD)
 import Numeric.DualRev.Internal.Run.Library
@@ -47,14 +53,26 @@ data Prim
 lookupPrim :: Name -> Maybe Prim
 lookupPrim n = M.lookup n table
 
+-- | Library functions that differentiable code cannot use, with the reason.
+-- Without this they would be taken for monomorphic code from outside any
+-- block, and the message would advise moving them into one.
+refusedPrim :: Name -> Maybe String
+refusedPrim n = M.lookup n refused
+
+refused :: M.Map Name String
+refused = M.fromList
+  [ (n, "`" ++ nameBase n ++ "': the conversions between Vec or Mat and Data.Vector.Storable "
+        ++ "work in ordinary code only; convert outside the block and pass the Vec or Mat in")
+  | n <- ['S.vecFromStorable, 'S.vecToStorable, 'S.matFromStorable, 'S.matToStorable] ]
+
 table :: M.Map Name Prim
 table = M.fromList $
   -- Numeric.DualRev.Array: one tape node per operation
   [
-    ('A.fromList, PMon 'AD.fromListD 1),
-    ('A.toList, PMon 'AD.toListD 1),
+    ('A.vfromList, PMon 'AD.fromListD 1),
+    ('A.vtoList, PMon 'AD.toListD 1),
     ('A.vlength, PMon 'AD.vlengthD 1),
-    ('A.index, PMon 'AD.indexD 2),
+    ('A.vindex, PMon 'AD.indexD 2),
     ('A.vadd, PMon 'AD.vaddD 2),
     ('A.vsub, PMon 'AD.vsubD 2),
     ('A.vmul, PMon 'AD.vmulD 2),
@@ -71,7 +89,7 @@ table = M.fromList $
     ('A.vsigmoid, PMon 'AD.vsigmoidD 1),
     ('A.vrelu, PMon 'AD.vreluD 1),
     ('A.vsquare, PMon 'AD.vsquareD 1),
-    ('A.dot, PMon 'AD.dotD 2),
+    ('A.vdot, PMon 'AD.dotD 2),
     ('A.vsum, PMon 'AD.vsumD 1),
     ('A.vmaximum, PMon 'AD.vmaximumD 1),
     ('A.logSumExp, PMon 'AD.logSumExpD 1),
@@ -83,9 +101,9 @@ table = M.fromList $
     ('A.scatter, PMon 'AD.scatterD 3),
     ('A.fromRows, PMon 'AD.fromRowsD 1),
     ('A.toRows, PMon 'AD.toRowsD 1),
-    ('A.rows, PMon 'AD.rowsD 1),
-    ('A.cols, PMon 'AD.colsD 1),
-    ('A.index2, PMon 'AD.index2D 3),
+    ('A.mrows, PMon 'AD.rowsD 1),
+    ('A.mcols, PMon 'AD.colsD 1),
+    ('A.mindex, PMon 'AD.index2D 3),
     ('A.madd, PMon 'AD.maddD 2),
     ('A.msub, PMon 'AD.msubD 2),
     ('A.mmul, PMon 'AD.mmulD 2),
@@ -107,8 +125,8 @@ table = M.fromList $
     ('A.matMul, PMon 'AD.matMulD 2),
     ('A.matMulT, PMon 'AD.matMulTD 4),
     ('A.outer, PMon 'AD.outerD 2),
-    ('A.transpose, PMon 'AD.transposeD 1),
-    ('A.msum, PMon 'AD.msumD 1),
+    ('A.mtranspose, PMon 'AD.transposeD 1),
+    ('A.msumAll, PMon 'AD.msumD 1),
     ('A.mmaximum, PMon 'AD.mmaximumD 1),
     ('A.sumRows, PMon 'AD.sumRowsD 1),
     ('A.sumCols, PMon 'AD.sumColsD 1),
@@ -120,7 +138,7 @@ table = M.fromList $
     ('A.replicateRows, PMon 'AD.replicateRowsD 2),
     ('A.replicateCols, PMon 'AD.replicateColsD 2),
     ('A.reshape, PMon 'AD.reshapeD 3),
-    ('A.flatten, PMon 'AD.flattenD 1),
+    ('A.mflatten, PMon 'AD.flattenD 1),
     ('A.mslice, PMon 'AD.msliceD 3),
     ('A.block, PMon 'AD.blockD 5),
     ('A.vstack, PMon 'AD.vstackD 1),

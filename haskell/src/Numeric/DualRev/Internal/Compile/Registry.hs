@@ -1,4 +1,8 @@
--- | What the differentiable blocks of the module being compiled declared.
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- What the differentiable blocks of the module being compiled declared.
 --
 -- GHC type-checks the output of a declaration splice together with the
 -- declarations that follow it, so an expression splice such as

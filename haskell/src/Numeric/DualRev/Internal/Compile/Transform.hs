@@ -1,5 +1,9 @@
 {-# LANGUAGE TemplateHaskell #-}
--- | The program transformation (Smeding & Vákár, sections 5-9, in its final
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- The program transformation (Smeding & Vákár, sections 5-9, in its final
 -- taping form): every expression of type @t@ becomes a computation of type
 -- @AD t'@ that records its primitive operations on the tape, with @Double@
 -- read as the dual scalar and every function as a Kleisli arrow per argument.
@@ -78,6 +82,7 @@ resolveVar env v
       TopVal d -> VTopVal d
   | Just f <- M.lookup v (eFields env) = pure (VSel f)
   | Just p <- lookupPrim v = pure (VPrim p)
+  | Just why <- refusedPrim v = unsupported (eCtx env) why ""
   | otherwise = do
       md <- externalDual dualValName v
       sel <- if md == Nothing then plainSelector env v else pure False

@@ -1,5 +1,9 @@
 {-# LANGUAGE TemplateHaskell #-}
--- | The transformation of types: @Double@ becomes the dual scalar, a function
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- The transformation of types: @Double@ becomes the dual scalar, a function
 -- type becomes a Kleisli arrow of the forward-pass monad per argument, data
 -- types with @Double@ (or function) fields get a dual twin, everything else is
 -- mapped structurally.  Also the naming scheme of dual definitions.

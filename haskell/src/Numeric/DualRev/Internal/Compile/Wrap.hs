@@ -1,24 +1,27 @@
 {-# LANGUAGE TemplateHaskell #-}
--- | The wrappers behind 'Numeric.DualRev.grad' and friends: from the type of
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- The wrappers behind 'Numeric.DualRev.grad' and friends: from the type of
 -- the function they generate the walks over its input structure (making
 -- input nodes, reading adjoints back into a value of the input's shape) and
 -- its output structure (reading values, seeding cotangents, listing output
 -- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Runners".
 module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ
-  , throwShape, forceLeaf
   ) where
 
 import Control.Monad (forM, replicateM)
 import Control.Monad.Trans.Class (lift)
 import Control.Monad.Trans.State.Strict (StateT, get, modify, runStateT)
-import Control.Exception (evaluate, throwIO)
+import Control.Exception (evaluate)
 import qualified Data.Map as M
 import qualified Data.Set as S
 import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Registry (reifyR, reifyTypeR)
-import Numeric.DualRev.Internal.Run.AD (AD, DualRevError (..))
+import Numeric.DualRev.Internal.Run.AD (AD)
 import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
 import Numeric.DualRev.Internal.Run.ArrayWalks
 import Numeric.DualRev.Internal.Run.Runners
@@ -203,10 +206,6 @@ forceWalk ty0 = do
       (ArrowT, _) -> pure True
       _ -> pure False
 
--- | A leaf of 'forceWalk': weak head normal form.
-forceLeaf :: a -> b -> IO b
-forceLeaf _ = evaluate
-
 -- | Walks of a user (or library) data type instance, as local functions so
 -- that recursive types work.
 dataWalks :: Type -> Name -> [Type] -> W Walks
@@ -309,10 +308,6 @@ seedChain :: Name -> Name -> [(Walks, Name)] -> Exp
 seedChain t acc = foldr step (AppE (VarE 'pure) (VarE acc))
   where
     step (w, d) rest = InfixE (Just (AppE (AppE (wIds w) (VarE t)) (VarE d))) (VarE '(=<<)) (Just rest)
-
--- | Raised by generated walks when a cotangent's shape differs from the output's.
-throwShape :: String -> IO a
-throwShape m = throwIO (DualRevError ("dualrev: " ++ m))
 
 ------------------------------------------------------------------------------
 

@@ -1,4 +1,7 @@
--- | Raw bindings to the array operations of the C engine (the FFI-friendly
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: bindings of the C engine.
+--
+-- Raw bindings to the array operations of the C engine (the FFI-friendly
 -- "_id" forms of include/dualrev.h: node ids in, node ids out).
 module Numeric.DualRev.Internal.Engine.ArrayFFI where
 

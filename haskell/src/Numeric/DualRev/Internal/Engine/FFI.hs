@@ -1,4 +1,7 @@
--- | Raw bindings to the C engine (include/dualrev.h).  Every call is
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: bindings of the C engine.
+--
+-- Raw bindings to the C engine (include/dualrev.h).  Every call is
 -- @unsafe@: none of them calls back into Haskell or blocks.
 module Numeric.DualRev.Internal.Engine.FFI
   ( CTape

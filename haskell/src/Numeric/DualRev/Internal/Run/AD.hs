@@ -1,5 +1,9 @@
 {-# LANGUAGE BangPatterns #-}
--- | The forward-pass monad and the dual scalar.
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The forward-pass monad and the dual scalar.
 --
 -- 'AD' is a reader over 'IO' holding the C tape, so GHC compiles it to plain
 -- state-token passing.  'D' is a dual number: a value and the id of the tape

@@ -1,23 +1,25 @@
--- | The array functions of ordinary code: each runs its dual operation
--- ("Numeric.DualRev.Internal.Run.ArrayDual") on a temporary tape, so the
--- value computed outside and inside differentiable code is that of one C
--- kernel.  The front end's table of primitives maps each of these names to
--- its dual operation.
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: import "Numeric.DualRev.Array" instead.
+--
+-- The array functions of ordinary code.  Each runs its dual operation
+-- ("Numeric.DualRev.Internal.Run.ArrayDual") on a temporary tape, so that
+-- ordinary and differentiable code compute one value with one C kernel; the
+-- front end's table of primitives maps each name here to that operation.
+-- The documentation is written for the public module, which re-exports
+-- everything.
 module Numeric.DualRev.Internal.Run.Array
-  ( -- * Vectors
-    Vec, fromList, toList, vlength, index
+  ( Vec, vfromList, vtoList, vlength, vindex
   , vadd, vsub, vmul, vdiv, vscale
   , vneg, vabs, vsqrt, vexp, vlog, vsin, vcos, vtanh, vsigmoid, vrelu, vsquare
-  , dot, vsum, vmaximum, logSumExp, softmax, logSoftmax
+  , vdot, vsum, vmaximum, logSumExp, softmax, logSoftmax
   , vslice, vconcat, gather, scatter
-    -- * Matrices
-  , Mat, fromRows, toRows, rows, cols, index2
+  , Mat, fromRows, toRows, mrows, mcols, mindex
   , madd, msub, mmul, mdiv, mscale
   , mneg, mabs, msqrt, mexp, mlog, msin, mcos, mtanh, msigmoid, mrelu, msquare
-  , matVec, vecMat, matMul, matMulT, outer, transpose
-  , msum, mmaximum, sumRows, sumCols, softmaxRows, logSoftmaxRows, logSumExpRows
+  , matVec, vecMat, matMul, matMulT, outer, mtranspose
+  , msumAll, mmaximum, sumRows, sumCols, softmaxRows, logSoftmaxRows, logSumExpRows
   , addRowVec, addColVec, replicateRows, replicateCols
-  , reshape, flatten, mslice, block, vstack, hstack, gatherRows, scatterRows
+  , reshape, mflatten, mslice, block, vstack, hstack, gatherRows, scatterRows
   ) where
 
 import Foreign.Marshal.Array (pokeArray)
@@ -27,32 +29,87 @@ import Numeric.DualRev.Internal.Run.ArrayCarrier
 import Numeric.DualRev.Internal.Run.ArrayData
 import Numeric.DualRev.Internal.Run.ArrayDual
 
--- | A vector holding the list's elements.
-fromList :: [Double] -> Vec
-fromList xs = unsafeDupablePerformIO $ do
+------------------------------------------------------------------------------
+-- Vectors: building and reading
+
+-- | The vector of the list's elements.  Inside differentiable code: one tape
+-- node for the whole list.
+--
+-- >>> vfromList [1, 2, 3]
+-- vfromList [1.0,2.0,3.0]
+vfromList :: [Double] -> Vec
+vfromList xs = unsafeDupablePerformIO $ do
   let n = length xs
   Vec n <$> newBuf n (\p -> pokeArray p xs)
 
-toList :: Vec -> [Double]
-toList = vecElems
+-- | The elements as a list.  Inside differentiable code: one index node per
+-- element, so prefer the whole-array functions where there is one.
+--
+-- >>> vtoList (vfromList [1, 2, 3])
+-- [1.0,2.0,3.0]
+vtoList :: Vec -> [Double]
+vtoList = vecElems
 
+-- | The number of elements.
+--
+-- >>> vlength (vfromList [1, 2, 3])
+-- 3
 vlength :: Vec -> Int
 vlength (Vec n _) = n
 
--- | Element i (from 0).
-index :: Vec -> Int -> Double
-index = liftP2 indexD
+-- | Element @i@, counting from 0; an index out of range is an error.
+--
+-- >>> vindex (vfromList [10, 20, 30]) 1
+-- 20.0
+vindex :: Vec -> Int -> Double
+vindex = liftP2 indexD
 
-vadd, vsub, vmul, vdiv :: Vec -> Vec -> Vec
+------------------------------------------------------------------------------
+-- Vectors: elementwise
+
+-- | Elementwise sum; the lengths must agree.
+--
+-- >>> vadd (vfromList [1, 2]) (vfromList [10, 20])
+-- vfromList [11.0,22.0]
+vadd :: Vec -> Vec -> Vec
 vadd = liftP2 vaddD
+
+-- | Elementwise difference.
+--
+-- >>> vsub (vfromList [1, 2]) (vfromList [10, 20])
+-- vfromList [-9.0,-18.0]
+vsub :: Vec -> Vec -> Vec
 vsub = liftP2 vsubD
+
+-- | Elementwise (Hadamard) product.
+--
+-- >>> vmul (vfromList [1, 2]) (vfromList [10, 20])
+-- vfromList [10.0,40.0]
+vmul :: Vec -> Vec -> Vec
 vmul = liftP2 vmulD
+
+-- | Elementwise quotient.
+--
+-- >>> vdiv (vfromList [1, 2]) (vfromList [10, 20])
+-- vfromList [0.1,0.1]
+vdiv :: Vec -> Vec -> Vec
 vdiv = liftP2 vdivD
 
--- | Every element times the scalar.
+-- | Every element times the scalar (which may itself be differentiated).
+--
+-- >>> vscale 2 (vfromList [1, 2])
+-- vfromList [2.0,4.0]
 vscale :: Double -> Vec -> Vec
 vscale = liftP2 vscaleD
 
+-- | The function on every element: negation, absolute value, square root,
+-- exp, log, sin, cos, tanh, the logistic sigmoid @1 / (1 + exp (-x))@, the
+-- rectifier @max 0 x@ and the square.  Each is one tape node.
+--
+-- >>> vrelu (vfromList [-1, 2])
+-- vfromList [0.0,2.0]
+-- >>> vsquare (vfromList [-1, 2])
+-- vfromList [1.0,4.0]
 vneg, vabs, vsqrt, vexp, vlog, vsin, vcos, vtanh, vsigmoid, vrelu, vsquare :: Vec -> Vec
 vneg = liftP1 vnegD
 vabs = liftP1 vabsD
@@ -66,38 +123,93 @@ vsigmoid = liftP1 vsigmoidD
 vrelu = liftP1 vreluD
 vsquare = liftP1 vsquareD
 
-dot :: Vec -> Vec -> Double
-dot = liftP2 dotD
+------------------------------------------------------------------------------
+-- Vectors: reductions
 
--- | Sum, largest element (derivative to the first largest), and the stable
--- log (sum (map exp v)).
-vsum, vmaximum, logSumExp :: Vec -> Double
+-- | The dot (inner) product.
+--
+-- >>> vdot (vfromList [1, 2, 3]) (vfromList [4, 5, 6])
+-- 32.0
+vdot :: Vec -> Vec -> Double
+vdot = liftP2 dotD
+
+-- | The sum of the elements.
+--
+-- >>> vsum (vfromList [1, 2, 3])
+-- 6.0
+vsum :: Vec -> Double
 vsum = liftP1 vsumD
+
+-- | The largest element; its derivative goes to the first largest one.
+--
+-- >>> vmaximum (vfromList [1, 3, 2])
+-- 3.0
+vmaximum :: Vec -> Double
 vmaximum = liftP1 vmaximumD
+
+-- | @log (sum (map exp v))@, computed without overflow.
+--
+-- >>> logSumExp (vfromList [1000, 1000])
+-- 1000.6931471805599
+logSumExp :: Vec -> Double
 logSumExp = liftP1 logSumExpD
 
--- | Numerically stable softmax and log-softmax.
-softmax, logSoftmax :: Vec -> Vec
+-- | @exp v / sum (exp v)@, computed without overflow.
+--
+-- >>> softmax (vfromList [0, 0])
+-- vfromList [0.5,0.5]
+softmax :: Vec -> Vec
 softmax = liftP1 softmaxD
+
+-- | @log (softmax v)@, computed without overflow (the log-probabilities of a
+-- classifier).
+--
+-- >>> logSoftmax (vfromList [0, 0])
+-- vfromList [-0.6931471805599453,-0.6931471805599453]
+logSoftmax :: Vec -> Vec
 logSoftmax = liftP1 logSoftmaxD
 
--- | @vslice start len v@: elements start .. start+len-1.
+------------------------------------------------------------------------------
+-- Vectors: structure
+
+-- | @vslice start len v@: the elements @start .. start + len - 1@.
+--
+-- >>> vslice 1 2 (vfromList [10, 20, 30, 40])
+-- vfromList [20.0,30.0]
 vslice :: Int -> Int -> Vec -> Vec
 vslice = liftP3 vsliceD
 
+-- | The vectors one after another.
+--
+-- >>> vconcat [vfromList [1], vfromList [2, 3]]
+-- vfromList [1.0,2.0,3.0]
 vconcat :: [Vec] -> Vec
 vconcat = liftP1 vconcatD
 
--- | @gather is v@ = the vector of @v `index` i@ for i in is.
+-- | @gather is v@: the vector of @vindex v i@ for @i@ in @is@ (indices may
+-- repeat).
+--
+-- >>> gather [2, 0, 0] (vfromList [10, 20, 30])
+-- vfromList [30.0,10.0,10.0]
 gather :: [Int] -> Vec -> Vec
 gather = liftP2 gatherD
 
--- | @scatter n is v@: a vector of n zeros into which element k of v is added
--- at position is !! k (collisions add).
+-- | @scatter n is v@: @n@ zeros, to which element @k@ of @v@ is added at
+-- position @is !! k@ (colliding elements add up); the transpose of 'gather'.
+--
+-- >>> scatter 3 [2, 0, 2] (vfromList [1, 2, 4])
+-- vfromList [2.0,0.0,5.0]
 scatter :: Int -> [Int] -> Vec -> Vec
 scatter = liftP3 scatterD
 
--- | A matrix from its rows (all of one length).
+------------------------------------------------------------------------------
+-- Matrices: building and reading
+
+-- | A matrix from its rows, which must all have one length.  Inside
+-- differentiable code: one tape node for the whole matrix.
+--
+-- >>> fromRows [[1, 2], [3, 4]]
+-- fromRows [[1.0,2.0],[3.0,4.0]]
 fromRows :: [[Double]] -> Mat
 fromRows rs = unsafeDupablePerformIO $ do
   let r = length rs
@@ -106,26 +218,77 @@ fromRows rs = unsafeDupablePerformIO $ do
     then arrayError "fromRows: rows of different lengths"
     else Mat r c <$> newBuf (r * c) (\p -> pokeArray p (concat rs))
 
+-- | The rows as lists.  Inside differentiable code: one index node per
+-- element.
+--
+-- >>> toRows (fromRows [[1, 2], [3, 4]])
+-- [[1.0,2.0],[3.0,4.0]]
 toRows :: Mat -> [[Double]]
 toRows = matRows
 
-rows, cols :: Mat -> Int
-rows (Mat r _ _) = r
-cols (Mat _ c _) = c
+-- | The number of rows.
+--
+-- >>> mrows (fromRows [[1, 2, 3], [4, 5, 6]])
+-- 2
+mrows :: Mat -> Int
+mrows (Mat r _ _) = r
 
--- | Element (i, j).
-index2 :: Mat -> Int -> Int -> Double
-index2 = liftP3 index2D
+-- | The number of columns.
+--
+-- >>> mcols (fromRows [[1, 2, 3], [4, 5, 6]])
+-- 3
+mcols :: Mat -> Int
+mcols (Mat _ c _) = c
 
-madd, msub, mmul, mdiv :: Mat -> Mat -> Mat
+-- | @mindex m i j@: the element in row @i@, column @j@, counting from 0.
+--
+-- >>> mindex (fromRows [[1, 2], [3, 4]]) 1 0
+-- 3.0
+mindex :: Mat -> Int -> Int -> Double
+mindex = liftP3 index2D
+
+------------------------------------------------------------------------------
+-- Matrices: elementwise
+
+-- | Elementwise sum; the shapes must agree.
+--
+-- >>> madd (fromRows [[1, 2]]) (fromRows [[10, 20]])
+-- fromRows [[11.0,22.0]]
+madd :: Mat -> Mat -> Mat
 madd = liftP2 maddD
+
+-- | Elementwise difference.
+--
+-- >>> msub (fromRows [[1, 2]]) (fromRows [[10, 20]])
+-- fromRows [[-9.0,-18.0]]
+msub :: Mat -> Mat -> Mat
 msub = liftP2 msubD
+
+-- | Elementwise (Hadamard) product; 'matMul' is the matrix product.
+--
+-- >>> mmul (fromRows [[1, 2]]) (fromRows [[10, 20]])
+-- fromRows [[10.0,40.0]]
+mmul :: Mat -> Mat -> Mat
 mmul = liftP2 mmulD
+
+-- | Elementwise quotient.
+--
+-- >>> mdiv (fromRows [[1, 2]]) (fromRows [[10, 20]])
+-- fromRows [[0.1,0.1]]
+mdiv :: Mat -> Mat -> Mat
 mdiv = liftP2 mdivD
 
+-- | Every element times the scalar.
+--
+-- >>> mscale 2 (fromRows [[1, 2]])
+-- fromRows [[2.0,4.0]]
 mscale :: Double -> Mat -> Mat
 mscale = liftP2 mscaleD
 
+-- | The function on every element, as for vectors ('vneg' ... 'vsquare').
+--
+-- >>> mrelu (fromRows [[-1, 2], [3, -4]])
+-- fromRows [[0.0,2.0],[3.0,0.0]]
 mneg, mabs, msqrt, mexp, mlog, msin, mcos, mtanh, msigmoid, mrelu, msquare :: Mat -> Mat
 mneg = liftP1 mnegD
 mabs = liftP1 mabsD
@@ -139,79 +302,197 @@ msigmoid = liftP1 msigmoidD
 mrelu = liftP1 mreluD
 msquare = liftP1 msquareD
 
--- | m v and v^T m.
+------------------------------------------------------------------------------
+-- Matrices: products
+
+-- | The matrix-vector product @m v@ (OpenBLAS dgemv).
+--
+-- >>> matVec (fromRows [[1, 2], [3, 4]]) (vfromList [1, 1])
+-- vfromList [3.0,7.0]
 matVec :: Mat -> Vec -> Vec
 matVec = liftP2 matVecD
 
+-- | The vector-matrix product @v^T m@.
+--
+-- >>> vecMat (vfromList [1, 1]) (fromRows [[1, 2], [3, 4]])
+-- vfromList [4.0,6.0]
 vecMat :: Vec -> Mat -> Vec
 vecMat = liftP2 vecMatD
 
+-- | The matrix product (OpenBLAS dgemm).
+--
+-- >>> matMul (fromRows [[1, 2], [3, 4]]) (fromRows [[0, 1], [1, 0]])
+-- fromRows [[2.0,1.0],[4.0,3.0]]
 matMul :: Mat -> Mat -> Mat
 matMul = liftP2 matMulD
 
--- | @matMulT ta a tb b@ = op a * op b, where op transposes if its flag is set
--- (one dgemm, no transposed copy).
+-- | @matMulT ta a tb b@: @op a * op b@, where @op@ transposes its matrix if
+-- the flag is set; one dgemm, without a transposed copy.
+--
+-- >>> matMulT True (fromRows [[1, 2], [3, 4]]) False (fromRows [[1, 0], [0, 1]])
+-- fromRows [[1.0,3.0],[2.0,4.0]]
 matMulT :: Bool -> Mat -> Bool -> Mat -> Mat
 matMulT = liftP4 matMulTD
 
--- | u v^T.
+-- | The outer product @u v^T@.
+--
+-- >>> outer (vfromList [1, 2]) (vfromList [3, 4, 5])
+-- fromRows [[3.0,4.0,5.0],[6.0,8.0,10.0]]
 outer :: Vec -> Vec -> Mat
 outer = liftP2 outerD
 
-transpose :: Mat -> Mat
-transpose = liftP1 transposeD
+-- | The transpose.
+--
+-- >>> mtranspose (fromRows [[1, 2, 3], [4, 5, 6]])
+-- fromRows [[1.0,4.0],[2.0,5.0],[3.0,6.0]]
+mtranspose :: Mat -> Mat
+mtranspose = liftP1 transposeD
 
-msum, mmaximum :: Mat -> Double
-msum = liftP1 msumD
+------------------------------------------------------------------------------
+-- Matrices: reductions
+
+-- | The sum of all elements.
+--
+-- >>> msumAll (fromRows [[1, 2], [3, 4]])
+-- 10.0
+msumAll :: Mat -> Double
+msumAll = liftP1 msumD
+
+-- | The largest element; its derivative goes to the first largest one, in
+-- row-major order.
+--
+-- >>> mmaximum (fromRows [[1, 5], [3, 4]])
+-- 5.0
+mmaximum :: Mat -> Double
 mmaximum = liftP1 mmaximumD
 
--- | The vector of row sums (length rows) and of column sums (length cols).
-sumRows, sumCols :: Mat -> Vec
+-- | The vector of the row sums (of length 'mrows').
+--
+-- >>> sumRows (fromRows [[1, 2], [3, 4]])
+-- vfromList [3.0,7.0]
+sumRows :: Mat -> Vec
 sumRows = liftP1 sumRowsD
+
+-- | The vector of the column sums (of length 'mcols').
+--
+-- >>> sumCols (fromRows [[1, 2], [3, 4]])
+-- vfromList [4.0,6.0]
+sumCols :: Mat -> Vec
 sumCols = liftP1 sumColsD
 
--- | Softmax, log-softmax and logsumexp of every row (a batch).
-softmaxRows, logSoftmaxRows :: Mat -> Mat
+-- | 'softmax' of every row (a batch of logits, one example per row).
+--
+-- >>> softmaxRows (fromRows [[0, 0], [1, 1]])
+-- fromRows [[0.5,0.5],[0.5,0.5]]
+softmaxRows :: Mat -> Mat
 softmaxRows = liftP1 softmaxRowsD
+
+-- | 'logSoftmax' of every row.
+--
+-- >>> logSoftmaxRows (fromRows [[0, 0]])
+-- fromRows [[-0.6931471805599453,-0.6931471805599453]]
+logSoftmaxRows :: Mat -> Mat
 logSoftmaxRows = liftP1 logSoftmaxRowsD
 
+-- | 'logSumExp' of every row.
+--
+-- >>> logSumExpRows (fromRows [[0, 0], [1000, 1000]])
+-- vfromList [0.6931471805599453,1000.6931471805599]
 logSumExpRows :: Mat -> Vec
 logSumExpRows = liftP1 logSumExpRowsD
 
--- | The vector added to every row (length cols) / every column (length rows).
-addRowVec, addColVec :: Mat -> Vec -> Mat
+------------------------------------------------------------------------------
+-- Matrices: broadcasting
+
+-- | The vector (of length 'mcols') added to every row: a bias added to a
+-- batch.
+--
+-- >>> addRowVec (fromRows [[1, 2], [3, 4]]) (vfromList [10, 20])
+-- fromRows [[11.0,22.0],[13.0,24.0]]
+addRowVec :: Mat -> Vec -> Mat
 addRowVec = liftP2 addRowVecD
+
+-- | The vector (of length 'mrows') added to every column.
+--
+-- >>> addColVec (fromRows [[1, 2], [3, 4]]) (vfromList [10, 20])
+-- fromRows [[11.0,12.0],[23.0,24.0]]
+addColVec :: Mat -> Vec -> Mat
 addColVec = liftP2 addColVecD
 
--- | @replicateRows r v@: r rows, each v; @replicateCols c v@: c columns, each v.
-replicateRows, replicateCols :: Int -> Vec -> Mat
+-- | @replicateRows r v@: the matrix of @r@ rows, each @v@.
+--
+-- >>> replicateRows 2 (vfromList [1, 2])
+-- fromRows [[1.0,2.0],[1.0,2.0]]
+replicateRows :: Int -> Vec -> Mat
 replicateRows = liftP2 replicateRowsD
+
+-- | @replicateCols c v@: the matrix of @c@ columns, each @v@.
+--
+-- >>> replicateCols 2 (vfromList [1, 2])
+-- fromRows [[1.0,1.0],[2.0,2.0]]
+replicateCols :: Int -> Vec -> Mat
 replicateCols = liftP2 replicateColsD
 
--- | @reshape r c v@: the elements of v, row by row, as an r x c matrix.
+------------------------------------------------------------------------------
+-- Matrices: structure
+
+-- | @reshape r c v@: the elements of @v@, row by row, as an @r@ x @c@
+-- matrix; @r * c@ must be the length of @v@.
+--
+-- >>> reshape 2 2 (vfromList [1, 2, 3, 4])
+-- fromRows [[1.0,2.0],[3.0,4.0]]
 reshape :: Int -> Int -> Vec -> Mat
 reshape = liftP3 reshapeD
 
--- | The elements, row by row.
-flatten :: Mat -> Vec
-flatten = liftP1 flattenD
+-- | The elements, row by row (the inverse of 'reshape').
+--
+-- >>> mflatten (fromRows [[1, 2], [3, 4]])
+-- vfromList [1.0,2.0,3.0,4.0]
+mflatten :: Mat -> Vec
+mflatten = liftP1 flattenD
 
--- | @mslice start len m@: rows start .. start+len-1.
+-- | @mslice start len m@: the rows @start .. start + len - 1@.
+--
+-- >>> mslice 1 1 (fromRows [[1, 2], [3, 4]])
+-- fromRows [[3.0,4.0]]
 mslice :: Int -> Int -> Mat -> Mat
 mslice = liftP3 msliceD
 
--- | @block r0 nr c0 nc m@: the nr x nc block at (r0, c0).
+-- | @block r0 nr c0 nc m@: the @nr@ x @nc@ block whose top-left element is
+-- at row @r0@, column @c0@.
+--
+-- >>> block 0 2 1 1 (fromRows [[1, 2, 3], [4, 5, 6]])
+-- fromRows [[2.0],[5.0]]
 block :: Int -> Int -> Int -> Int -> Mat -> Mat
 block = liftP5 blockD
 
--- | Stacked vertically (equal cols) / side by side (equal rows).
-vstack, hstack :: [Mat] -> Mat
+-- | The matrices one above another (their column counts agree).
+--
+-- >>> vstack [fromRows [[1, 2]], fromRows [[3, 4]]]
+-- fromRows [[1.0,2.0],[3.0,4.0]]
+vstack :: [Mat] -> Mat
 vstack = liftP1 vstackD
+
+-- | The matrices side by side (their row counts agree).
+--
+-- >>> hstack [fromRows [[1], [2]], fromRows [[3], [4]]]
+-- fromRows [[1.0,3.0],[2.0,4.0]]
+hstack :: [Mat] -> Mat
 hstack = liftP1 hstackD
 
--- | Rows by index, and scatter-add of rows (as 'gather' / 'scatter').
+-- | @gatherRows is m@: the rows of @m@ at the indices (as 'gather' does
+-- with elements).
+--
+-- >>> gatherRows [1, 1] (fromRows [[1, 2], [3, 4]])
+-- fromRows [[3.0,4.0],[3.0,4.0]]
 gatherRows :: [Int] -> Mat -> Mat
 gatherRows = liftP2 gatherRowsD
 
+-- | @scatterRows n is m@: @n@ rows of zeros, to which row @k@ of @m@ is
+-- added at row @is !! k@ (as 'scatter' does with elements): an embedding
+-- table's gradient.
+--
+-- >>> scatterRows 3 [2, 2] (fromRows [[1, 2], [3, 4]])
+-- fromRows [[0.0,0.0],[0.0,0.0],[4.0,6.0]]
 scatterRows :: Int -> [Int] -> Mat -> Mat
 scatterRows = liftP3 scatterRowsD

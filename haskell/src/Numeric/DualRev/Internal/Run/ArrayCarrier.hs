@@ -1,7 +1,11 @@
 {-# LANGUAGE FlexibleInstances #-}
 {-# LANGUAGE UndecidableInstances #-}
 {-# LANGUAGE FunctionalDependencies #-}
--- | Moving plain values onto a tape and back ('Carrier'), and 'liftP', which
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- Moving plain values onto a tape and back ('Carrier'), and 'liftP', which
 -- runs a dual operation on constants to give the ordinary operation: so the
 -- functions of ordinary code and of differentiable code are one C kernel.
 module Numeric.DualRev.Internal.Run.ArrayCarrier

@@ -1,4 +1,8 @@
--- | The arrays of ordinary code, 'Vec' and 'Mat' (immutable, in pinned
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The arrays of ordinary code, 'Vec' and 'Mat' (immutable, in pinned
 -- storage that the tape borrows rather than copies), and of differentiable
 -- code, 'DVec' and 'DMat' (array nodes of the tape).
 module Numeric.DualRev.Internal.Run.ArrayData
@@ -13,10 +17,23 @@ import Foreign.Marshal.Array (peekArray)
 import Foreign.Ptr (Ptr)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
--- | A vector of doubles (immutable).
+-- | A vector of doubles: immutable, its elements in one block of pinned
+-- memory, which the tape reads in place.  Build one with
+-- 'Numeric.DualRev.Array.vfromList' (or from a storable vector with
+-- 'Numeric.DualRev.Array.vecFromStorable'); it shows as the call that
+-- builds it.
+--
+-- >>> vfromList [1, 2]
+-- vfromList [1.0,2.0]
 data Vec = Vec !Int !(ForeignPtr Double)
 
--- | A row-major matrix of doubles (immutable): rows, columns, elements.
+-- | A matrix of doubles: immutable, its elements row by row in one block of
+-- pinned memory.  Build one with 'Numeric.DualRev.Array.fromRows' (or from
+-- a storable vector with 'Numeric.DualRev.Array.matFromStorable'); it shows
+-- as the call that builds it.
+--
+-- >>> fromRows [[1, 2], [3, 4]]
+-- fromRows [[1.0,2.0],[3.0,4.0]]
 data Mat = Mat !Int !Int !(ForeignPtr Double)
 
 -- | A vector in differentiable code: an array node of the tape.
@@ -26,7 +43,7 @@ newtype DVec = DVec Int64
 newtype DMat = DMat Int64
 
 instance Show Vec where
-  showsPrec p v = showParen (p > 10) (showString "fromList " . shows (vecElems v))
+  showsPrec p v = showParen (p > 10) (showString "vfromList " . shows (vecElems v))
 
 instance Eq Vec where
   a == b = vecElems a == vecElems b

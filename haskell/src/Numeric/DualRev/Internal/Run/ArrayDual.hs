@@ -1,4 +1,8 @@
--- | The dual array operations: each records one node on the tape, whose
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The dual array operations: each records one node on the tape, whose
 -- forward and reverse rules are C kernels.
 module Numeric.DualRev.Internal.Run.ArrayDual where
 

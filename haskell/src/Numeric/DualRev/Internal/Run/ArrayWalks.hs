@@ -1,4 +1,8 @@
--- | The walks that the wrappers of 'Numeric.DualRev.grad' and friends use
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The walks that the wrappers of 'Numeric.DualRev.grad' and friends use
 -- for array inputs and outputs: input nodes, values, seeds, adjoints.
 module Numeric.DualRev.Internal.Run.ArrayWalks
   ( inputVec, inputMat

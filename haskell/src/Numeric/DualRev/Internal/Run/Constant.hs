@@ -1,5 +1,9 @@
 {-# LANGUAGE FlexibleContexts #-}
--- | Inputs that are data, not parameters: no derivative is taken with
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- Inputs that are data, not parameters: no derivative is taken with
 -- respect to them, and they are put on the tape as constants.
 module Numeric.DualRev.Internal.Run.Constant
   ( Constant (..)

@@ -1,6 +1,10 @@
 {-# LANGUAGE FlexibleInstances #-}
 {-# OPTIONS_GHC -Wno-simplifiable-class-constraints #-}
--- | The tape that ordinary Haskell code records on.
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The tape that ordinary Haskell code records on.
 --
 -- Code inside a differentiable block passes the tape along in 'AD'.  Code
 -- outside any block (a polymorphic helper such as @norm :: Floating a => [a]

@@ -1,4 +1,8 @@
--- | Lists whose elements are computed, and recorded on the tape, when first
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- Lists whose elements are computed, and recorded on the tape, when first
 -- demanded, so that they may be infinite: iterate, unfoldr and the
 -- enumerations @[x ..]@ and @[x, y ..]@.  All other differentiable code is
 -- evaluated strictly.

@@ -1,4 +1,8 @@
--- | Dual versions of the library functions beyond lists that take function
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- Dual versions of the library functions beyond lists that take function
 -- arguments: Functor, Applicative, Monad and Traversable on the containers
 -- of numeric code (lists, Maybe, Either, pairs), Data.Function and
 -- Data.Ord; and the Foldable forms of the sums.

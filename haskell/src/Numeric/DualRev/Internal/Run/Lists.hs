@@ -1,5 +1,9 @@
 {-# LANGUAGE BangPatterns #-}
--- | Dual versions of the higher-order list functions of the Prelude and
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- Dual versions of the higher-order list functions of the Prelude and
 -- Data.List.  A function value in transformed code is a Kleisli arrow per
 -- argument (@a -> AD (b -> AD c)@), exactly as the transformation of the
 -- function type prescribes.

@@ -2,7 +2,11 @@
 {-# LANGUAGE FlexibleInstances #-}
 {-# LANGUAGE TypeOperators #-}
 {-# LANGUAGE UndecidableInstances #-}
--- | The monads of differentiable code: do-notation and the Control.Monad
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The monads of differentiable code: do-notation and the Control.Monad
 -- functions in 'Maybe', 'Either' e, lists and 'Identity'.
 --
 -- In transformed code a continuation is a Kleisli arrow @a -> AD (m b)@ (the

@@ -1,6 +1,10 @@
 {-# LANGUAGE CPP #-}
 {-# LANGUAGE BangPatterns #-}
--- | The numeric primitives of transformed code.  Each class has an instance
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The numeric primitives of transformed code.  Each class has an instance
 -- for the dual scalar 'D', which records on the tape, and instances for the
 -- discrete numeric types, which just compute.
 module Numeric.DualRev.Internal.Run.Ops

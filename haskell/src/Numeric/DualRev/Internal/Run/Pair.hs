@@ -1,4 +1,8 @@
--- | The fork-join pair, as ordinary Haskell.
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The fork-join pair, as ordinary Haskell.
 module Numeric.DualRev.Internal.Run.Pair ((|*|)) where
 
 infixr 0 |*|

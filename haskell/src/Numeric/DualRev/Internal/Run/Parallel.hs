@@ -1,4 +1,8 @@
--- | The fork-join pair of differentiable code (thesis section 3.10): the two
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The fork-join pair of differentiable code (thesis section 3.10): the two
 -- sides record as two child jobs of the tape, on two Haskell threads, and
 -- the C reverse pass runs them in parallel.
 module Numeric.DualRev.Internal.Run.Parallel

@@ -1,7 +1,11 @@
 {-# LANGUAGE FlexibleInstances #-}
 {-# LANGUAGE UndecidableInstances #-}
 {-# OPTIONS_GHC -Wno-orphans #-}
--- | The dual scalar as an ordinary number: 'Num', 'Fractional', 'Floating',
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The dual scalar as an ordinary number: 'Num', 'Fractional', 'Floating',
 -- 'RealFrac' and 'RealFloat' instances that record on the calling thread's
 -- tape ("Numeric.DualRev.Internal.Run.Current"), so that polymorphic code
 -- defined outside any block differentiates when a block calls it at 'D'.
