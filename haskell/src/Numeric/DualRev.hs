@@ -16,15 +16,46 @@
 -- blocks, other modules and the splices below use them by name.  A module
 -- with an export list must export those too.
 --
+-- What a block may contain, in short (the README's \"What you can write\"
+-- has the full list):
+--
+-- * functions and constants with type signatures, monomorphic or with class
+--   constraints (@Floating a => [a] -> a@); data types, records, classes and
+--   instances of one's own (also @Num@ / @Floating@ instances for vector
+--   types);
+-- * the usual expression forms (lambdas, @let@ / @where@, guards, @case@,
+--   view patterns, list comprehensions, arithmetic sequences, sections) and
+--   do-notation in @Maybe@, @Either e@, lists and @Identity@;
+-- * the Prelude's numeric functions and most of its list functions, much of
+--   "Data.List", "Data.Maybe", "Data.Either", "Data.Function", "Data.Ord"
+--   and "Control.Monad", and the array functions of "Numeric.DualRev.Array"
+--   (each one tape node);
+-- * class-polymorphic functions defined outside any block, called at the
+--   dual scalar.
+--
+-- Anything else is a compile-time error naming the construct, the
+-- definition and the block's source location.
+--
+-- The inputs and outputs of a differentiated function may be built from
+-- 'Double', 'Int', 'Bool', tuples, lists, 'Maybe', 'Either', user data
+-- types and the arrays 'Numeric.DualRev.Array.Vec' and
+-- 'Numeric.DualRev.Array.Mat'; a part wrapped in 'Constant' is data, not
+-- differentiated.
+--
 -- Semantics: differentiable code is evaluated strictly (call-by-value), as
--- in the paper this implements.  So infinite lists (except through
--- 'iterate', whose elements are computed on demand) and knot-tying
--- recursive values are not supported, and a @let@/@where@ binding is
--- computed even in a branch that does not use it.
+-- in the paper this implements.  So knot-tying recursive values are not
+-- supported, and a @let@/@where@ binding is computed even in a branch that
+-- does not use it; infinite lists work only where a lazy consumer (@zip@,
+-- @take@, @takeWhile@, ...) consumes them: their elements are recorded when
+-- first demanded.
 --
 -- Results are pure values: one whose evaluation an asynchronous exception
 -- ('System.Timeout.timeout', 'Control.Concurrent.killThread') interrupted
 -- is computed again, from the start, when it is next demanded.
+--
+-- More: "Numeric.DualRev.Array" for vectors and matrices; the package's
+-- @haskell/examples/FitModel.hs@ for a complete program; the cases under
+-- @haskell/test/compile-fail/@ for the errors the front end gives.
 module Numeric.DualRev
   ( -- * Declaring differentiable code
     differentiable
@@ -51,27 +82,47 @@ import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap
 
 -- | Keep the declarations and emit their transformed versions.  Every
--- top-level function needs a type signature.
+-- top-level function needs a type signature.  The examples below use this
+-- block:
+--
+-- > differentiable [d|
+-- >   f :: (Double, Double) -> Double
+-- >   f (x, y) = x * y + y * y
+-- >
+-- >   polar :: (Double, Double) -> (Double, Double)
+-- >   polar (r, t) = (r * cos t, r * sin t)
+-- >   |]
 differentiable :: Q [Dec] -> Q [Dec]
 differentiable = differentiableDecs
 
 -- | @$(grad 'f) :: a -> a@ for @f :: a -> Double@: the gradient, shaped like
 -- the input (discrete parts come back unchanged).  The tape is released at
 -- once.
+--
+-- > $(grad 'f) (3, 2)  ==  (2.0, 7.0)    -- (y, x + 2 y)
 grad :: Name -> Q Exp
 grad = gradQ
 
 -- | @$(grad' 'f) :: a -> (Double, a)@: value and gradient.
+--
+-- > $(grad' 'f) (3, 2)  ==  (10.0, (2.0, 7.0))
 grad' :: Name -> Q Exp
 grad' = gradQ'
 
 -- | @$(differentiate 'f) :: a -> (b, b -> a)@ for @f :: a -> b@: the value and
 -- the backpropagator (vector-Jacobian product), which may be called any
 -- number of times.  The tape is freed when the backpropagator is garbage.
+--
+-- > let (y, back) = $(differentiate 'polar) (2, 0)
+-- > y          ==  (2.0, 0.0)
+-- > back (1, 0)  ==  (1.0, 0.0)    -- the gradient of the first output
+-- > back (0, 1)  ==  (0.0, 2.0)    -- and of the second
 differentiate :: Name -> Q Exp
 differentiate = differentiateQ
 
 -- | @$(jacobian 'f) :: a -> [a]@ for @f :: a -> b@: one row (a gradient) per
 -- scalar of the output, in left-to-right order; one reverse sweep per row.
+--
+-- > $(jacobian 'polar) (2, 0)  ==  [(1.0, 0.0), (0.0, 2.0)]
 jacobian :: Name -> Q Exp
 jacobian = jacobianQ

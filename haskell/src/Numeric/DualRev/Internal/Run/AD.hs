@@ -122,7 +122,14 @@ instance Ord D where
 instance Show D where
   showsPrec p (D x _) = showsPrec p x
 
--- | An error reported by the C engine (out of memory, ...).
+-- | An error reported by the C engine (out of memory, arrays of mismatched
+-- shapes, ...) or found by the wrappers (a cotangent shaped unlike the
+-- output).  The message starts with @dualrev:@.
+--
+-- > r <- try (evaluate (vsum (vadd (vfromList [1, 2]) (vfromList [1, 2, 3]))))
+-- > case r of
+-- >   Left (DualRevError msg) -> putStrLn msg   -- names the shape mismatch
+-- >   Right x -> print x
 newtype DualRevError = DualRevError String
   deriving Show
 

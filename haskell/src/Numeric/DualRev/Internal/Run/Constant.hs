@@ -18,6 +18,13 @@ import Numeric.DualRev.Internal.Run.ArrayCarrier (Carrier (..))
 -- batch, a fixed matrix): the gradient returns it unchanged, and inside
 -- differentiable code 'constant' gives its value as a constant, so the
 -- reverse pass does no work for it.
+--
+-- > differentiable [d|
+-- >   fit :: (Double, Constant [(Double, Double)]) -> Double
+-- >   fit (a, pts) = sum [ (a * x - y) ^ (2 :: Int) | (x, y) <- constant pts ]
+-- >   |]
+-- >
+-- > $(grad 'fit) (1, Constant [(1, 2), (2, 3)])  ==  (-6.0, Constant [(1.0, 2.0), (2.0, 3.0)])
 newtype Constant a = Constant a
   deriving (Eq, Show)
 

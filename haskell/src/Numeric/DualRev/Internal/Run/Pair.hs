@@ -15,6 +15,16 @@ infixr 0 |*|
 -- goes only to an idle capability, so in nested pairs beyond the number of
 -- capabilities both sides run in turn (still as two jobs of the tape).
 --
+-- > differentiable [d|
+-- >   halves :: [Double] -> Double
+-- >   halves xs =
+-- >     let (l, r) = splitAt (length xs `div` 2) xs
+-- >         (a, b) = sum (map sin l) |*| sum (map sin r)
+-- >     in a + b
+-- >   |]
+-- >
+-- > $(grad 'halves) [0, 0, 0]  ==  [1.0, 1.0, 1.0]
+--
 -- An 'iterate' list may be made on one side and consumed after the pair,
 -- or made before the pair and consumed on one side: its elements are
 -- recorded by the code that first demands them.  A list made before a pair
