@@ -81,4 +81,5 @@ module Numeric.DualRev.Array
   ) where
 
 import Numeric.DualRev.Internal.Run.Array
+import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
 import Numeric.DualRev.Internal.Run.ArrayStorable

@@ -6,21 +6,8 @@
 -- ordinary and differentiable code compute one value with one C kernel; the
 -- front end's table of primitives maps each name here to that operation.
 -- The documentation is written for the public module, which re-exports
--- everything.
-module Numeric.DualRev.Internal.Run.Array
-  ( Vec, vfromList, vtoList, vlength, vindex
-  , vadd, vsub, vmul, vdiv, vscale
-  , vneg, vabs, vsqrt, vexp, vlog, vsin, vcos, vtanh, vsigmoid, vrelu, vsquare
-  , vdot, vsum, vmaximum, logSumExp, softmax, logSoftmax
-  , vslice, vconcat, gather, scatter
-  , Mat, fromRows, toRows, mrows, mcols, mindex
-  , madd, msub, mmul, mdiv, mscale
-  , mneg, mabs, msqrt, mexp, mlog, msin, mcos, mtanh, msigmoid, mrelu, msquare
-  , matVec, vecMat, matMul, matMulT, outer, mtranspose
-  , msumAll, mmaximum, sumRows, sumCols, softmaxRows, logSoftmaxRows, logSumExpRows
-  , addRowVec, addColVec, replicateRows, replicateCols
-  , reshape, mflatten, mslice, block, vstack, hstack, gatherRows, scatterRows
-  ) where
+-- everything (so every definition here is public: no export list).
+module Numeric.DualRev.Internal.Run.Array where
 
 import Foreign.Marshal.Array (pokeArray)
 import System.IO.Unsafe (unsafeDupablePerformIO)
