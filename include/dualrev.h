@@ -257,6 +257,11 @@ DR_API dr_real dr_logbase(dr_tape *t, dr_real b, dr_real x);
 DR_API dr_real dr_sigmoid(dr_tape *t, dr_real a);
 /** max(a, 0); derivative 1 for a > 0, else 0 (0 at a == 0). */
 DR_API dr_real dr_relu(dr_tape *t, dr_real a);
+/**
+ * log(1 + exp(a)), computed without overflow (a for large a); derivative
+ * the sigmoid of a.
+ */
+DR_API dr_real dr_softplus(dr_tape *t, dr_real a);
 
 /* ---------------------------------------------------- for code generators
  * Append a node with the given argument ids and partial derivatives and
