@@ -35,12 +35,15 @@ import qualified Numeric.DualRev.Internal.Run.Array as A
 import qualified Numeric.DualRev.Internal.Run.ArrayDual as AD
 import qualified Numeric.DualRev.Internal.Run.ArrayStorable as S
 import Numeric.DualRev.Internal.Run.Constant (constant, constantD)
+import qualified Numeric.DualRev.Internal.Run.FunctionDuals as FD
+import qualified Numeric.DualRev.Internal.Run.Functions as F
 import Numeric.DualRev.Internal.Run.Lazy (iterateD, unfoldrD)
 import Numeric.DualRev.Internal.Run.Library
 import Numeric.DualRev.Internal.Run.Lists
 import Numeric.DualRev.Internal.Run.Monads
 import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Run.Ops
+import Numeric.DualRev.Internal.Engine.ScalarTable (functionPrims)
 
 data Prim
   = PMon Name Int   -- ^ a function of that arity returning @AD r@
@@ -235,5 +238,7 @@ table = M.fromList $
     -- structural Functor, Applicative, Traversable methods
     , ('(<$), 2), ('($>), 2), ('sequenceA, 1)
     ] ] ++
-  [ ('genericLength, PPure 'genericLengthD 1) ]
+  [ ('genericLength, PPure 'genericLengthD 1) ] ++
+  -- Numeric.DualRev.Functions: one row per function, from the engine's table
+  $(functionPrims)
 

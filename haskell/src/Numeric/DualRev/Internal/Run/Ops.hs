@@ -14,6 +14,8 @@ module Numeric.DualRev.Internal.Run.Ops
   , DRealFloat (..)
   , DRealToFrac (..)
   , DEnum (..)
+  , node1
+  , node2
   ) where
 
 import Data.Int (Int64)
@@ -24,6 +26,7 @@ import Foreign.Storable (pokeElemOff)
 
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Engine.ScalarFFI
 
 class DNum a where
   plusD, minusD, timesD, subtractD :: a -> a -> AD a
