@@ -24,7 +24,7 @@ CFLAGS_ALL = -std=c11 $(OPT) -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden
              -D_GNU_SOURCE -Iinclude -Icbits $(BLAS_CFLAGS) $(SANFLAGS) $(CFLAGS)
 LIBS_ALL   = $(BLAS_LIBS) -lpthread -lm
 
-LIB_SRC  := $(wildcard cbits/*.c)
+LIB_SRC  := $(wildcard cbits/*/*.c)
 LIB_OBJ  := $(patsubst cbits/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 LIB_A    := $(BUILD)/libdualrev.a
 LIB_SO   := $(BUILD)/libdualrev.so
@@ -69,7 +69,7 @@ check-test:
 # ---------------------------------------------------------------- library
 lib: $(LIB_A) $(LIB_SO)
 
-$(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*.h) include/dualrev.h | check-lib
+$(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*/*.h) include/dualrev.h | check-lib
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
@@ -105,7 +105,7 @@ test-tsan:
 	else echo "no fork-join tests yet"; fi
 
 # the C suite again, under ASan+UBSan, with arguments more than 5 nodes back
-# recorded as far nodes (cbits/nary.c), so that every test exercises them
+# recorded as far nodes (cbits/record/nary.c), so that every test exercises them
 test-far:
 	$(MAKE) BUILD=$(BUILD)/far SAN=address,undefined OPT=-O1 \
 	  CFLAGS="$(CFLAGS) -DDR_NEAR_MAX=5" test-c

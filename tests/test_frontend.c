@@ -9,7 +9,7 @@
  * The derivatives themselves are tested in test_ops.c and test_semantics.c.
  */
 #include "check.h"
-#include "frontend.h"
+#include "record/frontend.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Keep the c-sources field of the library in haskell/dualrev.cabal equal to
-# cbits/*.c, so the Haskell package always compiles the whole C engine.
+# cbits/*/*.c (every layer's sources), so the Haskell package always compiles the whole C engine.
 # Other stanzas' c-sources (a test suite's own C files) are left as they are.
 set -eu
 cabal_file=haskell/dualrev.cabal
-srcs=$(cd haskell && ls ../cbits/*.c | tr '\n' ' ')
+srcs=$(cd haskell && ls ../cbits/*/*.c | tr '\n' ' ')
 awk -v srcs="$srcs" '
   /^[^ \t]/ { in_lib = ($1 == "library") }
   in_lib && /^  c-sources:/ { print "  c-sources:        " srcs; skip = 1; next }

@@ -9,7 +9,7 @@
  * another operation.
  */
 #include "dualrev.h"
-#include "scalar_rules.h"
+#include "record/scalar_rules.h"
 
 #include <string.h>
 

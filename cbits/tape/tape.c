@@ -8,7 +8,7 @@
  * The lists are taken under the root's lock only while other threads may
  * use them (dr__shared); a tape that never forks never locks.
  */
-#include "internal.h"
+#include "tape/tape.h"
 
 #include <stdint.h>
 

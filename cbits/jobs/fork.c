@@ -26,7 +26,7 @@
  * variable, so the hand-offs of a short parallel section cost microseconds.
  * If no worker thread can be created the work runs on the calling thread.
  */
-#include "internal.h"
+#include "tape/tape.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -29,7 +29,7 @@
 #ifndef DR_ARRAY_H
 #define DR_ARRAY_H
 
-#include "internal.h"
+#include "tape/tape.h"
 
 #include <stdint.h>
 

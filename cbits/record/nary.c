@@ -1,5 +1,5 @@
 /* nary.c - nodes with any number of arguments (user-supplied partials). */
-#include "internal.h"
+#include "tape/tape.h"
 
 #include <stdint.h>
 

@@ -2,7 +2,7 @@
  * reverse.c - the reverse pass: adjoint storage, seeding, the sweep over the
  * chunks, and the gradient / Jacobian conveniences built on them.
  */
-#include "internal.h"
+#include "tape/tape.h"
 
 /* Relative ids below this may name nodes (the adjoint array covers them):
    every id any job reserved, so an id from any job of the tape is in range. */
