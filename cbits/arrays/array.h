@@ -29,7 +29,7 @@
 #ifndef DR_ARRAY_H
 #define DR_ARRAY_H
 
-#include "tape/tape.h"
+#include "jobs/jobs.h"
 
 #include <stdint.h>
 

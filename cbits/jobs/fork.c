@@ -1,526 +1,84 @@
 /*
- * parallel.c - fork-join parallelism (thesis section 3.10): child recording
- * handles, the job graph, and the parallel reverse pass over it on a pool of
- * worker threads ("forks in the primal become joins in the dual").
+ * fork.c - fork and join (thesis section 3.10): child recording handles,
+ * the job graph they leave behind (jobs.h), lookups in it, and the jobs
+ * layer's hooks on the tape.
  *
- * Forward pass.  dr_fork ends the current job of a handle: it saves the job
- * (its chunks and history) in a fork record, hands out one child handle per
- * child task, and refuses recording on the parent until dr_join.  A child
- * handle records on its own chunks, whose id ranges come from the tape's
- * shared atomic counter, so ids of different jobs never overlap and an id
- * stays valid (and names the same node) everywhere it may be used.
- * dr_join stores each child task's final job in the fork record and starts
- * a continuation job whose history is that record.
- *
- * Reverse pass.  dr_reverse sweeps the root's current job, then this file
- * walks the history backwards: for a fork record, the child tasks are
- * resolved (concurrently when a pool is running), then the forking job.
- * While siblings run, adds into ids below the fork's mark (ancestor jobs)
- * are atomic; ids at or above it belong to the running task alone.
- *
- * Worker pool.  Per tape, created on first use, reused by later sweeps and
- * dr_fork_run calls, stopped by dr_set_threads (to resize) and dr_tape_free.
- * Tasks go on one LIFO queue under a mutex.  A thread that waits for its
- * group of tasks runs queued tasks meanwhile (any group), so nested forks
- * never deadlock.  Idle threads spin briefly before sleeping on a condition
- * variable, so the hand-offs of a short parallel section cost microseconds.
- * If no worker thread can be created the work runs on the calling thread.
+ * dr_fork ends the current job of a handle: it saves the job (its chunks
+ * and history) in a fork record, hands out one child handle per child task,
+ * and refuses recording on the parent until dr_join.  A child handle
+ * records on its own chunks, whose id ranges come from the tape's shared
+ * atomic counter, so ids of different jobs never overlap and an id stays
+ * valid (and names the same node) everywhere it may be used.  dr_join
+ * stores each child task's final job in the fork record and starts a
+ * continuation job whose history is that record.  dr_fork_run runs the
+ * child tasks on the worker pool (pool.c).
  */
-#include "tape/tape.h"
+#include "jobs/jobs.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
-#include <time.h>
 #include <unistd.h>
 
-#define MODE_FORWARD 1 /* queued kids run dr_fork_run's function        */
-#define MODE_REVERSE 2 /* queued kids resolve their task in a sweep     */
-
-#define SPIN_NS 150000L    /* how long an idle thread spins before sleeping */
 #define MAX_THREADS 1024u
 
-typedef struct dr_par {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;   /* work queued, a group finished, shutdown    */
-    dr_tape *hall;         /* every child handle                         */
-    dr_tape *hfree;        /* joined child handles for reuse             */
+static void release(dr_tape *R);
 
-    pthread_t *workers;
-    unsigned nworkers;
-    bool pool_tried;       /* pool creation attempted (for `threads`)    */
-    int shutdown;          /* atomic                                     */
-    dr_kid *queue;         /* LIFO of runnable kids                      */
-    size_t qlen;           /* atomic mirror of the queue's length        */
-    unsigned sleepers;
+/* the lower layers reach the jobs through these (tape.h) */
+static const dr_tape_hooks hooks = {release, dr__sweep_forks};
 
-    unsigned started;      /* slots handed out (atomic)                  */
-    unsigned epoch;        /* pool generation: slots of older ones are void */
-    unsigned nslots;       /* 1 + slots in sfree (0: none allocated)     */
-    dr_chunk **sfree;      /* [slot * DR_CHUNK_CLASSES + class]: free
-                              chunks last recorded by the thread of slot */
-
-    double *adj;           /* the running sweep's adjoint array          */
-    dr_tape *root;
-    bool use_pool;         /* the running sweep uses the pool            */
-} dr_par;
-
-/* the size of the per-slot free lists of nslots slots */
-static size_t slot_lists_bytes(unsigned nslots)
-{
-    return (size_t)nslots * DR_CHUNK_CLASSES * sizeof(dr_chunk *);
-}
-
-/* Which thread this is, for chunk affinity: a slot number 1.. handed out
-   on a thread's first use of the tape's pool (the workers at their start;
-   the threads that call dr_fork_run or record on child handles, such as
-   the Haskell front end's capabilities, when they first take a chunk); 0
-   when the pool has run out of slots.  One tape at a time per thread: a
-   thread that alternates between tapes only loses the affinity. */
-static __thread dr_par *tls_par;
-static __thread unsigned tls_epoch, tls_slot;
-
-static unsigned my_slot(dr_par *P)
-{
-    if (tls_par == P && tls_epoch == P->epoch)
-        return tls_slot;
-    if (!P->sfree)
-        return 0;
-    unsigned s = __atomic_add_fetch(&P->started, 1, __ATOMIC_RELAXED);
-    tls_par = P;
-    tls_epoch = P->epoch;
-    tls_slot = s < P->nslots ? s : 0;
-    return tls_slot;
-}
-
-unsigned dr__par_slot(dr_tape *R)
-{
-    return my_slot(R->parallel);
-}
-
-dr_chunk *dr__par_take_chunk(dr_tape *R, unsigned cls, unsigned slot,
-                             size_t cap)
-{
-    dr_par *P = R->parallel;
-    if (!P->sfree)
-        return NULL;
-    unsigned lo = slot ? slot : 1, hi = slot ? slot + 1 : P->nslots;
-    for (unsigned s = lo; s < hi && s < P->nslots; s++) {
-        dr_chunk *c = dr__pop_fit(&P->sfree[s * DR_CHUNK_CLASSES + cls], cap);
-        if (c)
-            return c;
-    }
-    return NULL;
-}
-
-void dr__par_recycle_begin(dr_tape *R)
-{
-    dr_par *P = R->parallel;
-    if (P->sfree)
-        memset(P->sfree, 0, slot_lists_bytes(P->nslots));
-}
-
-bool dr__par_keep_chunk(dr_tape *R, dr_chunk *c, unsigned cls)
-{
-    dr_par *P = R->parallel;
-    if (!P->sfree || c->slot >= P->nslots)
-        return false;
-    dr_chunk **head = &P->sfree[c->slot * DR_CHUNK_CLASSES + cls];
-    c->next = *head;
-    *head = c;
-    return true;
-}
-
-/* the spare chunks of the pool threads back to the root's lists (the pool
-   stops; a new one numbers its threads afresh) */
-static void drop_slots(dr_par *P)
-{
-    if (!P->sfree)
-        return;
-    dr_tape *R = P->root;
-    for (unsigned s = 1; s < P->nslots; s++)
-        for (unsigned k = 0; k < DR_CHUNK_CLASSES; k++)
-            for (dr_chunk *c = P->sfree[s * DR_CHUNK_CLASSES + k]; c;) {
-                dr_chunk *nx = c->next;
-                c->slot = 0;
-                c->next = R->free[k];
-                R->free[k] = c;
-                c = nx;
-            }
-    dr__bytes_add(R, -(ptrdiff_t)slot_lists_bytes(P->nslots));
-    dr__free(P->sfree);
-    P->sfree = NULL;
-    P->nslots = 0;
-}
-
-void dr__lock(dr_tape *R)
-{
-    if (R->parallel)
-        pthread_mutex_lock(&R->parallel->lock);
-}
-
-void dr__unlock(dr_tape *R)
-{
-    if (R->parallel)
-        pthread_mutex_unlock(&R->parallel->lock);
-}
-
+/* the jobs state of root R, made at its first fork */
 static dr_par *par_get(dr_tape *R)
 {
     if (R->parallel)
         return R->parallel;
+    if (!dr__sharing_start(R))
+        return NULL;
     dr_par *P = dr__malloc(sizeof *P);
     if (!P)
         return NULL;
     memset(P, 0, sizeof *P);
-    if (pthread_mutex_init(&P->lock, NULL) != 0) {
+    if (!dr__pool_init(&P->pool, R)) {
         dr__free(P);
         return NULL;
     }
-    if (pthread_cond_init(&P->cond, NULL) != 0) {
-        pthread_mutex_destroy(&P->lock);
-        dr__free(P);
-        return NULL;
-    }
-    P->root = R;
     R->parallel = P;
+    R->hooks = &hooks;
     dr__bytes_add(R, (ptrdiff_t)sizeof *P);
     return P;
 }
 
-/* ------------------------------------------------------------ worker pool */
-
-static inline void cpu_relax(void)
+/* a kid's task in dr_fork_run: the user's function on its handle */
+static void run_fn(dr_task *task, dr_pool *pool)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
+    (void)pool;
+    dr_kid *k = (dr_kid *)task;
+    k->owner->fn(k->handle, k->i, k->owner->ctx);
 }
 
-/* one step of an idle thread's spin: pause first, then give the core away
-   (on a busy machine the thread we wait for may need it), and after
-   SPIN_NS in all, false: block on the condition variable */
-static bool spin_step(unsigned spin, long *t0);
-
-static long now_ns(void)
+void dr__kids_run(dr_par *P, dr_hist *h, size_t local, bool sweeping,
+                  void (*run)(dr_task *, dr_pool *))
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
-static bool spin_step(unsigned spin, long *t0)
-{
-    if (spin < 256) {
-        cpu_relax();
-        return true;
-    }
-    long t = now_ns();
-    if (*t0 == 0)
-        *t0 = t;
-    else if (t - *t0 > SPIN_NS)
-        return false;
-    sched_yield();
-    return true;
-}
-
-/* under the lock */
-static void push_kid(dr_par *P, dr_kid *k)
-{
-    k->qnext = P->queue;
-    P->queue = k;
-    __atomic_store_n(&P->qlen, P->qlen + 1, __ATOMIC_RELEASE);
-}
-
-/* the pool thread that recorded a kid's final job (reverse mode) */
-static inline unsigned kid_slot(const dr_kid *k)
-{
-    return k->chunk ? k->chunk->slot : 0;
-}
-
-/* under the lock: the next queued kid, preferring (among the first few) one
-   this thread recorded, whose chunks are still in this core's caches */
-static dr_kid *pop_kid(dr_par *P)
-{
-    dr_kid **link = &P->queue, *k = P->queue;
-    if (!k)
-        return NULL;
-    if (k->owner->mode == MODE_REVERSE) {
-        unsigned me = my_slot(P);
-        dr_kid **l = &P->queue;
-        for (int look = 0; *l && look < 8; look++, l = &(*l)->qnext)
-            if ((*l)->owner->mode == MODE_REVERSE && kid_slot(*l) == me) {
-                link = l;
-                k = *l;
-                break;
-            }
-    }
-    *link = k->qnext;
-    __atomic_store_n(&P->qlen, P->qlen - 1, __ATOMIC_RELEASE);
-    return k;
-}
-
-static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
-                    bool atomic);
-
-/* run a queued kid (without the lock), then count it done */
-static void run_kid(dr_par *P, dr_kid *k)
-{
-    dr_hist *h = k->owner;
-    if (h->mode == MODE_FORWARD)
-        h->fn(k->handle, k->i, h->ctx);
-    else
-        resolve(P, k->chunk, k->hist, h->mark, true);
-    pthread_mutex_lock(&P->lock);
-    if (__atomic_sub_fetch(&h->pending, 1, __ATOMIC_ACQ_REL) == 0 &&
-        P->sleepers)
-        pthread_cond_broadcast(&P->cond);
-    pthread_mutex_unlock(&P->lock);
-}
-
-/* wait until every queued kid of h is done, running queued kids meanwhile */
-static void wait_group(dr_par *P, dr_hist *h)
-{
-    long t0 = 0;
-    for (unsigned spin = 0;; spin++) {
-        if (__atomic_load_n(&h->pending, __ATOMIC_ACQUIRE) == 0)
-            return;
-        if (__atomic_load_n(&P->qlen, __ATOMIC_ACQUIRE) != 0) {
-            pthread_mutex_lock(&P->lock);
-            dr_kid *k = pop_kid(P);
-            pthread_mutex_unlock(&P->lock);
-            if (k) {
-                run_kid(P, k);
-                t0 = 0;
-                spin = 0;
-                continue;
-            }
-        }
-        if (!spin_step(spin, &t0))
-            break;
-    }
-    pthread_mutex_lock(&P->lock);
-    while (__atomic_load_n(&h->pending, __ATOMIC_ACQUIRE) != 0) {
-        dr_kid *k = pop_kid(P);
-        if (k) {
-            pthread_mutex_unlock(&P->lock);
-            run_kid(P, k);
-            pthread_mutex_lock(&P->lock);
-            continue;
-        }
-        P->sleepers++;
-        pthread_cond_wait(&P->cond, &P->lock);
-        P->sleepers--;
-    }
-    pthread_mutex_unlock(&P->lock);
-}
-
-static void *worker_main(void *arg)
-{
-    dr_par *P = arg;
-    (void)my_slot(P);
-    for (;;) {
-        long t0 = 0;
-        for (unsigned spin = 0;; spin++) {
-            if (__atomic_load_n(&P->qlen, __ATOMIC_ACQUIRE) != 0 ||
-                __atomic_load_n(&P->shutdown, __ATOMIC_ACQUIRE))
-                break;
-            if (!spin_step(spin, &t0))
-                break;
-        }
-        pthread_mutex_lock(&P->lock);
-        for (;;) {
-            dr_kid *k = pop_kid(P);
-            if (k) {
-                pthread_mutex_unlock(&P->lock);
-                run_kid(P, k);
-                break;
-            }
-            if (__atomic_load_n(&P->shutdown, __ATOMIC_ACQUIRE)) {
-                pthread_mutex_unlock(&P->lock);
-                return NULL;
-            }
-            P->sleepers++;
-            pthread_cond_wait(&P->cond, &P->lock);
-            P->sleepers--;
-        }
-    }
-}
-
-/* the pool for the root's `threads` setting; true if it has workers */
-static bool pool_ensure(dr_par *P)
-{
-    unsigned want = P->root->threads;
-    if (want <= 1)
-        return false;
-    if (__atomic_load_n(&P->pool_tried, __ATOMIC_ACQUIRE))
-        return P->nworkers > 0;
-    pthread_mutex_lock(&P->lock);
-    if (!P->pool_tried) {
-        unsigned n = want - 1;
-        P->workers = dr__malloc(n * sizeof(pthread_t));
-        /* without slot lists the pool works, only without chunk affinity */
-        /* slots for the workers, and as many other recording threads */
-        unsigned nslots = 2 * n + 2;
-        P->sfree = dr__malloc(slot_lists_bytes(nslots));
-        if (P->sfree) {
-            P->nslots = nslots;
-            memset(P->sfree, 0, slot_lists_bytes(nslots));
-            dr__bytes_add(P->root, (ptrdiff_t)slot_lists_bytes(nslots));
-        }
-        if (P->workers) {
-            for (unsigned i = 0; i < n; i++) {
-                if (pthread_create(&P->workers[P->nworkers], NULL, worker_main,
-                                   P) != 0)
-                    break; /* fewer workers; none means sequential */
-                P->nworkers++;
-            }
-            dr__bytes_add(P->root, (ptrdiff_t)(n * sizeof(pthread_t)));
-        }
-        __atomic_store_n(&P->pool_tried, true, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&P->lock);
-    return P->nworkers > 0;
-}
-
-static void pool_stop(dr_par *P)
-{
-    if (!P->pool_tried)
-        return;
-    pthread_mutex_lock(&P->lock);
-    __atomic_store_n(&P->shutdown, 1, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&P->cond);
-    pthread_mutex_unlock(&P->lock);
-    for (unsigned i = 0; i < P->nworkers; i++)
-        pthread_join(P->workers[i], NULL);
-    if (P->workers) {
-        dr__bytes_add(P->root,
-                      -(ptrdiff_t)((P->root->threads - 1) * sizeof(pthread_t)));
-        dr__free(P->workers);
-    }
-    P->workers = NULL;
-    P->nworkers = 0;
-    P->started = 0;
-    P->epoch++;
-    drop_slots(P);
-    P->shutdown = 0;
-    P->pool_tried = false;
-}
-
-/*
- * Run the kids of h on the pool: kid `local` on this thread, every other kid
- * (with work, in reverse mode) queued, then wait for them, helping.  The
- * queue is LIFO: `up` pushes in ascending order so the highest index is
- * handed out first (reverse mode), else descending (forward mode: 1 first).
- */
-static void run_group(dr_par *P, dr_hist *h, int mode, size_t local)
-{
-    h->mode = mode;
-    pthread_mutex_lock(&P->lock);
+    dr_task *head = NULL;
     size_t m = 0;
     for (size_t j = 0; j < h->n; j++) {
-        size_t i = mode == MODE_REVERSE ? j : h->n - 1 - j;
+        size_t i = sweeping ? j : h->n - 1 - j;
         dr_kid *k = &h->kids[i];
-        if (i == local || (mode == MODE_REVERSE && !k->chunk && !k->hist))
+        k->task.run = run;
+        k->task.pending = &h->pending;
+        k->task.home = sweeping ? dr__kid_slot(k) : DR_HOME_NONE;
+        if (i == local || (sweeping && dr__kid_empty(k)))
             continue;
-        push_kid(P, k);
+        k->task.qnext = head; /* the last one linked is handed out first */
+        head = &k->task;
         m++;
     }
-    __atomic_store_n(&h->pending, m, __ATOMIC_RELEASE);
-    if (P->sleepers)
-        pthread_cond_broadcast(&P->cond);
-    pthread_mutex_unlock(&P->lock);
-    dr_kid *k = &h->kids[local];
-    if (mode == MODE_FORWARD)
-        h->fn(k->handle, k->i, h->ctx);
-    else
-        resolve(P, k->chunk, k->hist, h->mark, true);
-    wait_group(P, h);
+    dr__pool_run(&P->pool, head, m, &h->pending, &h->kids[local].task);
 }
-
-/* ------------------------------------------------------------ the sweep */
-
-static void sweep_job(dr_par *P, dr_chunk *c, int64_t lo, bool atomic)
-{
-    if (!c)
-        return;
-    dr_sweep s = {P->adj, P->root, atomic, lo, NULL, {NULL}, 0};
-    if (atomic)
-        dr__sweep_chunks_atomic(c, &s);
-    else
-        dr__sweep_chunks(c, &s);
-}
-
-static inline bool kid_empty(const dr_kid *k)
-{
-    return !k->chunk && !k->hist;
-}
-
-/*
- * Resolve a task backwards from its job (c, h): sweep the job, then for its
- * fork record the children (concurrently if the pool is on and more than
- * one has work), then the job that forked, and so on back to the task's
- * start.  lo/atomic describe what may run beside this task.
- */
-static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
-                    bool atomic)
-{
-    for (;;) {
-        sweep_job(P, c, lo, atomic);
-        if (!h)
-            return;
-        size_t live = 0, one = 0, mine = SIZE_MAX;
-        unsigned me = my_slot(P);
-        for (size_t i = 0; i < h->n; i++)
-            if (!kid_empty(&h->kids[i])) {
-                live++;
-                one = i;
-                if (kid_slot(&h->kids[i]) == me)
-                    mine = i;
-            }
-        if (P->use_pool && live > 1) {
-            /* here: the last child with work that this thread recorded
-               (its chunks are in this core's caches), else the last child
-               with work, as a sequential sweep would start with it; the
-               others go to the pool */
-            if (mine != SIZE_MAX)
-                one = mine;
-            run_group(P, h, MODE_REVERSE, one);
-        } else {
-            for (size_t i = h->n; i-- > 0;)
-                if (!kid_empty(&h->kids[i]))
-                    resolve(P, h->kids[i].chunk, h->kids[i].hist, lo, atomic);
-        }
-        c = h->before_chunk;
-        h = h->before_hist;
-    }
-}
-
-dr_status dr__sweep_forks(dr_tape *t, dr_sweep *s)
-{
-    dr_par *P = t->parallel;
-    P->adj = s->adj;
-    P->use_pool = pool_ensure(P);
-    if (P->use_pool) {
-        t->state |= DR_ST_PSWEEP;
-        dr__blas_solo_hold(); /* jobs' array rules run BLAS single-threaded */
-    }
-    resolve(P, NULL, t->hist, 0, false);
-    if (P->use_pool)
-        dr__blas_solo_release();
-    t->state &= ~DR_ST_PSWEEP;
-    return dr_tape_status(t);
-}
-
-/* ------------------------------------------------------------ fork / join */
 
 static dr_tape *take_handle(dr_par *P, dr_tape *R)
 {
     /* allocations from child handles are made under the lock, so a user
        allocator is never called by two threads of one tape at once */
-    pthread_mutex_lock(&P->lock);
+    dr__lock(R);
     dr_tape *h = P->hfree;
     if (h) {
         P->hfree = h->hnext;
@@ -533,13 +91,13 @@ static dr_tape *take_handle(dr_par *P, dr_tape *R)
             P->hall = h;
         }
     }
-    pthread_mutex_unlock(&P->lock);
+    dr__unlock(R);
     return h;
 }
 
 static void give_handles(dr_par *P, dr_hist *H, size_t n)
 {
-    pthread_mutex_lock(&P->lock);
+    dr__lock(P->pool.root);
     for (size_t i = 0; i < n; i++) {
         dr_tape *h = H->kids[i].handle;
         if (h) {
@@ -548,7 +106,7 @@ static void give_handles(dr_par *P, dr_hist *H, size_t n)
         }
         H->kids[i].handle = NULL;
     }
-    pthread_mutex_unlock(&P->lock);
+    dr__unlock(P->pool.root);
 }
 
 static dr_status check_forkable(const dr_tape *t)
@@ -725,9 +283,9 @@ dr_status dr_fork_run(dr_tape *t, size_t n,
     H->fn = fn;
     H->ctx = ctx;
     dr_par *P = t->root->parallel;
-    if (n > 1 && pool_ensure(P)) {
+    if (n > 1 && dr__pool_ensure(&P->pool)) {
         dr__blas_solo_hold();
-        run_group(P, H, MODE_FORWARD, 0);
+        dr__kids_run(P, H, 0, false, run_fn);
         dr__blas_solo_release();
     } else {
         for (size_t i = 0; i < n; i++)
@@ -756,7 +314,7 @@ dr_status dr_set_threads(dr_tape *t, unsigned n)
     if (n == t->threads)
         return DR_OK;
     if (t->parallel)
-        pool_stop(t->parallel);
+        dr__pool_stop(&t->parallel->pool);
     t->threads = n;
     return DR_OK;
 }
@@ -818,12 +376,13 @@ const dr_node *dr__find_node(const dr_tape *t, int64_t rel)
 
 /* ------------------------------------------------------------------ free */
 
-void dr__par_free(dr_tape *R)
+/* the release hook: dr_tape_free, before the storage goes */
+static void release(dr_tape *R)
 {
     dr_par *P = R->parallel;
     if (!P)
         return;
-    pool_stop(P);
+    dr__pool_destroy(&P->pool);
     /* forks never joined give their BLAS holds back */
     if ((R->state & DR_ST_FORKED) && R->fork->blas_solo)
         dr__blas_solo_release();
@@ -835,8 +394,7 @@ void dr__par_free(dr_tape *R)
         dr__free(h);
         h = nx;
     }
-    pthread_cond_destroy(&P->cond);
-    pthread_mutex_destroy(&P->lock);
     dr__free(P);
     R->parallel = NULL;
+    R->hooks = NULL;
 }

@@ -4,7 +4,7 @@
  * recorded as scalar_ops.c records them.
  */
 #include "record/frontend.h"
-#include "tape/tape.h"
+#include "record/record.h"
 
 #define DR_FE_UNARY(op)                                                      \
     double dr_fe_##op(double x) { return dr_rule_##op(x); }                  \

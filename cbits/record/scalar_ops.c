@@ -2,7 +2,7 @@
  * scalar_ops.c - the scalar operations of the C API (dr_sin, ...): each
  * records its rule (scalar_rules.h) as one node.
  */
-#include "tape/tape.h"
+#include "record/record.h"
 #include "record/scalar_rules.h"
 
 #define DR_OP_UNARY(op)                                                      \
