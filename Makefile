@@ -39,7 +39,8 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all \
-        test-c test-sanitize test-far test-tsan test-hs demo demo-run bench install clean help
+        test-c test-sanitize test-far test-tsan test-hs check-layers demo demo-run \
+        bench install clean help
 
 all: lib
 
@@ -48,6 +49,7 @@ help:
 	@echo "make deps       install the Debian packages of the tests and the demo (apt-get)"
 	@echo "make demo       build and run the examples"
 	@echo "make test       C tests (plain, ASan+UBSan, far arguments, TSan) and Haskell tests"
+	@echo "make check-layers  no file of cbits/ uses a layer above its own (cbits/LAYERS)"
 	@echo "make bench      benchmarks (hyperfine), markdown table"
 	@echo "make fuzz       the differential fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make install PREFIX=/usr/local"
@@ -76,6 +78,11 @@ $(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*/*.h) include/dualrev.h | check-li
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# no file of cbits/ includes or calls a layer above its own (cbits/README.md):
+# the includes, and the symbols each layer's objects leave undefined
+check-layers: $(LIB_OBJ)
+	@sh tools/check-layers.sh $(BUILD)/obj
 
 # only dr_* symbols are exported (visibility plus a version script)
 $(LIB_SO): $(LIB_OBJ) cbits/exports.map
@@ -114,7 +121,7 @@ test-far:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
-test-all: test-c test-sanitize test-far test-tsan test-hs
+test-all: check-layers test-c test-sanitize test-far test-tsan test-hs
 
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs:
