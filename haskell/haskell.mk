@@ -9,9 +9,10 @@ BUILD    ?= build
 HS_BUILD := $(abspath $(BUILD))/hs
 export CABAL_DIR := $(HS_BUILD)/cabal-home
 CABAL    := cabal --builddir=$(HS_BUILD)/dist
-# cabal's warnings about ../cbits paths (sdist only) and the missing
+# cabal's warnings about ../cbits paths (sdist only; a long path wraps the
+# warning onto three lines) and the missing
 # repository (on purpose) are noise: drop them, keep cabal's exit status
-QUIET    := 2>&1 | grep -v 'relative path outside\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config\|extraneous version range\|internal library\|&& ==0.1.0\|current package.s library' ; test $${PIPESTATUS[0]} -eq 0
+QUIET    := 2>&1 | grep -v 'relative path outside\|is a relative path$$\|^.sdist.\.$$\|will not work when generating\|source tree. This\|No remote package servers\|one specified in the config\|extraneous version range\|internal library\|&& ==0.1.0\|current package.s library' ; test $${PIPESTATUS[0]} -eq 0
 
 .PHONY: hs-deps hs-lib test-hs demo-hs bench-hs
 
