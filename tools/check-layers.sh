@@ -11,7 +11,10 @@
 #             the sources: OBJDIR/tape/tape.o), every dr_* and dr__* symbol
 #             an object leaves undefined must be defined by an object of the
 #             same layer or a lower one.  Includes alone miss a call through
-#             a declaration written by hand; the symbol table does not.
+#             a declaration written by hand; the symbol table does not.  And
+#             every function a layer's header declares (DR_HIDDEN) must be
+#             defined by that layer, so a header is a true list of its
+#             layer's functions.
 # Any folder of cbits/ that LAYERS does not name, or a source directly in
 # cbits/, is an error too.  Prints one line per offence and exits 1, or a
 # summary and exits 0.  POSIX sh, awk, grep, nm; run from the repository root.
@@ -86,6 +89,21 @@ if [ -n "$objdir" ]; then
             $2 ~ /^[A-TV-Z]$/ { print $1, l, f >> "'"$tmp/defs"'" }'
     done
     nsyms=$(wc -l < "$tmp/undef")
+    for h in cbits/*/*.h; do
+        [ -e "$h" ] || continue
+        grep '^DR_HIDDEN' "$h" |
+        sed -n 's/^[^(]*[^a-z0-9_]\(dr_[a-z0-9_]*\)(.*/\1/p' |
+        while read -r sym; do echo "$h $sym"; done
+    done > "$tmp/decls"
+    awk 'NR == FNR { layer[$1] = $2; file[$1] = $3; next }
+         { own = $1; sub(/^cbits\//, "", own); sub(/\/.*/, "", own)
+           if (!($2 in layer))
+               printf "check-layers: %s declares %s, which no object of cbits/ defines\n", $1, $2
+           else if (layer[$2] != own)
+               printf "check-layers: %s declares %s, defined in %s: a header of layer %s declares only what layer %s defines\n", $1, $2, file[$2], own, own
+           else next
+           bad = 1 }
+         END { exit bad }' "$tmp/defs" "$tmp/decls" >&2 || fail=1
     # file -> the layer that defines each symbol it leaves undefined
     awk 'NR == FNR { layer[$1] = $2; file[$1] = $3; next }
          { if ($2 in layer) print $1, layer[$2], "symbol " $2 " (defined in " file[$2] ")"
@@ -124,7 +142,8 @@ order=$(awk '{ m[$2] = m[$2] (m[$2] ? ", " : "") $1; n = $2 }
              END { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? " < " : ""), m[i] }' "$tmp/levels")
 nincs=$(grep -c ' include ' "$tmp/uses" || true)
 if [ -n "$objdir" ]; then
-    echo "check-layers: ok: $order; $nfiles files, $nincs includes, $nsyms undefined dr_ symbols of $objdir checked"
+    ndecls=$(wc -l < "$tmp/decls")
+    echo "check-layers: ok: $order; $nfiles files: $nincs includes of cbits headers, $nsyms undefined dr_ symbols in $objdir, $ndecls header declarations"
 else
-    echo "check-layers: ok: $order; $nfiles files, $nincs includes checked (no OBJDIR: symbols not checked)"
+    echo "check-layers: ok: $order; $nfiles files: $nincs includes of cbits headers (no OBJDIR: symbols not checked)"
 fi
