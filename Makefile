@@ -24,7 +24,14 @@ CFLAGS_ALL = -std=c11 $(OPT) -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden
              -D_GNU_SOURCE -Iinclude -Icbits $(BLAS_CFLAGS) $(SANFLAGS) $(CFLAGS)
 LIBS_ALL   = $(BLAS_LIBS) -lpthread -lm
 
-LIB_SRC  := $(wildcard cbits/*/*.c)
+# the engine's C sources are listed once, in the library's c-sources field of
+# dualrev.cabal (the Haskell package compiles the same files)
+LIB_SRC  := $(shell awk '/^[^ \t]/ { lib = ($$1 == "library") } \
+                         lib && /c-sources:/ { on = 1; sub(/.*c-sources:/, "") } \
+                         on && /:/ && !/c-sources:/ { on = 0 } \
+                         on { for (i = 1; i <= NF; i++) print $$i }' dualrev.cabal)
+# the version is written once, in dualrev.cabal
+VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 LIB_OBJ  := $(patsubst cbits/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 LIB_A    := $(BUILD)/libdualrev.a
 LIB_SO   := $(BUILD)/libdualrev.so
@@ -39,8 +46,8 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all \
-        test-c test-sanitize test-far test-tsan test-hs check-layers demo demo-run \
-        bench install clean help
+        test-c test-sanitize test-far test-tsan test-hs test-quickstart check-layers \
+        demo demo-run bench install clean help
 
 all: lib
 
@@ -88,6 +95,7 @@ check-layers: $(LIB_OBJ)
 $(LIB_SO): $(LIB_OBJ) cbits/exports.map
 	$(CC) -shared $(SANFLAGS) -Wl,--version-script=cbits/exports.map \
 	    -Wl,-soname,libdualrev.so.0 -o $@ $(LIB_OBJ) $(LIBS_ALL)
+	ln -sf libdualrev.so $(BUILD)/libdualrev.so.0
 
 # ------------------------------------------------------------------ tests
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(LIB_A) | check-test
@@ -121,11 +129,15 @@ test-far:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
-test-all: check-layers test-c test-sanitize test-far test-tsan test-hs
+test-all: check-layers test-c test-sanitize test-far test-tsan test-hs test-quickstart
 
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs:
 	$(MAKE) -f haskell/haskell.mk test-hs BUILD=$(BUILD)
+
+# the README's C and Haskell quick starts, run outside the checkout
+test-quickstart: lib
+	$(MAKE) -f haskell/haskell.mk quickstart BUILD=$(BUILD)
 
 # --------------------------------------------------------------- examples
 $(BUILD)/examples/%: examples/%.c $(LIB_A)
@@ -156,7 +168,7 @@ install: lib
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libdualrev.so.0
 	ln -sf libdualrev.so.0 $(DESTDIR)$(PREFIX)/lib/libdualrev.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' dualrev.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' dualrev.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dualrev.pc
 
 clean:

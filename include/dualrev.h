@@ -86,13 +86,20 @@ extern "C" {
 
 /* ---------------------------------------------------------------- version */
 
+/* The Haskell package's version (dualrev.cabal) is the same; its test suite
+ * checks that the two agree. */
 #define DR_VERSION_MAJOR 0
 #define DR_VERSION_MINOR 1
 #define DR_VERSION_PATCH 0
 /** The version as one number: major * 10000 + minor * 100 + patch. */
 #define DR_VERSION_NUMBER \
     (DR_VERSION_MAJOR * 10000 + DR_VERSION_MINOR * 100 + DR_VERSION_PATCH)
-#define DR_VERSION_STRING "0.1.0"
+/** The version as "major.minor.patch". */
+#define DR_VERSION_STRING                                                    \
+    DR__VERSION_STR(DR_VERSION_MAJOR) "." DR__VERSION_STR(DR_VERSION_MINOR)  \
+    "." DR__VERSION_STR(DR_VERSION_PATCH)
+#define DR__VERSION_STR(n) DR__VERSION_STR_(n)
+#define DR__VERSION_STR_(n) #n
 
 /** DR_VERSION_NUMBER of the library linked at run time. */
 DR_API unsigned dr_version(void);
@@ -250,6 +257,11 @@ DR_API dr_real dr_logbase(dr_tape *t, dr_real b, dr_real x);
 DR_API dr_real dr_sigmoid(dr_tape *t, dr_real a);
 /** max(a, 0); derivative 1 for a > 0, else 0 (0 at a == 0). */
 DR_API dr_real dr_relu(dr_tape *t, dr_real a);
+/**
+ * log(1 + exp(a)), computed without overflow (a for large a); derivative
+ * the sigmoid of a.
+ */
+DR_API dr_real dr_softplus(dr_tape *t, dr_real a);
 
 /* ---------------------------------------------------- for code generators
  * Append a node with the given argument ids and partial derivatives and

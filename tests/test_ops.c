@@ -46,6 +46,7 @@ static double r_sigmoid(double x)
     return (double)(1.0L / (1.0L + expl(-(ld)x)));
 }
 static double r_relu(double x) { return x > 0 ? x : 0.0; }
+static double r_softplus(double x) { return (double)log1pl(expl((ld)x)); }
 
 static ld d_neg(ld x) { (void)x; return -1.0L; }
 static ld d_sqrt(ld x) { return 0.5L / sqrtl(x); }
@@ -73,6 +74,7 @@ static ld d_sigmoid(ld x)
     return e / ((1.0L + e) * (1.0L + e));
 }
 static ld d_relu(ld x) { return x > 0 ? 1.0L : 0.0L; }
+static ld d_softplus(ld x) { return 1.0L / (1.0L + expl(-x)); }
 
 #define END {NAN, 0}
 static const unop unops[] = {
@@ -140,6 +142,10 @@ static const unop unops[] = {
       {700, 0}, {-700, 0}, END}},
     {"relu", dr_relu, r_relu, d_relu, true,
      {{-3, 0}, {-1e-300, 0}, {1e-300, 0}, {2.5, 0}, END}},
+    /* large |x|: exp overflows (x = 800) or log1p(exp x) underflows */
+    {"softplus", dr_softplus, r_softplus, d_softplus, false,
+     {{-40, 0}, {-5, 0}, {-1, 0}, {0, 0}, {0.5, 0}, {3, 0}, {40, 0},
+      {800, 0}, {-700, 0}, END}},
 };
 #define N_UNOPS (sizeof unops / sizeof unops[0])
 

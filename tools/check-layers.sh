@@ -78,7 +78,7 @@ if [ -n "$objdir" ]; then
         rel=${c#cbits/}
         o="$objdir/${rel%.c}.o"
         if [ ! -f "$o" ]; then
-            complain "no object $o for $c (build the library first: make lib)"
+            complain "no object $o for $c (build the library first, make lib; is $c in the c-sources of dualrev.cabal?)"
             continue
         fi
         l=${rel%%/*}

@@ -28,7 +28,7 @@
 #define DR_RULES_UNARY(X)                                                    \
     X(neg) X(sqrt) X(cbrt) X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos)     \
     X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(asinh)          \
-    X(acosh) X(atanh) X(abs) X(erf) X(relu)
+    X(acosh) X(atanh) X(abs) X(erf) X(relu) X(softplus)
 #define DR_RULES_UNARY_FUSED(X) X(sigmoid)
 #define DR_RULES_BINARY(X)                                                   \
     X(add) X(sub) X(mul) X(div) X(atan2) X(pow) X(min) X(max) X(hypot)       \
@@ -239,6 +239,18 @@ static inline double dr_rule_sigmoid_vd(double x, double *d)
     double e = dr_rule__sigmoid_e(x);
     *d = dr_rule__sigmoid_d_of(e);
     return dr_rule__sigmoid_of(x, e);
+}
+
+/* log1p(exp x) as max(x, 0) + log1p(exp(-|x|)): exp x overflows for
+   x > 709 where the value is x; the derivative is the sigmoid */
+static inline double dr_rule_softplus(double x)
+{
+    return fmax(x, 0.0) + log1p(exp(-fabs(x)));
+}
+static inline double dr_rule_softplus_d(double x, double v)
+{
+    (void)v;
+    return dr_rule_sigmoid(x);
 }
 
 /* x^n for an integer n (carried as a double): the a-partial of pow */

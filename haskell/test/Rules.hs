@@ -18,6 +18,7 @@ import System.IO.Unsafe (unsafePerformIO)
 import Test.Hspec
 
 import Numeric.DualRev
+import qualified Numeric.DualRev.Functions as F
 
 foreign import ccall unsafe "rules_ref1"
   c_ref1 :: CString -> Double -> Ptr Double -> Ptr Double -> IO CInt
@@ -62,6 +63,17 @@ differentiable [d|
   opMin (a, b) = min a b
   opMax (a, b) = max a b
   opLogBase (a, b) = logBase a b
+
+  -- Numeric.DualRev.Functions
+  opCbrt, opErf, opSigmoid, opRelu, opSoftplus :: Double -> Double
+  opCbrt x = F.cbrt x
+  opErf x = F.erf x
+  opSigmoid x = F.sigmoid x
+  opRelu x = F.relu x
+  opSoftplus x = F.softplus x
+
+  opHypot :: (Double, Double) -> Double
+  opHypot (a, b) = F.hypot a b
 
   -- the same operations with a constant argument
   opSubtract, opRecip, opPowK, opKPow, opAtan2K :: Double -> Double
@@ -177,6 +189,15 @@ spec = describe "front end and C engine agree bit for bit" $ do
   binary "min" $(grad' 'opMin)
   binary "max" $(grad' 'opMax)
   binary "logbase" $(grad' 'opLogBase)
+  unary "cbrt" $(grad' 'opCbrt)
+  unary "erf" $(grad' 'opErf)
+  unary "sigmoid" $(grad' 'opSigmoid)
+  unary "relu" $(grad' 'opRelu)
+  unary "softplus" $(grad' 'opSoftplus)
+  binary "hypot" $(grad' 'opHypot)
+  it "each function of Numeric.DualRev.Functions is the C value outside blocks" $
+    mismatches [ (x, [F.softplus x, F.sigmoid x], [fst (ref1 "softplus" x), fst (ref1 "sigmoid" x)])
+               | x <- unaryPoints ] `shouldBe` []
   withConstant "subtract x 3 (sub, constant first argument)" $(grad' 'opSubtract)
     (\x -> snd' (ref2 "sub" (3, False) (x, True)))
   withConstant "recip (div, constant first argument)" $(grad' 'opRecip)

@@ -16,6 +16,7 @@ import qualified Corpus.Outside
 import qualified Corpus.Syntax
 import qualified Corpus.Syntax2
 import qualified Rules
+import qualified Version
 
 main :: IO ()
 main = hspec $ do
@@ -33,3 +34,4 @@ main = hspec $ do
   Corpus.Classes.spec
   Corpus.Outside.spec
   Rules.spec
+  Version.spec

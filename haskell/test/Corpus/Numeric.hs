@@ -11,8 +11,14 @@ import Numeric (expm1, log1p)
 
 import Check
 import Numeric.DualRev
+import qualified Numeric.DualRev.Functions as F
 
 differentiable [d|
+  -- Numeric.DualRev.Functions inside a block
+  functions :: [Double] -> Double
+  functions xs = sum [ F.softplus x * F.sigmoid (2 * x) + F.relu x + F.erf (x / 3)
+                       + F.cbrt (x * x + 1) + F.hypot x 2 | x <- xs ]
+
   -- Num and Fractional methods; integer and rational literals used as Double
   arithP :: Fractional a => (a, a, a) -> a
   arithP (x, y, z) =
@@ -102,6 +108,8 @@ spec = describe "numbers" $ do
   checkGradFwd "atan2" ((,,) <$> pos <*> dbl <*> dbl) angle angleP $(grad 'angle)
   checkGradFwd "min max abs signum" (listOf1N 6 dbl) minMax minMaxP $(grad 'minMax)
   checkGradFwd "powers" ((,) <$> dbl <*> dbl) powers powersP $(grad 'powers)
+  checkGrad "Numeric.DualRev.Functions (softplus sigmoid relu erf cbrt hypot)"
+    (listOf1N 5 dbl) functions $(grad 'functions)
   checkGrad "integer arithmetic, fromIntegral, realToFrac"
     ((,) <$> ((,) <$> choose (-20, 20) <*> choose (-30, 30)) <*> choose (0.1, 0.4)) integral $(grad 'integral)
   checkGradFwd "comparisons" ((,) <$> dbl <*> dbl) compares comparesP $(grad 'compares)

@@ -10,6 +10,8 @@ module Numeric.DualRev.Internal.Ops
   , DRealFloat (..)
   , DRealToFrac (..)
   , DEnum (..)
+  , node1
+  , node2
   ) where
 
 import Data.Int (Int64)
@@ -20,6 +22,7 @@ import Foreign.Storable (pokeElemOff)
 
 import Numeric.DualRev.Internal.AD
 import Numeric.DualRev.Internal.FFI
+import Numeric.DualRev.Internal.ScalarFFI
 
 class DNum a where
   plusD, minusD, timesD, subtractD :: a -> a -> AD a

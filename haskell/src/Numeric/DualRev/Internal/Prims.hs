@@ -29,11 +29,14 @@ import Numeric (expm1, log1p)
 import qualified Numeric.DualRev.Array as A
 import qualified Numeric.DualRev.Internal.ArrayDual as AD
 import Numeric.DualRev.Internal.Constant (constant, constantD)
+import qualified Numeric.DualRev.Internal.FunctionDuals as FD
+import qualified Numeric.DualRev.Internal.Functions as F
 import Numeric.DualRev.Internal.Lazy (iterateD, unfoldrD)
 import Numeric.DualRev.Internal.Library
 import Numeric.DualRev.Internal.Lists
 import Numeric.DualRev.Internal.Monads
 import Numeric.DualRev.Internal.Pair ((|*|))
+import Numeric.DualRev.Internal.ScalarTable (functionPrims)
 import Numeric.DualRev.Internal.Ops
 
 data Prim
@@ -217,5 +220,7 @@ table = M.fromList $
     -- structural Functor, Applicative, Traversable methods
     , ('(<$), 2), ('($>), 2), ('sequenceA, 1)
     ] ] ++
-  [ ('genericLength, PPure 'genericLengthD 1) ]
+  [ ('genericLength, PPure 'genericLengthD 1) ] ++
+  -- Numeric.DualRev.Functions: one row per function, from the engine's table
+  $(functionPrims)
 

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Run the README's two quick starts as a user would, outside this checkout:
+#   C:       `make install` into a scratch prefix, compile and link the example
+#            with pkg-config and a run-time path, run it;
+#   Haskell: `cabal sdist`, then a fresh cabal project elsewhere that depends
+#            on the tarball builds and runs the example.
+# The code and the commands are taken from README.md (the blocks after
+# `<!-- file: NAME -->` and `<!-- run: c|haskell -->`), so the README stays
+# true.
+#
+# usage: tools/check-quickstart.sh BUILD_DIR   (CABAL_DIR: an offline cabal
+#        configuration, as haskell/haskell.mk sets up)
+set -eu
+root=$(pwd)
+build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
+work=$build/quickstart
+rm -rf "$work"
+mkdir -p "$work/c" "$work/hs" "$work/home" "$work/sdist"
+
+# the fenced block after the marker line $1 in README.md
+block() {
+  awk -v marker="$1" '
+    $0 == marker { found = 1; next }
+    found && /^```/ { if (inside) exit; inside = 1; next }
+    inside { print }
+  ' "$root/README.md"
+}
+file_to() { # marker name, destination directory
+  block "<!-- file: $1 -->" > "$2/$1"
+  [ -s "$2/$1" ] || { echo "README.md: no block after <!-- file: $1 -->" >&2; exit 1; }
+}
+
+echo "== C quick start (README.md), installed under $work/home/.local"
+file_to quickstart.c "$work/c"
+block "<!-- run: c -->" > "$work/c/run.sh"
+out=$(cd "$work/c" && HOME="$work/home" &&
+      make() { command make -C "$root" --no-print-directory "$@" >/dev/null; } &&
+      . ./run.sh)
+echo "$out"
+case $out in
+  *"df/dx = -3.95997"*) ;;
+  *) echo "C quick start: unexpected output" >&2; exit 1 ;;
+esac
+
+echo "== Haskell quick start (README.md), against the package's tarball"
+cabal sdist -v0 -o "$work/sdist"
+tarball=$(ls "$work/sdist"/dualrev-*.tar.gz)
+echo "$tarball"
+for f in cabal.project quickstart.cabal Main.hs; do file_to "$f" "$work/hs"; done
+sed -i "s|/path/to/|$work/sdist/|" "$work/hs/cabal.project"
+block "<!-- run: haskell -->" > "$work/hs/run.sh"
+out=$(cd "$work/hs" && . ./run.sh)
+echo "$out"
+case $out in
+  *"([66.0,88.0],[22.0,44.0])"*) ;;
+  *) echo "Haskell quick start: unexpected output" >&2; exit 1 ;;
+esac
