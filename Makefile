@@ -46,7 +46,8 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all \
-        test-c test-sanitize test-far test-tsan test-hs test-quickstart demo demo-run bench install clean help
+        test-c test-sanitize test-far test-tsan test-hs test-quickstart check-layers \
+        demo demo-run bench install clean help
 
 all: lib
 
@@ -55,6 +56,7 @@ help:
 	@echo "make deps       install the Debian packages of the tests and the demo (apt-get)"
 	@echo "make demo       build and run the examples"
 	@echo "make test       C tests (plain, ASan+UBSan, far arguments, TSan) and Haskell tests"
+	@echo "make check-layers  no file of cbits/ uses a layer above its own (cbits/LAYERS)"
 	@echo "make bench      benchmarks (hyperfine), markdown table"
 	@echo "make fuzz       the differential fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make install PREFIX=/usr/local"
@@ -76,13 +78,18 @@ check-test:
 # ---------------------------------------------------------------- library
 lib: $(LIB_A) $(LIB_SO)
 
-$(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*.h) include/dualrev.h | check-lib
+$(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*/*.h) include/dualrev.h | check-lib
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# no file of cbits/ includes or calls a layer above its own (cbits/README.md):
+# the includes, and the symbols each layer's objects leave undefined
+check-layers: $(LIB_OBJ)
+	@sh tools/check-layers.sh $(BUILD)/obj
 
 # only dr_* symbols are exported (visibility plus a version script)
 $(LIB_SO): $(LIB_OBJ) cbits/exports.map
@@ -113,7 +120,7 @@ test-tsan:
 	else echo "no fork-join tests yet"; fi
 
 # the C suite again, under ASan+UBSan, with arguments more than 5 nodes back
-# recorded as far nodes (cbits/nary.c), so that every test exercises them
+# recorded as far nodes (cbits/record/nary.c), so that every test exercises them
 test-far:
 	$(MAKE) BUILD=$(BUILD)/far SAN=address,undefined OPT=-O1 \
 	  CFLAGS="$(CFLAGS) -DDR_NEAR_MAX=5" test-c
@@ -122,7 +129,7 @@ test-far:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
-test-all: test-c test-sanitize test-far test-tsan test-hs test-quickstart
+test-all: check-layers test-c test-sanitize test-far test-tsan test-hs test-quickstart
 
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs:

@@ -22,7 +22,7 @@ hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
 # cabal rebuilds a C source when it changes, not when a header does: when a
 # header changes, drop the package's C objects so none is built against an
 # old struct layout
-$(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*.h) include/dualrev.h
+$(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*/*.h) include/dualrev.h
 	@mkdir -p $(HS_BUILD)
 	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*cbits*' \( -name '*.o' -o -name '*.dyn_o' \) -delete; fi
 	@touch $@

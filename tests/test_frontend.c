@@ -1,6 +1,6 @@
 /*
  * test_frontend.c - the entry points for foreign-function front ends
- * (cbits/frontend.h) against the C API they stand for: for every operation,
+ * (cbits/record/frontend.h) against the C API they stand for: for every operation,
  * dr_fe_OP's value and the node dr_fe_OP_rec records are bit for bit those
  * of dr_OP, at ordinary and special points (zeros, ties, infinities, NaN,
  * tiny and huge values, domain edges), and constants, a NULL tape and ids
@@ -9,7 +9,7 @@
  * The derivatives themselves are tested in test_ops.c and test_semantics.c.
  */
 #include "check.h"
-#include "frontend.h"
+#include "record/frontend.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * Also run under ThreadSanitizer (make test-tsan).
  */
 #include "check.h"
-#include "internal.h" /* dr__find_node */
+#include "jobs/jobs.h" /* dr__find_node */
 
 #include <math.h>
 #include <pthread.h>

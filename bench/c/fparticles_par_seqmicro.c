@@ -1,6 +1,6 @@
 /*
  * fparticles_par_seqmicro.c - microbenchmark of the sequential fast path,
- * used to check that fork-join support (cbits/parallel.c) does not slow down
+ * used to check that fork-join support (cbits/jobs/) does not slow down
  * programs that never fork: records N scalar nodes (a mix of unary and binary
  * operations) on one tape, seeds, sweeps once, and repeats after a clear.
  *

@@ -11,7 +11,7 @@
  * (dr__rel_arg).  The calls that need the whole tape (sweeps, clearing,
  * forking) refuse while a recorder is open (DR_ST_RECOPEN).
  */
-#include "internal.h"
+#include "record/record.h"
 
 /* lend the cursor to r */
 static void take(dr_tape *t, dr_rec *r)

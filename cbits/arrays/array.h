@@ -29,7 +29,7 @@
 #ifndef DR_ARRAY_H
 #define DR_ARRAY_H
 
-#include "internal.h"
+#include "jobs/jobs.h"
 
 #include <stdint.h>
 
@@ -104,7 +104,7 @@ static inline dr_idx dr__arr_id(const dr_arr_node *y)
     return y ? y->pub : DR_NONE;
 }
 /* scalar-adjoint accumulation: atomic when the id is foreign in a parallel
-   sweep (internal.h's dr__acc) */
+   sweep (record.h's dr__acc) */
 static inline void dr__arr_sacc(dr_sweep *s, int64_t rel, double v)
 {
     dr__acc(s, rel, v);

@@ -6,7 +6,7 @@
  * Internally a vector of length n is an n x 1 matrix, so one block / row
  * kernel serves both ranks.
  */
-#include "array.h"
+#include "arrays/array.h"
 
 #include <math.h>
 

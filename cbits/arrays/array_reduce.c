@@ -3,7 +3,7 @@
  * column, max over all elements, and the numerically stable softmax,
  * log_softmax and logsumexp (over a vector, or row-wise over a matrix).
  */
-#include "array.h"
+#include "arrays/array.h"
 
 #include <math.h>
 

@@ -5,7 +5,7 @@
  * one BLAS call per operand, accumulating into the operand's adjoint (beta = 0
  * when the adjoint buffer is fresh in this sweep, else 1).
  */
-#include "array.h"
+#include "arrays/array.h"
 
 #include <cblas.h>
 #include <math.h>

@@ -3,8 +3,8 @@
  * (frontend.h): the rules of scalar_rules.h behind plain-double entry points,
  * recorded as scalar_ops.c records them.
  */
-#include "frontend.h"
-#include "internal.h"
+#include "record/frontend.h"
+#include "record/record.h"
 
 #define DR_FE_UNARY(op)                                                      \
     double dr_fe_##op(double x) { return dr_rule_##op(x); }                  \

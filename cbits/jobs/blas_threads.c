@@ -15,7 +15,7 @@
  * the count and sets 1, the last restores it.  The OpenBLAS functions are
  * weak references: linked against another CBLAS, this does nothing.
  */
-#include "internal.h"
+#include "jobs/jobs.h"
 
 #include <pthread.h>
 

@@ -1,5 +1,5 @@
 /* alloc.c - the allocator hooks every allocation of the library goes through. */
-#include "internal.h"
+#include "base/base.h"
 
 #include <stdint.h>
 #include <stdlib.h>

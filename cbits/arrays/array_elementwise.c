@@ -4,7 +4,7 @@
  * rows or columns of a matrix.  Reverse rules skip elements whose output
  * adjoint is zero (like the scalar sweep skips nodes).
  */
-#include "array.h"
+#include "arrays/array.h"
 
 #include <math.h>
 

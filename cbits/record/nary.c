@@ -1,5 +1,5 @@
 /* nary.c - nodes with any number of arguments (user-supplied partials). */
-#include "internal.h"
+#include "record/record.h"
 
 #include <stdint.h>
 

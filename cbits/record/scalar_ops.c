@@ -2,8 +2,8 @@
  * scalar_ops.c - the scalar operations of the C API (dr_sin, ...): each
  * records its rule (scalar_rules.h) as one node.
  */
-#include "internal.h"
-#include "scalar_rules.h"
+#include "record/record.h"
+#include "record/scalar_rules.h"
 
 #define DR_OP_UNARY(op)                                                      \
     dr_real dr_##op(dr_tape *t, dr_real a)                                   \

@@ -2,7 +2,7 @@
  * array.c - array nodes: representation, lookup by id, creation, access,
  * seeding and the adjoint buffers.  See array.h.
  */
-#include "array.h"
+#include "arrays/array.h"
 
 #include <cblas.h>
 

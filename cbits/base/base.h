@@ -1,0 +1,24 @@
+/*
+ * base.h - the bottom layer (cbits/README.md): what every other layer
+ * needs and nothing of the tape.  Not installed.
+ */
+#ifndef DR_BASE_H
+#define DR_BASE_H
+
+#include "dualrev.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#define DR_LIKELY(x) __builtin_expect(!!(x), 1)
+#define DR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define DR_HIDDEN __attribute__((visibility("hidden")))
+
+/* allocation (alloc.c): every allocation of the library goes through the
+   user's allocator (dr_set_allocator) */
+DR_HIDDEN void *dr__malloc(size_t n);
+DR_HIDDEN void dr__free(void *p);
+/* n bytes aligned to 64, raw pointer to free returned in *raw */
+DR_HIDDEN void *dr__malloc_aligned(size_t n, void **raw);
+
+#endif /* DR_BASE_H */

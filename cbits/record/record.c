@@ -1,0 +1,139 @@
+/*
+ * record.c - the recording entry points: inputs, nodes of given partials,
+ * extended nodes, and the slow path of dr__push (record.h).
+ */
+#include "record/record.h"
+
+#include <stdint.h>
+
+dr_node *dr__grow_n(dr_tape *t, size_t need)
+{
+    if (t->state & DR_ST_REC) {
+        /* a tape call while a recorder holds the cursor: take it back;
+           the room at the cursor may already do */
+        dr__rec_reclaim(t);
+        if ((size_t)(t->end - t->cur) >= need)
+            return t->cur;
+    }
+    if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD))) {
+        /* a forked parent (or a joined child) records nothing */
+        dr__fail(t, (t->state & DR_ST_DEAD) ? DR_EINVAL : DR_EBUSY);
+        return NULL;
+    }
+    return dr__chunk_open(t, need);
+}
+
+dr_node *dr__grow(dr_tape *t)
+{
+    return dr__grow_n(t, 1);
+}
+
+dr_idx dr__push_grow(dr_tape *t, int64_t ra, double da, int64_t rb,
+                     double db)
+{
+    if (!dr__grow(t))
+        return DR_NONE;
+    return dr__push(t, ra, da, rb, db);
+}
+
+dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
+{
+    e->id = t->next;
+    if (e->clear_adj) {
+        e->next = t->exts;
+        t->exts = e;
+    } else {
+        e->next = NULL;
+    }
+    dr_node *n = t->cur;
+    if (n == t->end && !(n = dr__grow(t))) {
+        if (e->clear_adj)
+            t->exts = e->next;
+        return DR_NONE;
+    }
+    e->id = t->next; /* a new chunk may have moved t->next */
+    dr__node_set_ext(n, e);
+    n->db = 0.0;
+    n->a = DR_EXT_TAG;
+    n->b = 0;
+    t->cur = n + 1;
+    t->len++;
+    return t->base + t->next++;
+}
+
+/* ------------------------------------------------------------- recording */
+
+dr_real dr_input(dr_tape *t, double v)
+{
+    dr_real r = {v, DR_NONE};
+    if (t)
+        r.idx = dr__push(t, -1, 0.0, -1, 0.0);
+    return r;
+}
+
+dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
+{
+    if (!t || !first)
+        return DR_EINVAL;
+    *first = DR_NONE;
+    if (n == 0)
+        return DR_OK;
+    /* consecutive ids need one chunk: a new one if this one has less room */
+    if ((size_t)(t->end - t->cur) < n && !dr__grow_n(t, n))
+        return dr_tape_status(t);
+    dr_node *p = t->cur;
+    dr_chunk *c = t->chunk;
+    if ((size_t)(p - c->nodes) == c->lead) {
+        /* inputs at the start of a chunk: the sweep never visits them and
+           lookups answer for them (dr__find_node), so their records are
+           not even written; on a large tape that is half the recording
+           traffic of a dot product */
+        c->lead += n;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            p[i].da = 0.0;
+            p[i].db = 0.0;
+            p[i].a = 0;
+            p[i].b = 0;
+        }
+    }
+    *first = t->base + t->next;
+    t->cur = p + n;
+    t->next += (int64_t)n;
+    t->len += n;
+    return DR_OK;
+}
+
+dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
+{
+    if (!t || (n && (!values || !out)))
+        return DR_EINVAL;
+    dr_idx first;
+    dr_status st = dr_input_range(t, n, &first);
+    for (size_t i = 0; i < n; i++) {
+        out[i].val = values[i];
+        out[i].idx = st == DR_OK ? first + (dr_idx)i : DR_NONE;
+    }
+    return st;
+}
+
+dr_real dr_const(double v)
+{
+    dr_real r = {v, DR_NONE};
+    return r;
+}
+
+dr_idx dr_record0(dr_tape *t)
+{
+    return t ? dr__push(t, -1, 0.0, -1, 0.0) : DR_NONE;
+}
+
+dr_idx dr_record1(dr_tape *t, dr_idx a, double da)
+{
+    return t ? dr__rec2(t, a, da, DR_NONE, 0.0) : DR_NONE;
+}
+
+dr_idx dr_record2(dr_tape *t, dr_idx a, double da, dr_idx b, double db)
+{
+    return t ? dr__rec2(t, a, da, b, db) : DR_NONE;
+}

@@ -1,0 +1,222 @@
+/*
+ * record.h - recording (cbits/README.md): what a node means, and the calls
+ * that append nodes.  One- and two-argument nodes are the hot path (dr__push,
+ * dr__op1, dr__op2, inline here; the inline recorder of dualrev.h is their
+ * twin); every other kind of node is an extended node, a record in the
+ * arena with its own reverse rule (struct dr_ext).  Not installed.
+ */
+#ifndef DR_RECORD_H
+#define DR_RECORD_H
+
+#include "tape/tape.h"
+
+/*
+ * State of one reverse sweep, as an extended node's reverse rule gets it.
+ * The sweep layer fills it in and drives the rules; it is declared here,
+ * with the nodes, because a node kind is its record plus its rule, and the
+ * rule of a node kind recorded in this layer (n-ary nodes) must not reach
+ * up for it.
+ */
+typedef struct dr_sweep {
+    double *adj;     /* adjoint array, indexed by relative id; adj[-1] sink */
+    dr_tape *tape;
+    bool atomic;     /* foreign writes must be atomic (parallel sweep)     */
+    int64_t own_lo;  /* relative ids >= own_lo belong to the running job   */
+    dr_scratch *pending; /* array adjoints of ancestor jobs accumulated by
+                            the running rule, added in after it (arrays) */
+    void *held[4];       /* locks the running rule holds (arrays)         */
+    unsigned nheld;
+} dr_sweep;
+
+/*
+ * An extended node's record lives in the tape's arena (valid until clear).
+ * `reverse` gets the node's own scalar adjoint g (which may be zero for
+ * array-valued nodes, whose adjoint lives elsewhere); `clear_adj`, when set,
+ * zeroes any adjoint storage the record owns (dr_adjoints_clear).  Both are
+ * set by whoever records the node: the hook through which a layer above
+ * this one (arrays) gets its rules run by the sweep.
+ */
+struct dr_ext {
+    void (*reverse)(dr_ext *e, dr_sweep *s, double g);
+    void (*clear_adj)(dr_ext *e);
+    dr_ext *next; /* all ext records of the tape, newest first */
+    int64_t id;   /* relative id of the node */
+};
+
+/*
+ * Accumulation into the scalar adjoint array during a sweep.  In a parallel
+ * sweep (s->atomic) several sibling jobs run at once and may add into the
+ * same adjoint of an ancestor job: ids below s->own_lo are such "foreign"
+ * ids and are added atomically; a job's own ids (>= own_lo) are only touched
+ * by the job's own task and use plain adds.  The sink adj[-1] (missing
+ * arguments) is skipped in parallel sweeps (it is shared).
+ * Atomic adds may change the order of additions between runs, so parallel
+ * sweeps agree with sequential ones to rounding, not bit for bit.
+ */
+static inline void dr__atomic_add(double *p, double v)
+{
+    double old, nw;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    do {
+        nw = old + v;
+    } while (!__atomic_compare_exchange(p, &old, &nw, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED));
+}
+static inline void dr__acc(dr_sweep *s, int64_t rel, double v)
+{
+    if (DR_LIKELY(!s->atomic) || rel >= s->own_lo)
+        s->adj[rel] += v;
+    else if (rel >= 0)
+        dr__atomic_add(&s->adj[rel], v);
+}
+/* for adjoint storage owned by an ext record (arrays): true if the record
+   with relative id rel may be written by sibling jobs at the same time, so
+   adds into its storage must be atomic (or under dr__sweep_lock) */
+static inline bool dr__foreign(const dr_sweep *s, int64_t rel)
+{
+    return s->atomic && rel < s->own_lo;
+}
+/* a lock for ext reverse rules that must allocate or initialise shared
+   state during a parallel sweep (no-op when the sweep is not parallel) */
+static inline void dr__sweep_lock(dr_sweep *s)
+{
+    if (s->atomic)
+        dr__lock(s->tape->root);
+}
+static inline void dr__sweep_unlock(dr_sweep *s)
+{
+    if (s->atomic)
+        dr__unlock(s->tape->root);
+}
+
+/* relative id of a public id, or false if it is not on the tape (DR_NONE
+   maps to -1 and is accepted) */
+static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
+{
+    /* unsigned: id - base must not overflow (UB) for ids like INT64_MIN */
+    uint64_t r = (uint64_t)id - (uint64_t)t->base;
+    if (DR_LIKELY(r < (uint64_t)t->next)) {
+        *rel = (int64_t)r;
+        return true;
+    }
+    if (id == DR_NONE) {
+        *rel = -1;
+        return true;
+    }
+    return false;
+}
+
+/* dr__rel for the arguments of a node being recorded: also the ids an open
+   recorder handed out since it last took the cursor (t->next is behind
+   them until it gives it back); kept out of dr__rel, whose loops over many
+   ids in the gradient calls it would slow */
+static inline bool dr__rel_arg(const dr_tape *t, dr_idx id, int64_t *rel)
+{
+    if (DR_LIKELY(dr__rel(t, id, rel)))
+        return true;
+    uint64_t r = (uint64_t)id - (uint64_t)t->base;
+    if ((t->state & DR_ST_REC) && r < (uint64_t)t->rec->next_) {
+        *rel = (int64_t)r;
+        return true;
+    }
+    return false;
+}
+
+/* record.c */
+/* slow path: room for one node (a new chunk), NULL after failing t */
+DR_HIDDEN dr_node *dr__grow(dr_tape *t);
+/* room for n consecutive nodes (a new chunk if the current one has less);
+   takes the cursor back from an open recorder first, and refuses a forked
+   or joined handle */
+DR_HIDDEN dr_node *dr__grow_n(dr_tape *t, size_t n);
+/* append an extended node for record e (allocated with dr__arena_alloc) */
+DR_HIDDEN dr_idx dr__record_ext(dr_tape *t, dr_ext *e);
+/* dr__push when the current chunk is full */
+DR_HIDDEN dr_idx dr__push_grow(dr_tape *t, int64_t ra, double da, int64_t rb,
+                               double db);
+
+/* recorder.c: take the cursor back from the handle's open recorder, whose
+   next push then takes its slow path and borrows it again */
+DR_HIDDEN void dr__rec_reclaim(dr_tape *t);
+
+/* nary.c: a node whose arguments are further back than DR_NEAR_MAX, as an
+   extended node holding their relative ids */
+DR_HIDDEN dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb,
+                              double db);
+
+/* Append a node over relative ids ra, rb (-1: none; a missing argument is
+   always rb); returns its public id, or DR_NONE on failure.  The fast path
+   is straight-line: growing and far arguments are out of line. */
+static inline dr_idx dr__push(dr_tape *t, int64_t ra, double da, int64_t rb,
+                              double db)
+{
+    dr_node *n = t->cur;
+    if (DR_UNLIKELY(n == t->end))
+        return dr__push_grow(t, ra, da, rb, db);
+    int64_t self = t->next;
+    uint64_t oa = ra < 0 ? 0 : (uint64_t)(self - ra);
+    uint64_t ob = rb < 0 ? 0 : (uint64_t)(self - rb);
+    if (DR_UNLIKELY((oa | ob) > (uint64_t)DR_NEAR_MAX))
+        return dr__push_far(t, ra, da, rb, db);
+    n->da = da;
+    n->db = db;
+    n->a = (int32_t)oa;
+    n->b = (int32_t)ob;
+    t->cur = n + 1;
+    t->len++;
+    t->next = self + 1;
+    return t->base + self;
+}
+
+/* Record a node over public ids a, b (either may be DR_NONE). */
+static inline dr_idx dr__rec2(dr_tape *t, dr_idx a, double da, dr_idx b,
+                              double db)
+{
+    int64_t ra, rb;
+    if (DR_UNLIKELY(!dr__rel_arg(t, a, &ra) || !dr__rel_arg(t, b, &rb))) {
+        dr__fail(t, DR_EINVAL);
+        return DR_NONE;
+    }
+    /* a missing argument always goes in b, so that a <= 0 marks exactly
+       the nodes with nothing to propagate (inputs) and ext nodes: the sweep
+       skips them without touching the sink slot */
+    if (ra < 0) {
+        ra = rb;
+        rb = -1;
+        da = db;
+        db = 0.0;
+    }
+    return dr__push(t, ra, da, rb, db);
+}
+
+/* The result of a scalar operation with value v over a with partial d, as
+   every scalar op records it: a constant argument (DR_NONE) or a NULL tape
+   records nothing and gives a constant, an id not on the tape sets
+   DR_EINVAL.  (A dr_real comes back, not the id, so that the ops can
+   tail-call it where GCC keeps it out of line.) */
+static inline dr_real dr__op1(dr_tape *t, double v, dr_idx a, double d)
+{
+    dr_real r = {v, DR_NONE};
+    if (a == DR_NONE || DR_UNLIKELY(!t))
+        return r;
+    int64_t ra;
+    if (DR_UNLIKELY(!dr__rel_arg(t, a, &ra))) {
+        dr__fail(t, DR_EINVAL);
+        return r;
+    }
+    r.idx = dr__push(t, ra, d, -1, 0.0);
+    return r;
+}
+
+/* The same over a and b: one constant argument gives a node over the other */
+static inline dr_real dr__op2(dr_tape *t, double v, dr_idx a, double da,
+                              dr_idx b, double db)
+{
+    dr_real r = {v, DR_NONE};
+    if ((a == DR_NONE && b == DR_NONE) || DR_UNLIKELY(!t))
+        return r;
+    r.idx = dr__rec2(t, a, da, b, db);
+    return r;
+}
+
+#endif /* DR_RECORD_H */

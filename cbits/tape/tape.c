@@ -1,0 +1,238 @@
+/*
+ * tape.c - the tape's storage: handles, chunked node storage that never
+ * moves, and clearing for reuse.  What goes into the nodes is the recording
+ * layer's (record/record.c); the arena is in arena.c.
+ *
+ * Storage is shared by the root handle and the child handles of fork-join
+ * parallelism (jobs/): every chunk and arena block is registered in the
+ * root's lists (`chunks`, `blocks`) and recycled from its free lists.  The
+ * lists are taken under the root's lock (sharing.c) only while other
+ * threads may use them (dr__shared); a tape that never forks never locks.
+ */
+#include "tape/tape.h"
+
+#include <stdint.h>
+
+
+void dr__fail(dr_tape *t, dr_status st)
+{
+    dr_status ok = DR_OK;
+    __atomic_compare_exchange(&t->status, &ok, &st, false, __ATOMIC_RELAXED,
+                              __ATOMIC_RELAXED);
+}
+
+dr_tape *dr_tape_new(void)
+{
+    dr_tape *t = dr__malloc(sizeof *t);
+    if (!t)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    t->root = t;
+    t->threads = 1;
+    t->bytes = sizeof *t;
+    return t;
+}
+
+void dr_tape_free(dr_tape *t)
+{
+    if (!t || t->root != t)
+        return; /* child handles belong to the root */
+    if (t->hooks)
+        t->hooks->release(t); /* the jobs layer: workers, child handles */
+    dr__sharing_free(t);
+    for (dr_chunk *c = t->chunks; c;) {
+        dr_chunk *nx = c->all;
+        dr__free(c->raw);
+        dr__free(c);
+        c = nx;
+    }
+    for (dr_arena_block *b = t->blocks; b;) {
+        dr_arena_block *nx = b->all;
+        dr__free(b->raw);
+        dr__free(b);
+        b = nx;
+    }
+    dr__scratch_free(t);
+    dr__free(t->adj_raw);
+    dr__free(t);
+}
+
+static unsigned chunk_class(size_t cap)
+{
+    unsigned k = 0;
+    while (k + 1 < DR_CHUNK_CLASSES && ((size_t)DR_JOB_CHUNK_MIN << k) < cap)
+        k++;
+    return k;
+}
+
+/* Hand every chunk and arena block back to the free lists, oldest first, so
+   the next recording of the same program reuses them in the same order. */
+static void recycle(dr_tape *t)
+{
+    for (unsigned k = 0; k < DR_CHUNK_CLASSES; k++)
+        t->free[k] = NULL;
+    if (t->sharing)
+        dr__slots_recycle_begin(t);
+    for (dr_chunk *c = t->chunks; c; c = c->all) { /* newest first */
+        unsigned k = chunk_class(c->cap);
+        c->prev = NULL;
+        c->n = 0;
+        c->lead = 0;
+        if (c->slot && t->sharing && dr__slot_keep_chunk(t, c, k))
+            continue;
+        c->next = t->free[k];
+        t->free[k] = c;
+    }
+    t->chunk = NULL;
+
+    t->arena_free = NULL;
+    for (dr_arena_block *b = t->blocks; b; b = b->all) {
+        b->used = 0;
+        b->next = t->arena_free;
+        t->arena_free = b;
+    }
+    t->arena = NULL;
+}
+
+dr_status dr_tape_clear(dr_tape *t)
+{
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
+    /* a small sequential tape (one chunk, no arena, no forks: a gradient of
+       a few operations in a loop) keeps its chunk armed, so the next
+       recording starts on the fast path instead of taking it back from the
+       free lists */
+    dr_chunk *keep = t->chunks;
+    if (keep && (keep->all || t->blocks || t->hist))
+        keep = NULL;
+    if (!keep)
+        recycle(t);
+    /* ids keep growing across clears, so stale ids are recognisably stale */
+    int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
+    if (used < t->next)
+        used = t->next;
+    t->base += used;
+    __atomic_store_n(&t->reserved, keep ? (int64_t)keep->cap : 0,
+                     __ATOMIC_RELAXED);
+    t->next = 0;
+    t->len = 0;
+    t->cur = t->end = NULL;
+    if (keep) {
+        keep->prev = NULL;
+        keep->n = 0;
+        keep->lead = 0;
+        keep->first = 0;
+        t->chunk = keep;
+        t->cur = keep->nodes;
+        t->end = keep->nodes + keep->cap;
+    }
+    t->hist = NULL;
+    t->exts = NULL;
+    t->adj_valid = 0;
+    t->status = DR_OK;
+    return DR_OK;
+}
+
+size_t dr_tape_len(const dr_tape *t)
+{
+    return t ? t->len : 0;
+}
+
+size_t dr_tape_bytes(const dr_tape *t)
+{
+    return t ? __atomic_load_n(&t->root->bytes, __ATOMIC_RELAXED) : 0;
+}
+
+dr_status dr_tape_status(const dr_tape *t)
+{
+    if (!t)
+        return DR_EINVAL;
+    dr_status st;
+    __atomic_load(&t->status, &st, __ATOMIC_RELAXED);
+    return st;
+}
+
+static dr_chunk *new_chunk(dr_tape *R, size_t cap)
+{
+    dr_chunk *c = dr__malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    void *raw;
+    dr_node *nodes = dr__malloc_aligned(cap * sizeof(dr_node), &raw);
+    if (!nodes) {
+        dr__free(c);
+        return NULL;
+    }
+    /* one allocation would be nicer, but the header then shares the nodes'
+       first cache line; two keep the nodes 64-byte aligned cheaply */
+    memset(c, 0, sizeof *c);
+    c->cap = cap;
+    c->raw = raw;
+    c->nodes = nodes;
+    c->bytes = cap * sizeof(dr_node) + 64 + sizeof *c;
+    c->all = R->chunks;
+    R->chunks = c;
+    dr__bytes_add(R, (ptrdiff_t)c->bytes);
+    return c;
+}
+
+/* a free chunk of at least cap nodes, or a new one; NULL when out of memory */
+static dr_chunk *take_chunk(dr_tape *t, size_t cap)
+{
+    dr_tape *R = t->root;
+    bool shared = dr__shared(t);
+    if (shared)
+        dr__lock(R);
+    unsigned k = chunk_class(cap);
+    unsigned slot = R->sharing ? dr__slot(R) : 0;
+    dr_chunk *c = slot ? dr__slot_take_chunk(R, k, slot, cap) : NULL;
+    if (!c)
+        c = dr__pop_fit(&R->free[k], cap);
+    if (!c && R->sharing)
+        c = dr__slot_take_chunk(R, k, 0, cap); /* any pool thread's spare */
+    if (!c)
+        c = new_chunk(R, cap);
+    if (c)
+        c->slot = slot;
+    if (shared)
+        dr__unlock(R);
+    return c;
+}
+
+dr_node *dr__chunk_open(dr_tape *t, size_t need)
+{
+    size_t cap = t->root == t ? DR_CHUNK_MIN : DR_JOB_CHUNK_MIN;
+    if (t->chunk) {
+        t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
+        cap = t->chunk->cap < DR_CHUNK_MAX ? t->chunk->cap * 2 : DR_CHUNK_MAX;
+    }
+    /* classes below the last are powers of two: round up to one */
+    while (cap < need && cap < DR_CHUNK_MAX)
+        cap *= 2;
+    if (cap < need) {
+        if (need > (SIZE_MAX - 64 - sizeof(dr_chunk)) / sizeof(dr_node) ||
+            need > (size_t)INT64_MAX / 2) {
+            dr__fail(t, DR_ENOMEM);
+            return NULL;
+        }
+        cap = need;
+    }
+    dr_chunk *c = take_chunk(t, cap);
+    if (!c) {
+        dr__fail(t, DR_ENOMEM);
+        return NULL;
+    }
+    c->next = NULL;
+    c->prev = t->chunk;
+    c->n = 0;
+    c->lead = 0;
+    /* the id range comes from the counter shared by all jobs of the tape */
+    c->first = __atomic_fetch_add(&t->root->reserved, (int64_t)c->cap,
+                                  __ATOMIC_RELAXED);
+    t->next = c->first;
+    t->chunk = c;
+    t->cur = c->nodes;
+    t->end = c->nodes + c->cap;
+    return t->cur;
+}
