@@ -129,7 +129,10 @@ typedef enum dr_status {
     DR_ESHAPE = 3,  /**< array shapes do not match                          */
     DR_EBUSY = 4,   /**< the tape has forked jobs that are not joined yet,
                          or a recorder (dr_rec_begin) is open on it        */
-    DR_ERANGE = 5   /**< a size or index is out of range                    */
+    DR_ERANGE = 5,  /**< a size or index is out of range                    */
+    DR_ENOTSUP = 6  /**< the tape holds a node with no rule for what was
+                         asked (second order through a node recorded
+                         without one, see "second order")               */
 } dr_status;
 
 /** A static English message for a status (never NULL). */
@@ -326,11 +329,130 @@ DR_API dr_status dr_adjoints_read(const dr_tape *t, dr_idx first, size_t n,
 DR_API dr_status dr_gradient_range(dr_tape *t, dr_real y, dr_idx first,
                                    size_t n, double *g);
 /**
- * Jacobian of y[0..m-1] with respect to x[0..n-1] into J (row-major m x n):
- * one sweep per row over the same recorded tape.
+ * Jacobian of y[0..m-1] with respect to x[0..n-1] into J (row-major m x n),
+ * over the same recorded tape: forward sweeps (one per block of input
+ * directions, vector mode) when it is taller than wide (n < m), reverse
+ * sweeps (one per block of output rows) otherwise.
  */
 DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
                              const dr_real *x, double *J);
+
+/* ----------------------------------------------------------- forward mode
+ * Tangents propagated over a recorded tape, first node to last: each node's
+ * tangent is the sum of its partials times its arguments' tangents (for an
+ * array node, the derivative of its operation applied to its arguments'
+ * tangents).  One forward sweep gives the directional derivative J xdot of
+ * every node; one reverse sweep gives a row of J^T.  Tangents live beside
+ * the adjoints and do not disturb them.
+ */
+
+/** Add tangent to the tangent of node id (normally an input) for the next
+ *  dr_forward.  DR_NONE is allowed and does nothing; DR_EINVAL for an id not
+ *  on the tape. */
+DR_API dr_status dr_tangent_seed(dr_tape *t, dr_idx id, double tangent);
+/** One forward sweep over all nodes, oldest first.  Nodes that are not
+ *  seeded start from zero.  Returns the sticky status if it is set. */
+DR_API dr_status dr_forward(dr_tape *t);
+/** The tangent of node id after dr_forward (0.0 for DR_NONE; NaN for an id
+ *  not on the tape, as dr_adjoint). */
+DR_API double dr_tangent(const dr_tape *t, dr_idx id);
+/** Set every tangent (and seed) to zero. */
+DR_API dr_status dr_tangents_clear(dr_tape *t);
+/**
+ * Jacobian-vector product: ydot[0..m-1] = J xdot for the outputs y and the
+ * inputs x[0..n-1] with directions xdot[0..n-1]; clears the tangents, seeds,
+ * sweeps forward once and reads.  The tape is unchanged.
+ */
+DR_API dr_status dr_jvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                        const dr_real *x, const double *xdot, double *ydot);
+/**
+ * Vector-Jacobian product: xbar[0..n-1] = J^T ybar for cotangents
+ * ybar[0..m-1] of the outputs y; one reverse sweep.
+ */
+DR_API dr_status dr_vjp(dr_tape *t, size_t m, const dr_real *y,
+                        const double *ybar, size_t n, const dr_real *x,
+                        double *xbar);
+
+/* ------------------------------------------------------------ vector mode
+ * k directions in one sweep: every node carries k tangents (or k adjoints)
+ * side by side, so the tape is read once for all of them.  dr_jacobian uses
+ * it, by blocks of directions, forward when the Jacobian is taller than wide
+ * (n < m) and reverse otherwise.
+ */
+
+/** k Jacobian-vector products in one forward sweep: Ydot (m x k, row-major)
+ *  = J Xdot for Xdot (n x k, row-major). */
+DR_API dr_status dr_jvp_vec(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                            const dr_real *x, size_t k, const double *Xdot,
+                            double *Ydot);
+/** k vector-Jacobian products in one reverse sweep: Xbar (k x n, row-major)
+ *  = Ybar J for Ybar (k x m, row-major). */
+DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
+                            const double *Ybar, size_t n, const dr_real *x,
+                            double *Xbar);
+
+/* ----------------------------------------------------------- second order
+ * A tape set to order 2 (before anything is recorded on it) records, beside
+ * each node, what its second derivatives need: which operation made it and
+ * the values of its arguments.  A tape of order 1, the default, records
+ * exactly what it recorded before (no cost when only gradients are wanted).
+ *
+ * Second derivatives are taken by recording the forward (tangent) pass of
+ * part of the tape as new operations on the same tape (dr_tangent_record):
+ * the recorded tangent can be differentiated again, in either mode and to
+ * any depth, which is also how nested derivatives (a derivative taken inside
+ * a function being differentiated) are computed without confusing the
+ * perturbations of the levels.
+ *
+ * Which nodes have a second-order rule: every scalar operation (dr_sin,
+ * dr_mul, ...), inputs, and the nodes of given partials (dr_record1,
+ * dr_record2, dr_recordn), which are taken as linear: their partials are
+ * constants to second order (right for sums and other linear combinations;
+ * record nonlinear operations with the scalar operations).  A tape that
+ * holds a node without one (an array operation, inline recording) answers
+ * the second-order calls with DR_ENOTSUP, and nothing changes.  Inline
+ * recording (dr_rec_begin) and dr_fork are refused (DR_EINVAL) on a tape of
+ * order 2.
+ */
+
+/** Set the tape's order: 1 (gradients only, the default) or 2.  Only on an
+ *  empty tape (after dr_tape_new or dr_tape_clear; DR_EBUSY otherwise);
+ *  dr_tape_clear keeps it.  DR_EINVAL for another order. */
+DR_API dr_status dr_tape_set_order(dr_tape *t, int order);
+/** The tape's order (1 or 2); 0 for NULL. */
+DR_API int dr_tape_order(const dr_tape *t);
+/**
+ * Hessian-vector product of the scalar y: out[0..n-1] = H v, H the Hessian
+ * of y with respect to x[0..n-1], v[0..n-1] a direction.  The tape must be
+ * of order 2 (else DR_ENOTSUP).  Records the tangent pass in direction v,
+ * sweeps it in reverse, reads, and takes the recorded nodes off the tape
+ * again: the tape is as before (its adjoints are not).
+ */
+DR_API dr_status dr_hvp(dr_tape *t, dr_real y, size_t n, const dr_real *x,
+                        const double *v, double *out);
+/** The dense Hessian of y with respect to x[0..n-1] into H (n x n,
+ *  row-major, symmetric): n Hessian-vector products on a tape of order 2. */
+DR_API dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
+                            double *H);
+/**
+ * The tangent pass of the nodes with ids from `from` on, recorded as
+ * operations on the tape: the returned dr_real is the tangent of y (its
+ * directional derivative) when the nodes seed_ids[0..k-1] have the tangents
+ * seeds[0..k-1] (active values: their own dependencies are kept) and every
+ * node before `from` has tangent zero.  `from` is an id the tape returned
+ * while it was of order 2: normally dr_tape_mark taken just before the
+ * part being differentiated was recorded.  The
+ * recorded nodes carry their own second-order information, so the result
+ * can be passed to dr_tangent_record again (higher derivatives).  A
+ * constant (idx DR_NONE) comes back if y does not depend on the seeds.
+ * Failure: a constant NaN and the sticky status (DR_ENOTSUP for a node
+ * without a second-order rule in the part, DR_EINVAL for bad ids).
+ */
+DR_API dr_real dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
+                                 const dr_idx *seed_ids, const dr_real *seeds,
+                                 dr_real y);
+/** The id the next recorded node will get (a mark for dr_tangent_record). */
+DR_API dr_idx dr_tape_mark(const dr_tape *t);
 
 /* ----------------------------------------------------------------- arrays
  * Arrays of doubles of rank 1 (vectors) and rank 2 (row-major matrices) are

@@ -17,6 +17,10 @@ const char *dr_strerror(dr_status status)
         return "the tape has forked jobs that are not joined yet";
     case DR_ERANGE:
         return "size or index out of range";
+    case DR_ENOTSUP:
+        return "not supported for this tape: a node has no rule for it "
+               "(second order needs a tape of order 2 and nodes recorded "
+               "with the scalar operations)";
     }
     return "unknown status code";
 }

@@ -33,6 +33,7 @@ static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
         return NULL;
     x->hdr.reverse = nary_reverse;
     x->hdr.clear_adj = NULL;
+    x->hdr.forward = NULL;
     x->n = n;
     x->args = (int64_t *)(x + 1);
     x->partials = (double *)(x->args + cap);

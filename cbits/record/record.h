@@ -29,6 +29,18 @@ typedef struct dr_sweep {
 } dr_sweep;
 
 /*
+ * State of one forward (tangent) sweep, as an extended node's forward rule
+ * gets it: k tangents per node, side by side (k == 1: plain forward mode;
+ * k > 1: vector mode).  Scalar tangents by relative id; an ext record with
+ * array values keeps its own tangent storage, as it does its adjoints.
+ */
+typedef struct dr_fsweep {
+    double *tan;     /* tan[id * k + j]: tangent j of relative id      */
+    size_t k;        /* directions                                      */
+    dr_tape *tape;
+} dr_fsweep;
+
+/*
  * An extended node's record lives in the tape's arena (valid until clear).
  * `reverse` gets the node's own scalar adjoint g (which may be zero for
  * array-valued nodes, whose adjoint lives elsewhere); `clear_adj`, when set,
@@ -39,6 +51,9 @@ typedef struct dr_sweep {
 struct dr_ext {
     void (*reverse)(dr_ext *e, dr_sweep *s, double g);
     void (*clear_adj)(dr_ext *e);
+    /* the node's tangents from its arguments' in a forward sweep (NULL: the
+       kind has no forward rule, and dr_forward answers DR_ENOTSUP) */
+    void (*forward)(dr_ext *e, dr_fsweep *f);
     dr_ext *next; /* all ext records of the tape, newest first */
     int64_t id;   /* relative id of the node */
 };
