@@ -99,6 +99,15 @@ static void arr_sreverse(dr_ext *e, dr_sweep *s, double g)
     run_rev(y, s, g);
 }
 
+/* the kernels pass k to BLAS as an int */
+static bool k_ok(dr_fsweep *f)
+{
+    if (DR_LIKELY(f->k <= INT_MAX))
+        return true;
+    dr__fail(f->tape, DR_ERANGE);
+    return false;
+}
+
 /*
  * Forward entry of array-valued nodes (array.h, "tangents").  Every node is
  * visited in every forward sweep, so tcur is reset here first: a node that
@@ -111,7 +120,7 @@ static void arr_forward(dr_ext *e, dr_fsweep *f)
     dr_arr_node *y = (dr_arr_node *)e;
     y->tcur = NULL;
     y->tcur_k = f->k;
-    if (!y->active)
+    if (!y->active || !k_ok(f))
         return;
     if (y->fwd)
         y->fwd(y, f);
@@ -127,7 +136,7 @@ static void arr_sforward(dr_ext *e, dr_fsweep *f)
     double *ty = f->tan + (size_t)y->hdr.id * f->k;
     for (size_t d = 0; d < f->k; d++)
         ty[d] = 0.0;
-    if (y->fwd)
+    if (y->fwd && k_ok(f))
         y->fwd(y, f);
 }
 
