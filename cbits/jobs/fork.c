@@ -123,6 +123,8 @@ static dr_status fork_impl(dr_tape *t, size_t n, dr_hist **out)
     dr_status st = check_forkable(t);
     if (st != DR_OK)
         return st;
+    if (t->root->order > 1)
+        return DR_EINVAL; /* jobs log nothing for second order */
     if (n == 0 || n > (SIZE_MAX - sizeof(dr_hist)) / sizeof(dr_kid) / 2)
         return DR_EINVAL;
     dr_tape *R = t->root;

@@ -52,7 +52,7 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
     if (n <= 2) {
         dr_idx a = n > 0 ? args[0] : DR_NONE, b = n > 1 ? args[1] : DR_NONE;
         double da = n > 0 ? partials[0] : 0.0, db = n > 1 ? partials[1] : 0.0;
-        return dr__rec2(t, a, da, b, db);
+        return dr_record2(t, a, da, b, db);
     }
     if (n > (SIZE_MAX - sizeof(nary_ext)) / 16) {
         dr__fail(t, DR_ENOMEM);
@@ -72,7 +72,22 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
         dr__rel_arg(t, args[i], &x->args[i]);
         x->partials[i] = partials[i];
     }
-    return dr__record_ext(t, &x->hdr);
+    dr_idx id = dr__record_ext(t, &x->hdr);
+    if (dr__order2(t) && id != DR_NONE)
+        dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
+    return id;
+}
+
+bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
+                    const double **partials)
+{
+    if (e->reverse != nary_reverse)
+        return false;
+    const nary_ext *x = (const nary_ext *)e;
+    *n = x->n;
+    *args = x->args;
+    *partials = x->partials;
+    return true;
 }
 
 dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb, double db)
