@@ -54,6 +54,7 @@ void dr_tape_free(dr_tape *t)
     }
     dr__scratch_free(t);
     dr__free(t->adj_raw);
+    dr__free(t->tan_raw);
     dr__free(t);
 }
 
@@ -130,6 +131,7 @@ dr_status dr_tape_clear(dr_tape *t)
     t->hist = NULL;
     t->exts = NULL;
     t->adj_valid = 0;
+    t->tan_valid = 0;
     t->status = DR_OK;
     return DR_OK;
 }
