@@ -37,7 +37,13 @@ EXTRA_BENCH := $(if $(wildcard bench/c/fparticles_par.c),$(B)/fparticles-par) \
 
 .PHONY: bench bench-c bench-extra bench-deps bench-hs-build
 
-bench-c: $(C_BENCH) $(B)/profile-phases
+bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench
+
+# forward and vector mode against reverse sweeps (not run by the driver;
+# bench/README.md, "Forward and vector mode")
+$(B)/forward-bench: bench/c/forward_bench.c $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # profiling aid (not run by the driver): fdotprod's time phase by phase
 $(B)/profile-phases: bench/c/profile_phases.c $(HDR) $(LIB_A) include/dualrev.h

@@ -332,7 +332,11 @@ DR_API dr_status dr_gradient_range(dr_tape *t, dr_real y, dr_idx first,
  * Jacobian of y[0..m-1] with respect to x[0..n-1] into J (row-major m x n),
  * over the same recorded tape: forward sweeps (one per block of input
  * directions, vector mode) when it is taller than wide (n < m), reverse
- * sweeps (one per block of output rows) otherwise.
+ * sweeps (one per block of output rows) otherwise; blocks of up to 10.
+ * Where vector mode cannot run (a node without the rule it needs: array
+ * operations; reverse on a tape that forked, whose sweep is parallel) it
+ * takes one scalar reverse sweep per row, with the same result to
+ * rounding.  m == 1 (dr_gradient) is always one scalar reverse sweep.
  */
 DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
                              const dr_real *x, double *J);
@@ -350,24 +354,35 @@ DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
  *  dr_forward.  DR_NONE is allowed and does nothing; DR_EINVAL for an id not
  *  on the tape. */
 DR_API dr_status dr_tangent_seed(dr_tape *t, dr_idx id, double tangent);
-/** One forward sweep over all nodes, oldest first.  Nodes that are not
- *  seeded start from zero.  Returns the sticky status if it is set. */
+/** One forward sweep over all nodes, oldest first: each node's tangent
+ *  becomes its seed plus its partials times its arguments' tangents (a seed
+ *  on an intermediate node perturbs it, as a seed of dr_reverse does).
+ *  Nodes that are not seeded start from zero.  Like adjoints, tangents
+ *  accumulate: clear them before seeding a new direction (dr_jvp does).
+ *  A tape that forked is swept job by job in dependency order, on the
+ *  calling thread.  Returns the sticky status if it is set; DR_ENOTSUP,
+ *  changing nothing, if the tape holds a node without a forward rule
+ *  (array operations, for now). */
 DR_API dr_status dr_forward(dr_tape *t);
 /** The tangent of node id after dr_forward (0.0 for DR_NONE; NaN for an id
  *  not on the tape, as dr_adjoint). */
 DR_API double dr_tangent(const dr_tape *t, dr_idx id);
-/** Set every tangent (and seed) to zero. */
+/** Set every tangent (and seed) to zero.  (The tape's tangents are the
+ *  scalar nodes'; array values have none yet.) */
 DR_API dr_status dr_tangents_clear(dr_tape *t);
 /**
  * Jacobian-vector product: ydot[0..m-1] = J xdot for the outputs y and the
  * inputs x[0..n-1] with directions xdot[0..n-1]; clears the tangents, seeds,
- * sweeps forward once and reads.  The tape is unchanged.
+ * sweeps forward once and reads (the tangents of every node stay readable
+ * with dr_tangent).  The tape is unchanged.  DR_ENOTSUP, changing nothing,
+ * for a tape with a node without a forward rule (array operations).
  */
 DR_API dr_status dr_jvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
                         const dr_real *x, const double *xdot, double *ydot);
 /**
  * Vector-Jacobian product: xbar[0..n-1] = J^T ybar for cotangents
- * ybar[0..m-1] of the outputs y; one reverse sweep.
+ * ybar[0..m-1] of the outputs y; clears the adjoints, seeds, one reverse
+ * sweep (the adjoints stay readable with dr_adjoint).
  */
 DR_API dr_status dr_vjp(dr_tape *t, size_t m, const dr_real *y,
                         const double *ybar, size_t n, const dr_real *x,
@@ -381,12 +396,17 @@ DR_API dr_status dr_vjp(dr_tape *t, size_t m, const dr_real *y,
  */
 
 /** k Jacobian-vector products in one forward sweep: Ydot (m x k, row-major)
- *  = J Xdot for Xdot (n x k, row-major). */
+ *  = J Xdot for Xdot (n x k, row-major).  Scratch storage: the tape's own
+ *  tangents and adjoints are untouched.  DR_ENOTSUP as dr_jvp; DR_EINVAL if
+ *  k * n or k * m overflows; k == 0 does nothing. */
 DR_API dr_status dr_jvp_vec(dr_tape *t, size_t m, const dr_real *y, size_t n,
                             const dr_real *x, size_t k, const double *Xdot,
                             double *Ydot);
 /** k vector-Jacobian products in one reverse sweep: Xbar (k x n, row-major)
- *  = Ybar J for Ybar (k x m, row-major). */
+ *  = Ybar J for Ybar (k x m, row-major), in scratch storage.  A tape that
+ *  forked, or that holds a node without a k-wide rule (array operations),
+ *  is swept k times instead, one dr_vjp per row of Ybar (same result to
+ *  rounding; the tape's adjoints are then those of the last row). */
 DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
                             const double *Ybar, size_t n, const dr_real *x,
                             double *Xbar);

@@ -12,10 +12,11 @@
 
 #include <stdint.h>
 
-/* directions per pass: wide enough that the tape's nodes are read once for
-   many directions, narrow enough that the k tangents of a node stay in a
-   cache line or two (bench/README.md, "forward and vector mode") */
-#define BLOCK 8
+/* directions per pass: the tape's nodes are read once for many directions,
+   but 16 per node already cost more per direction than 8 or 10 (the
+   scratch outgrows the caches); 10 covers a 10-output Jacobian in one pass
+   (bench/README.md, "Forward and vector mode") */
+#define BLOCK 10
 /* at most this much scratch for a block (a long tape gets fewer columns) */
 #define BLOCK_BYTES ((size_t)256 << 20)
 

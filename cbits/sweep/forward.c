@@ -95,11 +95,65 @@ static inline dr_status chunk_fwd(const dr_chunk *c, dr_fsweep *f,
     return DR_OK;
 }
 
+/*
+ * The scalar loop (k == 1) carries the tangent of the node before the
+ * current one in a register: in a chain of operations each node reads the
+ * tangent the node before it has just stored, from memory a store-to-load
+ * forward on the loop's critical path once per node (it made forward 2.6x
+ * slower than reverse on a chain of scalar functions, bench/README.md).
+ * Only distance 1: testing more distances costs mispredicted branches on
+ * programs whose arguments are at random distances.  Memory always holds
+ * the same values (an ext rule writes only its own node's tangent, read
+ * back after it).
+ */
+static inline double tan_at(const double *T, int64_t id)
+{
+    return id >= 0 ? T[id] : 0.0;
+}
+
+/* the tangent of argument id - d (d > 0, or 0: none, the zero slot -1);
+   d == 1 from the carry, a branch: a select would wait for the load */
+static inline double arg_tan(const double *T, int64_t id, int32_t d, double r1)
+{
+    if (d == 1)
+        return r1;
+    return T[d ? id - d : -1];
+}
+
+static dr_status chunk_fwd1(const dr_chunk *c, dr_fsweep *f)
+{
+    double *restrict T = f->tan;
+    const dr_node *nodes = c->nodes;
+    int64_t id = c->first + (int64_t)c->lead;
+    double r1 = tan_at(T, id - 1);
+    for (size_t i = c->lead; i < c->n; i++, id++) {
+        const dr_node *p = &nodes[i];
+        int32_t a = p->a;
+        double v;
+        if (DR_UNLIKELY(a <= 0)) {
+            if (a == DR_EXT_TAG) {
+                dr_ext *e = dr__node_ext(p);
+                if (!e->forward)
+                    return DR_ENOTSUP;
+                e->forward(e, f);
+            }
+            v = T[id]; /* an input keeps its seed */
+        } else {
+            double ta = arg_tan(T, id, a, r1);
+            double tb = arg_tan(T, id, p->b, r1);
+            v = T[id] + (term(p->da, ta) + term(p->db, tb));
+            T[id] = v;
+        }
+        r1 = v;
+    }
+    return DR_OK;
+}
+
 /* the loop with k known at compile time for the widths the drivers use */
 static dr_status chunk_fwd_k(const dr_chunk *c, dr_fsweep *f)
 {
     switch (f->k) {
-    case 1: return chunk_fwd(c, f, 1);
+    case 1: return chunk_fwd1(c, f);
     case 2: return chunk_fwd(c, f, 2);
     case 4: return chunk_fwd(c, f, 4);
     case 8: return chunk_fwd(c, f, 8);
