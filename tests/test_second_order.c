@@ -457,6 +457,39 @@ static void test_tape_unchanged(void **state)
     dr_tape_free(t);
 }
 
+/* a tape whose tangent pass opens new chunks: the ids, the log, the
+   adjoints and the memory stay where they were */
+static void test_tape_unchanged_large(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x[4];
+    CHK_STATUS(dr_inputs(t, 4, (double[]){0.3, -0.2, 0.5, 0.1}, x), DR_OK);
+    dr_real y = dr_const(0);
+    for (int k = 0; k < 3000; k++)
+        y = dr_add(t, y, dr_mul(t, dr_sin(t, dr_mul(t, x[k % 4], x[(k + 1) % 4])),
+                                dr_const(1.0 / (1 + k))));
+    dr_idx mark = dr_tape_mark(t);
+    size_t len = dr_tape_len(t);
+    double H[16], H0[16], v[4] = {1, 2, 3, 4}, hv[4];
+    CHK_STATUS(dr_hessian(t, y, 4, x, H0), DR_OK);
+    CHK_STATUS(dr_hvp(t, y, 4, x, v, hv), DR_OK);
+    size_t bytes = dr_tape_bytes(t);
+    for (int k = 0; k < 40; k++) {
+        CHK_STATUS(dr_hessian(t, y, 4, x, H), DR_OK);
+        CHK_STATUS(dr_hvp(t, y, 4, x, v, hv), DR_OK);
+        assert_int_equal(dr_tape_mark(t), mark);
+        assert_int_equal(dr_tape_len(t), len);
+    }
+    assert_int_equal(dr_tape_bytes(t), bytes);
+    for (int i = 0; i < 16; i++)
+        CHK_SAME(H[i], H0[i]);
+    dr_real z = dr_input(t, 1.0);
+    assert_int_equal(z.idx, mark);
+    dr_tape_free(t);
+}
+
 /* ---------------------------------------------- dr_tangent_record, nesting */
 
 static void test_perturbation_confusion(void **state)
@@ -1061,7 +1094,7 @@ static void test_oom_tangent(void **state)
 
 int main(void)
 {
-    enum { N_FIXED = 16 };
+    enum { N_FIXED = 17 };
     struct CMUnitTest tests[2 * NU + 2 * NB + N_FIXED];
     static char names[2 * NU + 2 * NB][32];
     size_t n = 0;
@@ -1090,6 +1123,7 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hvp_is_hessian_times_v);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_seed_example);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tape_unchanged);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tape_unchanged_large);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_perturbation_confusion);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_third_derivatives);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tangent_record_basics);
