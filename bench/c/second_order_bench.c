@@ -41,6 +41,7 @@ static void check(dr_status st, const char *what)
     }
 }
 
+#ifndef BENCH_ORDER1_ONLY
 #define NN_IN 40
 #define NN_H 60
 #define NN_N (NN_IN + NN_H * NN_IN + NN_H + NN_H) /* inputs: x, W, b, v */
@@ -109,6 +110,7 @@ static dr_real rot(dr_tape *t, const dr_real *x)
     vec3 o = vadd(t, vadd(t, t1, t2), t3);
     return dr_add(t, dr_add(t, o.x, o.y), o.z);
 }
+#endif
 
 static double sum(size_t n, const double *g)
 {
