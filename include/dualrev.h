@@ -617,6 +617,44 @@ DR_API dr_status dr_arr_adjoint(const dr_tape *t, dr_idx id, double *out);
 /** The adjoint buffer of array node id (read-only, valid until the next
     dr_adjoints_clear), or NULL if the sweep did not reach it or id is bad. */
 DR_API const double *dr_arr_adjoint_ptr(const dr_tape *t, dr_idx id);
+/**
+ * Forward mode.  Every array primitive has a forward (tangent) rule, run by
+ * dr_forward; an array's tangent has its shape.  Seed input arrays with
+ * dr_arr_tangent_seed (scalars with dr_tangent_seed), sweep with dr_forward,
+ * read with dr_arr_tangent (scalar results with dr_tangent).
+ *
+ * Add tangent[0 .. size-1] to the tangent seed of array node id, for the
+ * forward sweeps that follow (k == 1), until dr_arr_tangents_clear.  Only
+ * an input's seed is read (a computed array's tangent comes from its
+ * operands); nothing happens for an inactive array, whose tangent is zero.
+ * DR_EINVAL for a bad id or NULL tangent, DR_ENOMEM if the seed buffer
+ * cannot be allocated.
+ */
+DR_API dr_status dr_arr_tangent_seed(dr_tape *t, dr_idx id,
+                                     const double *tangent);
+/**
+ * The tangent of array node id after dr_forward (k == 1) into
+ * out[0 .. size-1]: zeros if it does not depend on a seeded input or no
+ * forward sweep has visited it.  DR_EINVAL for a bad id or NULL out, or
+ * if the last forward sweep had k > 1 directions (dr_arr_tangent_vec).
+ */
+DR_API dr_status dr_arr_tangent(const dr_tape *t, dr_idx id, double *out);
+/**
+ * Vector mode (k directions in one forward sweep): as dr_arr_tangent_seed
+ * and dr_arr_tangent with k blocks of size values, direction-major
+ * (direction j at tangents[j * size]).  Seeds are used by the sweeps of the
+ * same k; seeding with another k replaces the seeds of the array.
+ * dr_arr_tangent_vec answers DR_EINVAL if the last sweep that visited the
+ * node had another k.  k == 0 is DR_EINVAL; a k * size too large,
+ * DR_ERANGE.
+ */
+DR_API dr_status dr_arr_tangent_seed_vec(dr_tape *t, dr_idx id, size_t k,
+                                         const double *tangents);
+DR_API dr_status dr_arr_tangent_vec(const dr_tape *t, dr_idx id, size_t k,
+                                    double *out);
+/** Drop every array tangent seed (and the tangents of the last sweep).
+ *  DR_EINVAL for a child handle, DR_EBUSY while forked. */
+DR_API dr_status dr_arr_tangents_clear(dr_tape *t);
 
 /* ---- elementwise ---- */
 

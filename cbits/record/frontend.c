@@ -40,3 +40,11 @@ dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n, double v)
         return dr__op1_logged(t, DR_OPC_powi, v, a, d, x, n).idx;
     return dr__op1(t, v, a, d).idx;
 }
+
+dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,
+                               const dr_idx *seed_ids, const dr_real *seeds,
+                               double yv, dr_idx yi, dr_real *out)
+{
+    dr_real y = {yv, yi};
+    return dr_tangent_record(t, from, k, seed_ids, seeds, y, out);
+}

@@ -1,4 +1,6 @@
-/* nary.c - nodes with any number of arguments (user-supplied partials). */
+/* nary.c - nodes with any number of arguments (user-supplied partials),
+   and far nodes (two arguments further back than DR_NEAR_MAX): their
+   reverse, forward and k-wide reverse rules. */
 #include "record/record.h"
 
 #include <stdint.h>
@@ -25,6 +27,36 @@ static void nary_reverse(dr_ext *e, dr_sweep *s, double g)
         dr__acc(s, x->args[i], x->partials[i] * g);
 }
 
+/* tangents: the node's k tangents plus partial * argument tangents (a zero
+   argument tangent adds nothing, as in the forward loop); an argument may
+   be -1 (DR_NONE), whose slots are zero */
+static void nary_forward(dr_ext *e, dr_fsweep *f)
+{
+    nary_ext *x = (nary_ext *)e;
+    const int64_t k = (int64_t)f->k;
+    double *out = f->tan + x->hdr.id * k;
+    for (size_t i = 0; i < x->n; i++) {
+        const double *ta = f->tan + x->args[i] * k;
+        const double d = x->partials[i];
+        for (int64_t j = 0; j < k; j++)
+            out[j] += ta[j] != 0.0 ? d * ta[j] : 0.0;
+    }
+}
+
+/* k-wide reverse (vector mode, always sequential): columns whose adjoint
+   is zero add nothing, as the scalar rule skips g == 0 */
+static void nary_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
+{
+    nary_ext *x = (nary_ext *)e;
+    const int64_t k = (int64_t)s->k;
+    for (size_t i = 0; i < x->n; i++) {
+        double *pa = s->adj + x->args[i] * k;
+        const double d = x->partials[i];
+        for (int64_t j = 0; j < k; j++)
+            pa[j] += g[j] != 0.0 ? d * g[j] : 0.0;
+    }
+}
+
 /* a record for n arguments, with room for cap >= n of them */
 static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
 {
@@ -33,7 +65,8 @@ static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
         return NULL;
     x->hdr.reverse = nary_reverse;
     x->hdr.clear_adj = NULL;
-    x->hdr.forward = NULL;
+    x->hdr.forward = nary_forward;
+    x->hdr.reverse_vec = nary_reverse_vec;
     x->n = n;
     x->args = (int64_t *)(x + 1);
     x->partials = (double *)(x->args + cap);

@@ -42,6 +42,18 @@ typedef struct dr_fsweep {
 } dr_fsweep;
 
 /*
+ * State of one k-wide reverse sweep (vector mode), as an extended node's
+ * reverse_vec rule gets it: k adjoints per node side by side, adj[id * k + j]
+ * (adj[-k .. -1] a sink).  Always sequential: a tape that forked is swept
+ * one direction at a time instead (drivers).
+ */
+typedef struct dr_vsweep {
+    double *adj;
+    size_t k;
+    dr_tape *tape;
+} dr_vsweep;
+
+/*
  * An extended node's record lives in the tape's arena (valid until clear).
  * `reverse` gets the node's own scalar adjoint g (which may be zero for
  * array-valued nodes, whose adjoint lives elsewhere); `clear_adj`, when set,
@@ -55,6 +67,9 @@ struct dr_ext {
     /* the node's tangents from its arguments' in a forward sweep (NULL: the
        kind has no forward rule, and dr_forward answers DR_ENOTSUP) */
     void (*forward)(dr_ext *e, dr_fsweep *f);
+    /* the k-wide reverse rule, g the node's k adjoints (NULL: the kind has
+       none, and the vector drivers sweep one direction at a time) */
+    void (*reverse_vec)(dr_ext *e, dr_vsweep *s, const double *g);
     dr_ext *next; /* all ext records of the tape, newest first */
     int64_t id;   /* relative id of the node */
 };

@@ -55,6 +55,7 @@ void dr_tape_free(dr_tape *t)
     dr__scratch_free(t);
     dr__free(t->adj_raw);
     dr__free(t->oplog);
+    dr__free(t->tan_raw);
     dr__free(t);
 }
 
@@ -132,6 +133,7 @@ dr_status dr_tape_clear(dr_tape *t)
     t->exts = NULL;
     t->adj_valid = 0;
     t->oplog_n = 0;
+    t->tan_valid = 0;
     t->status = DR_OK;
     return DR_OK;
 }

@@ -133,6 +133,11 @@ typedef struct dr_tape_hooks {
     /* dr_reverse, after sweeping the root's current job into adj (relative
        ids; adj[-1] the sink): the jobs before its last join */
     dr_status (*sweep_history)(dr_tape *root, double *adj);
+    /* dr_forward and the vector sweeps (sweep/forward.c): the jobs before
+       the root's last join, oldest first, each after every job it may read
+       (ctx is the sweep layer's dr_fsweep); DR_ENOTSUP if a node had no
+       forward rule */
+    dr_status (*forward_history)(dr_tape *root, void *ctx);
 } dr_tape_hooks;
 
 struct dr_par;     /* the jobs layer's state (jobs/jobs.h)              */
@@ -184,6 +189,11 @@ struct dr_tape {
     size_t adj_cap;     /* sweep: slots after the sink                */
     int64_t adj_valid;  /* sweep: relative ids < adj_valid have live
                            adjoints                                   */
+    double *tan_raw;    /* sweep: tangent storage (forward.c), as adj_raw:
+                           tan_raw[0] a slot that stays zero          */
+    size_t tan_cap;     /* sweep: slots after it                      */
+    int64_t tan_valid;  /* sweep: relative ids < tan_valid have live
+                           tangents (or seeds)                        */
 
     size_t bytes;       /* memory held (atomic)                       */
     unsigned threads;   /* jobs: workers for parallel work (dr_set_threads) */

@@ -64,6 +64,9 @@ module Numeric.DualRev
   , grad'
   , differentiate
   , jacobian
+    -- * Derivatives inside differentiable code
+  , derivative
+  , gradient
     -- * Data that is not differentiated
   , Constant (..)
   , constant
@@ -77,6 +80,7 @@ import Language.Haskell.TH (Dec, Exp, Name, Q)
 
 import Numeric.DualRev.Internal.Run.AD (DualRevError (..))
 import Numeric.DualRev.Internal.Run.Constant (Constant (..), constant)
+import Numeric.DualRev.Internal.Run.Nested (derivative, gradient)
 import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap
