@@ -37,7 +37,12 @@ EXTRA_BENCH := $(if $(wildcard bench/c/fparticles_par.c),$(B)/fparticles-par) \
 
 .PHONY: bench bench-c bench-extra bench-deps bench-hs-build
 
-bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench
+bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench $(B)/second-order-bench
+
+# the cost of second order (not run by the driver; bench/README.md)
+$(B)/second-order-bench: bench/c/second_order_bench.c $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # forward and vector mode against reverse sweeps (not run by the driver;
 # bench/README.md, "Forward and vector mode")

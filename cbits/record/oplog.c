@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+static bool reserve(dr_tape *t, int64_t r);
+
 dr_status dr_tape_set_order(dr_tape *t, int order)
 {
     if (!t || t->root != t || (order != 1 && order != 2))
@@ -13,6 +15,18 @@ dr_status dr_tape_set_order(dr_tape *t, int order)
     /* order 2 cannot follow a recorder or a job graph: neither logs */
     if (order == 2 && (t->state != 0 || t->hist))
         return DR_EBUSY;
+    if (order == 2 && t->order < 2 && t->next > t->oplog_n) {
+        /* the nodes recorded at order 1 until now have no rule: the log
+           would otherwise take them for gaps (ids no node took), whose
+           tangent is zero, and a Hessian through them would be wrong */
+        int64_t from = t->oplog_n;
+        if (!reserve(t, t->next - 1))
+            return DR_ENOMEM;
+        for (int64_t r = from; r < t->next; r++) {
+            memset(&t->oplog[r], 0, sizeof t->oplog[r]);
+            t->oplog[r].op = DR_OPC_NONE;
+        }
+    }
     t->order = (unsigned)order;
     return DR_OK;
 }

@@ -107,7 +107,12 @@ dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
     t->cur = p + n;
     t->next += (int64_t)n;
     t->len += n;
-    return DR_OK;
+    /* logged as inputs (not left as gaps) so that an input that ends the
+       tape is not taken for a node without a rule */
+    for (size_t i = 0; dr__order2(t) && i < n; i++)
+        dr__oplog(t, *first + (dr_idx)i, DR_OPC_INPUT, 0.0, 0.0, 0.0, DR_NONE,
+                  DR_NONE);
+    return dr_tape_status(t);
 }
 
 dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)

@@ -147,6 +147,9 @@ void dr__tape_save(dr_tape *t, dr_tape_pos *pos)
     pos->next = t->next;
     pos->len = t->len;
     pos->exts = t->exts;
+    pos->reserved = __atomic_load_n(&t->root->reserved, __ATOMIC_RELAXED);
+    pos->arena = t->arena;
+    pos->arena_used = t->arena ? t->arena->used : 0;
 }
 
 void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
@@ -175,6 +178,19 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
     t->next = pos->next;
     t->len = pos->len;
     t->exts = pos->exts;
+    /* the ids the dropped chunks took, else every save/restore cycle that
+       opens a chunk moves the ids (and the log and adjoints with them) on */
+    __atomic_store_n(&t->root->reserved, pos->reserved, __ATOMIC_RELAXED);
+    /* the arena: the block in use since the save goes back to the free
+       list (blocks filled and left in between stay until the clear) */
+    if (t->arena != pos->arena && t->arena) {
+        t->arena->used = 0;
+        t->arena->next = t->root->arena_free;
+        t->root->arena_free = t->arena;
+    }
+    t->arena = pos->arena;
+    if (t->arena)
+        t->arena->used = pos->arena_used;
     if (t->oplog_n > pos->next)
         t->oplog_n = pos->next;
 }

@@ -259,6 +259,9 @@ typedef struct dr_tape_pos {
     int64_t next;
     size_t len;
     dr_ext *exts;
+    int64_t reserved;  /* the root's ids handed out to chunks            */
+    dr_arena_block *arena;
+    size_t arena_used;
 } dr_tape_pos;
 DR_HIDDEN void dr__tape_save(dr_tape *t, dr_tape_pos *pos);
 DR_HIDDEN void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos);

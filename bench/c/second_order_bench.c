@@ -1,0 +1,237 @@
+/*
+ * second_order_bench.c - the cost of second order (not run by the driver).
+ *
+ *     second-order-bench <program> <size> <reps>
+ *
+ * Two scalar programs recorded with the scalar operations (dr_mul, dr_sin,
+ * ...; no inline recorder, which a tape of order 2 refuses):
+ *   nn   a two-layer network, 40 inputs, 60 tanh units, one softplus loss
+ *        head over them: about 10 000 operations
+ *   rot  frotvecquat's rotation of a vector by a quaternion, its three
+ *        outputs summed to one scalar
+ * and the measured units, each `reps` times:
+ *   nn-grad, rot-grad      one dr_gradient on a tape recorded once at order 2
+ *   nn-hvp,  rot-hvp       one dr_hvp on the same tape
+ *   nn-rec1, rot-rec1      clear + record at order 1
+ *   nn-rec2, rot-rec2      clear + record at order 2
+ *   mult-ops               fmult with dr_mul (clear, record, gradient)
+ *   dot-ops                fdotprod of length `size` with dr_mul/dr_add
+ *                          (clear, record, gradient)
+ * mult-ops and dot-ops use only the order-1 API; built with
+ * -DBENCH_ORDER1_ONLY they link against a library without second order,
+ * so the scalar operations' speed at order 1 can be compared across
+ * versions (bench/README.md, "Second order").  Prints a checksum.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dualrev.h>
+
+#define bench_clobber(p) __asm__ volatile("" : : "r"(p) : "memory")
+#define bench_use(x) __asm__ volatile("" : : "g"(x) : "memory")
+
+static void check(dr_status st, const char *what)
+{
+    if (st != DR_OK) {
+        fprintf(stderr, "second-order-bench: %s: %s\n", what, dr_strerror(st));
+        exit(4);
+    }
+}
+
+#ifndef BENCH_ORDER1_ONLY
+#define NN_IN 40
+#define NN_H 60
+#define NN_N (NN_IN + NN_H * NN_IN + NN_H + NN_H) /* inputs: x, W, b, v */
+
+static void nn_inputs(double *p)
+{
+    unsigned s = 12345;
+    for (int i = 0; i < NN_N; i++) {
+        s = s * 1103515245u + 12345u;
+        p[i] = ((double)(s >> 8) / (double)(1u << 24) - 0.5) * 0.4;
+    }
+}
+
+/* loss = softplus(sum_j v_j tanh(sum_i W_ji x_i + b_j)) + 0.01 sum W^2 */
+static dr_real nn(dr_tape *t, const dr_real *p)
+{
+    const dr_real *x = p, *W = p + NN_IN, *b = W + NN_H * NN_IN,
+                  *v = b + NN_H;
+    dr_real out = dr_const(0.0), reg = dr_const(0.0);
+    for (int j = 0; j < NN_H; j++) {
+        dr_real s = b[j];
+        for (int i = 0; i < NN_IN; i++) {
+            dr_real w = W[j * NN_IN + i];
+            s = dr_add(t, s, dr_mul(t, w, x[i]));
+            reg = dr_add(t, reg, dr_mul(t, w, w));
+        }
+        out = dr_add(t, out, dr_mul(t, v[j], dr_tanh(t, s)));
+    }
+    return dr_add(t, dr_softplus(t, out), dr_mul(t, dr_const(0.01), reg));
+}
+
+typedef struct {
+    dr_real x, y, z;
+} vec3;
+
+static dr_real dot3(dr_tape *t, vec3 p, vec3 q)
+{
+    return dr_add(t, dr_add(t, dr_mul(t, p.x, q.x), dr_mul(t, p.y, q.y)),
+                  dr_mul(t, p.z, q.z));
+}
+static vec3 vadd(dr_tape *t, vec3 p, vec3 q)
+{
+    vec3 r = {dr_add(t, p.x, q.x), dr_add(t, p.y, q.y), dr_add(t, p.z, q.z)};
+    return r;
+}
+static vec3 scale(dr_tape *t, dr_real k, vec3 p)
+{
+    vec3 r = {dr_mul(t, k, p.x), dr_mul(t, k, p.y), dr_mul(t, k, p.z)};
+    return r;
+}
+static vec3 cross(dr_tape *t, vec3 a, vec3 b)
+{
+    vec3 r = {dr_sub(t, dr_mul(t, a.y, b.z), dr_mul(t, a.z, b.y)),
+              dr_sub(t, dr_mul(t, a.z, b.x), dr_mul(t, a.x, b.z)),
+              dr_sub(t, dr_mul(t, a.x, b.y), dr_mul(t, a.y, b.x))};
+    return r;
+}
+
+static dr_real rot(dr_tape *t, const dr_real *x)
+{
+    vec3 v = {x[0], x[1], x[2]}, u = {x[3], x[4], x[5]};
+    dr_real s = x[6], two = dr_const(2.0);
+    vec3 t1 = scale(t, dr_mul(t, two, dot3(t, u, v)), u);
+    vec3 t2 = scale(t, dr_sub(t, dr_mul(t, s, s), dot3(t, u, u)), v);
+    vec3 t3 = scale(t, dr_mul(t, two, s), cross(t, u, v));
+    vec3 o = vadd(t, vadd(t, t1, t2), t3);
+    return dr_add(t, dr_add(t, o.x, o.y), o.z);
+}
+#endif
+
+static double sum(size_t n, const double *g)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += g[i];
+    return s;
+}
+
+static double run_mult(long reps)
+{
+    dr_tape *t = dr_tape_new();
+    double g[2] = {0, 0}, in[2] = {3.0, 4.0};
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(in);
+        dr_tape_clear(t);
+        dr_real x[2] = {dr_input(t, in[0]), dr_input(t, in[1])};
+        dr_real y = dr_mul(t, x[0], x[1]);
+        check(dr_gradient(t, y, 2, x, g), "gradient");
+        bench_use(g);
+    }
+    dr_tape_free(t);
+    return g[0] + g[1];
+}
+
+static double run_dot(long n, long reps)
+{
+    dr_tape *t = dr_tape_new();
+    double *v = malloc(2 * (size_t)n * sizeof *v), *g = malloc(2 * (size_t)n * sizeof *g);
+    dr_real *x = malloc(2 * (size_t)n * sizeof *x);
+    if (!t || !v || !g || !x)
+        check(DR_ENOMEM, "setup");
+    for (long i = 0; i < 2 * n; i++)
+        v[i] = 1.0 + (double)(i % 7) / 7.0;
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(v);
+        dr_tape_clear(t);
+        check(dr_inputs(t, 2 * (size_t)n, v, x), "inputs");
+        dr_real acc = dr_const(0.0);
+        for (long i = n; i-- > 0;)
+            acc = dr_add(t, dr_mul(t, x[i], x[n + i]), acc);
+        check(dr_gradient_range(t, acc, x[0].idx, 2 * (size_t)n, g), "gradient");
+        bench_use(g);
+    }
+    double s = sum(2 * (size_t)n, g);
+    free(v);
+    free(g);
+    free(x);
+    dr_tape_free(t);
+    return s;
+}
+
+#ifndef BENCH_ORDER1_ONLY
+typedef dr_real (*program)(dr_tape *, const dr_real *);
+
+static double run_so(program f, size_t n, const double *in, const char *what,
+                     long reps)
+{
+    dr_tape *t = dr_tape_new();
+    double *g = malloc(n * sizeof *g), *v = malloc(n * sizeof *v);
+    dr_real *x = malloc(n * sizeof *x);
+    if (!t || !g || !v || !x)
+        check(DR_ENOMEM, "setup");
+    for (size_t i = 0; i < n; i++)
+        v[i] = 1.0 / (1.0 + (double)i);
+    bool rec = !strcmp(what, "rec1") || !strcmp(what, "rec2");
+    check(dr_tape_set_order(t, strcmp(what, "rec1") ? 2 : 1), "order");
+    dr_real y = {0, DR_NONE};
+    if (!rec) {
+        check(dr_inputs(t, n, in, x), "inputs");
+        y = f(t, x);
+    }
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(in);
+        if (rec) {
+            dr_tape_clear(t);
+            check(dr_inputs(t, n, in, x), "inputs");
+            y = f(t, x);
+            bench_use(y.val);
+        } else if (!strcmp(what, "grad")) {
+            check(dr_gradient(t, y, n, x, g), "gradient");
+        } else {
+            check(dr_hvp(t, y, n, x, v, g), "hvp");
+        }
+        bench_use(g);
+    }
+    check(dr_tape_status(t), "tape");
+    double s = rec ? y.val : sum(n, g);
+    free(g);
+    free(v);
+    free(x);
+    dr_tape_free(t);
+    return s;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s <program> <size> <reps>\n", argv[0]);
+        return 1;
+    }
+    const char *prog = argv[1];
+    long size = atol(argv[2]), reps = atol(argv[3]);
+    double s;
+    if (!strcmp(prog, "mult-ops")) {
+        s = run_mult(reps);
+    } else if (!strcmp(prog, "dot-ops")) {
+        s = run_dot(size > 0 ? size : 1000, reps);
+#ifndef BENCH_ORDER1_ONLY
+    } else if (!strncmp(prog, "nn-", 3)) {
+        static double in[NN_N];
+        nn_inputs(in);
+        s = run_so(nn, NN_N, in, prog + 3, reps);
+    } else if (!strncmp(prog, "rot-", 4)) {
+        static const double in[7] = {1, 2, 3, 4, 5, 6, 7};
+        s = run_so(rot, 7, in, prog + 4, reps);
+#endif
+    } else {
+        return 2;
+    }
+    printf("%.10g\n", s);
+    return 0;
+}
