@@ -11,6 +11,9 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_input_range, c_adjoints_read
   , c_seed, c_reverse, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
+    -- * Jacobians, forward mode and second order
+  , CReal, c_jacobian, c_have, c_jvp, c_tape_set_order, c_hvp, c_hessian
+  , missingStatus
   ) where
 
 import Data.Int (Int64)
@@ -51,3 +54,27 @@ foreign import ccall unsafe "dr_fork" c_fork :: Ptr CTape -> CSize -> Ptr (Ptr C
 foreign import ccall unsafe "dr_join" c_join :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_set_threads" c_set_threads :: Ptr CTape -> CUInt -> IO CInt
 foreign import ccall unsafe "dr_get_threads" c_get_threads :: Ptr CTape -> IO CUInt
+
+-- | The C @dr_real@ (a value and an id, 16 bytes), in arrays only.
+data CReal
+
+foreign import ccall unsafe "dr_jacobian"
+  c_jacobian :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
+
+-- The forward-mode and second-order calls go through haskell/cbits (a
+-- dr_real by value; the engine's functions referenced weakly): each returns
+-- the engine's status, or 'missingStatus' when the engine lacks the function.
+
+-- | Whether the engine has forward mode (1) or second order (2).
+foreign import ccall unsafe "drhs_have" c_have :: CInt -> IO CInt
+foreign import ccall unsafe "drhs_jvp"
+  c_jvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
+foreign import ccall unsafe "drhs_tape_set_order" c_tape_set_order :: Ptr CTape -> CInt -> IO CInt
+foreign import ccall unsafe "drhs_hvp"
+  c_hvp :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
+foreign import ccall unsafe "drhs_hessian"
+  c_hessian :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
+
+-- | What the calls above return when the engine lacks the function.
+missingStatus :: CInt
+missingStatus = -1
