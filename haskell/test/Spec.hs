@@ -16,6 +16,7 @@ import qualified Corpus.Outside
 import qualified Corpus.Syntax
 import qualified Corpus.Syntax2
 import qualified Rules
+import qualified SecondOrder
 import qualified Version
 
 main :: IO ()
@@ -34,4 +35,5 @@ main = hspec $ do
   Corpus.Classes.spec
   Corpus.Outside.spec
   Rules.spec
+  SecondOrder.spec
   Version.spec
