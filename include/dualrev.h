@@ -392,39 +392,43 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
                             double *Xbar);
 
 /* ----------------------------------------------------------- second order
- * A tape set to order 2 (before anything is recorded on it) records, beside
- * each node, what its second derivatives need: which operation made it and
- * the values of its arguments.  A tape of order 1, the default, records
- * exactly what it recorded before (no cost when only gradients are wanted).
+ * A tape of order 2 records, beside each node, what its second derivatives
+ * need: which operation made it and the values it was made from.  A tape of
+ * order 1, the default, records exactly what it records without this
+ * section (no cost when only gradients are wanted).
  *
  * Second derivatives are taken by recording the forward (tangent) pass of
  * part of the tape as new operations on the same tape (dr_tangent_record):
  * the recorded tangent can be differentiated again, in either mode and to
- * any depth, which is also how nested derivatives (a derivative taken inside
- * a function being differentiated) are computed without confusing the
- * perturbations of the levels.
+ * any depth.  That is also how nested derivatives (a derivative taken
+ * inside a function being differentiated) are computed without confusing
+ * the perturbations of the levels: the inner tangent is seeded on the inner
+ * variable only, and every node recorded before the inner part has tangent
+ * zero, however the inner part uses it.
  *
  * Which nodes have a second-order rule: every scalar operation (dr_sin,
- * dr_mul, ...), inputs, and the nodes of given partials (dr_record1,
- * dr_record2, dr_recordn), which are taken as linear: their partials are
- * constants to second order (right for sums and other linear combinations;
- * record nonlinear operations with the scalar operations).  A tape that
- * holds a node without one (an array operation, inline recording) answers
- * the second-order calls with DR_ENOTSUP, and nothing changes.  Inline
- * recording (dr_rec_begin) and dr_fork are refused (DR_EINVAL) on a tape of
- * order 2.
+ * dr_mul, ...), inputs, and the nodes of given partials (dr_record0/1/2,
+ * dr_recordn), which are taken as linear: their partials are constants to
+ * second order (right for sums and other linear combinations; record
+ * nonlinear operations with the scalar operations).  Array operations have
+ * none yet: a call that would need one answers DR_ENOTSUP, and nothing
+ * changes.  Inline recording (dr_rec_begin) and dr_fork are refused
+ * (DR_EINVAL) while a tape is of order 2.
  */
 
-/** Set the tape's order: 1 (gradients only, the default) or 2.  Only on an
- *  empty tape (after dr_tape_new or dr_tape_clear; DR_EBUSY otherwise);
- *  dr_tape_clear keeps it.  DR_EINVAL for another order. */
+/** Set the tape's order: 2 to record second-order information for the
+ *  nodes recorded from now on, 1 to stop (the default).  Any time on a root
+ *  handle that is not forked, has no open recorder (DR_EBUSY) and never
+ *  forked since its last clear (DR_EBUSY); dr_tape_clear keeps the order.
+ *  DR_EINVAL for another order or a child handle. */
 DR_API dr_status dr_tape_set_order(dr_tape *t, int order);
 /** The tape's order (1 or 2); 0 for NULL. */
 DR_API int dr_tape_order(const dr_tape *t);
 /**
  * Hessian-vector product of the scalar y: out[0..n-1] = H v, H the Hessian
- * of y with respect to x[0..n-1], v[0..n-1] a direction.  The tape must be
- * of order 2 (else DR_ENOTSUP).  Records the tangent pass in direction v,
+ * of y with respect to x[0..n-1], v[0..n-1] a direction.  Every node up
+ * to y must have been recorded at order 2 (else DR_ENOTSUP).  Records the
+ * tangent pass in direction v,
  * sweeps it in reverse, reads, and takes the recorded nodes off the tape
  * again: the tape is as before (its adjoints are not).
  */
@@ -436,21 +440,21 @@ DR_API dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                             double *H);
 /**
  * The tangent pass of the nodes with ids from `from` on, recorded as
- * operations on the tape: the returned dr_real is the tangent of y (its
- * directional derivative) when the nodes seed_ids[0..k-1] have the tangents
+ * operations on the tape: *out is the tangent of y (its directional
+ * derivative) when the nodes seed_ids[0..k-1] have the tangents
  * seeds[0..k-1] (active values: their own dependencies are kept) and every
- * node before `from` has tangent zero.  `from` is an id the tape returned
- * while it was of order 2: normally dr_tape_mark taken just before the
- * part being differentiated was recorded.  The
- * recorded nodes carry their own second-order information, so the result
- * can be passed to dr_tangent_record again (higher derivatives).  A
- * constant (idx DR_NONE) comes back if y does not depend on the seeds.
- * Failure: a constant NaN and the sticky status (DR_ENOTSUP for a node
- * without a second-order rule in the part, DR_EINVAL for bad ids).
+ * other node before `from` has tangent zero.  `from` is normally
+ * dr_tape_mark taken just before the part being differentiated was recorded
+ * at order 2.  The recorded nodes carry their own second-order information
+ * while the tape is of order 2, so *out can be passed to dr_tangent_record
+ * again (higher derivatives).  A constant comes back if y does not depend
+ * on the seeds.  DR_ENOTSUP, with nothing recorded, if a node from `from`
+ * to y has no second-order rule or was recorded at order 1; DR_EINVAL for
+ * ids not on the tape; the sticky status if it is set.
  */
-DR_API dr_real dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
-                                 const dr_idx *seed_ids, const dr_real *seeds,
-                                 dr_real y);
+DR_API dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
+                                   const dr_idx *seed_ids, const dr_real *seeds,
+                                   dr_real y, dr_real *out);
 /** The id the next recorded node will get (a mark for dr_tangent_record). */
 DR_API dr_idx dr_tape_mark(const dr_tape *t);
 
@@ -613,6 +617,44 @@ DR_API dr_status dr_arr_adjoint(const dr_tape *t, dr_idx id, double *out);
 /** The adjoint buffer of array node id (read-only, valid until the next
     dr_adjoints_clear), or NULL if the sweep did not reach it or id is bad. */
 DR_API const double *dr_arr_adjoint_ptr(const dr_tape *t, dr_idx id);
+/**
+ * Forward mode.  Every array primitive has a forward (tangent) rule, run by
+ * dr_forward; an array's tangent has its shape.  Seed input arrays with
+ * dr_arr_tangent_seed (scalars with dr_tangent_seed), sweep with dr_forward,
+ * read with dr_arr_tangent (scalar results with dr_tangent).
+ *
+ * Add tangent[0 .. size-1] to the tangent seed of array node id, for the
+ * forward sweeps that follow (k == 1), until dr_arr_tangents_clear.  Only
+ * an input's seed is read (a computed array's tangent comes from its
+ * operands); nothing happens for an inactive array, whose tangent is zero.
+ * DR_EINVAL for a bad id or NULL tangent, DR_ENOMEM if the seed buffer
+ * cannot be allocated.
+ */
+DR_API dr_status dr_arr_tangent_seed(dr_tape *t, dr_idx id,
+                                     const double *tangent);
+/**
+ * The tangent of array node id after dr_forward (k == 1) into
+ * out[0 .. size-1]: zeros if it does not depend on a seeded input or no
+ * forward sweep has visited it.  DR_EINVAL for a bad id or NULL out, or
+ * if the last forward sweep had k > 1 directions (dr_arr_tangent_vec).
+ */
+DR_API dr_status dr_arr_tangent(const dr_tape *t, dr_idx id, double *out);
+/**
+ * Vector mode (k directions in one forward sweep): as dr_arr_tangent_seed
+ * and dr_arr_tangent with k blocks of size values, direction-major
+ * (direction j at tangents[j * size]).  Seeds are used by the sweeps of the
+ * same k; seeding with another k replaces the seeds of the array.
+ * dr_arr_tangent_vec answers DR_EINVAL if the last sweep that visited the
+ * node had another k.  k == 0 is DR_EINVAL; a k * size too large,
+ * DR_ERANGE.
+ */
+DR_API dr_status dr_arr_tangent_seed_vec(dr_tape *t, dr_idx id, size_t k,
+                                         const double *tangents);
+DR_API dr_status dr_arr_tangent_vec(const dr_tape *t, dr_idx id, size_t k,
+                                    double *out);
+/** Drop every array tangent seed (and the tangents of the last sweep).
+ *  DR_EINVAL for a child handle, DR_EBUSY while forked. */
+DR_API dr_status dr_arr_tangents_clear(dr_tape *t);
 
 /* ---- elementwise ---- */
 

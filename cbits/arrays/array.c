@@ -99,6 +99,69 @@ static void arr_sreverse(dr_ext *e, dr_sweep *s, double g)
     run_rev(y, s, g);
 }
 
+/* the kernels pass k to BLAS as an int */
+static bool k_ok(dr_fsweep *f)
+{
+    if (DR_LIKELY(f->k <= INT_MAX))
+        return true;
+    dr__fail(f->tape, DR_ERANGE);
+    return false;
+}
+
+/*
+ * Forward entry of array-valued nodes (array.h, "tangents").  Every node is
+ * visited in every forward sweep, so tcur is reset here first: a node that
+ * is inactive, or whose operands all have zero tangents, reads as zero
+ * without touching its buffer.  An input's tangent is its seed, used in
+ * place.
+ */
+static void arr_forward(dr_ext *e, dr_fsweep *f)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    y->tcur = NULL;
+    y->tcur_k = f->k;
+    if (!y->active || !k_ok(f))
+        return;
+    if (y->fwd)
+        y->fwd(y, f);
+    else if (y->seed_k == f->k && y->n)
+        y->tcur = y->tseed;
+}
+
+/* forward entry of scalar-valued array ops: the scalar tangent array may
+   hold anything (an earlier sweep's values), so zero first */
+static void arr_sforward(dr_ext *e, dr_fsweep *f)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    double *ty = f->tan + (size_t)y->hdr.id * f->k;
+    for (size_t d = 0; d < f->k; d++)
+        ty[d] = 0.0;
+    if (y->fwd && k_ok(f))
+        y->fwd(y, f);
+}
+
+double *dr__arr_tan_out(dr_fsweep *f, dr_arr_node *y)
+{
+    size_t n = (size_t)y->n, k = f->k;
+    if (n == 0)
+        return NULL; /* nothing to write: an empty tangent is zero */
+    if (k > SIZE_MAX / 4 / sizeof(double) / n) {
+        dr__fail(f->tape, DR_ENOMEM);
+        return NULL;
+    }
+    if (y->tan_cap < k * n) {
+        /* the old buffer stays in the arena until clear: sweeps with a
+           growing k are rare, and arena memory is never handed back */
+        double *b = dr__arena_alloc(f->tape, k * n * sizeof(double));
+        if (!b)
+            return NULL;
+        y->tan = b;
+        y->tan_cap = k * n;
+    }
+    y->tcur = y->tan;
+    return y->tan;
+}
+
 bool dr__arr_dims_ok(int64_t rows, int64_t cols)
 {
     if (rows < 0 || cols < 0 || rows > INT_MAX || cols > INT_MAX)
@@ -163,6 +226,7 @@ dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
     memset(y, 0, sizeof *y);
     y->hdr.reverse = arr_reverse;
     y->hdr.clear_adj = dr__arr_clear_adj;
+    y->hdr.forward = arr_forward;
     y->rank = rank;
     y->rows = rows;
     y->cols = cols;
@@ -177,8 +241,10 @@ dr_idx dr__arr_push(dr_tape *t, dr_arr_node *y)
 {
     if (!y)
         return DR_NONE;
-    if (!y->active)
+    if (!y->active) {
         y->rev = NULL;
+        y->fwd = NULL;
+    }
     dr_idx id = dr__record_ext(t, &y->hdr);
     y->pub = id == DR_NONE ? DR_NONE : id | DR_ARR_TAG;
     return y->pub;
@@ -192,6 +258,7 @@ dr_arr_node *dr__arr_snew(dr_tape *t)
     memset(y, 0, sizeof *y);
     y->hdr.reverse = arr_sreverse;
     y->hdr.clear_adj = NULL;
+    y->hdr.forward = arr_sforward;
     y->sx = -1;
     y->pub = DR_NONE;
     return y;
@@ -454,4 +521,82 @@ const double *dr_arr_adjoint_ptr(const dr_tape *t, dr_idx id)
 {
     dr_arr_node *x = lookup(t, id);
     return x && x->adj_live ? x->adj : NULL;
+}
+
+/* ------------------------------------------------------------- tangents */
+
+dr_status dr_arr_tangent_seed_vec(dr_tape *t, dr_idx id, size_t k,
+                                  const double *tangents)
+{
+    dr_arr_node *x = lookup(t, id);
+    if (!x || k == 0 || (!tangents && x->n))
+        return DR_EINVAL;
+    size_t n = (size_t)x->n;
+    if (n && k > SIZE_MAX / 4 / sizeof(double) / n)
+        return DR_ERANGE;
+    /* a computed array's tangent comes from its operands: only an input's
+       seed is ever read */
+    if (!x->active || x->fwd || n == 0)
+        return DR_OK;
+    if (x->seed_k != k) {
+        /* seeds of another k replace the old ones; the buffer is kept if
+           it is big enough */
+        if (x->seed_cap < k * n) {
+            double *b = dr__arena_alloc(t, k * n * sizeof(double));
+            if (!b)
+                return DR_ENOMEM;
+            x->tseed = b;
+            x->seed_cap = k * n;
+        }
+        memset(x->tseed, 0, k * n * sizeof(double));
+        x->seed_k = k;
+    }
+    for (size_t i = 0; i < k * n; i++)
+        x->tseed[i] += tangents[i];
+    return DR_OK;
+}
+
+dr_status dr_arr_tangent_seed(dr_tape *t, dr_idx id, const double *tangent)
+{
+    return dr_arr_tangent_seed_vec(t, id, 1, tangent);
+}
+
+dr_status dr_arr_tangent_vec(const dr_tape *t, dr_idx id, size_t k,
+                             double *out)
+{
+    dr_arr_node *x = lookup(t, id);
+    if (!x || k == 0 || (!out && x->n))
+        return DR_EINVAL;
+    /* tcur_k == 0: no forward sweep has visited the node (zero) */
+    if (x->tcur_k != 0 && x->tcur_k != k)
+        return DR_EINVAL;
+    size_t n = (size_t)x->n;
+    if (n == 0)
+        return DR_OK;
+    if (x->tcur)
+        memcpy(out, x->tcur, k * n * sizeof(double));
+    else
+        memset(out, 0, k * n * sizeof(double));
+    return DR_OK;
+}
+
+dr_status dr_arr_tangent(const dr_tape *t, dr_idx id, double *out)
+{
+    return dr_arr_tangent_vec(t, id, 1, out);
+}
+
+dr_status dr_arr_tangents_clear(dr_tape *t)
+{
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
+    /* every array-valued node is on the exts list (it has clear_adj) */
+    for (dr_ext *e = t->exts; e; e = e->next)
+        if (e->clear_adj == dr__arr_clear_adj) {
+            dr_arr_node *x = (dr_arr_node *)e;
+            x->seed_k = 0;
+            x->tcur = NULL;
+            x->tcur_k = 0;
+        }
+    return DR_OK;
 }

@@ -25,6 +25,22 @@
  * ancestor jobs, which sibling jobs may add into at once, are accumulated
  * in scratch buffers and added in under a per-array lock after the rule
  * (dr__arr_adj_for; array.c), so sibling jobs' rules run in parallel.
+ *
+ * Tangents (forward sweeps, record.h's dr_fsweep with k directions): an
+ * array node's tangent is k blocks of n doubles, direction-major (direction
+ * d at tcur + d*n), so each direction has the array's own shape and one
+ * BLAS call can often serve all k (a stack of k matrices is one taller
+ * matrix).  The forward sweep calls hdr.forward on every node, oldest
+ * first; the entry (array.c) sets tcur to NULL ("zero tangent", so readers
+ * skip work) and runs the node's fwd kernel if the node is active.  A
+ * kernel that has something to write takes its output buffer with
+ * dr__arr_tan_out, which reuses the node's arena buffer when it is big
+ * enough (sweeps repeat on one tape, with varying k).  tcur is valid until
+ * the next forward sweep; it may point at an operand's buffer (reshape) or
+ * at the seed (inputs).  Scalar-valued ops write their k tangents into
+ * f->tan[id*k + d] (zeroed by the entry first).  Seeds of array inputs
+ * (dr_arr_tangent_seed) live in their own buffer, for sweeps of the k they
+ * were given with, until dr_arr_tangents_clear.
  */
 #ifndef DR_ARRAY_H
 #define DR_ARRAY_H
@@ -36,6 +52,9 @@
 typedef struct dr_arr_node dr_arr_node;
 /* reverse kernel: y is the node, g its scalar adjoint (scalar-valued ops) */
 typedef void (*dr_arr_rev)(dr_arr_node *y, dr_sweep *s, double g);
+/* forward kernel: y's tangent from its operands' (array.h, "tangents");
+   called only for active nodes, with y->tcur == NULL on entry */
+typedef void (*dr_arr_fwd)(dr_arr_node *y, dr_fsweep *f);
 
 #define DR_ARR_MAXOPS 2
 
@@ -56,6 +75,15 @@ struct dr_arr_node {
     int64_t ip[4];      /* integer parameters (op specific)                 */
     void *aux;          /* op-specific data in the arena                    */
     int64_t naux;
+    /* forward mode (see "tangents" above) */
+    dr_arr_fwd fwd;     /* NULL for inputs and constants                    */
+    const double *tcur; /* this sweep's k*n tangents; NULL: zero            */
+    size_t tcur_k;      /* the k of tcur                                    */
+    double *tan;        /* the node's own tangent buffer (arena)            */
+    size_t tan_cap;     /* its capacity in doubles                          */
+    double *tseed;      /* inputs: seeded tangents (arena), seed_k * n      */
+    size_t seed_k;      /* directions seeded; 0: none                       */
+    size_t seed_cap;    /* capacity of tseed in doubles                     */
 };
 
 /* ---- array.c ---- */
@@ -88,6 +116,21 @@ DR_HIDDEN double *dr__arr_adj_acquire_raw(dr_tape *t, dr_arr_node *x,
 DR_HIDDEN double *dr__arr_adj_for(dr_sweep *s, dr_arr_node *x);
 DR_HIDDEN double *dr__arr_adj_for_raw(dr_sweep *s, dr_arr_node *x,
                                       bool *fresh);
+/* y's tangent output buffer for this sweep (k*n doubles, contents
+   undefined: the kernel overwrites all of it), made y->tcur; NULL after
+   failing the tape with DR_ENOMEM (y's tangent then stays zero) */
+DR_HIDDEN double *dr__arr_tan_out(dr_fsweep *f, dr_arr_node *y);
+/* the tangents of a node as a kernel reads them: NULL means zero */
+static inline const double *dr__arr_tan(const dr_arr_node *x)
+{
+    return x ? x->tcur : NULL;
+}
+/* the tangent of direction d of the scalar with relative id rel (0 for a
+   constant, rel < 0) */
+static inline double dr__arr_stan(const dr_fsweep *f, int64_t rel, size_t d)
+{
+    return rel >= 0 ? f->tan[(size_t)rel * f->k + d] : 0.0;
+}
 /* public handle and id of a node (failed handle for NULL) */
 DR_HIDDEN dr_arr dr__arr_handle(const dr_arr_node *y);
 /*

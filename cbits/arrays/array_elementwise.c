@@ -68,6 +68,53 @@ static void bin_rev(dr_arr_node *y, dr_sweep *s, double g)
     }
 }
 
+/* the partials of y = a op b at one element, for the forward kernel (the
+   reverse kernel above applies the same ones, written out per op) */
+static inline void bin_partials(int kind, double a, double b, double y,
+                                double *pa, double *pb)
+{
+    switch (kind) {
+    case BIN_ADD:
+        *pa = 1.0, *pb = 1.0;
+        break;
+    case BIN_SUB:
+        *pa = 1.0, *pb = -1.0;
+        break;
+    case BIN_MUL:
+        *pa = b, *pb = a;
+        break;
+    default: /* y = a / b */
+        *pa = 1.0 / b, *pb = -y / b;
+        break;
+    }
+}
+
+/* dy = pa da + pb db; a zero tangent contributes nothing, even where its
+   partial is infinite (as the reverse kernel skips zero adjoints) */
+static void bin_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *a = y->x[0], *b = y->x[1];
+    const double *Ta = dr__arr_tan(a), *Tb = dr__arr_tan(b);
+    if (!Ta && !Tb)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    const double *av = a->val, *bv = b->val, *yv = y->val;
+    int64_t n = y->n;
+    int kind = (int)y->ip[0];
+    for (size_t d = 0; d < f->k; d++) {
+        const double *ta = Ta ? Ta + d * (size_t)n : NULL;
+        const double *tb = Tb ? Tb + d * (size_t)n : NULL;
+        double *Td = T + d * (size_t)n;
+        for (int64_t i = 0; i < n; i++) {
+            double da = ta ? ta[i] : 0.0, db = tb ? tb[i] : 0.0, pa, pb;
+            bin_partials(kind, av[i], bv[i], yv[i], &pa, &pb);
+            Td[i] = (da != 0.0 ? pa * da : 0.0) + (db != 0.0 ? pb * db : 0.0);
+        }
+    }
+}
+
 static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
 {
     if (!t)
@@ -107,6 +154,7 @@ static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
     y->x[1] = b;
     y->ip[0] = kind;
     y->rev = bin_rev;
+    y->fwd = bin_fwd;
     y->active = dr__arr_any_active(a, b);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -147,6 +195,31 @@ static void scale_rev(dr_arr_node *y, dr_sweep *s, double g)
         dr__arr_sacc(s, y->sx, acc);
 }
 
+/* dy = s dx + ds x */
+static void scale_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    bool ds_any = false;
+    for (size_t d = 0; d < f->k; d++)
+        ds_any |= dr__arr_stan(f, y->sx, d) != 0.0;
+    if (!Tx && !ds_any)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    const double *xv = x->val;
+    double sv = y->sv;
+    int64_t n = y->n;
+    for (size_t d = 0; d < f->k; d++) {
+        double ds = dr__arr_stan(f, y->sx, d);
+        const double *tx = Tx ? Tx + d * (size_t)n : NULL;
+        double *Td = T + d * (size_t)n;
+        for (int64_t i = 0; i < n; i++)
+            Td[i] = (tx ? sv * tx[i] : 0.0) + (ds != 0.0 ? ds * xv[i] : 0.0);
+    }
+}
+
 static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
 {
     if (!t)
@@ -168,6 +241,7 @@ static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
     y->sx = rs;
     y->sv = sv;
     y->rev = scale_rev;
+    y->fwd = scale_fwd;
     y->active = x->active || rs >= 0;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -192,6 +266,24 @@ static double sigmoid(double x)
     return e / (1.0 + e);
 }
 
+/*
+ * The derivative of each map function, once: P(fn, expr) with expr in
+ * terms of xv[i] (the argument) and yv[i] (the value).  The reverse kernel
+ * multiplies it into the adjoint, the forward kernel into the tangent.
+ * Negation (-1) and relu (1 where x > 0, else 0) need no multiplication:
+ * both kernels have plain loops for them.
+ */
+#define MAP_PARTIALS(P)                                                       \
+    P(DR_FN_ABS, xv[i] > 0 ? 1.0 : xv[i] < 0 ? -1.0 : 0.0)                    \
+    P(DR_FN_SQRT, 0.5 / yv[i])                                                \
+    P(DR_FN_EXP, yv[i])                                                       \
+    P(DR_FN_LOG, 1.0 / xv[i])                                                 \
+    P(DR_FN_SIN, cos(xv[i]))                                                  \
+    P(DR_FN_COS, -sin(xv[i]))                                                 \
+    P(DR_FN_TANH, 1.0 - yv[i] * yv[i])                                        \
+    P(DR_FN_SIGMOID, yv[i] * (1.0 - yv[i]))                                   \
+    P(DR_FN_SQUARE, 2.0 * xv[i])
+
 static void map_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
@@ -201,43 +293,62 @@ static void map_rev(dr_arr_node *y, dr_sweep *s, double g)
         return;
     const double *Y = y->adj, *xv = x->val, *yv = y->val;
     int64_t n = y->n;
-#define MAPREV(expr)                                                          \
-    for (int64_t i = 0; i < n; i++) {                                         \
-        double gi = Y[i];                                                     \
-        if (gi != 0.0)                                                        \
-            X[i] += gi * (expr);                                              \
-    }                                                                         \
-    break;
     switch ((dr_arr_fn)y->ip[0]) {
     case DR_FN_NEG:
         for (int64_t i = 0; i < n; i++)
             X[i] -= Y[i];
         break;
-    case DR_FN_ABS:
-        MAPREV(xv[i] > 0 ? 1.0 : xv[i] < 0 ? -1.0 : 0.0)
-    case DR_FN_SQRT:
-        MAPREV(0.5 / yv[i])
-    case DR_FN_EXP:
-        MAPREV(yv[i])
-    case DR_FN_LOG:
-        MAPREV(1.0 / xv[i])
-    case DR_FN_SIN:
-        MAPREV(cos(xv[i]))
-    case DR_FN_COS:
-        MAPREV(-sin(xv[i]))
-    case DR_FN_TANH:
-        MAPREV(1.0 - yv[i] * yv[i])
-    case DR_FN_SIGMOID:
-        MAPREV(yv[i] * (1.0 - yv[i]))
     case DR_FN_RELU:
         for (int64_t i = 0; i < n; i++)
             if (xv[i] > 0)
                 X[i] += Y[i];
         break;
-    case DR_FN_SQUARE:
-        MAPREV(2.0 * xv[i])
-    }
+#define MAPREV(fn, expr)                                                      \
+    case fn:                                                                  \
+        for (int64_t i = 0; i < n; i++) {                                     \
+            double gi = Y[i];                                                 \
+            if (gi != 0.0)                                                    \
+                X[i] += gi * (expr);                                          \
+        }                                                                     \
+        break;
+    MAP_PARTIALS(MAPREV)
 #undef MAPREV
+    }
+}
+
+/* dy = f'(x) dx per direction; elements with a zero tangent get zero (as
+   the reverse kernel skips zero adjoints: an infinite partial of an
+   unperturbed element makes no NaN) */
+static void map_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    const double *xv = x->val, *yv = y->val;
+    int64_t n = y->n;
+    for (size_t d = 0; d < f->k; d++, T += n, Tx += n) {
+        switch ((dr_arr_fn)y->ip[0]) {
+        case DR_FN_NEG:
+            for (int64_t i = 0; i < n; i++)
+                T[i] = -Tx[i];
+            break;
+        case DR_FN_RELU:
+            for (int64_t i = 0; i < n; i++)
+                T[i] = xv[i] > 0 ? Tx[i] : 0.0;
+            break;
+#define MAPFWDT(fn, expr)                                                     \
+    case fn:                                                                  \
+        for (int64_t i = 0; i < n; i++)                                       \
+            T[i] = Tx[i] != 0.0 ? Tx[i] * (expr) : 0.0;                       \
+        break;
+        MAP_PARTIALS(MAPFWDT)
+#undef MAPFWDT
+        }
+    }
 }
 
 static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
@@ -289,6 +400,7 @@ static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
     y->x[0] = x;
     y->ip[0] = f;
     y->rev = map_rev;
+    y->fwd = map_fwd;
     y->active = x->active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -334,6 +446,32 @@ static void bcast_rev(dr_arr_node *y, dr_sweep *s, double g)
                 acc += Y[i * c + j];
             V[i] += acc;
         }
+    }
+}
+
+/* dy = dm + v's tangent broadcast like v */
+static void bcast_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *m = y->x[0], *v = y->x[1];
+    const double *Tm = dr__arr_tan(m), *Tv = dr__arr_tan(v);
+    if (!Tm && !Tv)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    int64_t r = y->rows, c = y->cols, n = y->n, nv = v->n;
+    for (size_t d = 0; d < f->k; d++) {
+        double *Td = T + d * (size_t)n;
+        const double *tv = Tv ? Tv + d * (size_t)nv : NULL;
+        if (Tm)
+            memcpy(Td, Tm + d * (size_t)n, (size_t)n * sizeof(double));
+        else
+            memset(Td, 0, (size_t)n * sizeof(double));
+        if (!tv)
+            continue;
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < c; j++)
+                Td[i * c + j] += y->ip[0] ? tv[i] : tv[j];
     }
 }
 
@@ -394,6 +532,7 @@ static dr_arr_node *bcast(dr_tape *t, bool has_m, dr_idx im, dr_idx iv,
     y->ip[0] = along_cols;
     y->ip[1] = m != NULL;
     y->rev = bcast_rev;
+    y->fwd = bcast_fwd;
     y->active = dr__arr_any_active(m, v);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }

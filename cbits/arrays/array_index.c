@@ -19,6 +19,17 @@ static void index_rev(dr_arr_node *y, dr_sweep *s, double g)
         X[y->ip[0]] += g;
 }
 
+/* the scalar's tangent is the element's */
+static void index_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    const double *Tx = dr__arr_tan(y->x[0]);
+    if (!Tx)
+        return;
+    double *ty = f->tan + (size_t)y->hdr.id * f->k;
+    for (size_t d = 0; d < f->k; d++)
+        ty[d] = Tx[d * (size_t)y->x[0]->n + (size_t)y->ip[0]];
+}
+
 static dr_real index_flat(dr_tape *t, dr_arr_node *x, int64_t i)
 {
     dr_real r = {x->val[i], DR_NONE};
@@ -30,6 +41,7 @@ static dr_real index_flat(dr_tape *t, dr_arr_node *x, int64_t i)
     y->x[0] = x;
     y->ip[0] = i;
     y->rev = index_rev;
+    y->fwd = index_fwd;
     r.idx = dr__arr_spush(t, y);
     return r;
 }
@@ -103,6 +115,18 @@ static void build_rev(dr_arr_node *y, dr_sweep *s, double g)
             dr__arr_sacc(s, rel[i], Y[i]);
 }
 
+/* element i's tangent is scalar rel[i]'s */
+static void build_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    const int64_t *rel = y->aux;
+    for (size_t d = 0; d < f->k; d++, T += y->n)
+        for (int64_t i = 0; i < y->n; i++)
+            T[i] = dr__arr_stan(f, rel[i], d);
+}
+
 static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
                           const dr_idx *ids, const dr_real *xs)
 {
@@ -142,6 +166,7 @@ static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
     y->aux = rel;
     y->naux = (int64_t)n;
     y->rev = build_rev;
+    y->fwd = build_fwd;
     y->active = active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -180,6 +205,23 @@ static void block_rev(dr_arr_node *y, dr_sweep *s, double g)
     }
 }
 
+/* the block of x's tangent, per direction */
+static void block_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    int64_t r0 = y->ip[0], c0 = y->ip[1], C = x->cols, nc = y->cols;
+    for (size_t d = 0; d < f->k; d++, T += y->n, Tx += x->n)
+        for (int64_t i = 0; i < y->rows; i++)
+            memcpy(T + i * nc, Tx + (r0 + i) * C + c0,
+                   (size_t)nc * sizeof(double));
+}
+
 static dr_arr_node *block(dr_tape *t, dr_idx ix, bool two_d, int64_t r0,
                           int64_t nr, int64_t c0, int64_t nc)
 {
@@ -212,6 +254,7 @@ static dr_arr_node *block(dr_tape *t, dr_idx ix, bool two_d, int64_t r0,
     y->ip[0] = r0;
     y->ip[1] = c0;
     y->rev = block_rev;
+    y->fwd = block_fwd;
     y->active = x->active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -261,6 +304,43 @@ static void concat_rev(dr_arr_node *y, dr_sweep *s, double g)
             }
         }
         off += y->ip[0] == 0 ? x->n : x->cols;
+    }
+}
+
+/* the operands' tangents side by side, as their values (zero for an
+   operand without one) */
+static void concat_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node **xs = y->aux;
+    bool any = false;
+    for (int64_t q = 0; q < y->naux; q++)
+        any |= dr__arr_tan(xs[q]) != NULL;
+    if (!any)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    for (size_t d = 0; d < f->k; d++) {
+        double *Td = T + d * (size_t)y->n;
+        int64_t off = 0;
+        for (int64_t q = 0; q < y->naux; q++) {
+            dr_arr_node *x = xs[q];
+            const double *tx = dr__arr_tan(x);
+            if (tx)
+                tx += d * (size_t)x->n;
+            if (y->ip[0] == 0) {
+                if (x->n && tx)
+                    memcpy(Td + off, tx, (size_t)x->n * sizeof(double));
+                else if (x->n)
+                    memset(Td + off, 0, (size_t)x->n * sizeof(double));
+            } else {
+                for (int64_t i = 0; i < x->rows; i++)
+                    for (int64_t j = 0; j < x->cols; j++)
+                        Td[i * y->cols + off + j] =
+                            tx ? tx[i * x->cols + j] : 0.0;
+            }
+            off += y->ip[0] == 0 ? x->n : x->cols;
+        }
     }
 }
 
@@ -325,6 +405,7 @@ static dr_arr_node *concat(dr_tape *t, int axis, size_t n, const dr_idx *ids,
     y->naux = (int64_t)n;
     y->ip[0] = axis;
     y->rev = concat_rev;
+    y->fwd = concat_fwd;
     y->active = active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -358,6 +439,33 @@ static void gs_rev(dr_arr_node *y, dr_sweep *s, double g)
         const double *Yr = y->ip[0] ? y->adj + idx[k] * C : y->adj + k * C;
         for (int64_t j = 0; j < C; j++)
             Xr[j] += Yr[j];
+    }
+}
+
+/* the same gather or scatter-add of x's tangent rows */
+static void gs_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    const int64_t *idx = y->aux;
+    int64_t C = x->cols;
+    for (size_t d = 0; d < f->k; d++, T += y->n, Tx += x->n) {
+        if (y->ip[0]) { /* scatter-add */
+            memset(T, 0, (size_t)y->n * sizeof(double));
+            for (int64_t q = 0; q < y->naux; q++)
+                for (int64_t j = 0; j < C; j++)
+                    T[idx[q] * C + j] += Tx[q * C + j];
+        } else {
+            for (int64_t q = 0; q < y->naux; q++)
+                if (C)
+                    memcpy(T + q * C, Tx + idx[q] * C,
+                           (size_t)C * sizeof(double));
+        }
     }
 }
 
@@ -412,6 +520,7 @@ static dr_arr_node *gather_scatter(dr_tape *t, dr_idx ix, bool scatter,
     y->naux = nidx;
     y->ip[0] = scatter;
     y->rev = gs_rev;
+    y->fwd = gs_fwd;
     y->active = x->active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -451,6 +560,14 @@ static void reshape_rev(dr_arr_node *y, dr_sweep *s, double g)
             X[i] += y->adj[i];
 }
 
+/* the same numbers in another shape: share x's tangent (valid for this
+   sweep, as x's values are shared for the tape's life) */
+static void reshape_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    (void)f;
+    y->tcur = dr__arr_tan(y->x[0]);
+}
+
 static dr_arr_node *reshape(dr_tape *t, dr_idx ix, int rank, int64_t rows,
                             int64_t cols)
 {
@@ -480,6 +597,7 @@ static dr_arr_node *reshape(dr_tape *t, dr_idx ix, int rank, int64_t rows,
     y->val = x->val;
     y->x[0] = x;
     y->rev = reshape_rev;
+    y->fwd = reshape_fwd;
     y->active = x->active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }

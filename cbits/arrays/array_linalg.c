@@ -3,11 +3,16 @@
  * and vector-matrix products, matrix-matrix products with transpose flags,
  * outer product and transpose.  Each reverse rule is the transposed product,
  * one BLAS call per operand, accumulating into the operand's adjoint (beta = 0
- * when the adjoint buffer is fresh in this sweep, else 1).
+ * when the adjoint buffer is fresh in this sweep, else 1).  Each forward
+ * rule is the product rule, one BLAS call per operand and direction (beta
+ * = 0 for the first term written, 1 for the second); the k tangents of a
+ * node are stacked direction-major, so a tangent to the left of a product
+ * serves all k directions in one call where the shapes allow.
  */
 #include "arrays/array.h"
 
 #include <cblas.h>
+#include <limits.h>
 #include <math.h>
 
 static double adj_beta(bool fresh)
@@ -31,6 +36,24 @@ static void dot_rev(dr_arr_node *y, dr_sweep *s, double g)
         cblas_daxpy(n, g, a->val, 1, B, 1);
 }
 
+/* dy_d = <da_d, b> + <a, db_d>: the k tangents of an operand are the rows
+   of a k x n matrix, so each term is one dgemv into the k scalar tangents */
+static void dot_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *a = y->x[0], *b = y->x[1];
+    const double *Ta = dr__arr_tan(a), *Tb = dr__arr_tan(b);
+    int n = (int)a->n, k = (int)f->k;
+    double *ty = f->tan + (size_t)y->hdr.id * f->k; /* zeroed by the entry */
+    if (n == 0)
+        return;
+    if (Ta)
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, k, n, 1.0, Ta, n, b->val, 1,
+                    1.0, ty, 1);
+    if (Tb)
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, k, n, 1.0, Tb, n, a->val, 1,
+                    1.0, ty, 1);
+}
+
 static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
 {
     dr_real r = {NAN, DR_NONE};
@@ -52,6 +75,7 @@ static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
     y->x[0] = a;
     y->x[1] = b;
     y->rev = dot_rev;
+    y->fwd = dot_fwd;
     r.idx = dr__arr_spush(t, y);
     return r;
 }
@@ -102,6 +126,32 @@ static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
                     1.0, m->val, c, Y, 1, adj_beta(fresh), V, 1);
 }
 
+/* dy = dm v + m dv (matvec), dy = dm^T v + m^T dv (vecmat), per direction */
+static void mv_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *m = y->x[0], *v = y->x[1];
+    const double *Tm = dr__arr_tan(m), *Tv = dr__arr_tan(v);
+    int r = (int)m->rows, c = (int)m->cols;
+    if ((!Tm && !Tv) || r == 0 || c == 0) /* an empty product is zero */
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    CBLAS_TRANSPOSE op = y->ip[0] ? CblasTrans : CblasNoTrans;
+    size_t nm = (size_t)m->n, nv = (size_t)v->n, ny = (size_t)y->n;
+    for (size_t d = 0; d < f->k; d++) {
+        double beta = 0.0;
+        if (Tm) {
+            cblas_dgemv(CblasRowMajor, op, r, c, 1.0, Tm + d * nm, c, v->val,
+                        1, 0.0, T + d * ny, 1);
+            beta = 1.0;
+        }
+        if (Tv)
+            cblas_dgemv(CblasRowMajor, op, r, c, 1.0, m->val, c, Tv + d * nv,
+                        1, beta, T + d * ny, 1);
+    }
+}
+
 static dr_arr_node *mv(dr_tape *t, dr_idx im, dr_idx iv, bool vecmat)
 {
     if (!t)
@@ -128,6 +178,7 @@ static dr_arr_node *mv(dr_tape *t, dr_idx im, dr_idx iv, bool vecmat)
     y->x[1] = v;
     y->ip[0] = vecmat;
     y->rev = mv_rev;
+    y->fwd = mv_fwd;
     y->active = dr__arr_any_active(m, v);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -190,6 +241,38 @@ static void mm_rev(dr_arr_node *y, dr_sweep *s, double g)
     }
 }
 
+/* dC = op(dA) op(B) + op(A) op(dB).  Without trans_a the k tangents of A
+   stacked are one (k m) x K matrix whose product with op(B) is the k
+   tangents of C stacked: one dgemm for the first term. */
+static void mm_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *a = y->x[0], *b = y->x[1];
+    const double *Ta = dr__arr_tan(a), *Tb = dr__arr_tan(b);
+    bool ta = y->ip[0], tb = y->ip[1];
+    int m = (int)y->ip[2], n = (int)y->ip[3], K = (int)y->naux;
+    if ((!Ta && !Tb) || m == 0 || n == 0 || K == 0)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    int lda = (int)a->cols, ldb = (int)b->cols;
+    CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans;
+    CBLAS_TRANSPOSE opb = tb ? CblasTrans : CblasNoTrans;
+    size_t na = (size_t)a->n, nb = (size_t)b->n, nc = (size_t)y->n;
+    size_t nd = f->k;
+    if (Ta && !ta && (size_t)m * nd <= INT_MAX)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, opb, (int)((size_t)m * nd),
+                    n, K, 1.0, Ta, lda, b->val, ldb, 0.0, T, n);
+    else if (Ta)
+        for (size_t d = 0; d < nd; d++)
+            cblas_dgemm(CblasRowMajor, opa, opb, m, n, K, 1.0, Ta + d * na,
+                        lda, b->val, ldb, 0.0, T + d * nc, n);
+    if (Tb)
+        for (size_t d = 0; d < nd; d++)
+            cblas_dgemm(CblasRowMajor, opa, opb, m, n, K, 1.0, a->val, lda,
+                        Tb + d * nb, ldb, Ta ? 1.0 : 0.0, T + d * nc, n);
+}
+
 static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
 {
     if (!t)
@@ -225,6 +308,7 @@ static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
     y->ip[3] = n;
     y->naux = k;
     y->rev = mm_rev;
+    y->fwd = mm_fwd;
     y->active = dr__arr_any_active(a, b);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -260,6 +344,29 @@ static void outer_rev(dr_arr_node *y, dr_sweep *s, double g)
                     1, adj_beta(fresh), V, 1);
 }
 
+/* dY = du v^T + u dv^T, per direction */
+static void outer_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *u = y->x[0], *v = y->x[1];
+    const double *Tu = dr__arr_tan(u), *Tv = dr__arr_tan(v);
+    int m = (int)y->rows, n = (int)y->cols;
+    if ((!Tu && !Tv) || m == 0 || n == 0)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    memset(T, 0, f->k * (size_t)y->n * sizeof(double));
+    for (size_t d = 0; d < f->k; d++) {
+        double *Td = T + d * (size_t)y->n;
+        if (Tu)
+            cblas_dger(CblasRowMajor, m, n, 1.0, Tu + d * (size_t)m, 1,
+                       v->val, 1, Td, n);
+        if (Tv)
+            cblas_dger(CblasRowMajor, m, n, 1.0, u->val, 1,
+                       Tv + d * (size_t)n, 1, Td, n);
+    }
+}
+
 static dr_arr_node *outer(dr_tape *t, dr_idx iu, dr_idx iv)
 {
     if (!t)
@@ -281,6 +388,7 @@ static dr_arr_node *outer(dr_tape *t, dr_idx iu, dr_idx iv)
     y->x[0] = u;
     y->x[1] = v;
     y->rev = outer_rev;
+    y->fwd = outer_fwd;
     y->active = dr__arr_any_active(u, v);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -327,6 +435,21 @@ static void transpose_rev(dr_arr_node *y, dr_sweep *s, double g)
         transpose_into(X, y->adj, y->rows, y->cols, !fresh);
 }
 
+/* the transposed tangent, per direction */
+static void transpose_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    for (size_t d = 0; d < f->k; d++)
+        transpose_into(T + d * (size_t)y->n, Tx + d * (size_t)x->n, x->rows,
+                       x->cols, false);
+}
+
 static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
 {
     if (!t)
@@ -340,6 +463,7 @@ static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
     transpose_into(y->val, x->val, x->rows, x->cols, false);
     y->x[0] = x;
     y->rev = transpose_rev;
+    y->fwd = transpose_fwd;
     y->active = x->active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }

@@ -9,7 +9,8 @@
 
 /* Records a scalar-valued node over x, if x is active. */
 static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
-                           dr_arr_rev rev, int64_t k, double aux)
+                           dr_arr_rev rev, dr_arr_fwd fwd, int64_t k,
+                           double aux)
 {
     dr_real r = {val, DR_NONE};
     if (!x->active)
@@ -19,6 +20,7 @@ static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
         return r;
     y->x[0] = x;
     y->rev = rev;
+    y->fwd = fwd;
     y->ip[0] = k;
     y->sv = aux;
     r.idx = dr__arr_spush(t, y);
@@ -29,6 +31,12 @@ static dr_real nan_real(void)
 {
     dr_real r = {NAN, DR_NONE};
     return r;
+}
+
+/* the k tangents of scalar-valued node y (zeroed by the entry) */
+static double *stan(const dr_arr_node *y, dr_fsweep *f)
+{
+    return f->tan + (size_t)y->hdr.id * f->k;
 }
 
 /* ------------------------------------------------------------- sum all */
@@ -42,6 +50,21 @@ static void sum_rev(dr_arr_node *y, dr_sweep *s, double g)
             X[i] += g;
 }
 
+static void sum_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double *ty = stan(y, f);
+    for (size_t d = 0; d < f->k; d++, Tx += x->n) {
+        double acc = 0.0;
+        for (int64_t i = 0; i < x->n; i++)
+            acc += Tx[i];
+        ty[d] = acc;
+    }
+}
+
 static dr_real sum(dr_tape *t, dr_idx ix)
 {
     if (!t)
@@ -52,7 +75,7 @@ static dr_real sum(dr_tape *t, dr_idx ix)
     double acc = 0.0;
     for (int64_t i = 0; i < x->n; i++)
         acc += x->val[i];
-    return scalar_node(t, x, acc, sum_rev, 0, 0.0);
+    return scalar_node(t, x, acc, sum_rev, sum_fwd, 0, 0.0);
 }
 
 dr_real dr_arr_sum(dr_tape *t, dr_arr x)
@@ -85,6 +108,25 @@ static void sumax_rev(dr_arr_node *y, dr_sweep *s, double g)
             X[i * c + j] += y->ip[0] ? Y[j] : Y[i];
 }
 
+/* the same sums of the tangent, per direction */
+static void sumax_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    int64_t r = x->rows, c = x->cols;
+    for (size_t d = 0; d < f->k; d++, T += y->n, Tx += x->n) {
+        memset(T, 0, (size_t)y->n * sizeof(double));
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < c; j++)
+                T[y->ip[0] ? j : i] += Tx[i * c + j];
+    }
+}
+
 static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
 {
     if (!t)
@@ -104,6 +146,7 @@ static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
     y->x[0] = x;
     y->ip[0] = cols;
     y->rev = sumax_rev;
+    y->fwd = sumax_fwd;
     y->active = x->active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -137,6 +180,18 @@ static void max_rev(dr_arr_node *y, dr_sweep *s, double g)
         X[y->ip[0]] += g;
 }
 
+/* the tangent of the element the maximum took */
+static void max_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double *ty = stan(y, f);
+    for (size_t d = 0; d < f->k; d++)
+        ty[d] = Tx[d * (size_t)x->n + (size_t)y->ip[0]];
+}
+
 static dr_real amax(dr_tape *t, dr_idx ix)
 {
     if (!t)
@@ -154,7 +209,7 @@ static dr_real amax(dr_tape *t, dr_idx ix)
     for (int64_t i = k + 1; i < x->n; i++)
         if (x->val[i] > x->val[k])
             k = i;
-    return scalar_node(t, x, x->val[k], max_rev, k, 0.0);
+    return scalar_node(t, x, x->val[k], max_rev, max_fwd, k, 0.0);
 }
 
 dr_real dr_arr_max(dr_tape *t, dr_arr x)
@@ -212,6 +267,14 @@ static bool lse_parts(const double *x, int64_t n, double *m, double *acc)
     return true;
 }
 
+/* d logsumexp / d x_j: the softmax weight of x_j, from lse_parts' m and acc
+   when it succeeded, else exp(x_j - l) with l the logsumexp */
+static inline double lse_weight(double xj, bool parts, double m, double acc,
+                                double l)
+{
+    return parts ? exp(xj - m) / acc : exp(xj - l);
+}
+
 /* a vector is one row; a matrix has rows rows of cols elements */
 static void rows_of(const dr_arr_node *x, int64_t *R, int64_t *L)
 {
@@ -264,12 +327,63 @@ static void sm_rev(dr_arr_node *y, dr_sweep *s, double g)
                 break;
             bool parts = lse_parts(xi, L, &m, &acc);
             for (int64_t j = 0; j < L; j++)
-                Xi[j] += gi * (parts ? exp(xi[j] - m) / acc
-                                     : exp(xi[j] - yv[i]));
+                Xi[j] += gi * lse_weight(xi[j], parts, m, acc, yv[i]);
             break;
         }
         }
     }
+}
+
+/*
+ * Per row, with s the softmax of the row (the reverse kernel's weights):
+ * softmax dy_j = y_j (dx_j - <y, dx>); log_softmax dy_j = dx_j - <s, dx>,
+ * s_j = exp(y_j); logsumexp dy = <s, dx>, s_j = lse_weight.
+ */
+static void sm_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    int64_t R, L;
+    rows_of(x, &R, &L);
+    const double *yv = y->val, *xv = x->val;
+    for (size_t d = 0; d < f->k; d++, T += y->n, Tx += x->n)
+        for (int64_t i = 0; i < R; i++) {
+            const double *ti = Tx + i * L, *xi = xv + i * L;
+            switch (y->ip[0]) {
+            case SM_SOFTMAX: {
+                const double *yi = yv + i * L;
+                double *Ti = T + i * L, dot = 0.0;
+                for (int64_t j = 0; j < L; j++)
+                    dot += yi[j] * ti[j];
+                for (int64_t j = 0; j < L; j++)
+                    Ti[j] = yi[j] * (ti[j] - dot);
+                break;
+            }
+            case SM_LOGSOFTMAX: {
+                const double *yi = yv + i * L;
+                double *Ti = T + i * L, dot = 0.0;
+                for (int64_t j = 0; j < L; j++)
+                    dot += exp(yi[j]) * ti[j];
+                for (int64_t j = 0; j < L; j++)
+                    Ti[j] = ti[j] - dot;
+                break;
+            }
+            default: { /* logsumexp per row */
+                double m = 0.0, acc = 0.0, dot = 0.0;
+                bool parts = lse_parts(xi, L, &m, &acc);
+                for (int64_t j = 0; j < L; j++)
+                    if (ti[j] != 0.0)
+                        dot += ti[j] * lse_weight(xi[j], parts, m, acc, yv[i]);
+                T[i] = dot;
+                break;
+            }
+            }
+        }
 }
 
 static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
@@ -323,6 +437,7 @@ static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
     y->x[0] = x;
     y->ip[0] = kind;
     y->rev = sm_rev;
+    y->fwd = sm_fwd;
     y->active = x->active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -368,8 +483,24 @@ static void lse_rev(dr_arr_node *y, dr_sweep *s, double g)
         return;
     bool parts = lse_parts(x->val, x->n, &m, &acc);
     for (int64_t i = 0; i < x->n; i++)
-        X[i] += g * (parts ? exp(x->val[i] - m) / acc
-                           : exp(x->val[i] - y->sv));
+        X[i] += g * lse_weight(x->val[i], parts, m, acc, y->sv);
+}
+
+static void lse_fwd(dr_arr_node *y, dr_fsweep *f)
+{
+    dr_arr_node *x = y->x[0];
+    const double *Tx = dr__arr_tan(x);
+    if (!Tx)
+        return;
+    double m = 0.0, acc = 0.0, *ty = stan(y, f);
+    bool parts = lse_parts(x->val, x->n, &m, &acc);
+    for (size_t d = 0; d < f->k; d++, Tx += x->n) {
+        double dot = 0.0;
+        for (int64_t i = 0; i < x->n; i++)
+            if (Tx[i] != 0.0)
+                dot += Tx[i] * lse_weight(x->val[i], parts, m, acc, y->sv);
+        ty[d] = dot;
+    }
 }
 
 static dr_real logsumexp(dr_tape *t, dr_idx ix)
@@ -384,7 +515,7 @@ static dr_real logsumexp(dr_tape *t, dr_idx ix)
         dr_real r = {l, DR_NONE};
         return r;
     }
-    return scalar_node(t, x, l, lse_rev, 0, l);
+    return scalar_node(t, x, l, lse_rev, lse_fwd, 0, l);
 }
 
 dr_real dr_arr_logsumexp(dr_tape *t, dr_arr x)

@@ -23,7 +23,8 @@
 static void release(dr_tape *R);
 
 /* the lower layers reach the jobs through these (tape.h) */
-static const dr_tape_hooks hooks = {release, dr__sweep_forks};
+static const dr_tape_hooks hooks = {release, dr__sweep_forks,
+                                    dr__forward_forks};
 
 /* the jobs state of root R, made at its first fork */
 static dr_par *par_get(dr_tape *R)
@@ -123,6 +124,8 @@ static dr_status fork_impl(dr_tape *t, size_t n, dr_hist **out)
     dr_status st = check_forkable(t);
     if (st != DR_OK)
         return st;
+    if (t->root->order > 1)
+        return DR_EINVAL; /* jobs log nothing for second order */
     if (n == 0 || n > (SIZE_MAX - sizeof(dr_hist)) / sizeof(dr_kid) / 2)
         return DR_EINVAL;
     dr_tape *R = t->root;

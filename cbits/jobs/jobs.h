@@ -143,6 +143,9 @@ DR_HIDDEN const dr_node *dr__find_node(const dr_tape *t, int64_t rel);
 /* parallel_sweep.c: the sweep_history hook (tape/tape.h) */
 DR_HIDDEN dr_status dr__sweep_forks(dr_tape *root, double *adj);
 
+/* forward_history.c: the forward_history hook (tape/tape.h) */
+DR_HIDDEN dr_status dr__forward_forks(dr_tape *root, void *ctx);
+
 /* blas_threads.c: while a hold is open (any tape), OpenBLAS runs
    single-threaded; holds nest and are counted process-wide */
 DR_HIDDEN void dr__blas_solo_hold(void);

@@ -49,4 +49,13 @@ DR_API double dr_fe_powi(double x, double n);
 DR_API dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n,
                              double v);
 
+/*
+ * dr_tangent_record for foreign-function interfaces that cannot pass a
+ * dr_real by value: y as its value and id, the tangent into *out.
+ */
+DR_API dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,
+                                      const dr_idx *seed_ids,
+                                      const dr_real *seeds, double yv,
+                                      dr_idx yi, dr_real *out);
+
 #endif /* DR_FRONTEND_H */

@@ -1,4 +1,6 @@
-/* nary.c - nodes with any number of arguments (user-supplied partials). */
+/* nary.c - nodes with any number of arguments (user-supplied partials),
+   and far nodes (two arguments further back than DR_NEAR_MAX): their
+   reverse, forward and k-wide reverse rules. */
 #include "record/record.h"
 
 #include <stdint.h>
@@ -25,6 +27,36 @@ static void nary_reverse(dr_ext *e, dr_sweep *s, double g)
         dr__acc(s, x->args[i], x->partials[i] * g);
 }
 
+/* tangents: the node's k tangents plus partial * argument tangents (a zero
+   argument tangent adds nothing, as in the forward loop); an argument may
+   be -1 (DR_NONE), whose slots are zero */
+static void nary_forward(dr_ext *e, dr_fsweep *f)
+{
+    nary_ext *x = (nary_ext *)e;
+    const int64_t k = (int64_t)f->k;
+    double *out = f->tan + x->hdr.id * k;
+    for (size_t i = 0; i < x->n; i++) {
+        const double *ta = f->tan + x->args[i] * k;
+        const double d = x->partials[i];
+        for (int64_t j = 0; j < k; j++)
+            out[j] += ta[j] != 0.0 ? d * ta[j] : 0.0;
+    }
+}
+
+/* k-wide reverse (vector mode, always sequential): columns whose adjoint
+   is zero add nothing, as the scalar rule skips g == 0 */
+static void nary_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
+{
+    nary_ext *x = (nary_ext *)e;
+    const int64_t k = (int64_t)s->k;
+    for (size_t i = 0; i < x->n; i++) {
+        double *pa = s->adj + x->args[i] * k;
+        const double d = x->partials[i];
+        for (int64_t j = 0; j < k; j++)
+            pa[j] += g[j] != 0.0 ? d * g[j] : 0.0;
+    }
+}
+
 /* a record for n arguments, with room for cap >= n of them */
 static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
 {
@@ -33,7 +65,8 @@ static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
         return NULL;
     x->hdr.reverse = nary_reverse;
     x->hdr.clear_adj = NULL;
-    x->hdr.forward = NULL;
+    x->hdr.forward = nary_forward;
+    x->hdr.reverse_vec = nary_reverse_vec;
     x->n = n;
     x->args = (int64_t *)(x + 1);
     x->partials = (double *)(x->args + cap);
@@ -52,7 +85,7 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
     if (n <= 2) {
         dr_idx a = n > 0 ? args[0] : DR_NONE, b = n > 1 ? args[1] : DR_NONE;
         double da = n > 0 ? partials[0] : 0.0, db = n > 1 ? partials[1] : 0.0;
-        return dr__rec2(t, a, da, b, db);
+        return dr_record2(t, a, da, b, db);
     }
     if (n > (SIZE_MAX - sizeof(nary_ext)) / 16) {
         dr__fail(t, DR_ENOMEM);
@@ -72,7 +105,22 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
         dr__rel_arg(t, args[i], &x->args[i]);
         x->partials[i] = partials[i];
     }
-    return dr__record_ext(t, &x->hdr);
+    dr_idx id = dr__record_ext(t, &x->hdr);
+    if (dr__order2(t) && id != DR_NONE)
+        dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
+    return id;
+}
+
+bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
+                    const double **partials)
+{
+    if (e->reverse != nary_reverse)
+        return false;
+    const nary_ext *x = (const nary_ext *)e;
+    *n = x->n;
+    *args = x->args;
+    *partials = x->partials;
+    return true;
 }
 
 dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb, double db)

@@ -58,7 +58,11 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
     n->b = 0;
     t->cur = n + 1;
     t->len++;
-    return t->base + t->next++;
+    dr_idx id = t->base + t->next++;
+    /* kinds with a second-order rule log themselves over this */
+    if (dr__order2(t))
+        dr__oplog(t, id, DR_OPC_NONE, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
+    return id;
 }
 
 /* ------------------------------------------------------------- recording */
@@ -68,6 +72,8 @@ dr_real dr_input(dr_tape *t, double v)
     dr_real r = {v, DR_NONE};
     if (t)
         r.idx = dr__push(t, -1, 0.0, -1, 0.0);
+    if (dr__order2(t) && r.idx != DR_NONE)
+        dr__oplog(t, r.idx, DR_OPC_INPUT, 0.0, 0.0, v, DR_NONE, DR_NONE);
     return r;
 }
 
@@ -113,6 +119,9 @@ dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
     for (size_t i = 0; i < n; i++) {
         out[i].val = values[i];
         out[i].idx = st == DR_OK ? first + (dr_idx)i : DR_NONE;
+        if (dr__order2(t) && st == DR_OK)
+            dr__oplog(t, out[i].idx, DR_OPC_INPUT, 0.0, 0.0, values[i],
+                      DR_NONE, DR_NONE);
     }
     return st;
 }
@@ -125,15 +134,22 @@ dr_real dr_const(double v)
 
 dr_idx dr_record0(dr_tape *t)
 {
-    return t ? dr__push(t, -1, 0.0, -1, 0.0) : DR_NONE;
+    dr_idx id = t ? dr__push(t, -1, 0.0, -1, 0.0) : DR_NONE;
+    if (dr__order2(t) && id != DR_NONE)
+        dr__oplog(t, id, DR_OPC_INPUT, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
+    return id;
 }
 
 dr_idx dr_record1(dr_tape *t, dr_idx a, double da)
 {
-    return t ? dr__rec2(t, a, da, DR_NONE, 0.0) : DR_NONE;
+    return dr_record2(t, a, da, DR_NONE, 0.0);
 }
 
 dr_idx dr_record2(dr_tape *t, dr_idx a, double da, dr_idx b, double db)
 {
-    return t ? dr__rec2(t, a, da, b, db) : DR_NONE;
+    dr_idx id = t ? dr__rec2(t, a, da, b, db) : DR_NONE;
+    /* a node of given partials is linear to second order */
+    if (dr__order2(t) && id != DR_NONE)
+        dr__oplog(t, id, DR_OPC_LINEAR, da, db, 0.0, a, b);
+    return id;
 }

@@ -9,6 +9,7 @@
 #define DR_RECORD_H
 
 #include "tape/tape.h"
+#include "record/scalar_rules.h"
 
 /*
  * State of one reverse sweep, as an extended node's reverse rule gets it.
@@ -41,6 +42,18 @@ typedef struct dr_fsweep {
 } dr_fsweep;
 
 /*
+ * State of one k-wide reverse sweep (vector mode), as an extended node's
+ * reverse_vec rule gets it: k adjoints per node side by side, adj[id * k + j]
+ * (adj[-k .. -1] a sink).  Always sequential: a tape that forked is swept
+ * one direction at a time instead (drivers).
+ */
+typedef struct dr_vsweep {
+    double *adj;
+    size_t k;
+    dr_tape *tape;
+} dr_vsweep;
+
+/*
  * An extended node's record lives in the tape's arena (valid until clear).
  * `reverse` gets the node's own scalar adjoint g (which may be zero for
  * array-valued nodes, whose adjoint lives elsewhere); `clear_adj`, when set,
@@ -54,6 +67,9 @@ struct dr_ext {
     /* the node's tangents from its arguments' in a forward sweep (NULL: the
        kind has no forward rule, and dr_forward answers DR_ENOTSUP) */
     void (*forward)(dr_ext *e, dr_fsweep *f);
+    /* the k-wide reverse rule, g the node's k adjoints (NULL: the kind has
+       none, and the vector drivers sweep one direction at a time) */
+    void (*reverse_vec)(dr_ext *e, dr_vsweep *s, const double *g);
     dr_ext *next; /* all ext records of the tape, newest first */
     int64_t id;   /* relative id of the node */
 };
@@ -233,5 +249,77 @@ static inline dr_real dr__op2(dr_tape *t, double v, dr_idx a, double da,
     r.idx = dr__rec2(t, a, da, b, db);
     return r;
 }
+
+/*
+ * Second order (dualrev.h, "second order").  While t->order is 2, every
+ * node recorded gets an entry in the root's log, by relative id: which
+ * operation made it and the values it was made from, so that its tangent
+ * can be recorded as operations later (record/tangent.c).  Ids no node took
+ * (the unused end of a chunk) are DR_OPC_GAP; nodes of a kind with no
+ * second-order rule (array operations) are DR_OPC_NONE.  A tape of order 1
+ * writes no entries: the scalar operations test t->order once, before
+ * their usual tail call.
+ */
+#define DR_OPC_ENUM(op) DR_OPC_##op,
+enum dr_opc {
+    DR_OPC_GAP = 0,
+    DR_OPC_NONE,   /* no second-order rule                                */
+    DR_OPC_INPUT,  /* no arguments                                        */
+    DR_OPC_LINEAR, /* given partials x, y of arguments ra, rb (constants) */
+    DR_OPC_NARY,   /* given partials in the node's n-ary record           */
+    DR_OPC_powi,   /* x^n: x the argument's value, y = n                  */
+    DR_RULES_UNARY(DR_OPC_ENUM) DR_RULES_UNARY_FUSED(DR_OPC_ENUM)
+    DR_RULES_BINARY(DR_OPC_ENUM)
+    DR_OPC_COUNT
+};
+#undef DR_OPC_ENUM
+
+typedef struct dr_oplog {
+    double x, y;   /* argument values (LINEAR: the partials)          */
+    double v;      /* the node's value                                */
+    int64_t ra, rb; /* relative ids of the arguments, -1: a constant  */
+    int32_t op;    /* enum dr_opc                                     */
+} dr_oplog;
+
+static inline bool dr__order2(const dr_tape *t)
+{
+    return t && DR_UNLIKELY(t->order > 1);
+}
+/* log the node id (public) made by op from arguments a, b (public ids,
+   DR_NONE: constant) of values x, y with value v; a failure to grow the
+   log fails the tape (DR_ENOMEM) */
+DR_HIDDEN void dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y,
+                         double v, dr_idx a, dr_idx b);
+/* the entry of relative id r (NULL: none) */
+static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
+{
+    const dr_tape *R = t->root;
+    return r >= 0 && r < R->oplog_n ? &R->oplog[r] : NULL;
+}
+
+/* the scalar operations' results on a tape of order 2: recorded as usual,
+   then logged (x, y the arguments' values) */
+static inline dr_real dr__op1_logged(dr_tape *t, int op, double v, dr_idx a,
+                                     double d, double x, double y)
+{
+    dr_real r = dr__op1(t, v, a, d);
+    if (r.idx != DR_NONE)
+        dr__oplog(t, r.idx, op, x, y, v, a, DR_NONE);
+    return r;
+}
+static inline dr_real dr__op2_logged(dr_tape *t, int op, double v, dr_idx a,
+                                     double da, double x, dr_idx b, double db,
+                                     double y)
+{
+    dr_real r = dr__op2(t, v, a, da, b, db);
+    if (r.idx != DR_NONE)
+        dr__oplog(t, r.idx, op, x, y, v, a, b);
+    return r;
+}
+
+/* nary.c: an n-ary node's arguments (relative ids) and partials, for the
+   tangent pass; false if e is not an n-ary node */
+DR_HIDDEN bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
+                              const double **partials);
 
 #endif /* DR_RECORD_H */

@@ -5,21 +5,9 @@
  */
 #include "sweep/sweep.h"
 
-/* Relative ids below this may name nodes (the adjoint array covers them):
-   every id any job reserved, so an id from any job of the tape is in range. */
-static int64_t id_limit(const dr_tape *t)
-{
-    /* a tape that never forked (since its last clear) has all its nodes
-       below next; only forked jobs use ids up to what their chunks reserved */
-    if (!t->hist && !t->fork)
-        return t->next;
-    int64_t r = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
-    return r > t->next ? r : t->next;
-}
-
 dr_status dr__adj_ensure(dr_tape *t)
 {
-    int64_t need = id_limit(t);
+    int64_t need = dr__id_limit(t);
     if ((uint64_t)need > t->adj_cap) {
         size_t cap = t->adj_cap ? t->adj_cap : 256;
         while (cap < (uint64_t)need) {

@@ -1,13 +1,27 @@
 /*
  * sweep.h - the reverse sweep (cbits/README.md): adjoint storage, seeding,
  * and the loops that walk a job's chunks from the newest node to the
- * oldest.  A job graph (forks) is swept by the jobs layer through the
- * sweep_history hook (tape/tape.h).  Not installed.
+ * oldest; tangents (forward mode) and k-wide sweeps (vector mode).  A job
+ * graph (forks) is swept by the jobs layer through the sweep_history and
+ * forward_history hooks (tape/tape.h).  Not installed.
  */
 #ifndef DR_SWEEP_H
 #define DR_SWEEP_H
 
 #include "record/record.h"
+
+/* Relative ids below this may name nodes (adjoint and tangent storage
+   cover them): every id any job reserved, so an id from any job of the
+   tape is in range. */
+static inline int64_t dr__id_limit(const dr_tape *t)
+{
+    /* a tape that never forked (since its last clear) has all its nodes
+       below next; only forked jobs use ids up to what their chunks reserved */
+    if (!t->hist && !t->fork)
+        return t->next;
+    int64_t r = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
+    return r > t->next ? r : t->next;
+}
 
 /* make adj_raw cover every relative id handed out so far */
 DR_HIDDEN dr_status dr__adj_ensure(dr_tape *t);
@@ -22,5 +36,29 @@ DR_HIDDEN bool dr__adj_range(const dr_tape *t, dr_idx first, size_t n,
 /* the adjoints of relative ids r .. r+n-1 into out (0 where not live) */
 DR_HIDDEN void dr__adj_read(const dr_tape *t, int64_t r, size_t n,
                             double *out);
+
+/* forward.c: tangents, oldest node first (forward and vector mode) */
+/* every ext node kind recorded on t has a forward rule (the kinds that may
+   lack one, array nodes, are all on t->exts) */
+DR_HIDDEN bool dr__forward_ok(const dr_tape *t);
+/* one job's chunks, oldest node first, with f; DR_ENOTSUP at an ext node
+   without a forward rule (the sweep stops there) */
+DR_HIDDEN dr_status dr__forward_job(dr_chunk *newest, dr_fsweep *f);
+/* every job of the whole tape t (its history through the forward_history
+   hook, then the current job); f->tan covers dr__id_limit(t) ids, every
+   slot holds its seed (zero if none), f->tan[-k .. -1] are zero */
+DR_HIDDEN dr_status dr__forward_sweep(dr_tape *t, dr_fsweep *f);
+
+/* vector.c: k-wide storage and the k-wide reverse sweep */
+/* zeroed scratch for k values per relative id of t and a k-wide sink:
+   returns the slot of relative id 0 (the sink is the k before it) and the
+   buffer to give back in *sb; NULL when out of memory or too large */
+DR_HIDDEN double *dr__vec_take(dr_tape *t, size_t k, dr_scratch **sb);
+/* every ext node kind recorded on t has a k-wide reverse rule */
+DR_HIDDEN bool dr__reverse_vec_ok(const dr_tape *t);
+/* the k-wide reverse sweep of a tape that never forked (the caller checks
+   t->hist == NULL); DR_ENOTSUP at an ext node without reverse_vec (s->adj
+   is then partly swept: the caller starts over another way) */
+DR_HIDDEN dr_status dr__reverse_vec(dr_tape *t, dr_vsweep *s);
 
 #endif /* DR_SWEEP_H */

@@ -54,6 +54,8 @@ void dr_tape_free(dr_tape *t)
     }
     dr__scratch_free(t);
     dr__free(t->adj_raw);
+    dr__free(t->oplog);
+    dr__free(t->tan_raw);
     dr__free(t);
 }
 
@@ -130,8 +132,51 @@ dr_status dr_tape_clear(dr_tape *t)
     t->hist = NULL;
     t->exts = NULL;
     t->adj_valid = 0;
+    t->oplog_n = 0;
+    t->tan_valid = 0;
     t->status = DR_OK;
     return DR_OK;
+}
+
+void dr__tape_save(dr_tape *t, dr_tape_pos *pos)
+{
+    if (t->chunk)
+        t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
+    pos->chunk = t->chunk;
+    pos->n = t->chunk ? t->chunk->n : 0;
+    pos->next = t->next;
+    pos->len = t->len;
+    pos->exts = t->exts;
+}
+
+void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
+{
+    /* chunks opened since the save go back to the free lists */
+    while (t->chunk && t->chunk != pos->chunk) {
+        dr_chunk *c = t->chunk;
+        t->chunk = c->prev;
+        unsigned k = chunk_class(c->cap);
+        c->prev = NULL;
+        c->n = 0;
+        c->lead = 0;
+        c->next = t->free[k];
+        t->free[k] = c;
+    }
+    dr_chunk *c = t->chunk;
+    if (c) {
+        c->n = pos->n;
+        if (c->lead > pos->n)
+            c->lead = pos->n;
+        t->cur = c->nodes + pos->n;
+        t->end = c->nodes + c->cap;
+    } else {
+        t->cur = t->end = NULL;
+    }
+    t->next = pos->next;
+    t->len = pos->len;
+    t->exts = pos->exts;
+    if (t->oplog_n > pos->next)
+        t->oplog_n = pos->next;
 }
 
 size_t dr_tape_len(const dr_tape *t)

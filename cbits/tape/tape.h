@@ -133,6 +133,11 @@ typedef struct dr_tape_hooks {
     /* dr_reverse, after sweeping the root's current job into adj (relative
        ids; adj[-1] the sink): the jobs before its last join */
     dr_status (*sweep_history)(dr_tape *root, double *adj);
+    /* dr_forward and the vector sweeps (sweep/forward.c): the jobs before
+       the root's last join, oldest first, each after every job it may read
+       (ctx is the sweep layer's dr_fsweep); DR_ENOTSUP if a node had no
+       forward rule */
+    dr_status (*forward_history)(dr_tape *root, void *ctx);
 } dr_tape_hooks;
 
 struct dr_par;     /* the jobs layer's state (jobs/jobs.h)              */
@@ -155,6 +160,8 @@ struct dr_tape {
     size_t len;      /* nodes recorded by this handle (and joined children) */
     dr_status status;
     unsigned state;  /* DR_ST_* flags                                    */
+    unsigned order;  /* record: 2 while second-order information is
+                        recorded (dr_tape_set_order), else 1 or 0      */
 
     dr_tape *root;     /* the root handle (itself for the root)          */
     dr_chunk *chunk;   /* newest chunk of the current job, NULL before any */
@@ -166,6 +173,10 @@ struct dr_tape {
     dr_arena_block *arena; /* the block this handle bump-allocates from  */
     dr_ext *exts;      /* record: ext records with clear_adj recorded here */
     dr_rec *rec;       /* record: the open recorder (DR_ST_RECOPEN), else NULL */
+    struct dr_oplog *oplog; /* record: [root] what second derivatives need,
+                               by relative id (record/record.h)       */
+    size_t oplog_cap;  /* record: entries allocated                       */
+    int64_t oplog_n;   /* record: relative ids < oplog_n have an entry     */
 
     /* [root] shared storage */
     int64_t reserved;  /* relative ids handed out to chunks (atomic)      */
@@ -178,6 +189,11 @@ struct dr_tape {
     size_t adj_cap;     /* sweep: slots after the sink                */
     int64_t adj_valid;  /* sweep: relative ids < adj_valid have live
                            adjoints                                   */
+    double *tan_raw;    /* sweep: tangent storage (forward.c), as adj_raw:
+                           tan_raw[0] a slot that stays zero          */
+    size_t tan_cap;     /* sweep: slots after it                      */
+    int64_t tan_valid;  /* sweep: relative ids < tan_valid have live
+                           tangents (or seeds)                        */
 
     size_t bytes;       /* memory held (atomic)                       */
     unsigned threads;   /* jobs: workers for parallel work (dr_set_threads) */
@@ -229,6 +245,23 @@ static inline dr_chunk *dr__pop_fit(dr_chunk **head, size_t cap)
         }
     return NULL;
 }
+
+/*
+ * A position on a tape that was never forked, to come back to: what was
+ * recorded after dr__tape_save is dropped by dr__tape_restore (its chunks
+ * go back to the free lists; arena space is kept until clear).  Used by
+ * calls that record temporary nodes (dr_hvp records a tangent pass, sweeps
+ * it and drops it).  The ids of dropped nodes are handed out again.
+ */
+typedef struct dr_tape_pos {
+    dr_chunk *chunk;
+    size_t n;          /* nodes in chunk at the time */
+    int64_t next;
+    size_t len;
+    dr_ext *exts;
+} dr_tape_pos;
+DR_HIDDEN void dr__tape_save(dr_tape *t, dr_tape_pos *pos);
+DR_HIDDEN void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos);
 
 /* arena.c */
 /* bytes in the arena (64-byte aligned, valid until clear), NULL after

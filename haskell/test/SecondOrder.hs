@@ -5,7 +5,6 @@
 module SecondOrder (spec) where
 
 import Control.Exception (evaluate, try)
-import Control.Monad (when)
 import Data.List (isInfixOf, transpose)
 import Test.Hspec
 import Test.QuickCheck
@@ -13,7 +12,6 @@ import Test.QuickCheck
 import Check
 import Numeric.DualRev
 import Numeric.DualRev.Array (vdot, vfromList)
-import Numeric.DualRev.Internal.Engine.FFI (c_have)
 
 differentiable [d|
   -- 2 inputs, 6 outputs: a tall Jacobian (forward sweeps)
@@ -47,15 +45,6 @@ differentiable [d|
   withArrays :: [Double] -> Double
   withArrays xs = let v = vfromList xs in vdot v v
   |]
-
--- | The specs of a group run only if the engine linked has the functions
--- they need (1: forward mode, 2: second order); else they are pending.
-requires :: Int -> SpecWith a -> SpecWith a
-requires what = before_ $ do
-  have <- c_have (fromIntegral what)
-  when (have == 0) $ pendingWith $
-    "the C engine linked has no " ++ (if what == 1 then "forward mode (dr_jvp)" else "second order (dr_tape_set_order, dr_hvp, dr_hessian)")
-    ++ " yet"
 
 -- | J v by central differences of each output scalar, with two steps (as
 -- fdGrad): the value for each.
@@ -102,7 +91,7 @@ spec = describe "forward mode and second order" $ do
       all ((== 6) . length) ($(jacobian 'wide) [1 .. 6]) `shouldBe` True
       map fst ($(jacobian 'mixed) (2, [1, 2])) `shouldBe` replicate 3 2
 
-  requires 1 $ describe "jvp" $ do
+  describe "jvp" $ do
     it "tall: against finite differences and the Jacobian times v" $ property $
       forAll ((,) <$> dbl <*> dbl) $ \x -> forAll ((,) <$> dbl <*> dbl) $ \v ->
         jvpProp tall $(jvp 'tall) $(jacobian 'tall) x v
@@ -118,7 +107,7 @@ spec = describe "forward mode and second order" $ do
       m <- dualRevError (snd ($(jvp 'wide) [1 .. 6] [1, 2]))
       m `shouldSatisfy` ("the direction has 2 scalars and the input 6" `isInfixOf`)
 
-  requires 2 $ describe "hvp" $ do
+  describe "hvp" $ do
     it "2x^2 + 3xy + 4y^2 at [3, 4] times [7, 8] is [52, 85]" $
       $(hvp 'quadratic) [3, 4] [7, 8] `shouldBe` [52, 85]
     it "Rosenbrock: the Hessian times v" $ property $
@@ -134,7 +123,7 @@ spec = describe "forward mode and second order" $ do
       m <- dualRevError ($(hvp 'quadratic) [3, 4] [1])
       m `shouldSatisfy` ("the direction has 1 scalars and the input 2" `isInfixOf`)
 
-  requires 2 $ describe "hessian" $ do
+  describe "hessian" $ do
     it "Rosenbrock: the closed form, symmetric" $ property $
       forAll ((,) <$> dbl <*> dbl) $ \(x, y) ->
         let h = [[a, b] | (a, b) <- $(hessian 'rosenbrock) (x, y)]

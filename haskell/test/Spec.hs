@@ -15,6 +15,7 @@ import qualified Corpus.Numeric
 import qualified Corpus.Outside
 import qualified Corpus.Syntax
 import qualified Corpus.Syntax2
+import qualified Nested
 import qualified Rules
 import qualified SecondOrder
 import qualified Version
@@ -34,6 +35,7 @@ main = hspec $ do
   Corpus.Api.spec
   Corpus.Classes.spec
   Corpus.Outside.spec
+  Nested.spec
   Rules.spec
   SecondOrder.spec
   Version.spec

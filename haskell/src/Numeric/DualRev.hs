@@ -68,6 +68,9 @@ module Numeric.DualRev
     -- * Second derivatives
   , hvp
   , hessian
+    -- * Derivatives inside differentiable code
+  , derivative
+  , gradient
     -- * Data that is not differentiated
   , Constant (..)
   , constant
@@ -81,6 +84,7 @@ import Language.Haskell.TH (Dec, Exp, Name, Q)
 
 import Numeric.DualRev.Internal.Run.AD (DualRevError (..))
 import Numeric.DualRev.Internal.Run.Constant (Constant (..), constant)
+import Numeric.DualRev.Internal.Run.Nested (derivative, gradient)
 import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap

@@ -41,6 +41,7 @@ import Numeric.DualRev.Internal.Run.Lazy (iterateD, unfoldrD)
 import Numeric.DualRev.Internal.Run.Library
 import Numeric.DualRev.Internal.Run.Lists
 import Numeric.DualRev.Internal.Run.Monads
+import qualified Numeric.DualRev.Internal.Run.Nested as N
 import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Run.Ops
 import Numeric.DualRev.Internal.Engine.ScalarTable (functionPrims)
@@ -166,6 +167,7 @@ table = M.fromList $
   , ('realToFrac, PPure 'realToFracD 1)
   , ('pi, PPure 'pi 0)
   -- higher-order functions: dual versions taking dual functions
+  , ('N.derivative, PMon 'N.derivativeD 2), ('N.gradient, PMon 'N.gradientD 2)
   , ('map, PMon 'mapD 2), ('zipWith, PMon 'zipWithD 3), ('zipWith3, PMon 'zipWith3D 4)
   , ('foldr, PMon 'foldrD 3), ('foldr', PMon 'foldrD 3), ('foldl, PMon 'foldlD 3)
   , ('foldl', PMon 'foldlD' 3), ('foldr1, PMon 'foldr1D 2), ('foldl1, PMon 'foldl1D 2)

@@ -12,8 +12,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_seed, c_reverse, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
     -- * Jacobians, forward mode and second order
-  , CReal, c_jacobian, c_have, c_jvp, c_tape_set_order, c_hvp, c_hessian
-  , missingStatus
+  , CReal, c_jacobian, c_jvp, c_hvp, c_hessian
   ) where
 
 import Data.Int (Int64)
@@ -61,20 +60,12 @@ data CReal
 foreign import ccall unsafe "dr_jacobian"
   c_jacobian :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
 
--- The forward-mode and second-order calls go through haskell/cbits (a
--- dr_real by value; the engine's functions referenced weakly): each returns
--- the engine's status, or 'missingStatus' when the engine lacks the function.
-
--- | Whether the engine has forward mode (1) or second order (2).
-foreign import ccall unsafe "drhs_have" c_have :: CInt -> IO CInt
-foreign import ccall unsafe "drhs_jvp"
+foreign import ccall unsafe "dr_jvp"
   c_jvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
-foreign import ccall unsafe "drhs_tape_set_order" c_tape_set_order :: Ptr CTape -> CInt -> IO CInt
+
+-- dr_hvp and dr_hessian through haskell/cbits/hs_second_order.c: y as its
+-- value and id (a dr_real cannot be passed by value).
 foreign import ccall unsafe "drhs_hvp"
   c_hvp :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_hessian"
   c_hessian :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
-
--- | What the calls above return when the engine lacks the function.
-missingStatus :: CInt
-missingStatus = -1

@@ -42,6 +42,7 @@ import System.IO.Unsafe (unsafeDupablePerformIO)
 
 import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_from_reals, c_arr_index2, c_arr_index, c_arr_reshape)
 import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Run.ArrayData
 import Numeric.DualRev.Internal.Run.ArrayDual (arrShape, arrSize)
@@ -183,12 +184,9 @@ withReals rs act = allocaBytes (16 * max 1 n) $ \p -> do
 engine :: String -> IO CInt -> IO ()
 engine fn call = do
   st <- call
-  when (st /= 0) $
-    if st == missingStatus
-      then throwIO (DualRevError ("dualrev: the C engine this program is linked with has no " ++ fn))
-      else do
-        msg <- c_strerror st >>= peekCString
-        throwIO (DualRevError ("dualrev: " ++ fn ++ " failed: " ++ msg))
+  when (st /= 0) $ do
+    msg <- c_strerror st >>= peekCString
+    throwIO (DualRevError ("dualrev: " ++ fn ++ " failed: " ++ msg))
 
 -- | Run with a fresh tape of order 2 (second derivatives), freed after.
 -- (Not a pooled one: a cleared tape keeps its order.)

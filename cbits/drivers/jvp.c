@@ -1,0 +1,164 @@
+/*
+ * jvp.c - Jacobian-vector and vector-Jacobian products in one call: one
+ * forward sweep (J xdot) or one reverse sweep (J^T ybar), and k of them in
+ * one k-wide sweep (vector mode, scratch storage: the tape's own tangents
+ * and adjoints are untouched).  A k-wide reverse sweep that cannot run (a
+ * node kind without a k-wide rule, a tape that forked) is k scalar sweeps;
+ * a forward sweep over a node kind without a forward rule is DR_ENOTSUP.
+ */
+#include "sweep/sweep.h"
+
+#include <stdint.h>
+
+/* a whole root handle, no sticky error, every id on the tape */
+static dr_status ready(const dr_tape *t, size_t m, const dr_real *y, size_t n,
+                       const dr_real *x)
+{
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
+    if (t->status != DR_OK)
+        return t->status;
+    int64_t r;
+    for (size_t i = 0; i < m; i++)
+        if (!dr__rel(t, y[i].idx, &r))
+            return DR_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!dr__rel(t, x[i].idx, &r))
+            return DR_EINVAL;
+    return DR_OK;
+}
+
+static int64_t rel_of(const dr_tape *t, dr_idx id)
+{
+    int64_t r = -1;
+    dr__rel(t, id, &r); /* checked by ready */
+    return r;
+}
+
+dr_status dr_jvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                 const dr_real *x, const double *xdot, double *ydot)
+{
+    if (!t || (m && (!y || !ydot)) || (n && (!x || !xdot)))
+        return DR_EINVAL;
+    dr_status st = ready(t, m, y, n, x);
+    if (st != DR_OK)
+        return st;
+    if (!dr__forward_ok(t))
+        return DR_ENOTSUP; /* before the tangents are cleared */
+    st = dr_tangents_clear(t);
+    for (size_t i = 0; st == DR_OK && i < n; i++)
+        st = dr_tangent_seed(t, x[i].idx, xdot[i]);
+    if (st == DR_OK)
+        st = dr_forward(t);
+    for (size_t i = 0; st == DR_OK && i < m; i++)
+        ydot[i] = dr_tangent(t, y[i].idx);
+    return st;
+}
+
+dr_status dr_vjp(dr_tape *t, size_t m, const dr_real *y, const double *ybar,
+                 size_t n, const dr_real *x, double *xbar)
+{
+    if (!t || (m && (!y || !ybar)) || (n && (!x || !xbar)))
+        return DR_EINVAL;
+    dr_status st = ready(t, m, y, n, x);
+    if (st != DR_OK)
+        return st;
+    st = dr_adjoints_clear(t);
+    for (size_t i = 0; st == DR_OK && i < m; i++)
+        st = dr_seed(t, y[i].idx, ybar[i]);
+    if (st == DR_OK)
+        st = dr_reverse(t);
+    for (size_t i = 0; st == DR_OK && i < n; i++)
+        xbar[i] = dr_adjoint(t, x[i].idx);
+    return st;
+}
+
+/* the checks of the vector calls: k * rows must not overflow */
+static bool vec_args_ok(size_t rows, size_t k)
+{
+    return k == 0 || rows <= SIZE_MAX / k;
+}
+
+dr_status dr_jvp_vec(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                     const dr_real *x, size_t k, const double *Xdot,
+                     double *Ydot)
+{
+    if (!t || (m && !y) || (n && !x) || (k && ((m && !Ydot) || (n && !Xdot)))
+        || !vec_args_ok(m, k) || !vec_args_ok(n, k))
+        return DR_EINVAL;
+    dr_status st = ready(t, m, y, n, x);
+    if (st != DR_OK || k == 0)
+        return st;
+    if (!dr__forward_ok(t))
+        return DR_ENOTSUP;
+    dr_scratch *sb;
+    double *T = dr__vec_take(t, k, &sb);
+    if (!T)
+        return DR_ENOMEM;
+    const int64_t kk = (int64_t)k;
+    for (size_t i = 0; i < n; i++) {
+        int64_t r = rel_of(t, x[i].idx);
+        if (r >= 0)
+            for (size_t j = 0; j < k; j++)
+                T[r * kk + (int64_t)j] += Xdot[i * k + j];
+    }
+    dr_fsweep f = {T, k, t};
+    st = dr__forward_sweep(t, &f);
+    for (size_t i = 0; st == DR_OK && i < m; i++) {
+        int64_t r = rel_of(t, y[i].idx);
+        for (size_t j = 0; j < k; j++)
+            Ydot[i * k + j] = r >= 0 ? T[r * kk + (int64_t)j] : 0.0;
+    }
+    dr__scratch_give(t, sb);
+    return st;
+}
+
+/* k products in one k-wide reverse sweep; DR_ENOTSUP or DR_ENOMEM: not
+   done (the caller sweeps one direction at a time) */
+static dr_status vjp_wide(dr_tape *t, size_t m, const dr_real *y, size_t k,
+                          const double *Ybar, size_t n, const dr_real *x,
+                          double *Xbar)
+{
+    if (t->hist || !dr__reverse_vec_ok(t))
+        return DR_ENOTSUP;
+    dr_scratch *sb;
+    double *A = dr__vec_take(t, k, &sb);
+    if (!A)
+        return DR_ENOMEM;
+    const int64_t kk = (int64_t)k;
+    for (size_t i = 0; i < m; i++) {
+        int64_t r = rel_of(t, y[i].idx);
+        if (r >= 0)
+            for (size_t j = 0; j < k; j++)
+                A[r * kk + (int64_t)j] += Ybar[j * m + i];
+    }
+    dr_vsweep s = {A, k, t};
+    dr_status st = dr__reverse_vec(t, &s);
+    for (size_t c = 0; st == DR_OK && c < n; c++) {
+        int64_t r = rel_of(t, x[c].idx);
+        for (size_t j = 0; j < k; j++)
+            Xbar[j * n + c] = r >= 0 ? A[r * kk + (int64_t)j] : 0.0;
+    }
+    dr__scratch_give(t, sb);
+    return st;
+}
+
+dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
+                     const double *Ybar, size_t n, const dr_real *x,
+                     double *Xbar)
+{
+    if (!t || (m && !y) || (n && !x) || (k && ((m && !Ybar) || (n && !Xbar)))
+        || !vec_args_ok(m, k) || !vec_args_ok(n, k))
+        return DR_EINVAL;
+    dr_status st = ready(t, m, y, n, x);
+    if (st != DR_OK || k == 0)
+        return st;
+    st = vjp_wide(t, m, y, k, Ybar, n, x, Xbar);
+    if (st != DR_ENOTSUP && st != DR_ENOMEM)
+        return st;
+    st = DR_OK;
+    for (size_t j = 0; st == DR_OK && j < k; j++)
+        st = dr_vjp(t, m, y, Ybar + j * m, n, x, Xbar + j * n);
+    return st;
+}

@@ -1,0 +1,352 @@
+/*
+ * tangent.c - the tangent pass of part of a tape, recorded as operations
+ * on the same tape (dr_tangent_record): forward mode whose result is itself
+ * differentiable, which is what second derivatives and nested derivatives
+ * are made of.  Each node's tangent is the sum of its partials times its
+ * arguments' tangents, the partials written as operations on the values
+ * the node was made from (its entry in the second-order log).  While the
+ * tape is of order 2 those operations are logged in turn, so a tangent can
+ * be taken of a tangent, to any depth.
+ */
+#include "record/record.h"
+
+#include <stdint.h>
+
+static const dr_real ZERO = {0.0, DR_NONE};
+
+static bool is_zero(dr_real d)
+{
+    return d.idx == DR_NONE && d.val == 0.0;
+}
+
+static dr_real K(double v)
+{
+    return dr_const(v);
+}
+
+/* p * d, skipping what is known to be zero or one */
+static dr_real term(dr_tape *t, dr_real p, dr_real d)
+{
+    if (is_zero(d) || is_zero(p))
+        return ZERO;
+    if (p.idx == DR_NONE && p.val == 1.0)
+        return d;
+    if (p.idx == DR_NONE && p.val == -1.0)
+        return dr_neg(t, d);
+    return dr_mul(t, p, d);
+}
+
+static dr_real plus(dr_tape *t, dr_real a, dr_real b)
+{
+    if (is_zero(a))
+        return b;
+    if (is_zero(b))
+        return a;
+    return dr_add(t, a, b);
+}
+
+/* 1 / (u * w) */
+static dr_real inv_prod(dr_tape *t, dr_real u, dr_real w)
+{
+    return dr_div(t, K(1.0), dr_mul(t, u, w));
+}
+
+/*
+ * The partials of a scalar operation as operations on its argument a (and
+ * b) and its value c: the rules of scalar_rules.h, written with recorded
+ * operations so that they can be differentiated in turn.  Where a rule is
+ * piecewise constant (abs, relu, min, max) the piece is chosen by the
+ * recorded values, as the first-order rule chose it.
+ */
+static void partials(dr_tape *t, int op, dr_real a, dr_real b, dr_real c,
+                     dr_real *pa, dr_real *pb)
+{
+    const double two_over_sqrt_pi = 1.1283791670955126;
+    *pb = ZERO;
+    switch (op) {
+    case DR_OPC_neg:
+        *pa = K(-1.0);
+        break;
+    case DR_OPC_sqrt: /* 1 / (2 c) */
+        *pa = dr_div(t, K(0.5), c);
+        break;
+    case DR_OPC_cbrt: /* 1 / (3 c^2) */
+        *pa = dr_div(t, K(1.0 / 3.0), dr_mul(t, c, c));
+        break;
+    case DR_OPC_exp:
+        *pa = c;
+        break;
+    case DR_OPC_expm1:
+        *pa = dr_exp(t, a);
+        break;
+    case DR_OPC_log:
+        *pa = dr_div(t, K(1.0), a);
+        break;
+    case DR_OPC_log1p:
+        *pa = dr_div(t, K(1.0), dr_add(t, K(1.0), a));
+        break;
+    case DR_OPC_sin:
+        *pa = dr_cos(t, a);
+        break;
+    case DR_OPC_cos:
+        *pa = dr_neg(t, dr_sin(t, a));
+        break;
+    case DR_OPC_tan: /* 1 + c^2 */
+        *pa = dr_add(t, K(1.0), dr_mul(t, c, c));
+        break;
+    case DR_OPC_asin:
+    case DR_OPC_acos: { /* +-1 / sqrt((1 - a)(1 + a)) */
+        dr_real s = dr_sqrt(t, dr_mul(t, dr_sub(t, K(1.0), a),
+                                      dr_add(t, K(1.0), a)));
+        *pa = dr_div(t, K(op == DR_OPC_asin ? 1.0 : -1.0), s);
+        break;
+    }
+    case DR_OPC_atan:
+        *pa = dr_div(t, K(1.0), dr_add(t, K(1.0), dr_mul(t, a, a)));
+        break;
+    case DR_OPC_sinh:
+        *pa = dr_cosh(t, a);
+        break;
+    case DR_OPC_cosh:
+        *pa = dr_sinh(t, a);
+        break;
+    case DR_OPC_tanh: {
+        dr_real ch = dr_cosh(t, a);
+        *pa = inv_prod(t, ch, ch);
+        break;
+    }
+    case DR_OPC_asinh:
+        *pa = dr_div(t, K(1.0), dr_hypot(t, a, K(1.0)));
+        break;
+    case DR_OPC_acosh:
+        *pa = inv_prod(t, dr_sqrt(t, dr_sub(t, a, K(1.0))),
+                       dr_sqrt(t, dr_add(t, a, K(1.0))));
+        break;
+    case DR_OPC_atanh:
+        *pa = inv_prod(t, dr_sub(t, K(1.0), a), dr_add(t, K(1.0), a));
+        break;
+    case DR_OPC_abs:
+        *pa = K(dr_rule_abs_d(a.val, c.val));
+        break;
+    case DR_OPC_relu:
+        *pa = K(dr_rule_relu_d(a.val, c.val));
+        break;
+    case DR_OPC_erf:
+        *pa = dr_mul(t, K(two_over_sqrt_pi),
+                     dr_exp(t, dr_neg(t, dr_mul(t, a, a))));
+        break;
+    case DR_OPC_softplus:
+        *pa = dr_sigmoid(t, a);
+        break;
+    case DR_OPC_sigmoid: /* c (1 - c), as c sigmoid(-a): no cancellation */
+        *pa = dr_mul(t, c, dr_sigmoid(t, dr_neg(t, a)));
+        break;
+    case DR_OPC_powi: /* n a^(n-1), b.val = n */
+        *pa = b.val == 0.0 ? ZERO
+                           : dr_mul(t, K(b.val),
+                                    dr_powi(t, a, (int)(b.val - 1.0)));
+        break;
+    case DR_OPC_add:
+        *pa = K(1.0);
+        *pb = K(1.0);
+        break;
+    case DR_OPC_sub:
+        *pa = K(1.0);
+        *pb = K(-1.0);
+        break;
+    case DR_OPC_mul:
+        *pa = b;
+        *pb = a;
+        break;
+    case DR_OPC_div: /* 1/b, -c/b */
+        *pa = dr_div(t, K(1.0), b);
+        *pb = dr_neg(t, dr_div(t, c, b));
+        break;
+    case DR_OPC_atan2: { /* atan2(a, b): b/h, -a/h with h = a^2 + b^2 */
+        dr_real h = dr_add(t, dr_mul(t, a, a), dr_mul(t, b, b));
+        *pa = dr_div(t, b, h);
+        *pb = dr_neg(t, dr_div(t, a, h));
+        break;
+    }
+    case DR_OPC_pow: /* b a^(b-1) (0 where b == 0), c log a (0 where c == 0) */
+        *pa = b.val == 0.0 && b.idx == DR_NONE
+                  ? ZERO
+                  : dr_mul(t, b, dr_pow(t, a, dr_sub(t, b, K(1.0))));
+        *pb = c.val == 0.0 ? ZERO : dr_mul(t, c, dr_log(t, a));
+        break;
+    case DR_OPC_min:
+    case DR_OPC_max: {
+        dr_rule_d2 d = op == DR_OPC_min ? dr_rule_min_d(a.val, b.val, c.val)
+                                        : dr_rule_max_d(a.val, b.val, c.val);
+        *pa = K(d.a);
+        *pb = K(d.b);
+        break;
+    }
+    case DR_OPC_hypot: /* a/c, b/c (0 where c == 0) */
+        if (c.val == 0.0) {
+            *pa = ZERO;
+        } else {
+            *pa = dr_div(t, a, c);
+            *pb = dr_div(t, b, c);
+        }
+        break;
+    case DR_OPC_logbase: { /* logbase(b0, x): -c/(b0 ln b0), 1/(x ln b0) */
+        dr_real lb = dr_log(t, a);
+        *pa = dr_neg(t, dr_div(t, c, dr_mul(t, a, lb)));
+        *pb = inv_prod(t, b, lb);
+        break;
+    }
+    default:
+        *pa = ZERO;
+        break;
+    }
+}
+
+typedef struct pass {
+    dr_tape *t;
+    int64_t lo, hi;       /* the relative ids replayed                 */
+    dr_real *tan;         /* tangents of lo .. hi                      */
+    bool *seeded;         /* ... of which these are given, not replayed */
+    size_t k;             /* seeds before lo                           */
+    const int64_t *rel;   /* their relative ids                        */
+    const dr_real *seeds;
+} pass;
+
+static dr_real tangent_of(const pass *p, int64_t r)
+{
+    if (r >= p->lo && r <= p->hi)
+        return p->tan[r - p->lo];
+    if (r >= 0)
+        for (size_t i = 0; i < p->k; i++)
+            if (p->rel[i] == r)
+                return p->seeds[i];
+    return ZERO;
+}
+
+static dr_real value_node(const dr_tape *t, int64_t r, double v)
+{
+    dr_real a = {v, r < 0 ? DR_NONE : t->base + r};
+    return a;
+}
+
+/* the node at relative id r (lo <= r <= hi), NULL for an id no node took */
+static const dr_node *node_at(const dr_tape *t, int64_t r)
+{
+    for (const dr_chunk *c = t->chunk; c; c = c->prev)
+        if (r >= c->first && r < c->first + (int64_t)c->n)
+            return &c->nodes[r - c->first];
+    return NULL;
+}
+
+static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
+{
+    dr_tape *t = p->t;
+    switch (e->op) {
+    case DR_OPC_GAP:
+    case DR_OPC_INPUT:
+        return ZERO;
+    case DR_OPC_LINEAR:
+        return plus(t, term(t, K(e->x), tangent_of(p, e->ra)),
+                    term(t, K(e->y), tangent_of(p, e->rb)));
+    case DR_OPC_NARY: {
+        const dr_node *nd = node_at(t, r);
+        size_t n;
+        const int64_t *args;
+        const double *ps;
+        if (!nd || nd->a != DR_EXT_TAG ||
+            !dr__nary_parts(dr__node_ext(nd), &n, &args, &ps))
+            return ZERO;
+        dr_real s = ZERO;
+        for (size_t i = 0; i < n; i++)
+            s = plus(t, s, term(t, K(ps[i]), tangent_of(p, args[i])));
+        return s;
+    }
+    default: {
+        dr_real da = tangent_of(p, e->ra), db = tangent_of(p, e->rb);
+        if (is_zero(da) && is_zero(db))
+            return ZERO;
+        dr_real a = value_node(t, e->ra, e->x), b = value_node(t, e->rb, e->y);
+        dr_real c = value_node(t, r, e->v), pa, pb;
+        partials(t, e->op, a, b, c, &pa, &pb);
+        return plus(t, term(t, pa, da), term(t, pb, db));
+    }
+    }
+}
+
+dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
+                            const dr_idx *seed_ids, const dr_real *seeds,
+                            dr_real y, dr_real *out)
+{
+    if (!out)
+        return DR_EINVAL;
+    *out = ZERO;
+    if (!t || t->root != t || (k && (!seed_ids || !seeds)))
+        return DR_EINVAL;
+    if (t->state & (DR_ST_FORKED | DR_ST_DEAD | DR_ST_RECOPEN))
+        return DR_EBUSY;
+    if (t->status != DR_OK)
+        return t->status;
+    int64_t lo, hi;
+    if (!dr__rel(t, y.idx, &hi))
+        return DR_EINVAL;
+    if (from == t->base + t->next)
+        lo = t->next;
+    else if (!dr__rel(t, from, &lo) || lo < 0)
+        return DR_EINVAL;
+    dr_status st = DR_OK;
+    int64_t *rel = k ? dr__malloc(k * sizeof *rel) : NULL;
+    if (k && !rel)
+        return DR_ENOMEM;
+    for (size_t i = 0; i < k; i++)
+        if (!dr__rel(t, seed_ids[i], &rel[i]))
+            st = DR_EINVAL;
+    /* every node replayed needs a rule: check them all before recording */
+    for (int64_t r = lo; st == DR_OK && r <= hi; r++) {
+        const dr_oplog *e = dr__oplog_at(t, r);
+        if (!e || e->op == DR_OPC_NONE) {
+            bool seed = false;
+            for (size_t i = 0; i < k && !seed; i++)
+                seed = rel[i] == r;
+            if (!seed)
+                st = DR_ENOTSUP;
+        }
+    }
+    if (st != DR_OK || hi < 0) {
+        if (st == DR_OK) /* y is a constant */
+            *out = ZERO;
+        dr__free(rel);
+        return st;
+    }
+    pass p = {t, lo, hi, NULL, NULL, k, rel, seeds};
+    size_t span = hi >= lo ? (size_t)(hi - lo + 1) : 0;
+    if (span) {
+        p.tan = dr__malloc(span * sizeof *p.tan);
+        p.seeded = dr__malloc(span * sizeof *p.seeded);
+        if (!p.tan || !p.seeded) {
+            dr__free(p.tan);
+            dr__free(p.seeded);
+            dr__free(rel);
+            return DR_ENOMEM;
+        }
+        memset(p.seeded, 0, span * sizeof *p.seeded);
+        for (size_t i = 0; i < k; i++)
+            if (rel[i] >= lo && rel[i] <= hi) {
+                p.tan[rel[i] - lo] = seeds[i];
+                p.seeded[rel[i] - lo] = true;
+            }
+    }
+    for (int64_t r = lo; r <= hi; r++)
+        if (!p.seeded[r - lo]) {
+            /* a copy: recording the tangent may move the log */
+            dr_oplog e = *dr__oplog_at(t, r);
+            p.tan[r - lo] = replay_one(&p, r, &e);
+        }
+    *out = tangent_of(&p, hi);
+    dr__free(p.tan);
+    dr__free(p.seeded);
+    dr__free(rel);
+    st = t->status;
+    if (st != DR_OK)
+        *out = dr_const(__builtin_nan(""));
+    return st;
+}

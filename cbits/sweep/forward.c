@@ -1,0 +1,216 @@
+/*
+ * forward.c - the forward (tangent) pass: tangent storage, seeding, the
+ * sweep over a job's chunks oldest node first, and reading tangents.  The
+ * same loop carries k tangents per node side by side (vector mode,
+ * drivers/jvp.c, drivers/jacobian.c), in scratch storage of the caller's.
+ *
+ * A node's tangent is its seed plus the sum of its partials times its
+ * arguments' tangents.  As the reverse sweep skips nodes whose adjoint is
+ * zero, a term whose argument's tangent is zero adds nothing, so an
+ * infinite partial of an unperturbed argument never makes a NaN; then
+ * forward and reverse agree wherever the reverse sweep is finite.
+ */
+#include "sweep/sweep.h"
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------ storage */
+
+/* make tan_raw cover every relative id handed out so far (as adjoints:
+   zeroing of what was cleared is deferred to here) */
+static dr_status tan_ensure(dr_tape *t)
+{
+    int64_t need = dr__id_limit(t);
+    if ((uint64_t)need > t->tan_cap) {
+        size_t cap = t->tan_cap ? t->tan_cap : 256;
+        while (cap < (uint64_t)need) {
+            if (cap > (SIZE_MAX / sizeof(double) - 1) / 2)
+                return DR_ENOMEM;
+            cap *= 2;
+        }
+        double *p = dr__malloc((cap + 1) * sizeof(double));
+        if (!p)
+            return DR_ENOMEM;
+        if (t->tan_raw && t->tan_valid > 0)
+            memcpy(p + 1, t->tan_raw + 1, (size_t)t->tan_valid * sizeof(double));
+        if (t->tan_raw)
+            t->bytes -= (t->tan_cap + 1) * sizeof(double);
+        dr__free(t->tan_raw);
+        t->tan_raw = p;
+        t->tan_cap = cap;
+        t->bytes += (cap + 1) * sizeof(double);
+    }
+    if (t->tan_valid < need) {
+        memset(t->tan_raw + 1 + t->tan_valid, 0,
+               (size_t)(need - t->tan_valid) * sizeof(double));
+        t->tan_valid = need;
+    }
+    return DR_OK;
+}
+
+bool dr__forward_ok(const dr_tape *t)
+{
+    for (const dr_ext *e = t->exts; e; e = e->next)
+        if (!e->forward)
+            return false;
+    return true;
+}
+
+/* --------------------------------------------------------------- loops */
+
+/* d * t, or 0 where the tangent t is 0 (see the header) */
+static inline double term(double d, double t)
+{
+    return t != 0.0 ? d * t : 0.0;
+}
+
+/* One chunk, oldest node first.  The lead nodes are inputs recorded by
+   dr_inputs, whose records are never written: they keep their seeds. */
+static inline dr_status chunk_fwd(const dr_chunk *c, dr_fsweep *f,
+                                  const size_t k)
+{
+    double *restrict T = f->tan;
+    const dr_node *nodes = c->nodes;
+    int64_t id = c->first + (int64_t)c->lead;
+    for (size_t i = c->lead; i < c->n; i++, id++) {
+        const dr_node *p = &nodes[i];
+        int32_t a = p->a;
+        if (DR_UNLIKELY(a <= 0)) {
+            if (a == DR_EXT_TAG) {
+                dr_ext *e = dr__node_ext(p);
+                if (!e->forward)
+                    return DR_ENOTSUP;
+                e->forward(e, f);
+            }
+            continue; /* an input: keeps its seed */
+        }
+        /* one argument (b == 0): the zero slots before id 0 */
+        int64_t ib = p->b ? id - p->b : -1;
+        const double da = p->da, db = p->db;
+        const double *ta = T + (id - a) * (int64_t)k, *tb = T + ib * (int64_t)k;
+        double *to = T + id * (int64_t)k;
+        for (size_t j = 0; j < k; j++)
+            to[j] += term(da, ta[j]) + term(db, tb[j]);
+    }
+    return DR_OK;
+}
+
+/* the loop with k known at compile time for the widths the drivers use */
+static dr_status chunk_fwd_k(const dr_chunk *c, dr_fsweep *f)
+{
+    switch (f->k) {
+    case 1: return chunk_fwd(c, f, 1);
+    case 2: return chunk_fwd(c, f, 2);
+    case 4: return chunk_fwd(c, f, 4);
+    case 8: return chunk_fwd(c, f, 8);
+    case 16: return chunk_fwd(c, f, 16);
+    default: return chunk_fwd(c, f, f->k);
+    }
+}
+
+/*
+ * A job's chunks are linked newest first; the forward sweep needs them
+ * oldest first.  They are taken in batches from the oldest end, each batch
+ * found by walking from the newest: no allocation, and the walks cost
+ * (chunks / BATCH) * chunks steps, nothing beside the nodes (a chunk holds
+ * up to DR_CHUNK_MAX of them).
+ */
+#define BATCH 256
+
+dr_status dr__forward_job(dr_chunk *newest, dr_fsweep *f)
+{
+    size_t total = 0;
+    for (dr_chunk *c = newest; c; c = c->prev)
+        total++;
+    dr_chunk *buf[BATCH];
+    size_t done = 0; /* oldest chunks swept */
+    while (done < total) {
+        size_t left = total - done; /* chunks 0 .. left-1, newest first */
+        size_t lo = left > BATCH ? left - BATCH : 0;
+        dr_chunk *c = newest;
+        for (size_t i = 0; i < lo; i++)
+            c = c->prev;
+        size_t nb = 0;
+        for (; nb < left - lo; c = c->prev)
+            buf[nb++] = c;
+        for (size_t i = nb; i-- > 0;) {
+            dr_status st = chunk_fwd_k(buf[i], f);
+            if (st != DR_OK)
+                return st;
+        }
+        done += nb;
+    }
+    return DR_OK;
+}
+
+dr_status dr__forward_sweep(dr_tape *t, dr_fsweep *f)
+{
+    if (t->chunk)
+        t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
+    /* the jobs before the last join first (they are older), through the
+       jobs layer's hook (a fork set it) */
+    if (DR_UNLIKELY(t->hist != NULL)) {
+        dr_status st = t->hooks->forward_history(t, f);
+        if (st != DR_OK)
+            return st;
+    }
+    dr_status st = dr__forward_job(t->chunk, f);
+    return st != DR_OK ? st : dr_tape_status(t);
+}
+
+/* ------------------------------------------------------------- the API */
+
+dr_status dr_tangent_seed(dr_tape *t, dr_idx id, double tangent)
+{
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
+    int64_t r;
+    if (!dr__rel(t, id, &r))
+        return DR_EINVAL;
+    if (r < 0)
+        return DR_OK;
+    st = tan_ensure(t);
+    if (st != DR_OK)
+        return st;
+    t->tan_raw[1 + r] += tangent;
+    return DR_OK;
+}
+
+dr_status dr_forward(dr_tape *t)
+{
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
+    if (t->status != DR_OK)
+        return t->status;
+    /* refuse before anything is written (the sweep also stops at such a
+       node, should a kind without a rule be missing from t->exts) */
+    if (!dr__forward_ok(t))
+        return DR_ENOTSUP;
+    st = tan_ensure(t);
+    if (st != DR_OK)
+        return st;
+    if (!t->tan_raw)
+        return DR_OK; /* nothing was ever recorded */
+    t->tan_raw[0] = 0.0;
+    dr_fsweep f = {t->tan_raw + 1, 1, t};
+    return dr__forward_sweep(t, &f);
+}
+
+double dr_tangent(const dr_tape *t, dr_idx id)
+{
+    int64_t r;
+    if (!t || t->root != t || !dr__rel(t, id, &r))
+        return __builtin_nan("");
+    return (r >= 0 && r < t->tan_valid) ? t->tan_raw[1 + r] : 0.0;
+}
+
+dr_status dr_tangents_clear(dr_tape *t)
+{
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
+    t->tan_valid = 0; /* zeroing is deferred to the next tan_ensure */
+    return DR_OK;
+}

@@ -1,0 +1,93 @@
+/*
+ * vector.c - vector mode: k values per node side by side (x[id * k + j]) in
+ * scratch storage, so one pass over the tape serves k directions; and the
+ * k-wide reverse sweep.  The k-wide forward sweep is forward.c's loop.
+ * Nothing here touches the tape's own adjoints or tangents (dr_adjoint and
+ * dr_tangent read the same before and after).
+ */
+#include "sweep/sweep.h"
+
+#include <stdint.h>
+
+double *dr__vec_take(dr_tape *t, size_t k, dr_scratch **sb)
+{
+    uint64_t ids = (uint64_t)dr__id_limit(t) + 1; /* and the sink */
+    if (k == 0 || ids > SIZE_MAX / sizeof(double) / k)
+        return NULL;
+    dr_scratch *b = dr__scratch_take(t, (size_t)ids * k);
+    if (!b)
+        return NULL;
+    /* every slot zero: seeds add in, and the forward loop adds into each
+       node's slot */
+    memset(b->data, 0, (size_t)ids * k * sizeof(double));
+    *sb = b;
+    return b->data + k;
+}
+
+bool dr__reverse_vec_ok(const dr_tape *t)
+{
+    for (const dr_ext *e = t->exts; e; e = e->next)
+        if (!e->reverse_vec)
+            return false;
+    return true;
+}
+
+/*
+ * The k-wide reverse loop: as dr__sweep_chunks for each of the k columns.
+ * A column whose adjoint is zero adds nothing (the scalar sweep skips such
+ * nodes), so an infinite partial of an unreached node makes no NaN.  No
+ * register carry as in the scalar loop: the k-wide loads and stores of a
+ * node are independent of each other, and the chain through memory is
+ * spread over k lanes.
+ */
+static inline dr_status chunks_rev(dr_chunk *c, dr_vsweep *s, const size_t k)
+{
+    double *A = s->adj;
+    for (; c; c = c->prev) {
+        const dr_node *nodes = c->nodes;
+        const size_t lead = c->lead;
+        int64_t id = c->first + (int64_t)c->n;
+        for (size_t i = c->n; i-- > lead;) {
+            const dr_node *p = &nodes[i];
+            --id;
+            int32_t a = p->a;
+            const double *g = A + id * (int64_t)k;
+            if (DR_UNLIKELY(a <= 0)) {
+                if (a == DR_EXT_TAG) {
+                    dr_ext *e = dr__node_ext(p);
+                    if (!e->reverse_vec)
+                        return DR_ENOTSUP;
+                    e->reverse_vec(e, s, g);
+                }
+                continue;
+            }
+            int64_t ib = p->b ? id - p->b : -1;
+            const double da = p->da, db = p->db;
+            /* pa and pb may be the same slots (x * x): each column's two
+               adds stay in order */
+            double *pa = A + (id - a) * (int64_t)k, *pb = A + ib * (int64_t)k;
+            for (size_t j = 0; j < k; j++) {
+                double gj = g[j];
+                pa[j] += gj != 0.0 ? da * gj : 0.0;
+                pb[j] += gj != 0.0 ? db * gj : 0.0;
+            }
+        }
+    }
+    return DR_OK;
+}
+
+dr_status dr__reverse_vec(dr_tape *t, dr_vsweep *s)
+{
+    if (t->chunk)
+        t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
+    dr_status st;
+    switch (s->k) {
+    case 1: st = chunks_rev(t->chunk, s, 1); break;
+    case 2: st = chunks_rev(t->chunk, s, 2); break;
+    case 4: st = chunks_rev(t->chunk, s, 4); break;
+    case 8: st = chunks_rev(t->chunk, s, 8); break;
+    case 16: st = chunks_rev(t->chunk, s, 16); break;
+    default: st = chunks_rev(t->chunk, s, s->k); break;
+    }
+    return st != DR_OK ? st : dr_tape_status(t);
+}

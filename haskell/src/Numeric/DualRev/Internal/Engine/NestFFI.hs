@@ -1,0 +1,22 @@
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: bindings of the C engine's second-order
+-- calls (include/dualrev.h, \"second order\"), which nested derivatives use.
+module Numeric.DualRev.Internal.Engine.NestFFI
+  ( c_tape_set_order, c_tape_order, c_tape_mark, c_fe_tangent_record
+  ) where
+
+import Data.Int (Int64)
+import Foreign.C.Types (CInt (..), CSize (..))
+import Foreign.Ptr (Ptr)
+
+import Numeric.DualRev.Internal.Engine.FFI (CTape)
+
+foreign import ccall unsafe "dr_tape_set_order"
+  c_tape_set_order :: Ptr CTape -> CInt -> IO CInt
+foreign import ccall unsafe "dr_tape_order" c_tape_order :: Ptr CTape -> IO CInt
+foreign import ccall unsafe "dr_tape_mark" c_tape_mark :: Ptr CTape -> IO Int64
+-- | from, k, seed ids, seeds (dr_real: value and id, 16 bytes each), y's
+-- value and id, the tangent out (a dr_real)
+foreign import ccall unsafe "dr_fe_tangent_record"
+  c_fe_tangent_record :: Ptr CTape -> Int64 -> CSize -> Ptr Int64 -> Ptr ()
+                      -> Double -> Int64 -> Ptr () -> IO CInt

@@ -1,0 +1,125 @@
+{-# LANGUAGE BangPatterns #-}
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- Derivatives taken inside differentiable code.  The inner function is
+-- recorded on the same tape, on a fresh copy of its argument, while the
+-- tape logs what second derivatives need; then the engine records the
+-- inner function's tangent pass, seeded on that copy only, as ordinary
+-- operations (dr_tangent_record).  The result is a dual number like any
+-- other, so the outer derivative differentiates through it, and an inner
+-- function that refers to an outer variable sees it as a constant of the
+-- inner derivative: no confusion of perturbations.  Nesting goes to any
+-- depth, each level recording the tangent pass of the one inside it.
+module Numeric.DualRev.Internal.Run.Nested
+  ( derivative
+  , gradient
+  , derivativeD
+  , gradientD
+  ) where
+
+import Control.Exception (finally, throwIO)
+import Control.Monad (forM, when)
+import Data.Int (Int64)
+import Foreign.C.String (peekCString)
+import Foreign.C.Types (CInt)
+import Foreign.Marshal.Alloc (allocaBytes)
+import Foreign.Ptr (Ptr, castPtr, plusPtr)
+import Foreign.Storable (peekByteOff, pokeByteOff)
+
+import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Engine.NestFFI
+import Numeric.DualRev.Internal.Run.AD
+
+-- | @derivative f x@: the derivative of @f@ at @x@.
+--
+-- Meant for differentiable code: inside a 'Numeric.DualRev.differentiable'
+-- block it may be applied to local functions and lambdas, including
+-- closures over the enclosing function's arguments, and the block's
+-- derivatives ('Numeric.DualRev.grad', ...) differentiate through it, to
+-- any depth of nesting:
+--
+-- > differentiable [d|
+-- >   confused :: Double -> Double
+-- >   confused x = x * derivative (\y -> x + y) x   -- x * 1
+-- >   |]
+-- >
+-- > $(grad 'confused) 5  ==  1.0
+--
+-- In ordinary code, outside any block, the function is a compiled
+-- @Double -> Double@ whose operations cannot be seen, so calling it there
+-- raises 'DualRevError'; take derivatives of ordinary code with the splices.
+derivative :: (Double -> Double) -> Double -> Double
+derivative _ _ = throwOutside "derivative"
+
+-- | @gradient f xs@: the gradient of @f@ at @xs@, one entry per input.
+-- Like 'derivative': for differentiable code, where it may be nested and
+-- differentiated through.
+--
+-- > differentiable [d|
+-- >   hvpByNesting :: ([Double], [Double]) -> [Double]
+-- >   hvpByNesting (x, v) =
+-- >     gradient (\x' -> sum (zipWith (*) v (gradient f x'))) x
+-- >   |]
+gradient :: ([Double] -> Double) -> [Double] -> [Double]
+gradient _ _ = throwOutside "gradient"
+
+throwOutside :: String -> a
+throwOutside name = errorWithoutStackTrace
+  ("dualrev: `" ++ name ++ "' was called outside differentiable code: it "
+   ++ "differentiates the code of a differentiable block; call it inside one "
+   ++ "and use the block's function through a splice ($(grad 'f), ...)")
+
+-- | The dual of 'derivative'.
+derivativeD :: (D -> AD D) -> D -> AD D
+derivativeD f x = nested $ \t mark -> do
+  y <- copyOf t x
+  r <- unAD (f y) t
+  tangentOf t mark [idD y] r
+
+-- | The dual of 'gradient': one tangent pass per input.
+gradientD :: ([D] -> AD D) -> [D] -> AD [D]
+gradientD f xs = nested $ \t mark -> do
+  ys <- mapM (copyOf t) xs
+  r <- unAD (f ys) t
+  forM ys $ \y -> tangentOf t mark [idD y] r
+
+-- | Run with the tape logging second-order information from a mark on,
+-- restoring its order afterwards.
+nested :: (Ptr CTape -> Int64 -> IO a) -> AD a
+nested body = AD $ \t -> do
+  old <- c_tape_order t
+  st <- c_tape_set_order t 2
+  when (st /= 0) (failWith "a derivative inside differentiable code" st)
+  mark <- c_tape_mark t
+  body t mark `finally` c_tape_set_order t old
+
+-- | A fresh node with the value of x that depends on x: the inner
+-- variable, seeded alone.
+copyOf :: Ptr CTape -> D -> IO D
+copyOf t (D v i) = D v <$> (if i == -1 then c_record0 t else c_record1 t i 1)
+
+-- | The tangent of r recorded on the tape, the seeds' tangents 1.
+tangentOf :: Ptr CTape -> Int64 -> [Int64] -> D -> IO D
+tangentOf t mark seeds (D rv ri) = do
+  let k = length seeds
+  allocaBytes (8 * k + 16 * k + 16) $ \buf -> do
+    let ids = castPtr buf :: Ptr Int64
+        sv = buf `plusPtr` (8 * k)
+        out = buf `plusPtr` (24 * k)
+    mapM_ (\(j, s) -> do
+             pokeByteOff ids (8 * j) s
+             pokeByteOff sv (16 * j) (1 :: Double)
+             pokeByteOff sv (16 * j + 8) (-1 :: Int64))
+          (zip [0 ..] seeds)
+    st <- c_fe_tangent_record t mark (fromIntegral k) ids sv rv ri out
+    when (st /= 0) (failWith "a derivative inside differentiable code" st)
+    !v <- peekByteOff out 0
+    !i <- peekByteOff out 8
+    pure (D v i)
+
+failWith :: String -> CInt -> IO a
+failWith what st = do
+  msg <- c_strerror st >>= peekCString
+  throwIO (DualRevError ("dualrev: " ++ what ++ ": " ++ msg))

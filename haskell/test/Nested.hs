@@ -1,0 +1,96 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | Derivatives inside differentiable code: the perturbation-confusion
+-- case, the two worked examples of Pearlmutter and Siskind (a
+-- Hessian-vector product by nesting, a minimax saddle point by gradient
+-- descent over gradient ascent), and nesting three and four deep.
+module Nested (spec) where
+
+import Control.Exception (ErrorCall (..), evaluate, try)
+import Test.Hspec
+import Test.QuickCheck
+
+import Numeric.DualRev
+
+differentiable [d|
+  -- d/dx (x * d/dy (x + y)) = 1: the inner derivative sees x as a constant
+  confused :: Double -> Double
+  confused x = x * derivative (\y -> x + y) x
+
+  -- the same with the closure over x in a local function
+  confusedLocal :: Double -> Double
+  confusedLocal x = let shift y = x * y + y * y in x * derivative shift x
+
+  psF :: [Double] -> Double
+  psF [x, y] = 2 * x * x + 3 * x * y + 4 * y * y
+  psF _ = 0
+
+  -- the Hessian of psF times v, as the gradient of (gradient psF) . v
+  psDirectional :: ([Double], Constant [Double]) -> Double
+  psDirectional (x, v) = sum (zipWith (*) (constant v) (gradient psF x))
+
+  -- the same, all inside the block
+  psHvp :: ([Double], [Double]) -> [Double]
+  psHvp (x, v) = gradient (\x' -> sum (zipWith (*) v (gradient psF x'))) x
+
+  saddle :: [Double] -> [Double] -> Double
+  saddle [s, t] [u, v] = s * s + t * t - u * u - v * v
+  saddle _ _ = 0
+
+  -- max over y by a fixed number of gradient-ascent steps, on a closure over x
+  argmaxY :: Int -> [Double] -> [Double] -> [Double]
+  argmaxY n x y
+    | n <= 0 = y
+    | otherwise =
+        argmaxY (n - 1) x (zipWith (+) y (map (* 0.25) (gradient (\y' -> saddle x y') y)))
+
+  maxOverY :: [Double] -> Double
+  maxOverY x = saddle x (argmaxY 40 x [1, 1])
+
+  -- min over x of that max, by gradient descent through the inner ascent
+  argminX :: Int -> [Double] -> [Double]
+  argminX n x
+    | n <= 0 = x
+    | otherwise = argminX (n - 1) (zipWith (-) x (map (* 0.25) (gradient maxOverY x)))
+
+  minimax :: Int -> ([Double], [Double])
+  minimax n = let x = argminX n [1, 1] in (x, argmaxY 40 x [1, 1])
+
+  cubeSin :: Double -> Double
+  cubeSin x = sin (x * x)
+
+  third :: Double -> Double
+  third x = derivative (\a -> derivative (\b -> derivative cubeSin b) a) x
+  |]
+
+valueOf :: (a -> (b, c)) -> a -> b
+valueOf run x = fst (run x)
+
+close :: Double -> Double -> Bool
+close a b = abs (a - b) <= 1e-6 * max 1 (abs b)
+
+spec :: Spec
+spec = describe "derivatives inside differentiable code" $ do
+  it "d/dx (x * d/dy (x + y)) is 1 at any x (no perturbation confusion)" $
+    property $ \x -> $(grad 'confused) x == 1
+  it "the same through a local function closing over x (x * 3 x, derivative 6 x)" $
+    -- x * (x + 2 x) = 3 x^2: derivative 6 x
+    property $ \x -> close ($(grad 'confusedLocal) x) (6 * x)
+  it "Hessian-vector product of 2x^2 + 3xy + 4y^2 at [3, 4] times [7, 8] is [52, 85]" $ do
+    $(grad 'psDirectional) ([3, 4], Constant [7, 8]) `shouldBe` ([52, 85], Constant [7, 8])
+    valueOf $(differentiate 'psHvp) ([3, 4], [7, 8]) `shouldBe` [52, 85]
+  it "the minimax saddle point of s^2 + t^2 - u^2 - v^2 is ([0, 0], [0, 0])" $ do
+    let (x, y) = valueOf $(differentiate 'minimax) 40
+    map abs (x ++ y) `shouldSatisfy` all (<= 1e-6)
+  it "three nested derivatives: the third derivative of sin (x^2)" $
+    property $ \x0 -> let x = x0 / 10 in
+      close (valueOf $(grad' 'third) x)
+            (-12 * x * sin (x * x) - 8 * x ^ (3 :: Int) * cos (x * x))
+  it "four levels: the gradient of the third derivative is the fourth" $
+    property $ \x0 -> let x = x0 / 10 in
+      close ($(grad 'third) x)
+            (-12 * sin (x * x) - 48 * x * x * cos (x * x) + 16 * x ^ (4 :: Int) * sin (x * x))
+  it "outside differentiable code it explains itself" $ do
+    r <- try (evaluate (derivative sin 1))
+    case r of
+      Left (ErrorCall msg) -> msg `shouldContain` "outside differentiable code"
+      Right v -> expectationFailure ("got " ++ show v)
