@@ -11,7 +11,8 @@ import Test.QuickCheck
 
 import Check
 import Numeric.DualRev
-import Numeric.DualRev.Array (vdot, vfromList)
+import qualified Numeric.DualRev.Array as A
+import Numeric.DualRev.Array (vdot, vfromList, vscale, vtoList)
 
 differentiable [d|
   -- 2 inputs, 6 outputs: a tall Jacobian (forward sweeps)
@@ -41,6 +42,17 @@ differentiable [d|
 
   scaled :: (Int, [Double], Constant Double) -> Double
   scaled (k, xs, c) = constant c * fromIntegral k * sum (map (\x -> x * x * x) xs)
+
+  -- the examples of Numeric.DualRev's documentation
+  docF :: (Double, Double) -> Double
+  docF (x, y) = x * y + y * y
+
+  docPolar :: (Double, Double) -> (Double, Double)
+  docPolar (r, t) = (r * cos t, r * sin t)
+
+  -- array input and output
+  scaleVec :: (A.Vec, Double) -> (A.Vec, Double)
+  scaleVec (v, s) = (vscale s v, vdot v v)
 
   withArrays :: [Double] -> Double
   withArrays xs = let v = vfromList xs in vdot v v
@@ -106,6 +118,19 @@ spec = describe "forward mode and second order" $ do
     it "a direction of another shape is a DualRevError" $ do
       m <- dualRevError (snd ($(jvp 'wide) [1 .. 6] [1, 2]))
       m `shouldSatisfy` ("the direction has 2 scalars and the input 6" `isInfixOf`)
+
+    it "array input and output" $ do
+      let ((y, q), (yd, qd)) = $(jvp 'scaleVec) (vfromList [1, 2], 3) (vfromList [1, 0], 1)
+      (vtoList y, q) `shouldBe` ([3, 6], 5)
+      (vtoList yd, qd) `shouldBe` ([1 * 1 + 3 * 1, 2 * 1 + 3 * 0], 2)
+
+  describe "the documentation's examples" $ do
+    it "jvp" $ do
+      $(jvp 'docPolar) (2, 0) (0, 1) `shouldBe` ((2, 0), (0, 2))
+      $(jvp 'docF) (3, 2) (1, 1) `shouldBe` (10, 9)
+    it "hvp and hessian" $ do
+      $(hvp 'docF) (3, 2) (1, 0) `shouldBe` (0, 1)
+      $(hessian 'docF) (3, 2) `shouldBe` [(0, 1), (1, 2)]
 
   describe "hvp" $ do
     it "2x^2 + 3xy + 4y^2 at [3, 4] times [7, 8] is [52, 85]" $
