@@ -14,7 +14,7 @@ module Check
     -- * Flattening
   , Vec (..), fromVec, Lift (..)
     -- * Numerics
-  , fdGrad, closeRel
+  , fdGrad, closeRel, closeFD
     -- * Checks
   , gradProp, gradFwdProp, jacProp, diffProp
   , checkGrad, checkGradFwd, checkJac, checkDiff

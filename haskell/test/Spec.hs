@@ -17,6 +17,7 @@ import qualified Corpus.Syntax
 import qualified Corpus.Syntax2
 import qualified Nested
 import qualified Rules
+import qualified SecondOrder
 import qualified Version
 
 main :: IO ()
@@ -36,4 +37,5 @@ main = hspec $ do
   Corpus.Outside.spec
   Nested.spec
   Rules.spec
+  SecondOrder.spec
   Version.spec

@@ -64,6 +64,10 @@ module Numeric.DualRev
   , grad'
   , differentiate
   , jacobian
+  , jvp
+    -- * Second derivatives
+  , hvp
+  , hessian
     -- * Derivatives inside differentiable code
   , derivative
   , gradient
@@ -125,8 +129,44 @@ differentiate :: Name -> Q Exp
 differentiate = differentiateQ
 
 -- | @$(jacobian 'f) :: a -> [a]@ for @f :: a -> b@: one row (a gradient) per
--- scalar of the output, in left-to-right order; one reverse sweep per row.
+-- scalar of the output, in left-to-right order.  The engine sweeps the
+-- recorded tape forward, one sweep per block of input directions, when the
+-- output has more scalars than the input, and in reverse, one sweep per
+-- block of rows, otherwise.
 --
 -- > $(jacobian 'polar) (2, 0)  ==  [(1.0, 0.0), (0.0, 2.0)]
 jacobian :: Name -> Q Exp
 jacobian = jacobianQ
+
+-- | @$(jvp 'f) :: a -> a -> (b, b)@ for @f :: a -> b@: the value and the
+-- directional derivative J v in the direction v (shaped like the input),
+-- shaped like the output: one forward sweep, whatever the output's size.
+-- Discrete parts of the direction are ignored; those of the result are the
+-- output's.
+--
+-- > $(jvp 'polar) (2, 0) (0, 1)  ==  ((2.0, 0.0), (0.0, 2.0))   -- d/dt
+-- > $(jvp 'f) (3, 2) (1, 1)      ==  (10.0, 9.0)                -- y + x + 2 y
+jvp :: Name -> Q Exp
+jvp = jvpQ
+
+-- | @$(hvp 'f) :: a -> a -> a@ for @f :: a -> Double@: the Hessian of f at x
+-- times the direction v, shaped like the input (discrete parts come back
+-- unchanged), without forming the Hessian: the tangent of the recorded
+-- computation is recorded and swept in reverse.
+--
+-- > $(hvp 'f) (3, 2) (1, 0)  ==  (0.0, 1.0)    -- H = [[0, 1], [1, 2]]
+--
+-- Second derivatives need a rule for every operation on the tape: a
+-- function that uses the array operations of "Numeric.DualRev.Array" gets
+-- a 'DualRevError' with the engine's message for DR_ENOTSUP.
+hvp :: Name -> Q Exp
+hvp = hvpQ
+
+-- | @$(hessian 'f) :: a -> [a]@ for @f :: a -> Double@: the rows of the
+-- (symmetric) Hessian, one per scalar of the input in left-to-right order,
+-- each shaped like the input; n Hessian-vector products for n scalars.
+-- The same limits as 'hvp'.
+--
+-- > $(hessian 'f) (3, 2)  ==  [(0.0, 1.0), (1.0, 2.0)]
+hessian :: Name -> Q Exp
+hessian = hessianQ

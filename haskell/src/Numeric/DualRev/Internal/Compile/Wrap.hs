@@ -9,10 +9,10 @@
 -- its output structure (reading values, seeding cotangents, listing output
 -- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Runners".
 module Numeric.DualRev.Internal.Compile.Wrap
-  ( gradQ, gradQ', differentiateQ, jacobianQ
+  ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, hvpQ, hessianQ
   ) where
 
-import Control.Monad (forM, replicateM)
+import Control.Monad (forM, replicateM, when)
 import Control.Monad.Trans.Class (lift)
 import Control.Monad.Trans.State.Strict (StateT, get, modify, runStateT)
 import Control.Exception (evaluate)
@@ -24,17 +24,21 @@ import Numeric.DualRev.Internal.Compile.Registry (reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.Run.AD (AD)
 import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
 import Numeric.DualRev.Internal.Run.ArrayWalks
+import Numeric.DualRev.Internal.Run.Flat
 import Numeric.DualRev.Internal.Run.Runners
 import Numeric.DualRev.Internal.Compile.Types
 
--- | The five walks of one type.
+-- | The walks of one type.
 data Walks = Walks
   { wIn :: Exp    -- ^ Ptr CTape -> a -> IO a'
   , wPrim :: Exp  -- ^ Ptr CTape -> a' -> IO a
   , wSeed :: Exp  -- ^ Ptr CTape -> a' -> a -> IO ()
   , wCol :: Exp   -- ^ Ptr CTape -> a -> a' -> IO (Collect a): prepared
                   --   before the forward pass, run after each sweep
-  , wIds :: Exp   -- ^ Ptr CTape -> a' -> [Seed] -> IO [Seed]
+  , wOut :: Exp   -- ^ Ptr CTape -> a' -> [R] -> IO [R]: the scalars (value,
+                  --   node), left to right, in front of the accumulator
+  , wTrav :: Exp  -- ^ Trav a: the scalars of a plain value, left to right
+  , wInS :: Exp   -- ^ Supply -> a -> IO a': every scalar its own input node
   }
 
 type W = StateT (M.Map Type Walks, [Dec]) Q
@@ -42,8 +46,14 @@ type W = StateT (M.Map Type Walks, [Dec]) Q
 noEnv :: TyEnv
 noEnv = TyEnv S.empty M.empty M.empty
 
-globalWalks :: Name -> Name -> Name -> Name -> Name -> Walks
-globalWalks a b c d e = Walks (VarE a) (VarE b) (VarE c) (VarE d) (VarE e)
+globalWalks :: [Name] -> Walks
+globalWalks ns = case map VarE ns of
+  [a, b, c, d, e, f, g] -> Walks a b c d e f g
+  _ -> error "globalWalks: seven walks"
+
+-- | The walks of the types without Double inside (their parts are discrete).
+discreteWalks :: Walks
+discreteWalks = globalWalks ['inputId, 'forceLeaf, 'seedId, 'collectId, 'outId, 'inputId, 'inputId]
 
 walk :: Type -> W Walks
 walk ty0 = do
@@ -54,21 +64,23 @@ walk ty0 = do
       -- the primal walk forces discrete output parts while the tape is
       -- alive: lazily computed ones may still demand iterate elements
       f <- forceWalk ty
-      pure (globalWalks 'inputId 'primalId 'seedId 'collectId 'idsId) { wPrim = f }
+      pure discreteWalks { wPrim = f }
     else case spine ty [] of
       (ConT n, []) | n == ''Double ->
-        pure (globalWalks 'inputD 'primalIO 'seedD 'collectD 'idsD)
+        pure (globalWalks ['inputD, 'primalIO, 'seedD, 'collectD, 'outD, 'travD, 'inputS])
       (ConT n, []) | n == ''Vec ->
-        pure (globalWalks 'inputVec 'primalVec 'seedVec 'collectVec 'seedsVec)
+        pure (globalWalks ['inputVec, 'primalVec, 'seedVec, 'collectVec, 'outVec, 'travVec, 'inputSVec])
       (ConT n, []) | n == ''Mat ->
-        pure (globalWalks 'inputMat 'primalMat 'seedMat 'collectMat 'seedsMat)
+        pure (globalWalks ['inputMat, 'primalMat, 'seedMat, 'collectMat, 'outMat, 'travMat, 'inputSMat])
       (ListT, [a]) -> do
         w <- walk a
         let listOf = Walks { wIn = AppE (VarE 'inputList) (wIn w)
                            , wPrim = AppE (VarE 'primalList) (wPrim w)
                            , wSeed = AppE (VarE 'seedList) (wSeed w)
                            , wCol = AppE (VarE 'collectList) (wCol w)
-                           , wIds = AppE (VarE 'idsList) (wIds w) }
+                           , wOut = AppE (VarE 'outList) (wOut w)
+                           , wTrav = AppE (VarE 'inputList) (wTrav w)
+                           , wInS = AppE (VarE 'inputList) (wInS w) }
         -- lists of Double (synonyms included: the element walk is
         -- Double's): all input nodes in one call, all adjoints in one
         pure $ if wIn w == VarE 'inputD
@@ -126,17 +138,20 @@ tupleWalks as = do
                                           ++ [NoBindS (AppE (VarE 'pure) res)])
     ys <- replicateM k (newName "y")
     ks <- replicateM k (newName "k")
+    -- the walks that map each component: \t (x1, ..) -> (,..) <$> w1 t x1 <*> ..
+    let mapping sel = LamE [VarP t, tupP' xs] $
+          doBind ys [AppE (AppE (sel w) (VarE t)) (VarE x) | (w, x) <- zip ws xs] (tupE' ys)
     pure Walks
-      { wIn = LamE [VarP t, tupP' xs] $
-          doBind ys [AppE (AppE (wIn w) (VarE t)) (VarE x) | (w, x) <- zip ws xs] (tupE' ys)
-      , wPrim = LamE [VarP t, tupP' ds] $
-          doBind ys [AppE (AppE (wPrim w) (VarE t)) (VarE d) | (w, d) <- zip ws ds] (tupE' ys)
+      { wIn = mapping wIn
+      , wPrim = mapping wPrim
+      , wTrav = mapping wTrav
+      , wInS = mapping wInS
       , wSeed = LamE [VarP t, tupP' ds, tupP' cs] $
           DoE Nothing ([NoBindS (foldl AppE (wSeed w) [VarE t, VarE d, VarE c])
                        | (w, d, c) <- zip3 ws ds cs] ++ [NoBindS (AppE (VarE 'pure) (TupE []))])
       , wCol = LamE [VarP t, tupP' xs, tupP' ds] $
           collectAll ks ys [foldl AppE (wCol w) [VarE t, VarE x, VarE d] | (w, x, d) <- zip3 ws xs ds] (tupE' ys)
-      , wIds = LamE [VarP t, tupP' ds, VarP acc] $
+      , wOut = LamE [VarP t, tupP' ds, VarP acc] $
           seedChain t acc (zip ws ds)
       }
 
@@ -195,7 +210,7 @@ forceWalk ty0 = do
   where
     spine (AppT f x) acc = spine f (x : acc)
     spine f acc = (f, acc)
-    leaf = Walks (VarE 'inputId) (VarE 'forceLeaf) (VarE 'seedId) (VarE 'collectId) (VarE 'idsId)
+    leaf = discreteWalks
     leafTypes = [''Int, ''Integer, ''Char, ''Word, ''Float, ''Double]
     plainCon c = case c of { NormalC {} -> True; RecC {} -> True; InfixC {} -> True; _ -> False }
     isPrimTy t = case spine t [] of
@@ -214,9 +229,8 @@ dataWalks ty tn args = do
   case M.lookup ty memo of
     Just w -> pure w
     Nothing -> do
-      names <- lift (replicateM 5 (newName ("_walk_" ++ nameBase tn)))
-      let [nIn, nPrim, nSeed, nCol, nIds] = names
-          self = globalWalks nIn nPrim nSeed nCol nIds
+      names <- lift (replicateM 7 (newName ("_walk_" ++ nameBase tn)))
+      let self = globalWalks names
       modify (\(m, ds) -> (M.insert ty self m, ds))
       info <- lift (reifyTypeR tn)
       (tvs, cons) <- case info of
@@ -245,7 +259,7 @@ conFields c = case c of
   _ -> fail ("dualrev: unsupported constructor form: " ++ pprint c)
 
 mkDataWalkDecs :: [Name] -> [(Name, Name, [Walks])] -> Q [Dec]
-mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nIds] cinfo = do
+mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nOut, nTrav, nInS] cinfo = do
   t <- newName "t"
   x <- newName "x"
   d <- newName "d"
@@ -257,14 +271,20 @@ mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nIds] cinfo = do
       bindAll vs exps res = DoE Nothing ([BindS (VarP v) e | (v, e) <- zip vs exps]
                                          ++ [NoBindS (AppE (VarE 'pure) res)])
       fresh k s = replicateM k (newName s)
-  inAlts <- forM cinfo $ \(cn, cn', ws) -> do
-    as <- fresh (length ws) "a"
-    bs <- fresh (length ws) "b"
-    pure (Match (conP' cn as) (NormalB (bindAll bs [foldl AppE (wIn w) [VarE t, VarE a] | (w, a) <- zip ws as] (conE' cn' bs))) [])
-  primAlts <- forM cinfo $ \(cn, cn', ws) -> do
-    as <- fresh (length ws) "a"
-    bs <- fresh (length ws) "b"
-    pure (Match (conP' cn' bs) (NormalB (bindAll as [AppE (AppE (wPrim w) (VarE t)) (VarE b) | (w, b) <- zip ws bs] (conE' cn as))) [])
+  -- the walks that map each field, from constructor `from` to `to`
+  let mapping sel from to = do
+        alts <- forM cinfo $ \info@(_, _, ws) -> do
+          as <- fresh (length ws) "a"
+          bs <- fresh (length ws) "b"
+          pure (Match (conP' (from info) as)
+                  (NormalB (bindAll bs [foldl AppE (sel w) [VarE t, VarE a] | (w, a) <- zip ws as] (conE' (to info) bs))) [])
+        pure (Clause [VarP t, VarP x] (NormalB (CaseE (VarE x) alts)) [])
+      plainCon (cn, _, _) = cn
+      dualCon (_, cn', _) = cn'
+  inClause <- mapping wIn plainCon dualCon
+  primClause <- mapping wPrim dualCon plainCon
+  travClause <- mapping wTrav plainCon plainCon
+  inSClause <- mapping wInS plainCon dualCon
   seedAlts <- forM cinfo $ \(cn, cn', ws) -> do
     bs <- fresh (length ws) "b"
     cs <- fresh (length ws) "c"
@@ -278,17 +298,19 @@ mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nIds] cinfo = do
     ks <- fresh (length ws) "k"
     let col = collectAll ks gs [foldl AppE (wCol w) [VarE t, VarE a, VarE b] | (w, a, b) <- zip3 ws as bs] (conE' cn gs)
     pure (Match (TupP [conP' cn as, conP' cn' bs]) (NormalB col) [])
-  idsAlts <- forM cinfo $ \(_, cn', ws) -> do
+  outAlts <- forM cinfo $ \(_, cn', ws) -> do
     bs <- fresh (length ws) "b"
     pure (Match (conP' cn' bs) (NormalB (seedChain t acc (zip ws bs))) [])
   let many = length cinfo > 1
       fallback = [Match WildP (NormalB mismatch) [] | many]
   pure
-    [ FunD nIn [Clause [VarP t, VarP x] (NormalB (CaseE (VarE x) inAlts)) []]
-    , FunD nPrim [Clause [VarP t, VarP d] (NormalB (CaseE (VarE d) primAlts)) []]
+    [ FunD nIn [inClause]
+    , FunD nPrim [primClause]
+    , FunD nTrav [travClause]
+    , FunD nInS [inSClause]
     , FunD nSeed [Clause [VarP t, VarP d, VarP c] (NormalB (CaseE (TupE [Just (VarE d), Just (VarE c)]) (seedAlts ++ fallback))) []]
     , FunD nCol [Clause [VarP t, VarP x, VarP d] (NormalB (CaseE (TupE [Just (VarE x), Just (VarE d)]) (colAlts ++ fallback))) []]
-    , FunD nIds [Clause [VarP t, VarP d, VarP acc] (NormalB (CaseE (VarE d) idsAlts)) []]
+    , FunD nOut [Clause [VarP t, VarP d, VarP acc] (NormalB (CaseE (VarE d) outAlts)) []]
     ]
 mkDataWalkDecs _ _ = fail "mkDataWalkDecs"
 
@@ -302,12 +324,12 @@ collectAll ks gs exps res =
   in DoE Nothing ([BindS (VarP k) e | (k, e) <- zip ks exps]
                   ++ [NoBindS (AppE (VarE 'pure) readOut)])
 
--- | The seeds of the components, left to right, in front of acc:
--- @ids1 t d1 =<< ids2 t d2 =<< ... pure acc@.
+-- | The scalars of the components, left to right, in front of acc:
+-- @out1 t d1 =<< out2 t d2 =<< ... pure acc@.
 seedChain :: Name -> Name -> [(Walks, Name)] -> Exp
 seedChain t acc = foldr step (AppE (VarE 'pure) (VarE acc))
   where
-    step (w, d) rest = InfixE (Just (AppE (AppE (wIds w) (VarE t)) (VarE d))) (VarE '(=<<)) (Just rest)
+    step (w, d) rest = InfixE (Just (AppE (AppE (wOut w) (VarE t)) (VarE d))) (VarE '(=<<)) (Just rest)
 
 ------------------------------------------------------------------------------
 
@@ -390,7 +412,7 @@ scalarResult what f b = do
     _ -> fail ("dualrev: " ++ what ++ " needs a function returning Double; `" ++ nameBase f
                ++ "' returns " ++ pprint b ++ " (use differentiate or jacobian)")
 
-gradQ, gradQ', differentiateQ, jacobianQ :: Name -> Q Exp
+gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, hvpQ, hessianQ :: Name -> Q Exp
 gradQ f = do
   e <- gradQ' f
   pure (InfixE (Just (VarE 'snd)) (VarE '(.)) (Just e))
@@ -409,10 +431,34 @@ differentiateQ f = do
              (arrow a (tup [b, arrow b a])))
 
 jacobianQ f = do
-  (a, b, d) <- target "jacobian" f
-  ((wa, wb), ds) <- runW ((,) <$> walk a <*> walk b)
-  pure (SigE (withDecs ds (foldl AppE (VarE 'jacobianRun) [wIn wa, wIds wb, wCol wa, d]))
+  (a, _, wa, wb, d, ds) <- flatTarget "jacobian" f False
+  pure (SigE (withDecs ds (foldl AppE (VarE 'jacobianRun) [wTrav wa, wInS wa, wOut wb, d]))
              (arrow a (AppT ListT a)))
+
+jvpQ f = do
+  (a, b, wa, wb, d, ds) <- flatTarget "jvp" f False
+  pure (SigE (withDecs ds (foldl AppE (VarE 'jvpRun) [wTrav wa, wInS wa, wOut wb, wPrim wb, wTrav wb, d]))
+             (arrow a (arrow a (tup [b, b]))))
+
+hvpQ f = do
+  (a, _, wa, _, d, ds) <- flatTarget "hvp" f True
+  pure (SigE (withDecs ds (foldl AppE (VarE 'hvpRun) [wTrav wa, wInS wa, d]))
+             (arrow a (arrow a a)))
+
+hessianQ f = do
+  (a, _, wa, _, d, ds) <- flatTarget "hessian" f True
+  pure (SigE (withDecs ds (foldl AppE (VarE 'hessianRun) [wTrav wa, wInS wa, d]))
+             (arrow a (AppT ListT a)))
+
+-- | What the runners of "Numeric.DualRev.Internal.Run.Flat" need: the
+-- input and output types, their walks, the dual and the walks'
+-- declarations; with True, the function must return Double.
+flatTarget :: String -> Name -> Bool -> Q (Type, Type, Walks, Walks, Exp, [Dec])
+flatTarget what f scalar = do
+  (a, b, d) <- target what f
+  when scalar (scalarResult what f b)
+  ((wa, wb), ds) <- runW ((,) <$> walk a <*> walk b)
+  pure (a, b, wa, wb, d, ds)
 
 -- The splice's type, written out: it pins the parts of a specialised
 -- polymorphic function that no walk constrains (its discrete inputs).

@@ -11,6 +11,8 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_input_range, c_adjoints_read
   , c_seed, c_reverse, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
+    -- * Jacobians, forward mode and second order
+  , CReal, c_jacobian, c_jvp, c_hvp, c_hessian
   ) where
 
 import Data.Int (Int64)
@@ -51,3 +53,19 @@ foreign import ccall unsafe "dr_fork" c_fork :: Ptr CTape -> CSize -> Ptr (Ptr C
 foreign import ccall unsafe "dr_join" c_join :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_set_threads" c_set_threads :: Ptr CTape -> CUInt -> IO CInt
 foreign import ccall unsafe "dr_get_threads" c_get_threads :: Ptr CTape -> IO CUInt
+
+-- | The C @dr_real@ (a value and an id, 16 bytes), in arrays only.
+data CReal
+
+foreign import ccall unsafe "dr_jacobian"
+  c_jacobian :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
+
+foreign import ccall unsafe "dr_jvp"
+  c_jvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
+
+-- dr_hvp and dr_hessian through haskell/cbits/hs_second_order.c: y as its
+-- value and id (a dr_real cannot be passed by value).
+foreign import ccall unsafe "drhs_hvp"
+  c_hvp :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
+foreign import ccall unsafe "drhs_hessian"
+  c_hessian :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> IO CInt

@@ -9,13 +9,10 @@ module Numeric.DualRev.Internal.Run.ArrayWalks
   , primalVec, primalMat
   , seedVec, seedMat
   , collectVec, collectMat
-  , seedsVec, seedsMat
   ) where
 
-import Control.Monad (forM_, when)
+import Control.Monad (when)
 import Foreign.ForeignPtr (withForeignPtr)
-import Foreign.Marshal.Array (allocaArray)
-import Foreign.Storable (pokeElemOff)
 
 import Numeric.DualRev.Internal.Engine.ArrayFFI
 import Numeric.DualRev.Internal.Run.ArrayCarrier (keepAlive, primalMat, primalVec)
@@ -48,18 +45,3 @@ collectVec t v@(Vec n _) (DVec i) = pure (Vec n <$> newBuf n (\p -> () <$ c_arr_
 
 collectMat :: T -> Mat -> DMat -> IO (IO Mat)
 collectMat t m@(Mat r c _) (DMat i) = pure (Mat r c <$> newBuf (r * c) (\p -> () <$ c_arr_adjoint t i p) <* keepAlive m)
-
--- | One seeding action per element (one-hot cotangents), for Jacobians.
-seedsVec :: T -> DVec -> [T -> IO ()] -> IO [T -> IO ()]
-seedsVec t (DVec i) acc = (++ acc) <$> elementSeeds t i
-
-seedsMat :: T -> DMat -> [T -> IO ()] -> IO [T -> IO ()]
-seedsMat t (DMat i) acc = (++ acc) <$> elementSeeds t i
-
-elementSeeds :: T -> Id -> IO [T -> IO ()]
-elementSeeds t i = do
-  n <- arrSize t i
-  pure [ \t' -> allocaArray n $ \p -> do
-           forM_ [0 .. n - 1] $ \j -> pokeElemOff p j (if j == k then 1 else 0)
-           () <$ c_arr_seed t' i p
-       | k <- [0 .. n - 1] ]

@@ -11,14 +11,15 @@
 -- in by the generated code.
 module Numeric.DualRev.Internal.Run.Runners
   ( -- * Runners
-    gradRun, differentiateRun, jacobianRun, withPooledTape
+    gradRun, differentiateRun
+    -- * Tapes
+  , withPooledTape, newTape, rerunnable
     -- * Scalars
-  , Seed
-  , inputD, primalIO, seedD, collectD, idsD
+  , inputD, primalIO, seedD, collectD
     -- * Types without Double inside
-  , inputId, primalId, seedId, collectId, idsId, forceLeaf
+  , inputId, primalId, seedId, collectId, forceLeaf
     -- * Lists
-  , inputList, primalList, seedList, collectList, idsList
+  , inputList, primalList, seedList, collectList
     -- * Lists of Double
   , inputDoubles, collectDoubles
     -- * Shape errors
@@ -28,7 +29,7 @@ module Numeric.DualRev.Internal.Run.Runners
 import Control.Concurrent (getNumCapabilities, myThreadId, throwTo)
 import Control.Concurrent.MVar (newMVar, withMVar)
 import Control.Exception (catch, evaluate, onException, throwIO)
-import Control.Monad (foldM, forM, void, when)
+import Control.Monad (void, when)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef, writeIORef)
 import GHC.Exts (casMutVar#, (==#))
 import GHC.IO (IO (..))
@@ -47,7 +48,7 @@ import Numeric.DualRev.Internal.Run.Parallel (isAsync, useCapabilities)
 ------------------------------------------------------------------------------
 -- Tapes
 
--- | Cleared tapes kept for reuse by 'gradRun' and 'jacobianRun' (at most
+-- | Cleared tapes kept for reuse by 'gradRun' and the Jacobian runners (at most
 -- 'poolMax'), so a gradient in a loop allocates no C memory after the first;
 -- each with the thread count its reverse pass was set up for.
 tapePool :: IORef [(Ptr CTape, Int)]
@@ -199,22 +200,6 @@ differentiateRun inp prim seed col f x = unsafePerformIO $ rerunnable $ do
   pure (y, back)
 {-# INLINE differentiateRun #-}
 
--- | One row per scalar of the output, left to right; one sweep per row.
-jacobianRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> b' -> [Seed] -> IO [Seed])
-            -> (Ptr CTape -> a -> a' -> IO (Collect a)) -> (a' -> AD b') -> a -> [a]
-jacobianRun inp ids col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
-  x' <- inp t x
-  readOut <- col t x x'
-  y' <- unAD (f x') t
-  checkTape t
-  seeds <- ids t y' []
-  forM seeds $ \seedRow -> do
-    _ <- c_adjoints_clear t
-    seedRow t
-    sweep t
-    readOut
-{-# INLINE jacobianRun #-}
-
 ------------------------------------------------------------------------------
 -- Walkers for Double
 
@@ -239,18 +224,13 @@ collectD :: Ptr CTape -> Double -> D -> IO (Collect Double)
 collectD t _ (D _ i) = pure (if i == -1 then pure 0 else c_adjoint t i)
 {-# INLINE collectD #-}
 
--- | Seeding one output scalar with 1 (one Jacobian row).
-type Seed = Ptr CTape -> IO ()
-
-idsD :: Ptr CTape -> D -> [Seed] -> IO [Seed]
-idsD _ (D _ i) acc = pure ((\t -> when (i /= -1) $ void (c_seed t i 1)) : acc)
-{-# INLINE idsD #-}
-
 ------------------------------------------------------------------------------
 -- Walkers for types with no Double inside: the value is its own dual and
 -- comes back unchanged as its own cotangent.
 
-inputId :: Ptr CTape -> a -> IO a
+-- | (Also the traversal of the scalars of such a type, and its input walk
+-- over a supply of input nodes: there are none.)
+inputId :: s -> a -> IO a
 inputId _ = pure
 
 primalId :: Ptr CTape -> a -> IO a
@@ -262,13 +242,12 @@ seedId _ _ _ = pure ()
 collectId :: Ptr CTape -> a -> a -> IO (Collect a)
 collectId _ x _ = pure (pure x)
 
-idsId :: Ptr CTape -> a -> [Seed] -> IO [Seed]
-idsId _ _ acc = pure acc
-
 ------------------------------------------------------------------------------
 -- Lists
 
-inputList :: (Ptr CTape -> a -> IO a') -> Ptr CTape -> [a] -> IO [a']
+-- | (Also the traversal of a list's scalars, and its input walk over a
+-- supply of input nodes.)
+inputList :: (s -> a -> IO a') -> s -> [a] -> IO [a']
 inputList f t = mapM (f t)
 {-# INLINE inputList #-}
 
@@ -289,9 +268,6 @@ collectList f t xs0 ds0 = sequence <$> go xs0 ds0
         go _ _ = pure []
 {-# INLINE collectList #-}
 
-idsList :: (Ptr CTape -> a' -> [Seed] -> IO [Seed]) -> Ptr CTape -> [a'] -> [Seed] -> IO [Seed]
-idsList f t ds acc = foldM (flip (f t)) acc (reverse ds)
-{-# INLINE idsList #-}
 
 ------------------------------------------------------------------------------
 -- Lists of Double: one call makes all the input nodes, with consecutive ids,

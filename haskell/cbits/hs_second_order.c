@@ -1,0 +1,19 @@
+/*
+ * The engine's Hessian calls with the scalar y given as its value and id:
+ * Haskell's FFI cannot pass a dr_real by value.
+ */
+#include "dualrev.h"
+
+dr_status drhs_hvp(dr_tape *t, double yval, dr_idx yidx, size_t n,
+                   const dr_real *x, const double *v, double *out)
+{
+    dr_real y = {yval, yidx};
+    return dr_hvp(t, y, n, x, v, out);
+}
+
+dr_status drhs_hessian(dr_tape *t, double yval, dr_idx yidx, size_t n,
+                       const dr_real *x, double *H)
+{
+    dr_real y = {yval, yidx};
+    return dr_hessian(t, y, n, x, H);
+}

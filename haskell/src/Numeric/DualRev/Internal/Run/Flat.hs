@@ -1,0 +1,255 @@
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The runners that see a function's input and output as flat arrays of
+-- scalars, as the engine's Jacobian, forward-mode and second-order calls
+-- want them ('Numeric.DualRev.jacobian', 'Numeric.DualRev.jvp',
+-- 'Numeric.DualRev.hvp', 'Numeric.DualRev.hessian').  The generated code
+-- passes three type-directed walks:
+--
+-- * a traversal of the scalars of a plain value ('Trav': every 'Double',
+--   every element of a 'Vec' or 'Mat', left to right; discrete parts are
+--   left alone), which flattens an input or a direction to a list and puts
+--   a list of results back into the input's (or output's) shape;
+-- * the input walk over a supply of input nodes ('Supply'): every scalar of
+--   the input is an input node of its own (an array input is built from its
+--   elements' nodes), so that each has an id the engine can take;
+-- * the output walk listing the output's scalars ('R', value and id; an
+--   array output's elements by index nodes).
+module Numeric.DualRev.Internal.Run.Flat
+  ( -- * Runners
+    jacobianRun, jvpRun, hvpRun, hessianRun
+    -- * Walks
+  , Trav, R, Supply
+  , travD, travVec, travMat
+  , inputS, inputSVec, inputSMat
+  , outD, outId, outList, outVec, outMat
+  ) where
+
+import Control.Exception (bracket, throwIO)
+import Control.Monad (foldM, forM, replicateM, when)
+import Data.IORef (IORef, modifyIORef', newIORef, readIORef, writeIORef)
+import Data.Int (Int64)
+import Foreign.C.String (peekCString)
+import Foreign.C.Types (CInt, CSize)
+import Foreign.ForeignPtr (withForeignPtr)
+import Foreign.Marshal.Alloc (alloca, allocaBytes)
+import Foreign.Marshal.Array (allocaArray, peekArray, pokeArray, withArray)
+import Foreign.Ptr (Ptr, castPtr)
+import Foreign.Storable (peek, pokeByteOff)
+import System.IO.Unsafe (unsafeDupablePerformIO)
+
+import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_from_reals, c_arr_index2, c_arr_index, c_arr_reshape)
+import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
+import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.ArrayData
+import Numeric.DualRev.Internal.Run.ArrayDual (arrShape, arrSize)
+import Numeric.DualRev.Internal.Run.Runners (newTape, rerunnable, throwShape, withPooledTape)
+
+------------------------------------------------------------------------------
+-- Walks
+
+-- | A traversal of the scalars of a plain value, left to right.
+type Trav a = (Double -> IO Double) -> a -> IO a
+
+-- | A scalar of the output: its value and its node (-1 for a constant).
+type R = (Double, Int64)
+
+-- | The input nodes for the scalars of the input, in the order of 'Trav'.
+data Supply = Supply (Ptr CTape) (IORef [D])
+
+travD :: Trav Double
+travD f = f
+
+travVec :: Trav Vec
+travVec f (Vec n fp) = do
+  xs <- withForeignPtr fp (peekArray n)
+  ys <- mapM f xs
+  Vec n <$> newBuf n (\p -> pokeArray p ys)
+
+travMat :: Trav Mat
+travMat f (Mat r c fp) = do
+  xs <- withForeignPtr fp (peekArray (r * c))
+  ys <- mapM f xs
+  Mat r c <$> newBuf (r * c) (\p -> pokeArray p ys)
+
+-- | The scalars of a plain value as a list.
+flatten :: Trav a -> a -> IO [Double]
+flatten trav x = do
+  ref <- newIORef []
+  _ <- trav (\d -> modifyIORef' ref (d :) >> pure d) x
+  reverse <$> readIORef ref
+
+-- | A value of the shape of the template x (its discrete parts kept) with
+-- the scalars ds.
+unflatten :: Trav a -> a -> [Double] -> IO a
+unflatten trav x ds = do
+  ref <- newIORef ds
+  trav (\_ -> pop ref) x
+
+-- | The next element of a supply.
+pop :: IORef [e] -> IO e
+pop ref = do
+  r <- readIORef ref
+  case r of
+    e : rest -> writeIORef ref rest >> pure e
+    [] -> throwShape "a value has more scalars than the input it should match"
+
+inputS :: Supply -> Double -> IO D
+inputS (Supply _ ref) _ = pop ref
+
+-- | An array input: a vector node built from its elements' input nodes.
+inputSVec :: Supply -> Vec -> IO DVec
+inputSVec s (Vec n _) = DVec <$> fromSupply s n
+
+inputSMat :: Supply -> Mat -> IO DMat
+inputSMat s@(Supply t _) (Mat r c _) = do
+  v <- fromSupply s (r * c)
+  DMat <$> c_arr_reshape t v 2 (fromIntegral r) (fromIntegral c)
+
+fromSupply :: Supply -> Int -> IO Int64
+fromSupply (Supply t ref) n = do
+  ds <- replicateM n (pop ref)
+  withArray [v | D v _ <- ds] $ \pv -> withArray [i | D _ i <- ds] $ \pi' ->
+    c_arr_from_reals t (fromIntegral n) pv pi'
+
+outD :: Ptr CTape -> D -> [R] -> IO [R]
+outD _ (D v i) acc = pure ((v, i) : acc)
+
+-- | A part without scalars.
+outId :: Ptr CTape -> a -> [R] -> IO [R]
+outId _ _ acc = pure acc
+
+outList :: (Ptr CTape -> a' -> [R] -> IO [R]) -> Ptr CTape -> [a'] -> [R] -> IO [R]
+outList f t ds acc = foldM (flip (f t)) acc (reverse ds)
+
+-- | The elements of an array output, as index nodes.
+outVec :: Ptr CTape -> DVec -> [R] -> IO [R]
+outVec t (DVec i) acc = do
+  n <- arrSize t i
+  rs <- forM [0 .. n - 1] $ \k -> alloca $ \pv -> do
+    j <- c_arr_index t i (fromIntegral k) pv
+    v <- peek pv
+    pure (v, j)
+  pure (rs ++ acc)
+
+outMat :: Ptr CTape -> DMat -> [R] -> IO [R]
+outMat t (DMat i) acc = do
+  (r, c) <- arrShape t i
+  rs <- forM [(a, b) | a <- [0 .. r - 1], b <- [0 .. c - 1]] $ \(a, b) -> alloca $ \pv -> do
+    j <- c_arr_index2 t i (fromIntegral a) (fromIntegral b) pv
+    v <- peek pv
+    pure (v, j)
+  pure (rs ++ acc)
+
+------------------------------------------------------------------------------
+-- Recording
+
+-- | Records f at x, every scalar of x an input node (consecutive ids, in the
+-- order of the traversal): the input's scalars and the dual output.
+record :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a -> IO ([R], b')
+record trav ins f t x = do
+  xs <- flatten trav x
+  let n = length xs
+  first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
+  checkTape t
+  let rs = if n == 0 then [] else zip xs [first ..]
+  ref <- newIORef [D v i | (v, i) <- rs]
+  x' <- ins (Supply t ref) x
+  y' <- unAD (f x') t
+  checkTape t
+  pure (rs, y')
+
+-- | The scalars of a direction, which must have as many as the input.
+direction :: Trav a -> [R] -> a -> IO [Double]
+direction trav xr v = do
+  vs <- flatten trav v
+  when (length vs /= length xr) $
+    throwShape ("the direction has " ++ show (length vs) ++ " scalars and the input "
+                ++ show (length xr) ++ ": it must have the input's shape")
+  pure vs
+
+-- | An array of C dr_real.
+withReals :: [R] -> (CSize -> Ptr CReal -> IO a) -> IO a
+withReals rs act = allocaBytes (16 * max 1 n) $ \p -> do
+  sequence_ [ pokeByteOff p (16 * k) v >> pokeByteOff p (16 * k + 8) i
+            | (k, (v, i)) <- zip [0 ..] rs ]
+  act (fromIntegral n) (castPtr p)
+  where n = length rs
+
+-- | Runs an engine call; a failure is a 'DualRevError' naming the call and
+-- the engine's message.
+engine :: String -> IO CInt -> IO ()
+engine fn call = do
+  st <- call
+  when (st /= 0) $ do
+    msg <- c_strerror st >>= peekCString
+    throwIO (DualRevError ("dualrev: " ++ fn ++ " failed: " ++ msg))
+
+-- | Run with a fresh tape of order 2 (second derivatives), freed after.
+-- (Not a pooled one: a cleared tape keeps its order.)
+withOrder2Tape :: (Ptr CTape -> IO a) -> IO a
+withOrder2Tape act = rerunnable $ bracket newTape c_tape_free $ \t -> do
+  engine "dr_tape_set_order" (c_tape_set_order t 2)
+  act t
+
+-- | An engine call's result array of n doubles.
+result :: Int -> (Ptr Double -> IO ()) -> IO [Double]
+result n act = allocaArray (max 1 n) $ \p -> act p >> peekArray n p
+
+-- | m rows of n.
+rowsOf :: Int -> Int -> [Double] -> [[Double]]
+rowsOf m n xs = [take n (drop (k * n) xs) | k <- [0 .. m - 1]]
+
+------------------------------------------------------------------------------
+-- Runners
+
+-- | One row per scalar of the output, left to right, each shaped like the
+-- input: the engine's Jacobian, which sweeps forward (one sweep per block
+-- of input directions) when the output has more scalars than the input and
+-- in reverse otherwise.
+jacobianRun :: Trav a -> (Supply -> a -> IO a') -> (Ptr CTape -> b' -> [R] -> IO [R])
+            -> (a' -> AD b') -> a -> [a]
+jacobianRun trav ins outs f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
+  (xr, y') <- record trav ins f t x
+  yr <- outs t y' []
+  let (m, n) = (length yr, length xr)
+  j <- withReals yr $ \cm py -> withReals xr $ \cn px ->
+    result (m * n) (engine "dr_jacobian" . c_jacobian t cm py cn px)
+  mapM (unflatten trav x) (rowsOf m n j)
+{-# INLINE jacobianRun #-}
+
+-- | Value and directional derivative J v, shaped like the output.
+jvpRun :: Trav a -> (Supply -> a -> IO a') -> (Ptr CTape -> b' -> [R] -> IO [R])
+       -> (Ptr CTape -> b' -> IO b) -> Trav b -> (a' -> AD b') -> a -> a -> (b, b)
+jvpRun trav ins outs prim travB f x v = unsafeDupablePerformIO $ withPooledTape $ \t -> do
+  (xr, y') <- record trav ins f t x
+  vs <- direction trav xr v
+  yr <- outs t y' []
+  y <- prim t y'
+  ydot <- withReals yr $ \cm py -> withReals xr $ \cn px -> withArray vs $ \pv ->
+    result (length yr) (engine "dr_jvp" . c_jvp t cm py cn px pv)
+  yd <- unflatten travB y ydot
+  pure (y, yd)
+{-# INLINE jvpRun #-}
+
+-- | Hessian times a direction, shaped like the input.
+hvpRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> a -> a
+hvpRun trav ins f x v = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
+  (xr, D yv yi) <- record trav ins f t x
+  vs <- direction trav xr v
+  hv <- withReals xr $ \cn px -> withArray vs $ \pv ->
+    result (length xr) (engine "dr_hvp" . c_hvp t yv yi cn px pv)
+  unflatten trav x hv
+{-# INLINE hvpRun #-}
+
+-- | The rows of the Hessian, each shaped like the input.
+hessianRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> [a]
+hessianRun trav ins f x = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
+  (xr, D yv yi) <- record trav ins f t x
+  let n = length xr
+  h <- withReals xr $ \cn px -> result (n * n) (engine "dr_hessian" . c_hessian t yv yi cn px)
+  mapM (unflatten trav x) (rowsOf n n h)
+{-# INLINE hessianRun #-}

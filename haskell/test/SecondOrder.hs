@@ -1,0 +1,172 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | Forward mode and second order: jvp against finite differences and the
+-- Jacobian, hvp and hessian against closed forms, the Jacobian of tall and
+-- wide functions, discrete parts, errors.
+module SecondOrder (spec) where
+
+import Control.Exception (evaluate, try)
+import Data.List (isInfixOf, transpose)
+import Test.Hspec
+import Test.QuickCheck
+
+import Check
+import Numeric.DualRev
+import qualified Numeric.DualRev.Array as A
+import Numeric.DualRev.Array (vdot, vfromList, vscale, vtoList)
+
+differentiable [d|
+  -- 2 inputs, 6 outputs: a tall Jacobian (forward sweeps)
+  tall :: (Double, Double) -> [Double]
+  tall (x, y) = [x * y, sin x, exp (y / 3), x * x - y, cos (x * y), sqrt (1 + x * x + y * y)]
+
+  -- 6 inputs, 2 outputs: a wide Jacobian (reverse sweeps)
+  wide :: [Double] -> (Double, Double)
+  wide xs = (sum (zipWith (*) xs (tail xs)), product (map (\x -> 1 + x * x / 10) xs))
+
+  mixed :: (Int, [Double]) -> ([Double], Int)
+  mixed (k, xs) = (map (\x -> fromIntegral k * x * x) xs ++ [sum xs], k + length xs)
+
+  quadratic :: [Double] -> Double
+  quadratic [x, y] = 2 * x * x + 3 * x * y + 4 * y * y
+  quadratic _ = 0
+
+  rosenbrock :: (Double, Double) -> Double
+  rosenbrock (x, y) = (1 - x) * (1 - x) + 100 * (y - x * x) * (y - x * x)
+
+  -- x^T A x for the 10 x 10 matrix A below (not symmetric): H = A + A^T
+  form :: [Double] -> Double
+  form xs = sum [ fromIntegral (coef i j) * xi * xj | (i, xi) <- zip [0 :: Int ..] xs, (j, xj) <- zip [0 ..] xs ]
+
+  coef :: Int -> Int -> Int
+  coef i j = (3 * i + 7 * j) `mod` 11 - 5
+
+  scaled :: (Int, [Double], Constant Double) -> Double
+  scaled (k, xs, c) = constant c * fromIntegral k * sum (map (\x -> x * x * x) xs)
+
+  -- the examples of Numeric.DualRev's documentation
+  docF :: (Double, Double) -> Double
+  docF (x, y) = x * y + y * y
+
+  docPolar :: (Double, Double) -> (Double, Double)
+  docPolar (r, t) = (r * cos t, r * sin t)
+
+  -- array input and output
+  scaleVec :: (A.Vec, Double) -> (A.Vec, Double)
+  scaleVec (v, s) = (vscale s v, vdot v v)
+
+  withArrays :: [Double] -> Double
+  withArrays xs = let v = vfromList xs in vdot v v
+  |]
+
+-- | J v by central differences of each output scalar, with two steps (as
+-- fdGrad): the value for each.
+fdDirectional :: (Vec x, Vec y) => (x -> y) -> x -> x -> [[(Double, Double)]]
+fdDirectional f x v =
+  transpose [ zipWith (\a b -> ((a - b) / (2 * h), h)) (toVec (f (at h))) (toVec (f (at (-h)))) | h <- [h0, h0 / 100] ]
+  where xs = toVec x
+        vs = toVec v
+        h0 = 1e-5 * maximum (1 : map abs xs) / maximum (1e-3 : map abs vs)
+        at h = fromVec x (zipWith (\a b -> a + h * b) xs vs)
+
+jvpProp :: (Vec x, Vec y, Show x, Show y, Eq y) => (x -> y) -> (x -> x -> (y, y)) -> (x -> [x]) -> x -> x -> Property
+jvpProp f jv jac x v =
+  let (y, yd) = jv x v
+      rows = jac x
+      byJac = [ sum (zipWith (*) (toVec r) (toVec v)) | r <- rows ]
+  in counterexample ("value " ++ show y ++ ", J v " ++ show yd) $
+       (y == f x)
+       .&&. counterexample "J v against finite differences"
+              (and (zipWith3 closeFD (toVec y) (toVec yd) (fdDirectional f x v)))
+       .&&. counterexample ("J v against the Jacobian times v: " ++ show byJac)
+              (and (zipWith (closeRel 1e-12) (toVec yd) byJac))
+       .&&. length (toVec yd) == length (toVec y)
+
+isSymmetric :: [[Double]] -> Bool
+isSymmetric h = and [ closeRel 1e-12 a b | (r, c) <- zip h (transpose h), (a, b) <- zip r c ]
+
+dualRevError :: a -> IO String
+dualRevError x = do
+  r <- try (evaluate x)
+  case r of
+    Left (DualRevError m) -> pure m
+    Right _ -> pure "no error"
+
+spec :: Spec
+spec = describe "forward mode and second order" $ do
+  describe "jacobian, forward and reverse" $ do
+    checkJac "tall (2 inputs, 6 outputs)" ((,) <$> dbl <*> dbl) tall $(jacobian 'tall)
+    checkJac "wide (6 inputs, 2 outputs)" (vecOf 6 dbl) wide $(jacobian 'wide)
+    checkJac "discrete parts, tall" ((,) <$> choose (-3, 3) <*> listOf1N 3 dbl) mixed $(jacobian 'mixed)
+    it "shapes: one row per output scalar, each shaped like the input" $ do
+      length ($(jacobian 'tall) (1, 2)) `shouldBe` 6
+      length ($(jacobian 'wide) [1 .. 6]) `shouldBe` 2
+      all ((== 6) . length) ($(jacobian 'wide) [1 .. 6]) `shouldBe` True
+      map fst ($(jacobian 'mixed) (2, [1, 2])) `shouldBe` replicate 3 2
+
+  describe "jvp" $ do
+    it "tall: against finite differences and the Jacobian times v" $ property $
+      forAll ((,) <$> dbl <*> dbl) $ \x -> forAll ((,) <$> dbl <*> dbl) $ \v ->
+        jvpProp tall $(jvp 'tall) $(jacobian 'tall) x v
+    it "wide: against finite differences and the Jacobian times v" $ property $
+      forAll (vecOf 6 dbl) $ \x -> forAll (vecOf 6 dbl) $ \v ->
+        jvpProp wide $(jvp 'wide) $(jacobian 'wide) x v
+    it "discrete parts: unchanged in the value and the result" $ property $
+      forAll ((,) <$> choose (-3, 3) <*> vecOf 3 dbl) $ \x -> forAll (vecOf 3 dbl) $ \vs ->
+        jvpProp mixed $(jvp 'mixed) $(jacobian 'mixed) x (0, vs)
+    it "at a minimum" $
+      $(jvp 'rosenbrock) (1, 1) (1, 0) `shouldBe` (0, 0)
+    it "a direction of another shape is a DualRevError" $ do
+      m <- dualRevError (snd ($(jvp 'wide) [1 .. 6] [1, 2]))
+      m `shouldSatisfy` ("the direction has 2 scalars and the input 6" `isInfixOf`)
+
+    it "array input and output" $ do
+      let ((y, q), (yd, qd)) = $(jvp 'scaleVec) (vfromList [1, 2], 3) (vfromList [1, 0], 1)
+      (vtoList y, q) `shouldBe` ([3, 6], 5)
+      (vtoList yd, qd) `shouldBe` ([1 * 1 + 3 * 1, 2 * 1 + 3 * 0], 2)
+
+  describe "the documentation's examples" $ do
+    it "jvp" $ do
+      $(jvp 'docPolar) (2, 0) (0, 1) `shouldBe` ((2, 0), (0, 2))
+      $(jvp 'docF) (3, 2) (1, 1) `shouldBe` (10, 9)
+    it "hvp and hessian" $ do
+      $(hvp 'docF) (3, 2) (1, 0) `shouldBe` (0, 1)
+      $(hessian 'docF) (3, 2) `shouldBe` [(0, 1), (1, 2)]
+
+  describe "hvp" $ do
+    it "2x^2 + 3xy + 4y^2 at [3, 4] times [7, 8] is [52, 85]" $
+      $(hvp 'quadratic) [3, 4] [7, 8] `shouldBe` [52, 85]
+    it "Rosenbrock: the Hessian times v" $ property $
+      forAll ((,) <$> dbl <*> dbl) $ \(x, y) -> forAll ((,) <$> dbl <*> dbl) $ \(a, b) ->
+        let (p, q) = $(hvp 'rosenbrock) (x, y) (a, b)
+            [[h11, h12], [h21, h22]] = rosenbrockH x y
+        in closeRel 1e-12 p (h11 * a + h12 * b) .&&. closeRel 1e-12 q (h21 * a + h22 * b)
+    it "discrete parts and Constant: unchanged" $ do
+      let (k, hv, c) = $(hvp 'scaled) (2, [1, -2], Constant 3) (5, [1, 1], Constant 7)
+      (k, c) `shouldBe` (2, Constant 3)
+      hv `shouldBe` [3 * 2 * 6 * 1, 3 * 2 * 6 * (-2)]
+    it "a direction of another shape is a DualRevError" $ do
+      m <- dualRevError ($(hvp 'quadratic) [3, 4] [1])
+      m `shouldSatisfy` ("the direction has 1 scalars and the input 2" `isInfixOf`)
+
+  describe "hessian" $ do
+    it "Rosenbrock: the closed form, symmetric" $ property $
+      forAll ((,) <$> dbl <*> dbl) $ \(x, y) ->
+        let h = [[a, b] | (a, b) <- $(hessian 'rosenbrock) (x, y)]
+        in counterexample (show h) $
+             and (zipWith (closeRel 1e-12) (concat h) (concat (rosenbrockH x y))) .&&. isSymmetric h
+    it "Rosenbrock at (1, 1)" $
+      $(hessian 'rosenbrock) (1, 1) `shouldBe` [(802, -400), (-400, 200)]
+    it "a quadratic form of 10 inputs: A + A^T" $ property $
+      forAll (vecOf 10 dbl) $ \xs ->
+        let h = $(hessian 'form) xs
+            a = [[fromIntegral (coef i j) | j <- [0 .. 9]] | i <- [0 .. 9]]
+        in (h == zipWith (zipWith (+)) a (transpose a)) .&&. isSymmetric h
+    it "agrees with hvp on the unit vectors" $
+      $(hessian 'quadratic) [3, 4] `shouldBe` [$(hvp 'quadratic) [3, 4] [1, 0], $(hvp 'quadratic) [3, 4] [0, 1]]
+    it "array operations on the tape: the engine's DR_ENOTSUP message" $ do
+      m <- dualRevError ($(hessian 'withArrays) [1, 2])
+      m `shouldSatisfy` ("not supported for this tape" `isInfixOf`)
+      m' <- dualRevError ($(hvp 'withArrays) [1, 2] [1, 0])
+      m' `shouldSatisfy` ("not supported for this tape" `isInfixOf`)
+  where
+    rosenbrockH x y = [[2 - 400 * y + 1200 * x * x, -400 * x], [-400 * x, 200]]
