@@ -25,11 +25,12 @@ CFLAGS_ALL = -std=c11 $(OPT) -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden
 LIBS_ALL   = $(BLAS_LIBS) -lpthread -lm
 
 # the engine's C sources are listed once, in the library's c-sources field of
-# dualrev.cabal (the Haskell package compiles the same files)
-LIB_SRC  := $(shell awk '/^[^ \t]/ { lib = ($$1 == "library") } \
+# dualrev.cabal (the Haskell package compiles the same files, and its own
+# adapters under haskell/cbits, which the C library leaves out)
+LIB_SRC  := $(filter cbits/%.c,$(shell awk '/^[^ \t]/ { lib = ($$1 == "library") } \
                          lib && /c-sources:/ { on = 1; sub(/.*c-sources:/, "") } \
                          on && /:/ && !/c-sources:/ { on = 0 } \
-                         on { for (i = 1; i <= NF; i++) print $$i }' dualrev.cabal)
+                         on { for (i = 1; i <= NF; i++) print $$i }' dualrev.cabal))
 # the version is written once, in dualrev.cabal
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 LIB_OBJ  := $(patsubst cbits/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))

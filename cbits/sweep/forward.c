@@ -20,32 +20,7 @@
    zeroing of what was cleared is deferred to here) */
 static dr_status tan_ensure(dr_tape *t)
 {
-    int64_t need = dr__id_limit(t);
-    if ((uint64_t)need > t->tan_cap) {
-        size_t cap = t->tan_cap ? t->tan_cap : 256;
-        while (cap < (uint64_t)need) {
-            if (cap > (SIZE_MAX / sizeof(double) - 1) / 2)
-                return DR_ENOMEM;
-            cap *= 2;
-        }
-        double *p = dr__malloc((cap + 1) * sizeof(double));
-        if (!p)
-            return DR_ENOMEM;
-        if (t->tan_raw && t->tan_valid > 0)
-            memcpy(p + 1, t->tan_raw + 1, (size_t)t->tan_valid * sizeof(double));
-        if (t->tan_raw)
-            t->bytes -= (t->tan_cap + 1) * sizeof(double);
-        dr__free(t->tan_raw);
-        t->tan_raw = p;
-        t->tan_cap = cap;
-        t->bytes += (cap + 1) * sizeof(double);
-    }
-    if (t->tan_valid < need) {
-        memset(t->tan_raw + 1 + t->tan_valid, 0,
-               (size_t)(need - t->tan_valid) * sizeof(double));
-        t->tan_valid = need;
-    }
-    return DR_OK;
+    return dr__slots_ensure(t, &t->tan_raw, &t->tan_cap, &t->tan_valid);
 }
 
 bool dr__forward_ok(const dr_tape *t)

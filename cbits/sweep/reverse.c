@@ -5,11 +5,12 @@
  */
 #include "sweep/sweep.h"
 
-dr_status dr__adj_ensure(dr_tape *t)
+dr_status dr__slots_ensure(dr_tape *t, double **raw, size_t *cap_,
+                           int64_t *valid)
 {
     int64_t need = dr__id_limit(t);
-    if ((uint64_t)need > t->adj_cap) {
-        size_t cap = t->adj_cap ? t->adj_cap : 256;
+    if ((uint64_t)need > *cap_) {
+        size_t cap = *cap_ ? *cap_ : 256;
         while (cap < (uint64_t)need) {
             if (cap > (SIZE_MAX / sizeof(double) - 1) / 2)
                 return DR_ENOMEM;
@@ -18,21 +19,25 @@ dr_status dr__adj_ensure(dr_tape *t)
         double *p = dr__malloc((cap + 1) * sizeof(double));
         if (!p)
             return DR_ENOMEM;
-        if (t->adj_raw && t->adj_valid > 0)
-            memcpy(p + 1, t->adj_raw + 1, (size_t)t->adj_valid * sizeof(double));
-        if (t->adj_raw)
-            t->bytes -= (t->adj_cap + 1) * sizeof(double);
-        dr__free(t->adj_raw);
-        t->adj_raw = p;
-        t->adj_cap = cap;
+        if (*raw && *valid > 0)
+            memcpy(p + 1, *raw + 1, (size_t)*valid * sizeof(double));
+        if (*raw)
+            t->bytes -= (*cap_ + 1) * sizeof(double);
+        dr__free(*raw);
+        *raw = p;
+        *cap_ = cap;
         t->bytes += (cap + 1) * sizeof(double);
     }
-    if (t->adj_valid < need) {
-        memset(t->adj_raw + 1 + t->adj_valid, 0,
-               (size_t)(need - t->adj_valid) * sizeof(double));
-        t->adj_valid = need;
+    if (*valid < need) {
+        memset(*raw + 1 + *valid, 0, (size_t)(need - *valid) * sizeof(double));
+        *valid = need;
     }
     return DR_OK;
+}
+
+dr_status dr__adj_ensure(dr_tape *t)
+{
+    return dr__slots_ensure(t, &t->adj_raw, &t->adj_cap, &t->adj_valid);
 }
 
 /*

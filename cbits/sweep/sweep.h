@@ -23,6 +23,11 @@ static inline int64_t dr__id_limit(const dr_tape *t)
     return r > t->next ? r : t->next;
 }
 
+/* make a per-node array of doubles (raw[0] a sink slot; raw, cap, valid
+   as adj_raw, adj_cap, adj_valid) cover every relative id handed out so
+   far, zeroing ids from valid on */
+DR_HIDDEN dr_status dr__slots_ensure(dr_tape *t, double **raw, size_t *cap,
+                                     int64_t *valid);
 /* make adj_raw cover every relative id handed out so far */
 DR_HIDDEN dr_status dr__adj_ensure(dr_tape *t);
 /* sweep one job's chunks, newest first; plain adds (no sibling runs) */
