@@ -166,17 +166,42 @@ static double run_dot(long n, long reps)
 #ifndef BENCH_ORDER1_ONLY
 typedef dr_real (*program)(dr_tape *, const dr_real *);
 
+/* the 2-D Rosenbrock function (1 - x)^2 + 100 (y - x^2)^2 */
+static dr_real rosen(dr_tape *t, const dr_real *p)
+{
+    dr_real a = dr_sub(t, dr_const(1.0), p[0]);
+    dr_real b = dr_sub(t, p[1], dr_mul(t, p[0], p[0]));
+    return dr_add(t, dr_mul(t, a, a), dr_mul(t, dr_const(100.0), dr_mul(t, b, b)));
+}
+
+/* a quadratic form x^T A x of 100 inputs, A fixed (a_ij = 1 / (1 + i + 2 j)) */
+#define QUAD_N 100
+static dr_real quad(dr_tape *t, const dr_real *x)
+{
+    dr_real f = dr_const(0.0);
+    for (int i = 0; i < QUAD_N; i++) {
+        dr_real r = dr_const(0.0);
+        for (int j = 0; j < QUAD_N; j++)
+            r = dr_add(t, r, dr_mul(t, dr_const(1.0 / (1 + i + 2 * j)), x[j]));
+        f = dr_add(t, f, dr_mul(t, x[i], r));
+    }
+    return f;
+}
+
 static double run_so(program f, size_t n, const double *in, const char *what,
                      long reps)
 {
     dr_tape *t = dr_tape_new();
-    double *g = malloc(n * sizeof *g), *v = malloc(n * sizeof *v);
+    bool hess = !strcmp(what, "hess");
+    double *g = malloc((hess ? n * n : n) * sizeof *g), *v = malloc(n * sizeof *v);
     dr_real *x = malloc(n * sizeof *x);
     if (!t || !g || !v || !x)
         check(DR_ENOMEM, "setup");
     for (size_t i = 0; i < n; i++)
         v[i] = 1.0 / (1.0 + (double)i);
-    bool rec = !strcmp(what, "rec1") || !strcmp(what, "rec2");
+    /* rec1, rec2, hess: the unit records the program (hess: then takes its
+       dense Hessian, the whole cost of a Hessian from scratch) */
+    bool rec = !strcmp(what, "rec1") || !strcmp(what, "rec2") || hess;
     check(dr_tape_set_order(t, strcmp(what, "rec1") ? 2 : 1), "order");
     dr_real y = {0, DR_NONE};
     if (!rec) {
@@ -190,6 +215,8 @@ static double run_so(program f, size_t n, const double *in, const char *what,
             check(dr_inputs(t, n, in, x), "inputs");
             y = f(t, x);
             bench_use(y.val);
+            if (hess)
+                check(dr_hessian(t, y, n, x, g), "hessian");
         } else if (!strcmp(what, "grad")) {
             check(dr_gradient(t, y, n, x, g), "gradient");
         } else {
@@ -198,7 +225,7 @@ static double run_so(program f, size_t n, const double *in, const char *what,
         bench_use(g);
     }
     check(dr_tape_status(t), "tape");
-    double s = rec ? y.val : sum(n, g);
+    double s = hess ? sum(n * n, g) : rec ? y.val : sum(n, g);
     free(g);
     free(v);
     free(x);
@@ -228,6 +255,14 @@ int main(int argc, char **argv)
     } else if (!strncmp(prog, "rot-", 4)) {
         static const double in[7] = {1, 2, 3, 4, 5, 6, 7};
         s = run_so(rot, 7, in, prog + 4, reps);
+    } else if (!strncmp(prog, "rosen-", 6)) {
+        static const double in[2] = {-1.2, 1.0};
+        s = run_so(rosen, 2, in, prog + 6, reps);
+    } else if (!strncmp(prog, "quad-", 5)) {
+        static double in[QUAD_N];
+        for (int i = 0; i < QUAD_N; i++)
+            in[i] = 0.01 * i - 0.3;
+        s = run_so(quad, QUAD_N, in, prog + 5, reps);
 #endif
     } else {
         return 2;
