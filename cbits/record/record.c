@@ -112,7 +112,9 @@ dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
     for (size_t i = 0; dr__order2(t) && i < n; i++)
         dr__oplog(t, *first + (dr_idx)i, DR_OPC_INPUT, 0.0, 0.0, 0.0, DR_NONE,
                   DR_NONE);
-    return dr_tape_status(t);
+    /* the inputs are recorded: a log that could not grow is the tape's
+       sticky DR_ENOMEM, not this call's failure */
+    return DR_OK;
 }
 
 dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
@@ -124,9 +126,6 @@ dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
     for (size_t i = 0; i < n; i++) {
         out[i].val = values[i];
         out[i].idx = st == DR_OK ? first + (dr_idx)i : DR_NONE;
-        if (dr__order2(t) && st == DR_OK)
-            dr__oplog(t, out[i].idx, DR_OPC_INPUT, 0.0, 0.0, values[i],
-                      DR_NONE, DR_NONE);
     }
     return st;
 }
