@@ -325,6 +325,29 @@ static void test_oom(void **state)
 /* A chunk's leading inputs have no record written: where the chunk last
    held array nodes, those ids must still read as plain inputs (no array
    behind them) and sweep as inputs, not as the stale records. */
+/* inputs after an earlier failure: the tape keeps its sticky status, and
+   the inputs are recorded and reported as such, at either order */
+static void test_after_sticky_error(void **state)
+{
+    (void)state;
+    for (int order = 1; order <= 2; order++) {
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, order), DR_OK);
+        dr_real bad = {1.0, (dr_idx)123456};
+        dr_add(t, bad, bad);
+        CHK_STATUS(dr_tape_status(t), DR_EINVAL);
+        dr_idx first = DR_NONE;
+        CHK_STATUS(dr_input_range(t, 3, &first), DR_OK);
+        assert_true(first != DR_NONE);
+        double v[2] = {1, 2};
+        dr_real out[2];
+        CHK_STATUS(dr_inputs(t, 2, v, out), DR_OK);
+        assert_true(out[1].idx == out[0].idx + 1);
+        CHK_STATUS(dr_tape_status(t), DR_EINVAL);
+        dr_tape_free(t);
+    }
+}
+
 static void test_stale_records(void **state)
 {
     (void)state;
@@ -362,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_in_child_jobs),
         cmocka_unit_test_teardown(test_clear_and_reuse, chk_alloc_teardown),
         cmocka_unit_test(test_stale_records),
+        cmocka_unit_test(test_after_sticky_error),
         cmocka_unit_test(test_errors),
         cmocka_unit_test_teardown(test_oom, chk_alloc_teardown),
     };

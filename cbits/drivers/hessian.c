@@ -13,20 +13,10 @@ static dr_status check(const dr_tape *t, dr_real y, size_t n, const dr_real *x)
 {
     if (!t || (n && !x))
         return DR_EINVAL;
-    dr_status st = dr__whole(t);
-    if (st != DR_OK)
-        return st;
-    if (t->status != DR_OK)
-        return t->status;
-    if (t->order < 2)
-        return DR_ENOTSUP;
-    int64_t r;
-    if (!dr__rel(t, y.idx, &r))
-        return DR_EINVAL;
-    for (size_t i = 0; i < n; i++)
-        if (!dr__rel(t, x[i].idx, &r))
-            return DR_EINVAL;
-    return DR_OK;
+    dr_status st = dr__sweep_ready(t, 1, &y, n, x);
+    if (st == DR_OK && t->order < 2)
+        st = DR_ENOTSUP;
+    return st;
 }
 
 /* H v for a checked call, with ids[i] = x[i].idx and scratch seeds[n] */

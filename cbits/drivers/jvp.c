@@ -10,38 +10,12 @@
 
 #include <stdint.h>
 
-/* a whole root handle, no sticky error, every id on the tape */
-static dr_status ready(const dr_tape *t, size_t m, const dr_real *y, size_t n,
-                       const dr_real *x)
-{
-    dr_status st = dr__whole(t);
-    if (st != DR_OK)
-        return st;
-    if (t->status != DR_OK)
-        return t->status;
-    int64_t r;
-    for (size_t i = 0; i < m; i++)
-        if (!dr__rel(t, y[i].idx, &r))
-            return DR_EINVAL;
-    for (size_t i = 0; i < n; i++)
-        if (!dr__rel(t, x[i].idx, &r))
-            return DR_EINVAL;
-    return DR_OK;
-}
-
-static int64_t rel_of(const dr_tape *t, dr_idx id)
-{
-    int64_t r = -1;
-    dr__rel(t, id, &r); /* checked by ready */
-    return r;
-}
-
 dr_status dr_jvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
                  const dr_real *x, const double *xdot, double *ydot)
 {
     if (!t || (m && (!y || !ydot)) || (n && (!x || !xdot)))
         return DR_EINVAL;
-    dr_status st = ready(t, m, y, n, x);
+    dr_status st = dr__sweep_ready(t, m, y, n, x);
     if (st != DR_OK)
         return st;
     if (!dr__forward_ok(t))
@@ -61,7 +35,7 @@ dr_status dr_vjp(dr_tape *t, size_t m, const dr_real *y, const double *ybar,
 {
     if (!t || (m && (!y || !ybar)) || (n && (!x || !xbar)))
         return DR_EINVAL;
-    dr_status st = ready(t, m, y, n, x);
+    dr_status st = dr__sweep_ready(t, m, y, n, x);
     if (st != DR_OK)
         return st;
     st = dr_adjoints_clear(t);
@@ -87,31 +61,13 @@ dr_status dr_jvp_vec(dr_tape *t, size_t m, const dr_real *y, size_t n,
     if (!t || (m && !y) || (n && !x) || (k && ((m && !Ydot) || (n && !Xdot)))
         || !vec_args_ok(m, k) || !vec_args_ok(n, k))
         return DR_EINVAL;
-    dr_status st = ready(t, m, y, n, x);
+    dr_status st = dr__sweep_ready(t, m, y, n, x);
     if (st != DR_OK || k == 0)
         return st;
     if (!dr__forward_ok(t))
         return DR_ENOTSUP;
-    dr_scratch *sb;
-    double *T = dr__vec_take(t, k, &sb);
-    if (!T)
-        return DR_ENOMEM;
-    const int64_t kk = (int64_t)k;
-    for (size_t i = 0; i < n; i++) {
-        int64_t r = rel_of(t, x[i].idx);
-        if (r >= 0)
-            for (size_t j = 0; j < k; j++)
-                T[r * kk + (int64_t)j] += Xdot[i * k + j];
-    }
-    dr_fsweep f = {T, k, t};
-    st = dr__forward_sweep(t, &f);
-    for (size_t i = 0; st == DR_OK && i < m; i++) {
-        int64_t r = rel_of(t, y[i].idx);
-        for (size_t j = 0; j < k; j++)
-            Ydot[i * k + j] = r >= 0 ? T[r * kk + (int64_t)j] : 0.0;
-    }
-    dr__scratch_give(t, sb);
-    return st;
+    dr_pass_io in = {n, x, k, 1}, out = {m, y, k, 1};
+    return dr__pass_k(t, true, k, in, Xdot, out, Ydot);
 }
 
 /* k products in one k-wide reverse sweep; DR_ENOTSUP or DR_ENOMEM: not
@@ -122,26 +78,8 @@ static dr_status vjp_wide(dr_tape *t, size_t m, const dr_real *y, size_t k,
 {
     if (t->hist || !dr__reverse_vec_ok(t))
         return DR_ENOTSUP;
-    dr_scratch *sb;
-    double *A = dr__vec_take(t, k, &sb);
-    if (!A)
-        return DR_ENOMEM;
-    const int64_t kk = (int64_t)k;
-    for (size_t i = 0; i < m; i++) {
-        int64_t r = rel_of(t, y[i].idx);
-        if (r >= 0)
-            for (size_t j = 0; j < k; j++)
-                A[r * kk + (int64_t)j] += Ybar[j * m + i];
-    }
-    dr_vsweep s = {A, k, t};
-    dr_status st = dr__reverse_vec(t, &s);
-    for (size_t c = 0; st == DR_OK && c < n; c++) {
-        int64_t r = rel_of(t, x[c].idx);
-        for (size_t j = 0; j < k; j++)
-            Xbar[j * n + c] = r >= 0 ? A[r * kk + (int64_t)j] : 0.0;
-    }
-    dr__scratch_give(t, sb);
-    return st;
+    dr_pass_io in = {m, y, 1, m}, out = {n, x, 1, n};
+    return dr__pass_k(t, false, k, in, Ybar, out, Xbar);
 }
 
 dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
@@ -151,7 +89,7 @@ dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
     if (!t || (m && !y) || (n && !x) || (k && ((m && !Ybar) || (n && !Xbar)))
         || !vec_args_ok(m, k) || !vec_args_ok(n, k))
         return DR_EINVAL;
-    dr_status st = ready(t, m, y, n, x);
+    dr_status st = dr__sweep_ready(t, m, y, n, x);
     if (st != DR_OK || k == 0)
         return st;
     st = vjp_wide(t, m, y, k, Ybar, n, x, Xbar);

@@ -137,6 +137,14 @@ static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
     return false;
 }
 
+/* the relative id of an id already checked with dr__rel (-1: DR_NONE) */
+static inline int64_t dr__rel_of(const dr_tape *t, dr_idx id)
+{
+    int64_t r = -1;
+    dr__rel(t, id, &r);
+    return r;
+}
+
 /* dr__rel for the arguments of a node being recorded: also the ids an open
    recorder handed out since it last took the cursor (t->next is behind
    them until it gives it back); kept out of dr__rel, whose loops over many

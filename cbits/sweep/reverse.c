@@ -276,3 +276,31 @@ dr_status dr_adjoints_read(const dr_tape *t, dr_idx first, size_t n,
     dr__adj_read(t, r, n, out);
     return DR_OK;
 }
+
+dr_status dr__sweep_ready(const dr_tape *t, size_t m, const dr_real *y,
+                          size_t n, const dr_real *x)
+{
+    dr_status st = dr__whole(t);
+    if (st != DR_OK)
+        return st;
+    if (t->status != DR_OK)
+        return t->status;
+    int64_t r;
+    for (size_t i = 0; i < m; i++)
+        if (!dr__rel(t, y[i].idx, &r))
+            return DR_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!dr__rel(t, x[i].idx, &r))
+            return DR_EINVAL;
+    return DR_OK;
+}
+
+dr_status dr__sweep_from(dr_tape *t, dr_idx y)
+{
+    dr_status st = dr_adjoints_clear(t);
+    if (st == DR_OK)
+        st = dr_seed(t, y, 1.0);
+    if (st == DR_OK)
+        st = dr_reverse(t);
+    return st;
+}

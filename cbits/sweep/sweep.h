@@ -35,6 +35,15 @@ DR_HIDDEN void dr__sweep_chunks(dr_chunk *last, dr_sweep *s);
 /* the same where s->atomic: adds into ids < s->own_lo are atomic */
 DR_HIDDEN void dr__sweep_chunks_atomic(dr_chunk *last, dr_sweep *s);
 
+/* what every driver checks before touching anything, so that a bad call
+   changes nothing: a whole root handle (dr__whole), no sticky status, and
+   every id of y[0..m-1] and x[0..n-1] on the tape (DR_EINVAL) */
+DR_HIDDEN dr_status dr__sweep_ready(const dr_tape *t, size_t m,
+                                    const dr_real *y, size_t n,
+                                    const dr_real *x);
+/* one gradient's sweep: clear the adjoints, seed y with 1, sweep */
+DR_HIDDEN dr_status dr__sweep_from(dr_tape *t, dr_idx y);
+
 /* the root's relative id of first, if first .. first+n-1 are all on t */
 DR_HIDDEN bool dr__adj_range(const dr_tape *t, dr_idx first, size_t n,
                              int64_t *rel);
@@ -65,5 +74,22 @@ DR_HIDDEN bool dr__reverse_vec_ok(const dr_tape *t);
    t->hist == NULL); DR_ENOTSUP at an ext node without reverse_vec (s->adj
    is then partly swept: the caller starts over another way) */
 DR_HIDDEN dr_status dr__reverse_vec(dr_tape *t, dr_vsweep *s);
+
+/*
+ * One k-wide pass, forward or reverse, as the products and the Jacobian
+ * make it: seed direction j of id seed[i] with S[i*ss + j*sd] (i < ns),
+ * sweep, and read direction j of id read[c] into R[c*rs + j*rd] (c < nr).
+ * Ids are checked by the caller (dr__sweep_ready), and so is that the
+ * sweep can run (dr__forward_ok; reverse: dr__reverse_vec_ok, no forks).
+ */
+typedef struct dr_pass_io {
+    size_t n;           /* ids                                     */
+    const dr_real *ids;
+    size_t stride_id;   /* between the values of consecutive ids   */
+    size_t stride_dir;  /* between directions                      */
+} dr_pass_io;
+DR_HIDDEN dr_status dr__pass_k(dr_tape *t, bool forward, size_t k,
+                               dr_pass_io seed, const double *S,
+                               dr_pass_io read, double *R);
 
 #endif /* DR_SWEEP_H */

@@ -91,3 +91,35 @@ dr_status dr__reverse_vec(dr_tape *t, dr_vsweep *s)
     }
     return st != DR_OK ? st : dr_tape_status(t);
 }
+
+dr_status dr__pass_k(dr_tape *t, bool forward, size_t k, dr_pass_io seed,
+                     const double *S, dr_pass_io read, double *R)
+{
+    dr_scratch *sb;
+    double *V = dr__vec_take(t, k, &sb);
+    if (!V)
+        return DR_ENOMEM;
+    const int64_t kk = (int64_t)k;
+    for (size_t i = 0; i < seed.n; i++) {
+        int64_t r = dr__rel_of(t, seed.ids[i].idx);
+        if (r >= 0)
+            for (size_t j = 0; j < k; j++)
+                V[r * kk + (int64_t)j] += S[i * seed.stride_id + j * seed.stride_dir];
+    }
+    dr_status st;
+    if (forward) {
+        dr_fsweep f = {V, k, t};
+        st = dr__forward_sweep(t, &f);
+    } else {
+        dr_vsweep v = {V, k, t};
+        st = dr__reverse_vec(t, &v);
+    }
+    for (size_t c = 0; st == DR_OK && c < read.n; c++) {
+        int64_t r = dr__rel_of(t, read.ids[c].idx);
+        for (size_t j = 0; j < k; j++)
+            R[c * read.stride_id + j * read.stride_dir] =
+                r >= 0 ? V[r * kk + (int64_t)j] : 0.0;
+    }
+    dr__scratch_give(t, sb);
+    return st;
+}
