@@ -191,19 +191,8 @@ dr_status dr__forward_sweep(dr_tape *t, dr_fsweep *f)
 
 dr_status dr_tangent_seed(dr_tape *t, dr_idx id, double tangent)
 {
-    dr_status st = dr__whole(t);
-    if (st != DR_OK)
-        return st;
-    int64_t r;
-    if (!dr__rel(t, id, &r))
-        return DR_EINVAL;
-    if (r < 0)
-        return DR_OK;
-    st = tan_ensure(t);
-    if (st != DR_OK)
-        return st;
-    t->tan_raw[1 + r] += tangent;
-    return DR_OK;
+    return dr__slots_seed(t, &t->tan_raw, &t->tan_cap, &t->tan_valid, id,
+                          tangent);
 }
 
 dr_status dr_forward(dr_tape *t)

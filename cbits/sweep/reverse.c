@@ -170,7 +170,8 @@ static void sync_chunk(dr_tape *t)
         t->chunk->n = (size_t)(t->cur - t->chunk->nodes);
 }
 
-dr_status dr_seed(dr_tape *t, dr_idx id, double cotangent)
+dr_status dr__slots_seed(dr_tape *t, double **raw, size_t *cap,
+                         int64_t *valid, dr_idx id, double v)
 {
     dr_status st = dr__whole(t);
     if (st != DR_OK)
@@ -180,13 +181,18 @@ dr_status dr_seed(dr_tape *t, dr_idx id, double cotangent)
         return DR_EINVAL;
     if (r < 0)
         return DR_OK;
-    st = dr__adj_ensure(t);
+    st = dr__slots_ensure(t, raw, cap, valid);
     if (st != DR_OK)
         return st;
-    t->adj_raw[1 + r] += cotangent;
+    (*raw)[1 + r] += v;
     return DR_OK;
 }
 
+dr_status dr_seed(dr_tape *t, dr_idx id, double cotangent)
+{
+    return dr__slots_seed(t, &t->adj_raw, &t->adj_cap, &t->adj_valid, id,
+                          cotangent);
+}
 
 dr_status dr_reverse(dr_tape *t)
 {

@@ -28,6 +28,10 @@ static inline int64_t dr__id_limit(const dr_tape *t)
    far, zeroing ids from valid on */
 DR_HIDDEN dr_status dr__slots_ensure(dr_tape *t, double **raw, size_t *cap,
                                      int64_t *valid);
+/* add v into id's slot of such an array (dr_seed, dr_tangent_seed): on a
+   whole tape, DR_NONE does nothing, DR_EINVAL for an id not on it */
+DR_HIDDEN dr_status dr__slots_seed(dr_tape *t, double **raw, size_t *cap,
+                                   int64_t *valid, dr_idx id, double v);
 /* make adj_raw cover every relative id handed out so far */
 DR_HIDDEN dr_status dr__adj_ensure(dr_tape *t);
 /* sweep one job's chunks, newest first; plain adds (no sibling runs) */
