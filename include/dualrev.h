@@ -360,22 +360,25 @@ DR_API dr_status dr_tangent_seed(dr_tape *t, dr_idx id, double tangent);
  *  Nodes that are not seeded start from zero.  Like adjoints, tangents
  *  accumulate: clear them before seeding a new direction (dr_jvp does).
  *  A tape that forked is swept job by job in dependency order, on the
- *  calling thread.  Returns the sticky status if it is set; DR_ENOTSUP,
- *  changing nothing, if the tape holds a node without a forward rule
- *  (array operations, for now). */
+ *  calling thread.  Array nodes carry tangents of their own (seeded with
+ *  dr_arr_tangent_seed, read with dr_arr_tangent).  Returns the sticky
+ *  status if it is set; DR_ENOTSUP, changing nothing, if the tape holds a
+ *  node without a forward rule (every node kind of this library has one). */
 DR_API dr_status dr_forward(dr_tape *t);
 /** The tangent of node id after dr_forward (0.0 for DR_NONE; NaN for an id
  *  not on the tape, as dr_adjoint). */
 DR_API double dr_tangent(const dr_tape *t, dr_idx id);
-/** Set every tangent (and seed) to zero.  (The tape's tangents are the
- *  scalar nodes'; array values have none yet.) */
+/** Set every scalar tangent (and seed) to zero; array tangent seeds are
+ *  cleared by dr_arr_tangents_clear. */
 DR_API dr_status dr_tangents_clear(dr_tape *t);
 /**
  * Jacobian-vector product: ydot[0..m-1] = J xdot for the outputs y and the
  * inputs x[0..n-1] with directions xdot[0..n-1]; clears the tangents, seeds,
  * sweeps forward once and reads (the tangents of every node stay readable
  * with dr_tangent).  The tape is unchanged.  DR_ENOTSUP, changing nothing,
- * for a tape with a node without a forward rule (array operations).
+ * as dr_forward.  Seeds given to array inputs with dr_arr_tangent_seed
+ * and not cleared take part (dr_arr_tangents_clear first for a product
+ * with respect to x alone).
  */
 DR_API dr_status dr_jvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
                         const dr_real *x, const double *xdot, double *ydot);
@@ -404,8 +407,8 @@ DR_API dr_status dr_jvp_vec(dr_tape *t, size_t m, const dr_real *y, size_t n,
                             double *Ydot);
 /** k vector-Jacobian products in one reverse sweep: Xbar (k x n, row-major)
  *  = Ybar J for Ybar (k x m, row-major), in scratch storage.  A tape that
- *  forked, or that holds a node without a k-wide rule (array operations),
- *  is swept k times instead, one dr_vjp per row of Ybar (same result to
+ *  forked, or that holds a node without a k-wide reverse rule (array
+ *  operations), is swept k times instead, one dr_vjp per row of Ybar (same result to
  *  rounding; the tape's adjoints are then those of the last row). */
 DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
                             const double *Ybar, size_t n, const dr_real *x,
