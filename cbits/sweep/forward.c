@@ -191,6 +191,8 @@ dr_status dr__forward_sweep(dr_tape *t, dr_fsweep *f)
 
 dr_status dr_tangent_seed(dr_tape *t, dr_idx id, double tangent)
 {
+    if (!t)
+        return DR_EINVAL; /* before taking the address of its fields */
     return dr__slots_seed(t, &t->tan_raw, &t->tan_cap, &t->tan_valid, id,
                           tangent);
 }

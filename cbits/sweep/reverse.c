@@ -190,6 +190,8 @@ dr_status dr__slots_seed(dr_tape *t, double **raw, size_t *cap,
 
 dr_status dr_seed(dr_tape *t, dr_idx id, double cotangent)
 {
+    if (!t)
+        return DR_EINVAL; /* before taking the address of its fields */
     return dr__slots_seed(t, &t->adj_raw, &t->adj_cap, &t->adj_valid, id,
                           cotangent);
 }
