@@ -28,8 +28,8 @@ static void nary_reverse(dr_ext *e, dr_sweep *s, double g)
 }
 
 /* tangents: the node's k tangents plus partial * argument tangents (a zero
-   argument tangent adds nothing, as in the forward loop); an argument may
-   be -1 (DR_NONE), whose slots are zero */
+   argument tangent or partial adds nothing, as in the forward loop); an
+   argument may be -1 (DR_NONE), whose slots are zero */
 static void nary_forward(dr_ext *e, dr_fsweep *f)
 {
     nary_ext *x = (nary_ext *)e;
@@ -39,7 +39,7 @@ static void nary_forward(dr_ext *e, dr_fsweep *f)
         const double *ta = f->tan + x->args[i] * k;
         const double d = x->partials[i];
         for (int64_t j = 0; j < k; j++)
-            out[j] += ta[j] != 0.0 ? d * ta[j] : 0.0;
+            out[j] += ta[j] != 0.0 && d != 0.0 ? d * ta[j] : 0.0;
     }
 }
 

@@ -33,10 +33,14 @@ bool dr__forward_ok(const dr_tape *t)
 
 /* --------------------------------------------------------------- loops */
 
-/* d * t, or 0 where the tangent t is 0 (see the header) */
+/* d * t, or 0 where the tangent t or the partial d is 0: the reverse sweep
+   skips a node whose adjoint is 0, so 0 * inf never reaches a result there;
+   skipping both zeros here gives the same Jacobian entries forward (a zero
+   partial after an infinite tangent is the reverse sweep's zero adjoint
+   before an infinite partial) */
 static inline double term(double d, double t)
 {
-    return t != 0.0 ? d * t : 0.0;
+    return t != 0.0 && d != 0.0 ? d * t : 0.0;
 }
 
 /* One chunk, oldest node first.  The lead nodes are inputs recorded by
