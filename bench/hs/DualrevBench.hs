@@ -139,8 +139,8 @@ mkUnit prog z n = case prog of
   "fsummatvec" -> Just $ do
     let (m, v) = summatvecInput n
     forceAll (concat m) >> forceAll v
-    pure $ \i -> let (gm, gv) = $(grad 'fsummatvec) (m, bump (fromIntegral i * z) v)
-                 in sum (map sum gm) + sum gv
+    pure $ \i -> case $(grad 'fsummatvec) (m, bump (fromIntegral i * z) v) of
+      (gm, gv) -> let !s = sum (map sum gm) in s + sum gv
   "frotvecquat" -> Just $ pure $ \i ->
     let e = fromIntegral i * z
         jac = $(jacobian 'frotvecquat) (Vec3 (1 + e) 2 3, Quaternion 4 5 6 7)
@@ -168,8 +168,10 @@ mkUnit prog z n = case prog of
     dotprod g = Just $ do
       let (xs, ys) = dotprodInput n
       forceAll xs >> forceAll ys
-      pure $ \i -> let (gx, gy) = g (bump (fromIntegral i * z) xs, ys)
-                   in sum gx + sum gy
+      -- a case, not a lazy let pattern: the pair of a let would keep the
+      -- first list alive while the second is summed
+      pure $ \i -> case g (bump (fromIntegral i * z) xs, ys) of
+        (gx, gy) -> let !s = sum gx in s + sum gy
     neural g = Just $ do
       let (layers, input) = neuralInput
       forceAll (concat [concat w ++ b | (w, b) <- layers] ++ input)

@@ -15,6 +15,7 @@ import qualified Corpus.Numeric
 import qualified Corpus.Outside
 import qualified Corpus.Syntax
 import qualified Corpus.Syntax2
+import qualified Fusion
 import qualified Nested
 import qualified Rules
 import qualified SecondOrder
@@ -35,6 +36,7 @@ main = hspec $ do
   Corpus.Api.spec
   Corpus.Classes.spec
   Corpus.Outside.spec
+  Fusion.spec
   Nested.spec
   Rules.spec
   SecondOrder.spec

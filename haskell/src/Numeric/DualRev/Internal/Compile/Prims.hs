@@ -7,6 +7,7 @@
 module Numeric.DualRev.Internal.Compile.Prims
   ( Prim (..)
   , lookupPrim
+  , fusedPrim
   , refusedPrim
   ) where
 
@@ -56,6 +57,15 @@ data Prim
 
 lookupPrim :: Name -> Maybe Prim
 lookupPrim n = M.lookup n table
+
+-- | An application of one primitive to the result of another that runs as
+-- one loop: keyed by the two duals (outer, inner), the fused dual, which
+-- takes the inner one's arguments.  @sum (zipWith (*) xs ys)@ then sums as
+-- it multiplies, with no list of products in between.
+fusedPrim :: Name -> Name -> Maybe Name
+fusedPrim outer inner = lookup (outer, inner)
+  [ (('sumFD, 'mapD), 'sumMapD)
+  , (('sumFD, 'zipWithD), 'sumZipWithD) ]
 
 -- | Library functions that differentiable code cannot use, with the reason.
 -- Without this they would be taken for monomorphic code from outside any

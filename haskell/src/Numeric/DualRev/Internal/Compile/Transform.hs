@@ -372,7 +372,21 @@ varValue vi = case vi of
     PPar -> Pure <$> curryLam 2 (\es -> AppE (VarE 'pure) (TupE (map Just es)))
 
 transApp :: Env -> Expr -> [Expr] -> Q Res
-transApp env f args = case f of
+transApp env f args = case (f, args) of
+  (EVar v, [EApp (EVar w) inner]) -> do
+    vi <- resolveVar env v
+    wi <- resolveVar env w
+    -- prim (prim' args) with all of prim''s arguments: one fused loop
+    case (vi, wi) of
+      (VPrim (PMon outer 1), VPrim (PMon inner' k))
+        | k == length inner, Just p <- fusedPrim outer inner' ->
+            evalArgs env inner (pure . Mon . foldl AppE (VarE p))
+      _ -> transApp1 env f args
+  _ -> transApp1 env f args
+
+-- | An application, one function at a time.
+transApp1 :: Env -> Expr -> [Expr] -> Q Res
+transApp1 env f args = case f of
   EVar v -> do
     vi <- resolveVar env v
     case vi of

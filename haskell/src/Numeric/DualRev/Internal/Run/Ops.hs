@@ -32,6 +32,16 @@ class DNum a where
   plusD, minusD, timesD, subtractD :: a -> a -> AD a
   negateD, absD, signumD :: a -> AD a
   sumD, productD :: [a] -> AD a
+  -- | @sum (map f xs)@ and @sum (zipWith f xs ys)@ without the list in
+  -- between (the transform rewrites those two shapes to these): a long
+  -- list is summed as it is produced, so it never lives in the heap.  The
+  -- same value and derivatives as 'sumD' of the list.
+  sumMapD :: (b -> AD a) -> [b] -> AD a
+  sumMapD f xs = mapList f xs >>= sumD
+  sumZipWithD :: (b -> AD (c -> AD a)) -> [b] -> [c] -> AD a
+  sumZipWithD f xs ys = zipList f xs ys >>= sumD
+  {-# INLINE sumMapD #-}
+  {-# INLINE sumZipWithD #-}
   -- | (^)
   powIntD :: Integral b => a -> b -> AD a
 
@@ -102,6 +112,10 @@ instance DNum D where
   absD a@(D x _) = node1 c_fe_abs_rec (abs x) a
   signumD (D x _) = pure (constD (signum x))
   sumD = sumDs
+  sumMapD = sumMapFusedD
+  sumZipWithD = sumZipWithFusedD
+  {-# INLINE sumMapD #-}
+  {-# INLINE sumZipWithD #-}
   productD = go (constD 1)
     where go !acc [] = pure acc
           go !acc (x : rest) = timesD acc x >>= \acc' -> go acc' rest
@@ -197,6 +211,46 @@ instance DEnum Char where
 
 -- | A sum of many duals as ONE n-ary tape node (16 bytes per active term
 -- instead of a 32-byte node per addition), built without intermediate lists.
+-- | The fused sums add as they go: a left fold of additions from 0, the
+-- order 'sumDs' adds in, so the value is the same to the bit; its n-ary
+-- node becomes a chain of additions with the same (unit) partials.  Both
+-- loops are tail-recursive: no stack grows with the list.
+sumMapFusedD :: (b -> AD D) -> [b] -> AD D
+sumMapFusedD f = go (constD 0)
+  where
+    go !acc [] = pure acc
+    go !acc (x : rest) = f x >>= addTerm acc >>= \acc' -> go acc' rest
+{-# INLINE sumMapFusedD #-}
+
+sumZipWithFusedD :: (b -> AD (c -> AD D)) -> [b] -> [c] -> AD D
+sumZipWithFusedD f = go (constD 0)
+  where
+    go !acc (x : xs) (y : ys) = f x >>= \g -> g y >>= addTerm acc >>= \acc' -> go acc' xs ys
+    go !acc _ _ = pure acc
+{-# INLINE sumZipWithFusedD #-}
+
+-- | One term of a fused sum.  A constant on either side is folded into the
+-- value without a node (the id of the other side stands for the sum: its
+-- partial is 1), as 'sumDs' leaves constants out of its node.
+addTerm :: D -> D -> AD D
+addTerm acc@(D s i) z@(D v j)
+  | j == -1 = pure (D (s + v) i)
+  | i == -1 = pure (D (s + v) j)
+  | otherwise = plusD acc z
+{-# INLINE addTerm #-}
+
+mapList :: (b -> AD a) -> [b] -> AD [a]
+mapList f = go
+  where go [] = pure []
+        go (x : xs) = do { y <- f x; ys <- go xs; pure (y : ys) }
+{-# INLINE mapList #-}
+
+zipList :: (b -> AD (c -> AD a)) -> [b] -> [c] -> AD [a]
+zipList f = go
+  where go (x : xs) (y : ys) = do { g <- f x; z <- g y; zs <- go xs ys; pure (z : zs) }
+        go _ _ = pure []
+{-# INLINE zipList #-}
+
 sumDs :: [D] -> AD D
 sumDs xs = AD $ \t -> do
   let count !n !s [] = (n, s)

@@ -30,15 +30,18 @@ import Control.Concurrent (getNumCapabilities, myThreadId, throwTo)
 import Control.Concurrent.MVar (newMVar, withMVar)
 import Control.Exception (catch, evaluate, onException, throwIO)
 import Control.Monad (void, when)
+import Data.Int (Int64)
+import qualified Data.Map.Strict as M
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef, writeIORef)
 import GHC.Exts (casMutVar#, (==#))
 import GHC.IO (IO (..))
 import GHC.IORef (IORef (..))
 import GHC.STRef (STRef (..))
-import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
-import Foreign.Marshal.Alloc (alloca)
+import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, newForeignPtr, withForeignPtr)
+import Foreign.Marshal.Array (mallocArray, reallocArray)
+import Foreign.Marshal.Alloc (alloca, finalizerFree, free)
 import Foreign.Ptr (Ptr, nullPtr)
-import Foreign.Storable (peek, peekElemOff)
+import Foreign.Storable (peek, peekElemOff, pokeElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Run.AD
@@ -273,19 +276,78 @@ collectList f t xs0 ds0 = sequence <$> go xs0 ds0
 -- Lists of Double: one call makes all the input nodes, with consecutive ids,
 -- and one call reads all their adjoints.
 
--- | The dual of a list of inputs, built lazily from the values and the ids
--- (the tape stores no values): the forward pass consumes it element by
--- element, so a long list never lives in the heap twice.
+-- | The dual of a list of inputs.  One pass copies the values into a C
+-- buffer (outside the garbage-collected heap) and counts them; one call
+-- makes the input nodes, with consecutive ids; the duals are then made
+-- from the buffer lazily, a chunk of 'chunkLen' at a time, so the forward
+-- pass consumes them as it goes: the input list is walked once, a long
+-- dual list never lives in the heap whole, and an element costs its two
+-- cells and no thunk.
 inputDoubles :: Ptr CTape -> [Double] -> IO [D]
 inputDoubles t xs = do
-  let n = length xs
+  (buf, n) <- copyDoubles xs
   first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
   -- on failure (out of memory) constants; the sweep reports the tape's status
-  pure (if first == -1 then map (\x -> D x (-1)) xs else go first xs)
-  where
-    go !i (x : rest) = D x i : go (i + 1) rest
-    go _ [] = []
+  when (first /= -1 && n > shortList) (noteRange t first n)
+  pure (if first == -1 then map (\x -> D x (-1)) xs else dualsFrom buf first 0 n)
 {-# INLINE inputDoubles #-}
+
+-- | The lengths of the long input lists of the runs under way, by tape
+-- and first id: the read-out of a list of a million elements learns its
+-- length here instead of walking the list again (a walk through memory
+-- that is no longer in any cache costs as much as the recording of an
+-- element).  A short list is counted, as it is still in cache.  Every
+-- 'inputDoubles' of 'gradRun' and 'differentiateRun' is followed by its
+-- 'collectDoubles', which takes the entry out.
+rangeLengths :: IORef (M.Map (Ptr CTape, Int64) Int)
+rangeLengths = unsafePerformIO (newIORef M.empty)
+{-# NOINLINE rangeLengths #-}
+
+shortList :: Int
+shortList = 4096
+
+noteRange :: Ptr CTape -> Int64 -> Int -> IO ()
+noteRange t first n = atomicModifyIORef' rangeLengths (\m -> (M.insert (t, first) n m, ()))
+
+-- | The length of an input list of 'inputDoubles' with that first id.
+rangeLength :: Ptr CTape -> Int64 -> [Double] -> IO Int
+rangeLength t first xs = case drop shortList xs of
+  [] -> pure (length xs)
+  _ -> do
+    mn <- atomicModifyIORef' rangeLengths (\m -> (M.delete (t, first) m, M.lookup (t, first) m))
+    pure (maybe (length xs) id mn)
+
+-- | The values of a list in a malloc'ed buffer (freed by the garbage
+-- collector's finalizer), and their count.
+copyDoubles :: [Double] -> IO (ForeignPtr Double, Int)
+copyDoubles xs0 = do
+  p0 <- mallocArray 1024
+  let go !p !cap !k [] = pure (p, k)
+      go !p !cap !k (x : rest)
+        | k < cap = pokeElemOff p k x >> go p cap (k + 1) rest
+        | otherwise = do
+            p' <- reallocArray p (2 * cap)
+            pokeElemOff p' k x
+            go p' (2 * cap) (k + 1) rest
+  (p, n) <- go p0 (1024 :: Int) 0 xs0 `onException` free p0
+  fp <- newForeignPtr finalizerFree p
+  pure (fp, n)
+
+-- | Duals of elements i .. n-1 of the buffer, ids from @first + i@.
+dualsFrom :: ForeignPtr Double -> Int64 -> Int -> Int -> [D]
+dualsFrom buf first i n
+  | i >= n = []
+  | otherwise = unsafeDupablePerformIO $ withForeignPtr buf $ \p ->
+      let j = min n (i + chunkLen)
+          go !k acc | k < i = pure acc
+                    | otherwise = do
+                        v <- peekElemOff p k
+                        let !d = D v (first + fromIntegral k)
+                        go (k - 1) (d : acc)
+      in go (j - 1) (dualsFrom buf first j n)
+
+chunkLen :: Int
+chunkLen = 512
 
 -- | Read-out for 'inputDoubles': remembers the first id and the length, and
 -- after a sweep copies the adjoints out with one call; the list is then
@@ -293,20 +355,23 @@ inputDoubles t xs = do
 collectDoubles :: Ptr CTape -> [Double] -> [D] -> IO (Collect [Double])
 collectDoubles t xs ds = case ds of
   D _ first : _ | first /= -1 -> do
-    let !n = length xs
+    !n <- rangeLength t first xs
     pure $ do
-      buf <- mallocForeignPtrArray n
+      -- malloc'ed: a large block in the garbage-collected heap would count
+      -- towards its old generation and bring its next major collection
+      -- nearer, which copies everything live
+      buf <- mallocArray (max 1 n) >>= newForeignPtr finalizerFree
       _ <- withForeignPtr buf $ \p -> c_adjoints_read t first (fromIntegral n) p
       pure (chunksFrom buf 0 n)
   _ -> pure (pure (map (const 0) xs))
 {-# INLINE collectDoubles #-}
 
--- | Elements i .. n-1 of a buffer as a lazy list, 512 at a time.
+-- | Elements i .. n-1 of a buffer as a lazy list, 'chunkLen' at a time.
 chunksFrom :: ForeignPtr Double -> Int -> Int -> [Double]
 chunksFrom buf i n
   | i >= n = []
   | otherwise = unsafeDupablePerformIO $ withForeignPtr buf $ \p ->
-      let j = min n (i + 512)
+      let j = min n (i + chunkLen)
           go !k acc | k < i = pure acc
                     | otherwise = do { v <- peekElemOff p k; go (k - 1) (v : acc) }
       in go (j - 1) (chunksFrom buf j n)
