@@ -44,10 +44,14 @@ ADEPT_DIR    ?=
 ADEPT_LIB    ?= $(firstword $(foreach d,$(ADEPT_DIR)/lib $(ADEPT_DIR)/adept/.libs,\
                   $(if $(wildcard $(d)/libadept.a $(d)/libadept.so),$(d))))
 # a static libadept.a is linked in whole; a shared one with an rpath.  An
-# Adept configured with BLAS / LAPACK needs them: OpenBLAS carries both.
+# Adept configured with BLAS / LAPACK needs them (OpenBLAS carries both),
+# and its configure turns OpenMP on where the compiler has it: a static
+# library with OpenMP calls in it gets -fopenmp at the link.  (Adept's
+# Jacobian goes parallel only for more than 4 outputs; frotvecquat has 3.)
 ADEPT_LINK   = $(if $(wildcard $(ADEPT_LIB)/libadept.a),$(ADEPT_LIB)/libadept.a,\
                  -L$(ADEPT_LIB) -Wl,-rpath,$(abspath $(ADEPT_LIB)) -ladept)
-ADEPT_LDLIBS ?= $(BLAS_LIBS)
+ADEPT_OMP    = $(if $(wildcard $(ADEPT_LIB)/libadept.a),$(if $(shell nm $(ADEPT_LIB)/libadept.a 2>/dev/null | grep -m1 -e GOMP_ -e omp_get_),-fopenmp))
+ADEPT_LDLIBS ?= $(BLAS_LIBS) $(ADEPT_OMP)
 
 TOOL_BENCH := $(if $(CODIPACK_DIR),$(B)/codipack-bench) \
               $(if $(ADEPT_DIR),$(B)/adept-bench)
