@@ -7,6 +7,15 @@
 #
 # BENCH_ARGS is passed to the driver (bench/run.py --help), e.g.
 #   make bench BENCH_ARGS="--quick"  or  BENCH_ARGS="--only fdotprod".
+#
+# CoDiPack and Adept columns (bench/README.md, "CoDiPack and Adept columns"),
+# from checkouts the user provides outside this repository:
+#   CODIPACK_DIR  a CoDiPack 3.x checkout (holding include/codi.hpp)
+#   ADEPT_DIR     an Adept 2 checkout or install prefix (holding include/adept.h)
+#   ADEPT_LIB     the directory of its built libadept.a or libadept.so
+#                 (default: $(ADEPT_DIR)/lib, else $(ADEPT_DIR)/adept/.libs)
+# e.g.  make bench CODIPACK_DIR=/work/ext/codipack ADEPT_DIR=/work/ext/adept \
+#                  ADEPT_LIB=/work/ext/adept-build
 
 BUILD      ?= build
 CC         ?= gcc
@@ -26,6 +35,27 @@ BLAS_LIBS = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 ADOLC_CFLAGS = $(shell pkg-config --cflags adolc 2>/dev/null)
 ADOLC_LIBS   = $(filter-out -lboost_system,$(shell pkg-config --libs adolc 2>/dev/null || echo -ladolc))
 
+# The C++ AD tools are compiled as they are meant to be used: -O3
+# -march=native, asserts off.
+TOOL_CXXFLAGS := -std=c++17 -O3 -march=native -DNDEBUG -g -Wall -D_GNU_SOURCE -Ibench/c
+
+CODIPACK_DIR ?=
+ADEPT_DIR    ?=
+ADEPT_LIB    ?= $(firstword $(foreach d,$(ADEPT_DIR)/lib $(ADEPT_DIR)/adept/.libs,\
+                  $(if $(wildcard $(d)/libadept.a $(d)/libadept.so),$(d))))
+# a static libadept.a is linked in whole; a shared one with an rpath.  An
+# Adept configured with BLAS / LAPACK needs them (OpenBLAS carries both),
+# and its configure turns OpenMP on where the compiler has it: a static
+# library with OpenMP calls in it gets -fopenmp at the link.  (Adept's
+# Jacobian goes parallel only for more than 4 outputs; frotvecquat has 3.)
+ADEPT_LINK   = $(if $(wildcard $(ADEPT_LIB)/libadept.a),$(ADEPT_LIB)/libadept.a,\
+                 -L$(ADEPT_LIB) -Wl,-rpath,$(abspath $(ADEPT_LIB)) -ladept)
+ADEPT_OMP    = $(if $(wildcard $(ADEPT_LIB)/libadept.a),$(if $(shell nm $(ADEPT_LIB)/libadept.a 2>/dev/null | grep -m1 -e GOMP_ -e omp_get_),-fopenmp))
+ADEPT_LDLIBS ?= $(BLAS_LIBS) $(ADEPT_OMP)
+
+TOOL_BENCH := $(if $(CODIPACK_DIR),$(B)/codipack-bench) \
+              $(if $(ADEPT_DIR),$(B)/adept-bench)
+
 C_BENCH := $(B)/dualrev-bench $(B)/primal-bench $(B)/floor-bench $(B)/adolc-bench
 HDR := bench/c/bench_common.h bench/c/bench_particle.h
 
@@ -35,9 +65,36 @@ HDR := bench/c/bench_common.h bench/c/bench_particle.h
 EXTRA_BENCH := $(if $(wildcard bench/c/fparticles_par.c),$(B)/fparticles-par) \
                $(if $(wildcard bench/c/nn_array_bench.c),$(B)/nn-array-bench $(B)/nn-primal-bench)
 
-.PHONY: bench bench-c bench-extra bench-deps bench-hs-build
+.PHONY: bench bench-c bench-extra bench-deps bench-hs-build bench-tools
 
-bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench $(B)/second-order-bench
+bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench $(B)/second-order-bench \
+         bench-tools
+
+# CoDiPack and Adept: built only when their checkouts are named; a missing
+# or broken checkout is an error when it is named (so it is not silently
+# left out of the table).
+bench-tools: $(TOOL_BENCH)
+ifeq ($(CODIPACK_DIR)$(ADEPT_DIR),)
+	@echo "bench: no CoDiPack / Adept columns; add them with CODIPACK_DIR=<checkout> ADEPT_DIR=<checkout> [ADEPT_LIB=<dir of libadept.a>] (bench/README.md)"
+else ifeq ($(CODIPACK_DIR),)
+	@echo "bench: no CoDiPack column; add it with CODIPACK_DIR=<checkout holding include/codi.hpp> (bench/README.md)"
+else ifeq ($(ADEPT_DIR),)
+	@echo "bench: no Adept column; add it with ADEPT_DIR=<checkout> [ADEPT_LIB=<dir of libadept.a>] (bench/README.md)"
+endif
+
+$(B)/codipack-bench: bench/c/codipack_bench.cpp $(HDR) $(wildcard $(CODIPACK_DIR)/include/codi.hpp)
+	@test -f "$(CODIPACK_DIR)/include/codi.hpp" || \
+	  { echo "bench: CODIPACK_DIR=$(CODIPACK_DIR) has no include/codi.hpp"; exit 1; }
+	@mkdir -p $(B)
+	$(CXX) $(TOOL_CXXFLAGS) -I$(CODIPACK_DIR)/include $< -o $@ -lm
+
+$(B)/adept-bench: bench/c/adept_bench.cpp $(HDR) $(wildcard $(ADEPT_DIR)/include/adept.h $(ADEPT_LIB)/libadept.a)
+	@test -f "$(ADEPT_DIR)/include/adept.h" || \
+	  { echo "bench: ADEPT_DIR=$(ADEPT_DIR) has no include/adept.h"; exit 1; }
+	@test -n "$(ADEPT_LIB)" && test -d "$(ADEPT_LIB)" || \
+	  { echo "bench: no built Adept library: set ADEPT_LIB to the directory of libadept.a (bench/README.md)"; exit 1; }
+	@mkdir -p $(B)
+	$(CXX) $(TOOL_CXXFLAGS) -I$(ADEPT_DIR)/include $< -o $@ $(ADEPT_LINK) $(ADEPT_LDLIBS) -lm
 
 # the cost of second order (not run by the driver; bench/README.md)
 $(B)/second-order-bench: bench/c/second_order_bench.c $(LIB_A) include/dualrev.h

@@ -26,6 +26,9 @@ chart of the ratios to BUILD/bench/ratios.png.
 Executables (all with the interface `<exe> <program> <size> <reps>`, one
 checksum line on stdout; see bench/c/bench_common.h):
   BUILD/bench/primal-bench, dualrev-bench, adolc-bench, floor-bench   (C)
+  BUILD/bench/codipack-bench, adept-bench   (C++, optional: built by bench.mk
+      from the user's own checkouts, CODIPACK_DIR / ADEPT_DIR; their columns
+      and the ratio dualrev / the faster of the two appear when they exist)
   BUILD/bench/hs/dualrev-hs-bench, BUILD/bench/hs/ad-bench      (Haskell,
       optional; fparticles threads are given as `+RTS -N<k>` after the args)
 C executables get the fparticles thread count in BENCH_THREADS.
@@ -239,12 +242,15 @@ def cpu_name():
 
 # ------------------------------------------------------------------ chart
 
-def chart(rows_out, have_hs, path, workdir):
+def chart(rows_out, have_hs, tools_title, path, workdir):
     gp = shutil.which("gnuplot")
     if not gp:
         return "gnuplot not found (install gnuplot-nox): chart skipped"
     cols = [("grad/primal", "gp"), ("dualrev/ADOL-C", "da"),
             ("dualrev/floor", "df")]
+    if tools_title:
+        cols += [("dualrev/min(%s)" % tools_title.replace(" or ", ",")
+                  if " or " in tools_title else "dualrev/" + tools_title, "dt")]
     if have_hs:
         cols += [("ad/dualrev-hs", "ah")]
     # gnuplot rejects a column without a single value
@@ -305,7 +311,8 @@ def main():
     ap.add_argument("--only", default="",
                     help="comma-separated programs (e.g. fdotprod,fneural)")
     ap.add_argument("--impls", default="",
-                    help="comma-separated implementations (primal,dualrev,adolc,floor,hs,ad)")
+                    help="comma-separated implementations "
+                         "(primal,dualrev,adolc,codi,adept,floor,hs,ad)")
     ap.add_argument("--out", default="", help="results.md path")
     ap.add_argument("--stat", choices=("min", "median"), default="min",
                     help="statistic of each command's runs (default min: on a "
@@ -321,22 +328,30 @@ def main():
         Impl("dualrev", "dualrev (C API)", os.path.join(b, "dualrev-bench")),
         Impl("adolc", "ADOL-C", os.path.join(b, "adolc-bench")),
         Impl("floor", "floor", os.path.join(b, "floor-bench"), gradient=False),
+        Impl("codi", "CoDiPack", os.path.join(b, "codipack-bench")),
+        Impl("adept", "Adept", os.path.join(b, "adept-bench")),
         Impl("hs", "dualrev-hs", os.path.join(hsdir, "dualrev-hs-bench"), haskell=True),
         Impl("ad", "ad", os.path.join(hsdir, "ad-bench"), haskell=True),
     ]
     notes = []
     if not shutil.which("hyperfine"):
         sys.exit("bench: hyperfine not found (make deps-bench installs it)")
-    for im in impls[:4]:
-        if not os.access(im.path, os.X_OK):
-            sys.exit("bench: %s missing (make -f bench/bench.mk bench-c)" % im.path)
-    hs_exists = os.access(impls[4].path, os.X_OK)
-    ad_exists = os.access(impls[5].path, os.X_OK)
+    by_key = {im.key: im for im in impls}
+    for key in ("primal", "dualrev", "adolc", "floor"):
+        if not os.access(by_key[key].path, os.X_OK):
+            sys.exit("bench: %s missing (make -f bench/bench.mk bench-c)"
+                     % by_key[key].path)
+    for key, var in (("codi", "CODIPACK_DIR"), ("adept", "ADEPT_DIR")):
+        if not os.access(by_key[key].path, os.X_OK):
+            notes.append("%s not built (make bench %s=<checkout>, bench/README.md): "
+                         "its column skipped" % (by_key[key].title, var))
+    hs_exists = os.access(by_key["hs"].path, os.X_OK)
+    ad_exists = os.access(by_key["ad"].path, os.X_OK)
     if not os.path.exists("haskell/haskell.mk") and not hs_exists:
         notes.append("Haskell front end not built: dualrev-hs and ad rows skipped")
     elif not hs_exists:
         notes.append("Haskell front end not built (%s missing): dualrev-hs and ad "
-                     "rows skipped" % impls[4].path)
+                     "rows skipped" % by_key["hs"].path)
     elif not ad_exists:
         notes.append("ad package not installed: ad rows skipped")
     impls = [im for im in impls if os.access(im.path, os.X_OK)]
@@ -441,14 +456,23 @@ def main():
 
     # table
     have_hs = any(im.key in ("hs", "ad") for im in impls)
+    # the C++ tools' columns, for those that were run
+    tools = [im for im in impls if im.key in ("codi", "adept")]
     def t(row, key):
         c = cells.get((row.label, key))
         return c.get("unit") if c else None
     def ratio(a, b):
         return a / b if a is not None and b else None
 
-    head = ["program (unit)", "primal", "dualrev", "ADOL-C", "floor",
-            "dualrev / primal", "dualrev / ADOL-C", "dualrev / floor"]
+    head = ["program (unit)", "primal", "dualrev", "ADOL-C"]
+    head += [im.title for im in tools]
+    head += ["floor", "dualrev / primal", "dualrev / ADOL-C", "dualrev / floor"]
+    # dualrev against the faster of CoDiPack and Adept on each row
+    tools_title = " or ".join(im.title for im in tools)
+    if len(tools) > 1:
+        head += ["dualrev / best of %s" % ", ".join(im.title for im in tools)]
+    elif tools:
+        head += ["dualrev / %s" % tools_title]
     if have_hs:
         head += ["dualrev-hs", "ad", "dualrev-hs / primal", "ad / dualrev-hs"]
     lines = ["| " + " | ".join(head) + " |",
@@ -459,9 +483,16 @@ def main():
                    for im in impls):
             continue
         p, d, a, fl = (t(row, k) for k in ("primal", "dualrev", "adolc", "floor"))
-        rr = {"gp": ratio(d, p), "da": ratio(d, a), "df": ratio(d, fl)}
-        cellv = [fmt_time(p), fmt_time(d), fmt_time(a), fmt_time(fl),
-                 fmt_ratio(rr["gp"]), fmt_ratio(rr["da"]), fmt_ratio(rr["df"])]
+        tt = [t(row, im.key) for im in tools]
+        best = min([x for x in tt if x is not None], default=None)
+        rr = {"gp": ratio(d, p), "da": ratio(d, a), "df": ratio(d, fl),
+              "dt": ratio(d, best)}
+        cellv = [fmt_time(p), fmt_time(d), fmt_time(a)]
+        cellv += [fmt_time(x) for x in tt]
+        cellv += [fmt_time(fl), fmt_ratio(rr["gp"]), fmt_ratio(rr["da"]),
+                  fmt_ratio(rr["df"])]
+        if tools:
+            cellv += [fmt_ratio(rr["dt"])]
         if have_hs:
             h, ad = t(row, "hs"), t(row, "ad")
             rr["ah"] = ratio(ad, h)
@@ -504,7 +535,7 @@ def main():
     md += "\n".join(reps_lines) + "\n"
 
     png = os.path.join(b, "ratios.png")
-    err = chart(rows_out, have_hs, png, workdir)
+    err = chart(rows_out, have_hs, tools_title, png, workdir)
     if err:
         print("bench: " + err, flush=True)
         md += "\n- " + err + "\n"

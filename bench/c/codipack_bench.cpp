@@ -1,0 +1,321 @@
+/*
+ * codipack_bench.cpp - the six benchmark programs with CoDiPack 3.x
+ * (header-only, https://github.com/SciCompKL/CoDiPack), the operator-
+ * overloading reverse mode with expression templates.
+ *
+ *     codipack-bench <program> <size> <reps>
+ *
+ * Built only from a checkout the user provides (bench/bench.mk: CODIPACK_DIR
+ * holding include/codi.hpp); nothing of CoDiPack is part of this repository.
+ *
+ * Type: codi::RealReverse (Jacobian tape, linear index management: a
+ * statement stores one partial derivative and one index per active argument
+ * of a whole right-hand side).  One repetition does what it does for
+ * dualrev and ADOL-C: the tape is activated, the inputs get their values and
+ * are registered, the program runs on the active type, the output is
+ * registered, the tape is made passive, seeded and evaluated, the gradient
+ * is read out, and tape.reset() clears the tape and its adjoints for the
+ * next repetition.  The active input arrays are allocated once per process
+ * (as the input doubles are); re-registering them gives them fresh
+ * identifiers every repetition.
+ *
+ * frotvecquat takes the 3x7 Jacobian by three evaluations of one recorded
+ * codi::RealReverse tape (seed one output, evaluate, read a row,
+ * clearAdjoints), as dualrev and benchmarks.md define the unit.  Built with
+ * -DCODI_BENCH_JAC_VEC it uses CoDiPack's vector mode instead,
+ * codi::RealReverseVec<3> (each output seeded in its own direction, one
+ * evaluation), which is about 10 % slower here (bench/README.md).
+ *
+ * The programs are written as a C++ user writes them, in the order of
+ * bench/c/adolc_bench.cpp (right folds onto 0, relu and the running maximum
+ * branching on values with dualrev's convention at ties), so whole
+ * expressions such as `xs[i] * ys[i] + acc` become one statement each.
+ *
+ * Checksum: the sum of all gradient (Jacobian) entries of the last rep.
+ * fparticles-fork (no fork-join here) exits with status 2.
+ */
+#include <codi.hpp>
+
+#include <vector>
+
+#include "bench_common.h"
+
+using Real = codi::RealReverse;
+using Tape = Real::Tape;
+
+static double sum(size_t n, const double *g)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += g[i];
+    return s;
+}
+
+/* the part of a repetition after the forward pass: one output, seed 1,
+   evaluate, read n input gradients into g, reset */
+static void sweep(Tape &tape, Real &y, size_t n, const Real *x, double *g)
+{
+    tape.registerOutput(y);
+    tape.setPassive();
+    y.setGradient(1.0);
+    tape.evaluate();
+    for (size_t i = 0; i < n; i++)
+        g[i] = x[i].getGradient();
+    tape.reset();
+}
+
+/* values in, registered as inputs of the tape */
+template <typename T>
+static void take_inputs(typename T::Tape &tape, size_t n, const double *v, T *x)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] = v[i];
+        tape.registerInput(x[i]);
+    }
+}
+
+static double run_fmult(const bench_args *a)
+{
+    Tape &tape = Real::getTape();
+    double in[2] = {3.0, 4.0}, g[2] = {0, 0};
+    Real x[2];
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(in);
+        tape.setActive();
+        take_inputs(tape, 2, in, x);
+        Real y = x[0] * x[1];
+        sweep(tape, y, 2, x, g);
+        bench_use(g);
+    }
+    return g[0] + g[1];
+}
+
+/* sum' (zipWith (*) xs ys), sum' a right fold onto 0 */
+static Real dot(size_t n, const Real *xs, const Real *ys)
+{
+    Real acc = 0.0;
+    for (size_t i = n; i-- > 0;)
+        acc = xs[i] * ys[i] + acc;
+    return acc;
+}
+
+static double run_fdotprod(const bench_args *a)
+{
+    Tape &tape = Real::getTape();
+    size_t n = (size_t)a->size;
+    std::vector<double> xv(2 * n), g(2 * n, 0.0);
+    bench_dot_inputs(a->size, xv.data(), xv.data() + n);
+    std::vector<Real> x(2 * n);
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(xv.data());
+        tape.setActive();
+        take_inputs(tape, 2 * n, xv.data(), x.data());
+        Real y = dot(n, x.data(), x.data() + n);
+        sweep(tape, y, 2 * n, x.data(), g.data());
+        bench_use(g.data());
+    }
+    return sum(2 * n, g.data());
+}
+
+static double run_fsummatvec(const bench_args *a)
+{
+    Tape &tape = Real::getTape();
+    size_t k = (size_t)bench_summatvec_k(a->size), nin = k * k + k;
+    std::vector<double> xv(nin), g(nin, 0.0);
+    bench_summatvec_inputs((long)k, xv.data(), xv.data() + k * k);
+    std::vector<Real> x(nin), rows(k);
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(xv.data());
+        tape.setActive();
+        take_inputs(tape, nin, xv.data(), x.data());
+        const Real *m = x.data(), *v = x.data() + k * k;
+        /* sum' (map' (dotp v) m): the row dots first, then the fold */
+        for (size_t i = 0; i < k; i++)
+            rows[i] = dot(k, v, m + i * k);
+        Real y = 0.0;
+        for (size_t i = k; i-- > 0;)
+            y = rows[i] + y;
+        sweep(tape, y, nin, x.data(), g.data());
+        bench_use(g.data());
+    }
+    return sum(nin, g.data());
+}
+
+/* rotate_vec_by_quat on any active type; x = v (3), q = (u, s) (4) */
+template <typename T>
+static void rotate(const T *x, T *o)
+{
+    const T &vx = x[0], &vy = x[1], &vz = x[2];
+    const T &ux = x[3], &uy = x[4], &uz = x[5], &s = x[6];
+    T k1 = 2.0 * (ux * vx + uy * vy + uz * vz);
+    T k2 = s * s - (ux * ux + uy * uy + uz * uz);
+    T k3 = 2.0 * s;
+    T cx = uy * vz - uz * vy, cy = uz * vx - ux * vz, cz = ux * vy - uy * vx;
+    o[0] = (k1 * ux + k2 * vx) + k3 * cx;
+    o[1] = (k1 * uy + k2 * vy) + k3 * cy;
+    o[2] = (k1 * uz + k2 * vz) + k3 * cz;
+}
+
+#ifndef CODI_BENCH_JAC_VEC
+/* three scalar evaluations of one recording */
+static double run_frotvecquat(const bench_args *a)
+{
+    Tape &tape = Real::getTape();
+    double in[7], J[21] = {0};
+    memcpy(in, bench_rot_inputs, sizeof in);
+    Real x[7];
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(in);
+        tape.setActive();
+        take_inputs(tape, 7, in, x);
+        Real o[3];
+        rotate(x, o);
+        for (int i = 0; i < 3; i++)
+            tape.registerOutput(o[i]);
+        tape.setPassive();
+        for (int i = 0; i < 3; i++) {
+            o[i].gradient() = 1.0;
+            tape.evaluate();
+            for (int j = 0; j < 7; j++)
+                J[7 * i + j] = x[j].getGradient();
+            tape.clearAdjoints();
+        }
+        tape.reset();
+        bench_use(J);
+    }
+    return sum(21, J);
+}
+#else
+/* vector mode: three adjoint directions in one evaluation */
+static double run_frotvecquat(const bench_args *a)
+{
+    using RealV = codi::RealReverseVec<3>;
+    RealV::Tape &tape = RealV::getTape();
+    double in[7], J[21] = {0};
+    memcpy(in, bench_rot_inputs, sizeof in);
+    RealV x[7];
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(in);
+        tape.setActive();
+        take_inputs(tape, 7, in, x);
+        RealV o[3];
+        rotate(x, o);
+        for (int i = 0; i < 3; i++)
+            tape.registerOutput(o[i]);
+        tape.setPassive();
+        for (int i = 0; i < 3; i++)
+            o[i].gradient()[i] = 1.0;
+        tape.evaluate();
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 7; j++)
+                J[7 * i + j] = x[j].getGradient()[i];
+        tape.reset();
+        bench_use(J);
+    }
+    return sum(21, J);
+}
+#endif
+
+/* relu: derivative 0 at 0, as dr_relu */
+static Real relu(const Real &x)
+{
+    if (x.getValue() > 0.0)
+        return x;
+    return Real(0.0);
+}
+
+static void layer(int out, int in, const Real *w, const Real *b, const Real *x,
+                  Real *y)
+{
+    for (int i = 0; i < out; i++)
+        y[i] = relu(dot((size_t)in, w + (size_t)i * in, x) + b[i]);
+}
+
+static double run_fneural(const bench_args *a)
+{
+    Tape &tape = Real::getTape();
+    static double pv[NN_NPARAM], g[NN_NPARAM];
+    bench_neural_inputs(pv);
+    std::vector<Real> p(NN_NPARAM);
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(pv);
+        tape.setActive();
+        take_inputs(tape, NN_NPARAM, pv, p.data());
+        const Real *w1 = p.data(), *b1 = w1 + NN_H1 * NN_IN, *w2 = b1 + NN_H1,
+                   *b2 = w2 + NN_H2 * NN_H1, *in = b2 + NN_H2;
+        Real h1[NN_H1], h2[NN_H2], e[NN_H2];
+        layer(NN_H1, NN_IN, w1, b1, in, h1);
+        layer(NN_H2, NN_H1, w2, b2, h1, h2);
+        /* safe softmax: running maximum started at 0 (tie: keep m) */
+        Real m = 0.0;
+        for (int i = 0; i < NN_H2; i++)
+            if (h2[i].getValue() > m.getValue())
+                m = h2[i];
+        for (int i = 0; i < NN_H2; i++)
+            e[i] = exp(h2[i] - m);
+        Real s = 0.0;
+        for (int i = NN_H2; i-- > 0;)
+            s = e[i] + s;
+        Real y = 0.0;
+        for (int i = NN_H2; i-- > 0;)
+            y = e[i] / s + y;
+        sweep(tape, y, NN_NPARAM, p.data(), g);
+        bench_use(g);
+    }
+    return sum(NN_NPARAM, g);
+}
+
+static double run_fparticles(const bench_args *a)
+{
+    Tape &tape = Real::getTape();
+    double in[4 * PT_N], g[4 * PT_N] = {0};
+    bench_particle_inputs(in);
+    Real x[4 * PT_N];
+    for (long r = 0; r < a->reps; r++) {
+        bench_clobber(in);
+        tape.setActive();
+        take_inputs(tape, 4 * PT_N, in, x);
+        Real fin[PT_N];
+        for (int i = 0; i < PT_N; i++) {
+            Real px = x[4 * i], py = x[4 * i + 1], vx = x[4 * i + 2],
+                 vy = x[4 * i + 3];
+            for (int k = 0; k < PT_STEPS; k++) {
+                /* a = (-0.5 p) + (-0.2 v), p' = p + dt v, v' = v + dt a */
+                Real ax = -0.5 * px + -0.2 * vx;
+                Real ay = -0.5 * py + -0.2 * vy;
+                Real npx = px + PT_DT * vx, npy = py + PT_DT * vy;
+                vx = vx + PT_DT * ax;
+                vy = vy + PT_DT * ay;
+                px = npx;
+                py = npy;
+            }
+            fin[i] = px * py;
+        }
+        Real y = 0.0;
+        for (int i = PT_N; i-- > 0;)
+            y = fin[i] + y;
+        sweep(tape, y, 4 * PT_N, x, g);
+        bench_use(g);
+    }
+    return sum(4 * PT_N, g);
+}
+
+int main(int argc, char **argv)
+{
+    bench_args a = bench_parse(argc, argv);
+    double (*run)(const bench_args *) = nullptr;
+    switch (a.prog) {
+    case P_FMULT: run = run_fmult; break;
+    case P_FDOTPROD: run = run_fdotprod; break;
+    case P_FSUMMATVEC: run = run_fsummatvec; break;
+    case P_FROTVECQUAT: run = run_frotvecquat; break;
+    case P_FNEURAL: run = run_fneural; break;
+    case P_FPARTICLES: run = run_fparticles; break;
+    default: /* fparticles-fork: no fork-join version with CoDiPack */
+        fprintf(stderr, "codipack-bench: %s not implemented\n",
+                bench_prog_names[a.prog]);
+        return 2;
+    }
+    printf("%.10g\n", run(&a));
+    return 0;
+}
