@@ -38,8 +38,9 @@ import GHC.IO (IO (..))
 import GHC.IORef (IORef (..))
 import GHC.STRef (STRef (..))
 import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, newForeignPtr, withForeignPtr)
-import Foreign.Marshal.Array (mallocArray, reallocArray)
-import Foreign.Marshal.Alloc (alloca, finalizerFree, free)
+import Foreign.Marshal.Array (allocaArray, mallocArray, reallocArray)
+import Foreign.Marshal.Alloc (alloca, finalizerFree)
+import qualified Foreign.Marshal.Alloc as Alloc
 import Foreign.Ptr (Ptr, nullPtr)
 import Foreign.Storable (peek, peekElemOff, pokeElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
@@ -276,21 +277,41 @@ collectList f t xs0 ds0 = sequence <$> go xs0 ds0
 -- Lists of Double: one call makes all the input nodes, with consecutive ids,
 -- and one call reads all their adjoints.
 
--- | The dual of a list of inputs.  One pass copies the values into a C
--- buffer (outside the garbage-collected heap) and counts them; one call
--- makes the input nodes, with consecutive ids; the duals are then made
--- from the buffer lazily, a chunk of 'chunkLen' at a time, so the forward
--- pass consumes them as it goes: the input list is walked once, a long
--- dual list never lives in the heap whole, and an element costs its two
--- cells and no thunk.
+-- | The dual of a list of inputs: one call makes the input nodes, with
+-- consecutive ids.  A short list (at most 'shortList' elements, still in
+-- cache) gets its duals at once.  A long one is walked once, copying the
+-- values into a C buffer (outside the garbage-collected heap) and counting
+-- them; its duals are then made from the buffer lazily, a chunk of
+-- 'chunkLen' at a time, so the forward pass consumes them as it goes: a
+-- long dual list never lives in the heap whole, and an element costs its
+-- two cells and no thunk.
 inputDoubles :: Ptr CTape -> [Double] -> IO [D]
-inputDoubles t xs = do
-  (buf, n) <- copyDoubles xs
-  first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
-  -- on failure (out of memory) constants; the sweep reports the tape's status
-  when (first /= -1 && n > shortList) (noteRange t first n)
-  pure (if first == -1 then map (\x -> D x (-1)) xs else dualsFrom buf first 0 n)
+inputDoubles t xs = case lengthUpTo shortList xs of
+  Just n -> do
+    first <- inputRange t n
+    pure (if first == -1 then constants else duals first xs)
+  Nothing -> do
+    (buf, n) <- copyDoubles xs
+    first <- inputRange t n
+    if first == -1
+      then pure constants
+      else noteRange t first n >> pure (dualsFrom buf first 0 n)
+  where
+    -- on failure (out of memory) constants; the sweep reports the tape's status
+    constants = map (\x -> D x (-1)) xs
+    duals !i (x : rest) = let !d = D x i; !ds = duals (i + 1) rest in d : ds
+    duals _ [] = []
 {-# INLINE inputDoubles #-}
+
+inputRange :: Ptr CTape -> Int -> IO Int64
+inputRange t n = alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
+
+-- | The length of a list if it is at most k.
+lengthUpTo :: Int -> [a] -> Maybe Int
+lengthUpTo k = go 0
+  where go !i [] = Just i
+        go !i (_ : rest) | i < k = go (i + 1) rest
+                         | otherwise = Nothing
 
 -- | The lengths of the long input lists of the runs under way, by tape
 -- and first id: the read-out of a list of a million elements learns its
@@ -309,27 +330,25 @@ shortList = 4096
 noteRange :: Ptr CTape -> Int64 -> Int -> IO ()
 noteRange t first n = atomicModifyIORef' rangeLengths (\m -> (M.insert (t, first) n m, ()))
 
--- | The length of an input list of 'inputDoubles' with that first id.
+-- | The length of a long input list of 'inputDoubles' with that first id.
 rangeLength :: Ptr CTape -> Int64 -> [Double] -> IO Int
-rangeLength t first xs = case drop shortList xs of
-  [] -> pure (length xs)
-  _ -> do
-    mn <- atomicModifyIORef' rangeLengths (\m -> (M.delete (t, first) m, M.lookup (t, first) m))
-    pure (maybe (length xs) id mn)
+rangeLength t first xs = do
+  mn <- atomicModifyIORef' rangeLengths (\m -> (M.delete (t, first) m, M.lookup (t, first) m))
+  pure (maybe (length xs) id mn)
 
 -- | The values of a list in a malloc'ed buffer (freed by the garbage
 -- collector's finalizer), and their count.
 copyDoubles :: [Double] -> IO (ForeignPtr Double, Int)
 copyDoubles xs0 = do
   p0 <- mallocArray 1024
-  let go !p !cap !k [] = pure (p, k)
+  let go !p !_ !k [] = pure (p, k)
       go !p !cap !k (x : rest)
         | k < cap = pokeElemOff p k x >> go p cap (k + 1) rest
         | otherwise = do
             p' <- reallocArray p (2 * cap)
             pokeElemOff p' k x
             go p' (2 * cap) (k + 1) rest
-  (p, n) <- go p0 (1024 :: Int) 0 xs0 `onException` free p0
+  (p, n) <- go p0 (1024 :: Int) 0 xs0 `onException` Alloc.free p0
   fp <- newForeignPtr finalizerFree p
   pure (fp, n)
 
@@ -354,15 +373,21 @@ chunkLen = 512
 -- made lazily, in chunks, from that copy.
 collectDoubles :: Ptr CTape -> [Double] -> [D] -> IO (Collect [Double])
 collectDoubles t xs ds = case ds of
-  D _ first : _ | first /= -1 -> do
-    !n <- rangeLength t first xs
-    pure $ do
-      -- malloc'ed: a large block in the garbage-collected heap would count
-      -- towards its old generation and bring its next major collection
-      -- nearer, which copies everything live
-      buf <- mallocArray (max 1 n) >>= newForeignPtr finalizerFree
-      _ <- withForeignPtr buf $ \p -> c_adjoints_read t first (fromIntegral n) p
-      pure (chunksFrom buf 0 n)
+  D _ first : _ | first /= -1 -> case lengthUpTo shortList xs of
+    Just n -> pure $ allocaArray n $ \p -> do
+      _ <- c_adjoints_read t first (fromIntegral n) p
+      let go !k acc | k < 0 = pure acc
+                    | otherwise = peekElemOff p k >>= \v -> go (k - 1) (v : acc)
+      go (n - 1) []
+    Nothing -> do
+      !n <- rangeLength t first xs
+      pure $ do
+        -- malloc'ed: a large block in the garbage-collected heap would count
+        -- towards its old generation and bring its next major collection
+        -- nearer, which copies everything live
+        buf <- mallocArray n >>= newForeignPtr finalizerFree
+        _ <- withForeignPtr buf $ \p -> c_adjoints_read t first (fromIntegral n) p
+        pure (chunksFrom buf 0 n)
   _ -> pure (pure (map (const 0) xs))
 {-# INLINE collectDoubles #-}
 
