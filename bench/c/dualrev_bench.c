@@ -10,7 +10,9 @@
  * input node per independent variable (dr_input; for the vectors of fdotprod
  * and fsummatvec one dr_input_range call, see in_vec), the forward pass recording every
  * operation (through recorders, dr_rec_begin, wherever the program is sums
- * and products: every program but fmult's single product), the reverse sweep(s) (dr_gradient / dr_gradient_range /
+ * and products: every program but fmult's single product; fparticles'
+ * assignments and fneural's neurons as statements, one node each, see
+ * bench_particle.h and layer()), the reverse sweep(s) (dr_gradient / dr_gradient_range /
  * dr_jacobian) and reading the gradient out.  The checksum printed is the sum of all gradient
  * (Jacobian) entries of the last repetition.
  *
