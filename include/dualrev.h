@@ -1154,6 +1154,280 @@ static inline dr_real dr_rec_record2(dr_rec *r, double v, dr_real a,
     return dr__rec_binary(r, v, a, da, b, db);
 }
 
+/* ------------------------------------------------------------ statements
+ * A statement is a whole expression recorded as ONE node: its value and,
+ * for each active argument, the partial derivative of the whole expression
+ * with respect to it (as CoDiPack's expression templates record an
+ * assignment).  A dr_expr is an expression under construction: a value
+ * and a short list of terms (argument id, partial).  The dr_ex_*
+ * functions below combine expressions and apply the chain rule as they
+ * go, so the partials of a nested sub-expression are multiplied through
+ * at record time and nothing is recorded until dr_rec_stmt emits the
+ * node, through a recorder:
+ *
+ *     // v' = v + dt * (-0.5 p - 0.2 v): one node over v and p
+ *     dr_expr a = dr_ex_add(dr_ex_scale(-0.5, dr_ex(p)),
+ *                           dr_ex_scale(-0.2, dr_ex(v)));
+ *     v = dr_rec_stmt(&r, dr_ex_add(dr_ex(v), dr_ex_scale(dt, a)));
+ *
+ * dr_rec_stmt drops constant arguments and merges repeated ones (v above
+ * has one argument with partial 1 - 0.2 dt), then appends one node over
+ * what is left: nothing for none (the result is a constant), a
+ * one- or two-argument node inline, an n-ary node (as dr_recordn) out of
+ * line for more.  Fewer nodes make a smaller tape and a shorter sweep; the
+ * gradient agrees with recording each operation to rounding.
+ *
+ * An expression holds at most DR_EXPR_MAX terms: each dr_ex of an active
+ * or constant dr_real is one, dr_ex_const none, and a combination has the
+ * terms of both sides (a repeated argument counts each time).  One with
+ * more does not overflow: it is marked, and dr_rec_stmt then records
+ * nothing, sets the tape's sticky status to DR_ERANGE and returns the
+ * constant value.  Ids are checked when the node is appended, as the
+ * recorder's operations check them (DR_EINVAL, a constant result).  The
+ * term count of an expression is known where it is written, so the
+ * compiler can keep its terms in registers.
+ *
+ * Long sums (a dot product and a bias, one statement per neuron) have too
+ * many terms for a dr_expr: a dr_sum collects terms into arrays the caller
+ * provides, and dr_rec_sum records them as one node (dr_sum_* below).
+ */
+#define DR_EXPR_MAX 8
+/* (expressions are values the compiler must see through, inlined, to keep
+   their terms in registers; a call would copy them through memory) */
+#if defined(__GNUC__)
+#define DR__INLINE static inline __attribute__((always_inline))
+#else
+#define DR__INLINE static inline
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#define DR__UNROLL _Pragma("GCC unroll 8")
+#else
+#define DR__UNROLL
+#endif
+
+/** An expression under construction (see "statements"; fields private). */
+typedef struct dr_expr {
+    double val;
+    int n; /* terms; DR_EXPR_MAX + 1 once too many were combined */
+    dr_idx id[DR_EXPR_MAX];
+    double d[DR_EXPR_MAX];
+} dr_expr;
+
+/* Terms past n are never read, and are left unwritten where expressions
+   are made on the hot path: zeroing them costs a recorded statement more
+   than the rest of its recording (the compiler does not drop the stores).
+   Copying an expression copies them; the warning that this may copy
+   indeterminate values is turned off for these functions. */
+#define DR__EXPR_ZERO {0.0, 0, {0}, {0.0}}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+/* the out-of-line part of dr_rec_stmt and dr_rec_sum: more than two
+   arguments (an n-ary node), or a failure to record (st: the sticky
+   status to set, n ignored) */
+DR_API DR__COLD dr_idx dr__rec_nary(dr_rec *r, size_t n, const dr_idx *ids,
+                                    const double *partials, dr_status st);
+
+/** The expression a (one term: a itself, partial 1). */
+DR__INLINE dr_expr dr_ex(dr_real a)
+{
+    dr_expr e;
+    e.val = a.val;
+    e.n = 1;
+    e.id[0] = a.idx;
+    e.d[0] = 1.0;
+    return e;
+}
+/** The constant expression v (no terms). */
+DR__INLINE dr_expr dr_ex_const(double v)
+{
+    dr_expr e = DR__EXPR_ZERO;
+    e.val = v;
+    e.n = 0;
+    return e;
+}
+/* e with value v and the terms of a times ca followed by those of b times
+   cb (b may be NULL) */
+DR__INLINE dr_expr dr__ex_comb(double v, const dr_expr *a, double ca,
+                                  const dr_expr *b, double cb)
+{
+    dr_expr e;
+    int nb = b ? b->n : 0;
+    e.val = v;
+    e.n = a->n + nb;
+    if (DR__UNLIKELY(e.n > DR_EXPR_MAX)) {
+        dr_expr over = DR__EXPR_ZERO;
+        over.val = v;
+        over.n = DR_EXPR_MAX + 1;
+        return over;
+    }
+    for (int i = 0; i < a->n; i++) {
+        e.id[i] = a->id[i];
+        e.d[i] = a->d[i] * ca;
+    }
+    for (int i = 0; i < nb; i++) {
+        e.id[a->n + i] = b->id[i];
+        e.d[a->n + i] = b->d[i] * cb;
+    }
+    return e;
+}
+/** a + b */
+DR__INLINE dr_expr dr_ex_add(dr_expr a, dr_expr b)
+{
+    return dr__ex_comb(a.val + b.val, &a, 1.0, &b, 1.0);
+}
+/** a - b */
+DR__INLINE dr_expr dr_ex_sub(dr_expr a, dr_expr b)
+{
+    return dr__ex_comb(a.val - b.val, &a, 1.0, &b, -1.0);
+}
+/** a * b */
+DR__INLINE dr_expr dr_ex_mul(dr_expr a, dr_expr b)
+{
+    return dr__ex_comb(a.val * b.val, &a, b.val, &b, a.val);
+}
+/** a / b */
+DR__INLINE dr_expr dr_ex_div(dr_expr a, dr_expr b)
+{
+    double q = a.val / b.val;
+    return dr__ex_comb(q, &a, 1.0 / b.val, &b, -q / b.val);
+}
+/** -a */
+DR__INLINE dr_expr dr_ex_neg(dr_expr a)
+{
+    return dr__ex_comb(-a.val, &a, -1.0, NULL, 0.0);
+}
+/** c * a for a constant c (no term for c) */
+DR__INLINE dr_expr dr_ex_scale(double c, dr_expr a)
+{
+    return dr__ex_comb(c * a.val, &a, c, NULL, 0.0);
+}
+/**
+ * f(a) for a one-argument function f the caller evaluates: v = f(a.val)
+ * and d = f'(a.val) (for example dr_ex_fn(a, sin(a.val), cos(a.val))).
+ */
+DR__INLINE dr_expr dr_ex_fn(dr_expr a, double v, double d)
+{
+    return dr__ex_comb(v, &a, d, NULL, 0.0);
+}
+
+/**
+ * Record expression e as one node through recorder r and return its value
+ * and id (see "statements"): constant arguments dropped, repeated ones
+ * merged; a constant if no argument is left.  Too many terms: DR_ERANGE
+ * (sticky) and the constant value.
+ */
+DR__INLINE dr_real dr_rec_stmt(dr_rec *r, dr_expr e)
+{
+    dr_real y;
+    y.val = e.val;
+    y.idx = DR_NONE;
+    if (DR__UNLIKELY(e.n > DR_EXPR_MAX)) {
+        dr__rec_nary(r, 0, NULL, NULL, DR_ERANGE);
+        return y;
+    }
+    /* merge each repeated argument into its first occurrence (the later
+       ones become constants), then take the first two arguments left; the
+       loops have bounds the compiler knows, and unrolled they are
+       straight-line code over registers */
+    int k = 0;
+    dr_idx a = DR_NONE, b = DR_NONE;
+    double da = 0.0, db = 0.0;
+    DR__UNROLL
+    for (int i = 0; i < e.n; i++) {
+        DR__UNROLL
+        for (int j = 0; j < i; j++)
+            if (e.id[i] != DR_NONE && e.id[j] == e.id[i]) {
+                e.d[j] += e.d[i];
+                e.id[i] = DR_NONE;
+            }
+    }
+    DR__UNROLL
+    for (int i = 0; i < e.n; i++)
+        if (e.id[i] != DR_NONE) {
+            if (k == 0) {
+                a = e.id[i];
+                da = e.d[i];
+            } else if (k == 1) {
+                b = e.id[i];
+                db = e.d[i];
+            }
+            k++;
+        }
+    if (k == 1)
+        y.idx = dr__rec_push1(r, a, da, 0.0);
+    else if (k == 2)
+        y.idx = dr__rec_push2(r, a, da, b, db);
+    else if (k > 2)
+        y.idx = dr__rec_nary(r, (size_t)e.n, e.id, e.d, DR_OK);
+    return y;
+}
+
+/** A long sum under construction (see "statements"; fields private). */
+typedef struct dr_sum {
+    double val;
+    size_t n, cap;
+    dr_idx *id;
+    double *d;
+} dr_sum;
+
+/**
+ * Start an empty sum (value 0) that keeps up to cap terms in the caller's
+ * arrays ids[0..cap-1] and partials[0..cap-1], which must stay valid until
+ * dr_rec_sum.  A sum given more terms than cap records nothing: dr_rec_sum
+ * then sets DR_ERANGE, as for an expression with too many terms.
+ */
+static inline void dr_sum_init(dr_sum *s, size_t cap, dr_idx *ids,
+                               double *partials)
+{
+    s->val = 0.0;
+    s->n = 0;
+    s->cap = cap;
+    s->id = ids;
+    s->d = partials;
+}
+/** Add the expression e to the sum s. */
+DR__INLINE void dr_sum_add(dr_sum *s, dr_expr e)
+{
+    s->val += e.val;
+    if (DR__UNLIKELY(e.n > DR_EXPR_MAX || s->n + (size_t)e.n > s->cap)) {
+        s->n = s->cap + 1;
+        return;
+    }
+    for (int i = 0; i < e.n; i++) {
+        s->id[s->n + (size_t)i] = e.id[i];
+        s->d[s->n + (size_t)i] = e.d[i];
+    }
+    s->n += (size_t)e.n;
+}
+/** Add the product a * b to the sum s (two terms). */
+DR__INLINE void dr_sum_mul(dr_sum *s, dr_real a, dr_real b)
+{
+    s->val += a.val * b.val;
+    if (DR__UNLIKELY(s->n + 2 > s->cap)) {
+        s->n = s->cap + 1;
+        return;
+    }
+    s->id[s->n] = a.idx;
+    s->d[s->n] = b.val;
+    s->id[s->n + 1] = b.idx;
+    s->d[s->n + 1] = a.val;
+    s->n += 2;
+}
+/**
+ * Record the sum s as one node through recorder r and return its value and
+ * id.  Constant terms are dropped; repeated arguments are kept as they are
+ * (an n-ary node adds each term's share).  A sum that got more terms than
+ * its capacity: DR_ERANGE (sticky) and the constant value.
+ */
+DR_API dr_real dr_rec_sum(dr_rec *r, const dr_sum *s);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 #ifdef __cplusplus
 }
 #endif

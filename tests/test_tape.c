@@ -697,6 +697,121 @@ static void test_short_range_patterns(void **state)
     assert_true(live > 500);
 }
 
+/* A random program for test_gradient_paths: inputs interleaved with
+   operations (so some inputs lead their chunk and some do not), n-ary
+   nodes among them, and y picked anywhere (nodes after it add nothing). */
+static dr_real gradient_program(dr_tape *t, chk_rng *rng, size_t steps,
+                                dr_real *x, size_t *nx, size_t maxx)
+{
+    dr_real pool[64];
+    size_t np = 0;
+    *nx = 0;
+    dr_real y = dr_const(0.0);
+    size_t at = chk_rng_below(rng, steps + 1);
+    for (size_t s = 0; s <= steps; s++) {
+        dr_real v;
+        size_t k = chk_rng_below(rng, 8);
+        if (np < 2 || (k == 0 && *nx < maxx)) {
+            v = dr_input(t, chk_rng_uniform(rng, 0.5, 1.5));
+            if (*nx < maxx)
+                x[(*nx)++] = v;
+        } else {
+            dr_real a = pool[chk_rng_below(rng, np)];
+            dr_real b = pool[chk_rng_below(rng, np)];
+            if (k == 1) {
+                dr_idx args[3] = {a.idx, b.idx, a.idx};
+                double parts[3] = {0.5, -0.25, 0.125};
+                v = (dr_real){a.val, dr_recordn(t, 3, args, parts)};
+            } else if (k < 5) {
+                v = dr_mul(t, a, dr_add(t, b, dr_const(0.25)));
+            } else {
+                v = dr_sub(t, dr_mul(t, a, dr_const(0.9)), b);
+            }
+        }
+        pool[np++ % 64] = v;
+        if (np > 64)
+            np = 64;
+        if (s == at)
+            y = v;
+    }
+    return y;
+}
+
+/* dr_gradient's path for sequential tapes against the general one
+   (dr_vjp: clear, seed, dr_reverse), on small tapes (its own loop) and
+   large ones (several chunks), with constants and DR_NONE among the x,
+   and its error paths: nothing is written into g and the tape stays
+   usable. */
+static void test_gradient_paths(void **state)
+{
+    (void)state;
+    chk_rng rng;
+    chk_rng_seed(&rng, 91);
+    dr_tape *t = chk_tape_new();
+    const size_t sizes[] = {0, 1, 3, 10, 60, 70, 300, 5000};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int rep = 0; rep < 20; rep++) {
+            chk_context("size %zu, rep %d", sizes[si], rep);
+            CHK_STATUS(dr_tape_clear(t), DR_OK);
+            dr_real x[18];
+            size_t nx;
+            dr_real y = gradient_program(t, &rng, sizes[si], x, &nx, 16);
+            x[nx++] = dr_const(2.0);
+            x[nx++] = x[0];
+            double g[18], want[18], ybar = 1.0;
+            CHK_STATUS(dr_vjp(t, 1, &y, &ybar, nx, x, want), DR_OK);
+            CHK_STATUS(dr_gradient(t, y, nx, x, g), DR_OK);
+            for (size_t i = 0; i < nx; i++) {
+                CHK_SAME(g[i], want[i]);
+                CHK_SAME(dr_adjoint(t, x[i].idx), want[i]);
+            }
+            /* again on the same tape: the same */
+            CHK_STATUS(dr_gradient(t, y, nx, x, g), DR_OK);
+            for (size_t i = 0; i < nx; i++)
+                CHK_SAME(g[i], want[i]);
+        }
+    chk_context(NULL);
+    /* errors: an x or y not on the tape, NULLs; g untouched */
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    dr_real a = dr_input(t, 2.0), b = dr_input(t, 3.0);
+    dr_real y = dr_mul(t, a, b);
+    dr_real x[2] = {a, b}, bad[2] = {a, {1.0, a.idx + 1000}};
+    double g[2] = {7.0, 7.0};
+    CHK_STATUS(dr_gradient(t, y, 2, bad, g), DR_EINVAL);
+    CHK_SAME(g[0], 7.0);
+    CHK_SAME(g[1], 7.0);
+    dr_real ybad = {1.0, y.idx + 1};
+    CHK_STATUS(dr_gradient(t, ybad, 2, x, g), DR_EINVAL);
+    CHK_SAME(g[0], 7.0);
+    CHK_STATUS(dr_gradient(NULL, y, 2, x, g), DR_EINVAL);
+    CHK_STATUS(dr_gradient(t, y, 2, NULL, g), DR_EINVAL);
+    CHK_STATUS(dr_gradient(t, y, 2, x, NULL), DR_EINVAL);
+    CHK_STATUS(dr_gradient(t, y, 0, NULL, NULL), DR_OK);
+    /* a constant y: every g is 0 */
+    CHK_STATUS(dr_gradient(t, dr_const(1.0), 2, x, g), DR_OK);
+    CHK_SAME(g[0], 0.0);
+    CHK_SAME(g[1], 0.0);
+    CHK_STATUS(dr_gradient(t, y, 2, x, g), DR_OK);
+    CHK_SAME(g[0], 3.0);
+    CHK_SAME(g[1], 2.0);
+    /* a stale id after a clear; an empty tape */
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    CHK_STATUS(dr_gradient(t, y, 2, x, g), DR_EINVAL);
+    CHK_STATUS(dr_gradient(t, dr_const(1.0), 0, NULL, NULL), DR_OK);
+    dr_real none = dr_const(1.0);
+    CHK_STATUS(dr_gradient(t, none, 1, &none, g), DR_OK);
+    CHK_SAME(g[0], 0.0);
+    /* a sticky error is reported (the general path) */
+    a = dr_input(t, 1.0);
+    (void)dr_add(t, a, bad[1]);
+    CHK_STATUS(dr_gradient(t, a, 1, &a, g), DR_EINVAL);
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    a = dr_input(t, 1.0);
+    CHK_STATUS(dr_gradient(t, dr_mul(t, a, a), 1, &a, g), DR_OK);
+    CHK_SAME(g[0], 2.0);
+    dr_tape_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -715,6 +830,7 @@ int main(void)
         cmocka_unit_test_teardown(test_counters, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_ids_monotonic, chk_alloc_teardown),
         cmocka_unit_test(test_short_range_patterns),
+        cmocka_unit_test_teardown(test_gradient_paths, chk_alloc_teardown),
     };
     return cmocka_run_group_tests_name("tape", tests, NULL, NULL);
 }

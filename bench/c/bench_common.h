@@ -223,17 +223,33 @@ static inline long bench_tape_nodes(int prog, long size)
            sub: 1; scale: 3; 2*s: 1; cross: 9; scale: 3; two vadds: 6 */
         return 7 + 5 + 1 + 3 + 5 + 1 + 1 + 3 + 1 + 9 + 3 + 6;
     case P_FNEURAL:
-        /* inputs; each layer: out*in mul + out*in add + out bias add +
-           out relu; softmax over 50: 50 max, 50 sub, 50 exp, 50 add (sum),
-           50 div, 50 add (final sum) */
-        return NN_NPARAM + (2L * NN_H1 * NN_IN + 2 * NN_H1) +
-               (2L * NN_H2 * NN_H1 + 2 * NN_H2) + 6 * NN_H2;
+        /* inputs; each layer: out statements (dot product + bias, one
+           n-ary node each: bench_tape_entries) + out relu; softmax over
+           50: 50 max, 50 sub, 50 exp, 50 add (sum), 50 div, 50 add (final
+           sum) */
+        return NN_NPARAM + 2 * NN_H1 + 2 * NN_H2 + 6 * NN_H2;
     case P_FPARTICLES:
     case P_FPARTICLES_FORK:
-        /* 16 inputs; per particle step: a = -0.5 p + -0.2 v (4 mul, 2 add),
-           p + dt v (2 mul, 2 add), v + dt a (2 mul, 2 add); final sum of
-           x*y: 4 mul, 4 add */
-        return 4 * PT_N + (long)PT_N * PT_STEPS * 14 + 2 * PT_N;
+        /* 16 inputs; per particle step one statement (node) for each of
+           p' = p + dt v and v' = v + dt a (a a sub-expression): 4; final
+           sum of x*y: 4 mul, 4 add */
+        return 4 * PT_N + (long)PT_N * PT_STEPS * 4 + 2 * PT_N;
+    }
+    return 0;
+}
+
+/*
+ * The (argument, partial) entries of the tape's n-ary nodes for a program,
+ * beyond the nodes of bench_tape_nodes: a statement of k > 2 arguments
+ * (dr_rec_sum) is one node plus k entries of 16 bytes (an id and a
+ * partial) that the floor writes and reads back as well.
+ */
+static inline long bench_tape_entries(int prog, long size)
+{
+    (void)size;
+    switch (prog) {
+    case P_FNEURAL: /* per neuron: in weights, in inputs, the bias */
+        return (long)NN_H1 * (2 * NN_IN + 1) + (long)NN_H2 * (2 * NN_H1 + 1);
     }
     return 0;
 }

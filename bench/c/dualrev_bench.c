@@ -10,7 +10,9 @@
  * input node per independent variable (dr_input; for the vectors of fdotprod
  * and fsummatvec one dr_input_range call, see in_vec), the forward pass recording every
  * operation (through recorders, dr_rec_begin, wherever the program is sums
- * and products: every program but fmult's single product), the reverse sweep(s) (dr_gradient / dr_gradient_range /
+ * and products: every program but fmult's single product; fparticles'
+ * assignments and fneural's neurons as statements, one node each, see
+ * bench_particle.h and layer()), the reverse sweep(s) (dr_gradient / dr_gradient_range /
  * dr_jacobian) and reading the gradient out.  The checksum printed is the sum of all gradient
  * (Jacobian) entries of the last repetition.
  *
@@ -78,15 +80,6 @@ static double run_fmult(const bench_args *a)
 
 /* ---------------------------------------------------------- fdotprod */
 
-/* sum' (zipWith (*) xs ys), sum' a right fold onto 0 */
-static dr_real dot(dr_rec *rec, size_t n, const dr_real *xs, const dr_real *ys)
-{
-    dr_real acc = dr_const(0.0);
-    for (size_t i = n; i-- > 0;)
-        acc = dr_rec_add(rec, dr_rec_mul(rec, xs[i], ys[i]), acc);
-    return acc;
-}
-
 /*
  * The vectors of fdotprod and fsummatvec are input ranges (dr_input_range):
  * the values stay in the caller's double arrays and the ids are
@@ -105,7 +98,8 @@ static inline dr_real at(in_vec v, size_t i)
     return r;
 }
 
-/* the same fold as dot(), over input ranges, recorded through a recorder
+/* sum' (zipWith (*) xs ys), sum' a right fold onto 0, over input ranges,
+   recorded through a recorder
    (dr_rec: the inline recording of dualrev.h, as a C user would write a
    hot loop) */
 static dr_real dot_in(dr_rec *rec, size_t n, in_vec xs, in_vec ys)
@@ -246,16 +240,28 @@ static double run_frotvecquat(const bench_args *a)
 
 /* ----------------------------------------------------------- fneural */
 
-/* x' = relu (W x + b), W is out x in */
-static void layer(int out, int in, const dr_real *w, const dr_real *b,
-                  const dr_real *x, dr_real *y)
+/* x' = relu (W x + b), W is out x in.  Each neuron's dot product and bias
+   is one statement (dr_sum: one node over the weights, the inputs and the
+   bias, recorded through a recorder), relu a call.  W and b are parameters
+   of the input range (values wv, ids from wid), x any active values. */
+static void layer(int out, int in, const double *wv, dr_idx wid,
+                  const double *bv, dr_idx bid, const dr_real *x, dr_real *y)
 {
+    static dr_idx ids[2 * NN_H1 + 1];
+    static double parts[2 * NN_H1 + 1];
     dr_rec rec;
     for (int i = 0; i < out; i++) {
-        /* the dot product and the bias through a recorder, relu a call */
         check(dr_rec_begin(T, &rec), "recorder");
-        dr_real z = dr_rec_add(&rec, dot(&rec, (size_t)in, w + (size_t)i * in, x),
-                               b[i]);
+        dr_sum s;
+        dr_sum_init(&s, 2 * (size_t)in + 1, ids, parts);
+        for (int j = 0; j < in; j++) {
+            size_t k = (size_t)i * in + j;
+            dr_real w = {wv[k], wid + (dr_idx)k};
+            dr_sum_mul(&s, w, x[j]);
+        }
+        dr_real b = {bv[i], bid + i};
+        dr_sum_add(&s, dr_ex(b));
+        dr_real z = dr_rec_sum(&rec, &s);
         check(dr_rec_end(&rec), "recording");
         y[i] = dr_relu(T, z);
     }
@@ -265,17 +271,21 @@ static double run_fneural(const bench_args *a)
 {
     double pv[NN_NPARAM], g[NN_NPARAM] = {0};
     bench_neural_inputs(pv);
-    static dr_real p[NN_NPARAM];
+    const size_t ow1 = 0, ob1 = ow1 + NN_H1 * NN_IN, ow2 = ob1 + NN_H1,
+                 ob2 = ow2 + NN_H2 * NN_H1, oin = ob2 + NN_H2;
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(pv);
         dr_tape_clear(T);
-        for (int i = 0; i < NN_NPARAM; i++)
-            p[i] = dr_input(T, pv[i]);
-        const dr_real *w1 = p, *b1 = w1 + NN_H1 * NN_IN, *w2 = b1 + NN_H1,
-                      *b2 = w2 + NN_H2 * NN_H1, *in = b2 + NN_H2;
-        dr_real h1[NN_H1], h2[NN_H2], e[NN_H2];
-        layer(NN_H1, NN_IN, w1, b1, in, h1);
-        layer(NN_H2, NN_H1, w2, b2, h1, h2);
+        /* the parameters as one input range: values in pv, ids consecutive */
+        dr_idx p;
+        check(dr_input_range(T, NN_NPARAM, &p), "inputs");
+        dr_real in[NN_IN], h1[NN_H1], h2[NN_H2], e[NN_H2];
+        for (int i = 0; i < NN_IN; i++)
+            in[i] = (dr_real){pv[oin + i], p + (dr_idx)(oin + i)};
+        layer(NN_H1, NN_IN, pv + ow1, p + (dr_idx)ow1, pv + ob1,
+              p + (dr_idx)ob1, in, h1);
+        layer(NN_H2, NN_H1, pv + ow2, p + (dr_idx)ow2, pv + ob2,
+              p + (dr_idx)ob2, h1, h2);
         /* safe softmax: running maximum started at 0 (a left fold) */
         dr_real m = dr_const(0.0);
         for (int i = 0; i < NN_H2; i++)
@@ -288,7 +298,7 @@ static double run_fneural(const bench_args *a)
         dr_real y = dr_const(0.0);
         for (int i = NN_H2; i-- > 0;)
             y = dr_add(T, dr_div(T, e[i], s), y);
-        check(dr_gradient(T, y, NN_NPARAM, p, g), "gradient");
+        check(dr_gradient_range(T, y, p, NN_NPARAM, g), "gradient");
         bench_use(g);
     }
     check_len(a->prog, a->size);

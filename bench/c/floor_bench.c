@@ -9,7 +9,10 @@
  * exactly the number of nodes dualrev's tape records for that program, inputs
  * included (bench_tape_nodes, checked against dr_tape_len), and then reads
  * them all back from the last to the first, accumulating a sum of their
- * fields so the compiler can delete neither loop.  The record buffer is
+ * fields so the compiler can delete neither loop.  A program whose tape
+ * holds n-ary nodes (statements of more than two arguments) also writes
+ * and reads back their (argument, partial) entries, 16 bytes each
+ * (bench_tape_entries).  The record buffer is
  * allocated once and reused, as dualrev reuses its tape's chunks.
  *
  * No arithmetic of the program itself, no adjoint array, no gradient: a
@@ -27,29 +30,50 @@ typedef union rec {
     uint64_t w[4];
 } rec;
 
+/* an n-ary node's (argument, partial) entry */
+typedef union entry {
+    struct {
+        int64_t a;
+        double d;
+    } f;
+    uint64_t w[2];
+} entry;
+
 int main(int argc, char **argv)
 {
     bench_args a = bench_parse(argc, argv);
     long n = bench_tape_nodes(a.prog, a.size);
+    long ne = bench_tape_entries(a.prog, a.size);
     rec *buf = bench_xmalloc((size_t)n * sizeof(rec));
+    entry *ent = bench_xmalloc((size_t)(ne > 0 ? ne : 1) * sizeof(entry));
     uint64_t acc = 0;
     for (long r = 0; r < a.reps; r++) {
         bench_clobber(buf);
-        /* forward: append one record per operation */
+        bench_clobber(ent);
+        /* forward: append one record per operation, one entry per
+           argument of an n-ary node */
         for (long i = 0; i < n; i++) {
             buf[i].f.a = i - 1;
             buf[i].f.b = i - 2;
             buf[i].f.da = (double)r;
             buf[i].f.db = 1.0;
         }
+        for (long i = 0; i < ne; i++) {
+            ent[i].f.a = i - 1;
+            ent[i].f.d = (double)r;
+        }
         bench_clobber(buf);
+        bench_clobber(ent);
         /* reverse: read every record, newest first; integer sums of all four
            words (no floating-point latency chain to slow the floor down) */
         for (long i = n; i-- > 0;)
             acc += (buf[i].w[0] ^ buf[i].w[1]) + (buf[i].w[2] ^ buf[i].w[3]);
+        for (long i = ne; i-- > 0;)
+            acc += ent[i].w[0] ^ ent[i].w[1];
         bench_use(acc);
     }
     printf("%.10g\n", (double)acc);
+    free(ent);
     free(buf);
     return 0;
 }

@@ -111,6 +111,44 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
     return id;
 }
 
+dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
+                        const double *partials)
+{
+    size_t k = 0, first[2] = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        int64_t r;
+        if (!dr__rel_arg(t, args[i], &r)) {
+            dr__fail(t, DR_EINVAL);
+            return DR_NONE;
+        }
+        if (r >= 0 && k < 2)
+            first[k] = i;
+        k += r >= 0;
+    }
+    if (k == 0)
+        return DR_NONE;
+    if (k <= 2)
+        return dr__rec2(t, args[first[0]], partials[first[0]],
+                        k > 1 ? args[first[1]] : DR_NONE,
+                        k > 1 ? partials[first[1]] : 0.0);
+    if (k > (SIZE_MAX - sizeof(nary_ext)) / 16) {
+        dr__fail(t, DR_ENOMEM);
+        return DR_NONE;
+    }
+    nary_ext *x = nary_new(t, k, k);
+    if (!x)
+        return DR_NONE;
+    for (size_t i = 0, j = 0; i < n; i++)
+        if (args[i] != DR_NONE) {
+            dr__rel_arg(t, args[i], &x->args[j]);
+            x->partials[j++] = partials[i];
+        }
+    dr_idx id = dr__record_ext(t, &x->hdr);
+    if (dr__order2(t) && id != DR_NONE)
+        dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
+    return id;
+}
+
 bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
                     const double **partials)
 {

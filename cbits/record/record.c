@@ -70,8 +70,21 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
 dr_real dr_input(dr_tape *t, double v)
 {
     dr_real r = {v, DR_NONE};
-    if (t)
+    if (DR_UNLIKELY(!t))
+        return r;
+    dr_node *p = t->cur;
+    dr_chunk *c = t->chunk;
+    /* (a cursor short of its end is in a chunk of its own job) */
+    if (DR_LIKELY(p != t->end) && p == c->nodes + c->lead) {
+        /* an input before any other node of its chunk: a leading input, as
+           dr_input_range makes them, with no record to write or sweep */
+        c->lead++;
+        t->cur = p + 1;
+        t->len++;
+        r.idx = t->base + t->next++;
+    } else {
         r.idx = dr__push(t, -1, 0.0, -1, 0.0);
+    }
     if (dr__order2(t) && r.idx != DR_NONE)
         dr__oplog(t, r.idx, DR_OPC_INPUT, 0.0, 0.0, v, DR_NONE, DR_NONE);
     return r;

@@ -178,6 +178,13 @@ DR_HIDDEN dr_idx dr__push_grow(dr_tape *t, int64_t ra, double da, int64_t rb,
    next push then takes its slow path and borrows it again */
 DR_HIDDEN void dr__rec_reclaim(dr_tape *t);
 
+/* nary.c: one node over the arguments args[0..n-1] that are not DR_NONE
+   (a statement's, dr_rec_stmt / dr_rec_sum): none, an input-free constant
+   (DR_NONE); one or two, a plain node; more, an n-ary node.  DR_EINVAL
+   (sticky) if any id is not on the tape. */
+DR_HIDDEN dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
+                                  const double *partials);
+
 /* nary.c: a node whose arguments are further back than DR_NEAR_MAX, as an
    extended node holding their relative ids */
 DR_HIDDEN dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb,

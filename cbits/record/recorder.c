@@ -97,3 +97,35 @@ dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b, double db)
     take(t, r);
     return id;
 }
+
+dr_idx dr__rec_nary(dr_rec *r, size_t n, const dr_idx *ids,
+                    const double *partials, dr_status st)
+{
+    dr_tape *t = r ? r->tape_ : NULL;
+    if (!t)
+        return DR_NONE;
+    if (st != DR_OK) {
+        dr__fail(t, st);
+        return DR_NONE;
+    }
+    if (t->state & DR_ST_REC)
+        give_back(t, r);
+    dr_idx id = dr__record_terms(t, n, ids, partials);
+    take(t, r);
+    return id;
+}
+
+dr_real dr_rec_sum(dr_rec *r, const dr_sum *s)
+{
+    dr_real y = {s ? s->val : 0.0, DR_NONE};
+    if (!s) {
+        dr__rec_nary(r, 0, NULL, NULL, DR_EINVAL);
+        return y;
+    }
+    if (s->n > s->cap) {
+        dr__rec_nary(r, 0, NULL, NULL, DR_ERANGE);
+        return y;
+    }
+    y.idx = dr__rec_nary(r, s->n, s->id, s->d, DR_OK);
+    return y;
+}

@@ -303,6 +303,68 @@ dr_status dr__sweep_ready(const dr_tape *t, size_t m, const dr_real *y,
     return DR_OK;
 }
 
+/* an ext node's rule in dr__sweep_seq's loop (out of line: the sweep
+   state it needs would cost the loop's setup on every call) */
+static __attribute__((noinline)) void ext_reverse(dr_tape *t, double *A,
+                                                  const dr_node *p, double g)
+{
+    dr_sweep s = {A, t, false, 0, NULL, {NULL}, 0};
+    dr_ext *e = dr__node_ext(p);
+    e->reverse(e, &s, g);
+}
+
+/* at most this many nodes in one chunk are swept by dr__sweep_seq's own
+   loop */
+#define SMALL_SWEEP 64
+
+dr_status dr__sweep_seq(dr_tape *t, int64_t ry)
+{
+    int64_t need = t->next;
+    if (DR_UNLIKELY((uint64_t)need > t->adj_cap || !t->adj_raw)) {
+        t->adj_valid = 0;
+        dr_status st = dr__adj_ensure(t);
+        if (st != DR_OK || !t->adj_raw)
+            return st; /* (no adjoint storage: nothing was recorded) */
+    }
+    /* the sink and every node's slot, at once: cheaper than the deferred
+       zeroing's bookkeeping on the small tapes this path is for; a few
+       slots in stores of a fixed size, not a call (there are always at
+       least 257 slots, and those beyond need are not live) */
+    if (need < 8)
+        memset(t->adj_raw, 0, 8 * sizeof(double));
+    else
+        memset(t->adj_raw, 0, (size_t)(need + 1) * sizeof(double));
+    t->adj_valid = need;
+    if (ry < 0)
+        return DR_OK; /* a constant: every adjoint is zero */
+    double *A = t->adj_raw + 1;
+    A[ry] = 1.0;
+    sync_chunk(t);
+    dr_chunk *c = t->chunk;
+    if (c->prev || c->n - c->lead > SMALL_SWEEP) {
+        dr_sweep s = {A, t, false, 0, NULL, {NULL}, 0};
+        dr__sweep_chunks(c, &s);
+        return DR_OK;
+    }
+    /* a few nodes: the plain loop, from y down (nodes after y add nothing
+       to it), without the register carry, whose setup costs more than it
+       saves here */
+    const int64_t first = c->first;
+    for (int64_t id = ry; id >= first + (int64_t)c->lead; id--) {
+        const dr_node *p = &c->nodes[id - first];
+        int32_t a = p->a;
+        double g = A[id];
+        if (a <= 0 || g == 0.0) {
+            if (a == DR_EXT_TAG)
+                ext_reverse(t, A, p, g);
+            continue;
+        }
+        A[id - a] += p->da * g;
+        A[p->b ? id - p->b : -1] += p->db * g;
+    }
+    return DR_OK;
+}
+
 dr_status dr__sweep_from(dr_tape *t, dr_idx y)
 {
     dr_status st = dr_adjoints_clear(t);

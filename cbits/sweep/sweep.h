@@ -47,6 +47,17 @@ DR_HIDDEN dr_status dr__sweep_ready(const dr_tape *t, size_t m,
                                     const dr_real *x);
 /* one gradient's sweep: clear the adjoints, seed y with 1, sweep */
 DR_HIDDEN dr_status dr__sweep_from(dr_tape *t, dr_idx y);
+/* the same for the common case, checked by the caller (dr__sweep_seq_ok):
+   the relative id ry (-1: a constant) */
+DR_HIDDEN dr_status dr__sweep_seq(dr_tape *t, int64_t ry);
+/* whether dr__sweep_seq may sweep t: a whole root handle that never forked
+   (one job, sequential), no sticky status, and no ext record with adjoint
+   storage of its own (array nodes, whose rules may allocate) */
+static inline bool dr__sweep_seq_ok(const dr_tape *t)
+{
+    return t->root == t && (t->state | (unsigned)t->status) == 0 &&
+           !t->hist && !t->exts;
+}
 
 /* the root's relative id of first, if first .. first+n-1 are all on t */
 DR_HIDDEN bool dr__adj_range(const dr_tape *t, dr_idx first, size_t n,

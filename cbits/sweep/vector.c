@@ -84,6 +84,7 @@ dr_status dr__reverse_vec(dr_tape *t, dr_vsweep *s)
     switch (s->k) {
     case 1: st = chunks_rev(t->chunk, s, 1); break;
     case 2: st = chunks_rev(t->chunk, s, 2); break;
+    case 3: st = chunks_rev(t->chunk, s, 3); break; /* a 3-output Jacobian */
     case 4: st = chunks_rev(t->chunk, s, 4); break;
     case 8: st = chunks_rev(t->chunk, s, 8); break;
     case 16: st = chunks_rev(t->chunk, s, 16); break;

@@ -96,39 +96,52 @@ static void recycle(dr_tape *t)
     t->arena = NULL;
 }
 
+static dr_status clear_any(dr_tape *t);
+
 dr_status dr_tape_clear(dr_tape *t)
+{
+    /* a small sequential tape (one chunk, no arena, no forks: a gradient of
+       a few operations in a loop) keeps its chunk armed, so the next
+       recording starts on the fast path instead of taking it back from the
+       free lists; this path is most of what such a loop's clear costs, so
+       it stays short (clear_any does everything else) */
+    dr_chunk *keep;
+    if (DR_UNLIKELY(!t || t->root != t || t->state != 0 ||
+                    !(keep = t->chunks) || keep->all || t->blocks || t->hist))
+        return clear_any(t);
+    /* ids keep growing across clears, so stale ids are recognisably stale */
+    int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
+    t->base += used > t->next ? used : t->next;
+    __atomic_store_n(&t->reserved, (int64_t)keep->cap, __ATOMIC_RELAXED);
+    t->next = 0;
+    t->len = 0;
+    keep->prev = NULL;
+    keep->n = 0;
+    keep->lead = 0;
+    keep->first = 0;
+    t->chunk = keep;
+    t->cur = keep->nodes;
+    t->end = keep->nodes + keep->cap;
+    t->exts = NULL;
+    t->adj_valid = 0;
+    t->oplog_n = 0;
+    t->tan_valid = 0;
+    t->status = DR_OK;
+    return DR_OK;
+}
+
+static dr_status clear_any(dr_tape *t)
 {
     dr_status st = dr__whole(t);
     if (st != DR_OK)
         return st;
-    /* a small sequential tape (one chunk, no arena, no forks: a gradient of
-       a few operations in a loop) keeps its chunk armed, so the next
-       recording starts on the fast path instead of taking it back from the
-       free lists */
-    dr_chunk *keep = t->chunks;
-    if (keep && (keep->all || t->blocks || t->hist))
-        keep = NULL;
-    if (!keep)
-        recycle(t);
-    /* ids keep growing across clears, so stale ids are recognisably stale */
+    recycle(t);
     int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
-    if (used < t->next)
-        used = t->next;
-    t->base += used;
-    __atomic_store_n(&t->reserved, keep ? (int64_t)keep->cap : 0,
-                     __ATOMIC_RELAXED);
+    t->base += used > t->next ? used : t->next;
+    __atomic_store_n(&t->reserved, (int64_t)0, __ATOMIC_RELAXED);
     t->next = 0;
     t->len = 0;
     t->cur = t->end = NULL;
-    if (keep) {
-        keep->prev = NULL;
-        keep->n = 0;
-        keep->lead = 0;
-        keep->first = 0;
-        t->chunk = keep;
-        t->cur = keep->nodes;
-        t->end = keep->nodes + keep->cap;
-    }
     t->hist = NULL;
     t->exts = NULL;
     t->adj_valid = 0;
