@@ -98,6 +98,22 @@ static void recycle(dr_tape *t)
 
 static dr_status clear_any(dr_tape *t);
 
+/* a cleared tape's counters: ids keep growing across clears, so stale ids
+   are recognisably stale; reserved is what the kept chunk holds */
+static void restart(dr_tape *t, int64_t reserved)
+{
+    int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
+    t->base += used > t->next ? used : t->next;
+    __atomic_store_n(&t->reserved, reserved, __ATOMIC_RELAXED);
+    t->next = 0;
+    t->len = 0;
+    t->exts = NULL;
+    t->adj_valid = 0;
+    t->oplog_n = 0;
+    t->tan_valid = 0;
+    t->status = DR_OK;
+}
+
 dr_status dr_tape_clear(dr_tape *t)
 {
     /* a small sequential tape (one chunk, no arena, no forks: a gradient of
@@ -109,12 +125,7 @@ dr_status dr_tape_clear(dr_tape *t)
     if (DR_UNLIKELY(!t || t->root != t || t->state != 0 ||
                     !(keep = t->chunks) || keep->all || t->blocks || t->hist))
         return clear_any(t);
-    /* ids keep growing across clears, so stale ids are recognisably stale */
-    int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
-    t->base += used > t->next ? used : t->next;
-    __atomic_store_n(&t->reserved, (int64_t)keep->cap, __ATOMIC_RELAXED);
-    t->next = 0;
-    t->len = 0;
+    restart(t, (int64_t)keep->cap);
     keep->prev = NULL;
     keep->n = 0;
     keep->lead = 0;
@@ -122,11 +133,6 @@ dr_status dr_tape_clear(dr_tape *t)
     t->chunk = keep;
     t->cur = keep->nodes;
     t->end = keep->nodes + keep->cap;
-    t->exts = NULL;
-    t->adj_valid = 0;
-    t->oplog_n = 0;
-    t->tan_valid = 0;
-    t->status = DR_OK;
     return DR_OK;
 }
 
@@ -136,18 +142,9 @@ static dr_status clear_any(dr_tape *t)
     if (st != DR_OK)
         return st;
     recycle(t);
-    int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
-    t->base += used > t->next ? used : t->next;
-    __atomic_store_n(&t->reserved, (int64_t)0, __ATOMIC_RELAXED);
-    t->next = 0;
-    t->len = 0;
+    restart(t, 0);
     t->cur = t->end = NULL;
     t->hist = NULL;
-    t->exts = NULL;
-    t->adj_valid = 0;
-    t->oplog_n = 0;
-    t->tan_valid = 0;
-    t->status = DR_OK;
     return DR_OK;
 }
 

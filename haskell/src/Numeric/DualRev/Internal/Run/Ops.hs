@@ -25,6 +25,7 @@ import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Foreign.Storable (pokeElemOff)
 
 import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.Lists (mapD, zipWithD)
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.ScalarFFI
 
@@ -37,9 +38,9 @@ class DNum a where
   -- list is summed as it is produced, so it never lives in the heap.  The
   -- same value and derivatives as 'sumD' of the list.
   sumMapD :: (b -> AD a) -> [b] -> AD a
-  sumMapD f xs = mapList f xs >>= sumD
+  sumMapD f xs = mapD f xs >>= sumD
   sumZipWithD :: (b -> AD (c -> AD a)) -> [b] -> [c] -> AD a
-  sumZipWithD f xs ys = zipList f xs ys >>= sumD
+  sumZipWithD f xs ys = zipWithD f xs ys >>= sumD
   {-# INLINE sumMapD #-}
   {-# INLINE sumZipWithD #-}
   -- | (^)
@@ -238,18 +239,6 @@ addTerm acc@(D s i) z@(D v j)
   | i == -1 = pure (D (s + v) j)
   | otherwise = plusD acc z
 {-# INLINE addTerm #-}
-
-mapList :: (b -> AD a) -> [b] -> AD [a]
-mapList f = go
-  where go [] = pure []
-        go (x : xs) = do { y <- f x; ys <- go xs; pure (y : ys) }
-{-# INLINE mapList #-}
-
-zipList :: (b -> AD (c -> AD a)) -> [b] -> [c] -> AD [a]
-zipList f = go
-  where go (x : xs) (y : ys) = do { g <- f x; z <- g y; zs <- go xs ys; pure (z : zs) }
-        go _ _ = pure []
-{-# INLINE zipList #-}
 
 sumDs :: [D] -> AD D
 sumDs xs = AD $ \t -> do
