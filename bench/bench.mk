@@ -58,6 +58,8 @@ TOOL_BENCH := $(if $(CODIPACK_DIR),$(B)/codipack-bench) \
 
 C_BENCH := $(B)/dualrev-bench $(B)/primal-bench $(B)/floor-bench $(B)/adolc-bench
 HDR := bench/c/bench_common.h bench/c/bench_particle.h
+# the forward passes the C++ tools' programs share
+CXX_HDR := $(HDR) bench/c/bench_programs.hpp
 
 # Optional extra executables, built when their sources are there (the driver
 # adds their rows when they exist): the fork-join fparticles and the
@@ -82,13 +84,13 @@ else ifeq ($(ADEPT_DIR),)
 	@echo "bench: no Adept column; add it with ADEPT_DIR=<checkout> [ADEPT_LIB=<dir of libadept.a>] (bench/README.md)"
 endif
 
-$(B)/codipack-bench: bench/c/codipack_bench.cpp $(HDR) $(wildcard $(CODIPACK_DIR)/include/codi.hpp)
+$(B)/codipack-bench: bench/c/codipack_bench.cpp $(CXX_HDR) $(wildcard $(CODIPACK_DIR)/include/codi.hpp)
 	@test -f "$(CODIPACK_DIR)/include/codi.hpp" || \
 	  { echo "bench: CODIPACK_DIR=$(CODIPACK_DIR) has no include/codi.hpp"; exit 1; }
 	@mkdir -p $(B)
 	$(CXX) $(TOOL_CXXFLAGS) -I$(CODIPACK_DIR)/include $< -o $@ -lm
 
-$(B)/adept-bench: bench/c/adept_bench.cpp $(HDR) $(wildcard $(ADEPT_DIR)/include/adept.h $(ADEPT_LIB)/libadept.a)
+$(B)/adept-bench: bench/c/adept_bench.cpp $(CXX_HDR) $(wildcard $(ADEPT_DIR)/include/adept.h $(ADEPT_LIB)/libadept.a)
 	@test -f "$(ADEPT_DIR)/include/adept.h" || \
 	  { echo "bench: ADEPT_DIR=$(ADEPT_DIR) has no include/adept.h"; exit 1; }
 	@test -n "$(ADEPT_LIB)" && test -d "$(ADEPT_LIB)" || \
@@ -143,7 +145,7 @@ $(B)/floor-bench: bench/c/floor_bench.c $(HDR)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< -o $@ -lm
 
-$(B)/adolc-bench: bench/c/adolc_bench.cpp $(HDR)
+$(B)/adolc-bench: bench/c/adolc_bench.cpp $(CXX_HDR)
 	@mkdir -p $(B)
 	$(CXX) $(BENCH_CXXFLAGS) $(ADOLC_CFLAGS) $< -o $@ $(ADOLC_LIBS) -lm
 

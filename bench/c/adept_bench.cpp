@@ -20,10 +20,9 @@
  * over the recording, several directions at a time.  The active input
  * arrays are allocated once per process (as the input doubles are).
  *
- * The programs are written as a C++ user writes them, in the order of
- * bench/c/adolc_bench.cpp (right folds onto 0, relu and the running maximum
- * branching on values with dualrev's convention at ties), so whole
- * expressions such as `xs[i] * ys[i] + acc` become one statement each.
+ * The forward passes are those of bench/c/bench_programs.hpp, shared with
+ * the ADOL-C and CoDiPack/Adept files: whole expressions such as
+ * `xs[i] * ys[i] + acc` become one statement each.
  *
  * Checksum: the sum of all gradient (Jacobian) entries of the last rep.
  * fparticles-fork (no fork-join here) exits with status 2.
@@ -32,19 +31,13 @@
 
 #include <vector>
 
-#include "bench_common.h"
-
 using adept::adouble;
 
-static adept::Stack *S;
+static double bench_value(const adouble &x) { return x.value(); }
 
-static double sum(size_t n, const double *g)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += g[i];
-    return s;
-}
+#include "bench_programs.hpp"
+
+static adept::Stack *S;
 
 /* values in, then a fresh recording */
 static void start(size_t n, const double *v, adouble *x)
@@ -75,15 +68,6 @@ static double run_fmult(const bench_args *a)
     return g[0] + g[1];
 }
 
-/* sum' (zipWith (*) xs ys), sum' a right fold onto 0 */
-static adouble dot(size_t n, const adouble *xs, const adouble *ys)
-{
-    adouble acc = 0.0;
-    for (size_t i = n; i-- > 0;)
-        acc = xs[i] * ys[i] + acc;
-    return acc;
-}
-
 static double run_fdotprod(const bench_args *a)
 {
     size_t n = (size_t)a->size;
@@ -93,11 +77,11 @@ static double run_fdotprod(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(xv.data());
         start(2 * n, xv.data(), x.data());
-        adouble y = dot(n, x.data(), x.data() + n);
+        adouble y = bench_dot(n, x.data(), x.data() + n);
         sweep(y, 2 * n, x.data(), g.data());
         bench_use(g.data());
     }
-    return sum(2 * n, g.data());
+    return bench_sum(2 * n, g.data());
 }
 
 static double run_fsummatvec(const bench_args *a)
@@ -109,17 +93,11 @@ static double run_fsummatvec(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(xv.data());
         start(nin, xv.data(), x.data());
-        const adouble *m = x.data(), *v = x.data() + k * k;
-        /* sum' (map' (dotp v) m): the row dots first, then the fold */
-        for (size_t i = 0; i < k; i++)
-            rows[i] = dot(k, v, m + i * k);
-        adouble y = 0.0;
-        for (size_t i = k; i-- > 0;)
-            y = rows[i] + y;
+        adouble y = bench_summatvec(k, x.data(), x.data() + k * k, rows.data());
         sweep(y, nin, x.data(), g.data());
         bench_use(g.data());
     }
-    return sum(nin, g.data());
+    return bench_sum(nin, g.data());
 }
 
 static double run_frotvecquat(const bench_args *a)
@@ -130,37 +108,14 @@ static double run_frotvecquat(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(in);
         start(7, in, x);
-        const adouble &vx = x[0], &vy = x[1], &vz = x[2];
-        const adouble &ux = x[3], &uy = x[4], &uz = x[5], &s = x[6];
-        adouble k1 = 2.0 * (ux * vx + uy * vy + uz * vz);
-        adouble k2 = s * s - (ux * ux + uy * uy + uz * uz);
-        adouble k3 = 2.0 * s;
-        adouble cx = uy * vz - uz * vy, cy = uz * vx - ux * vz,
-                cz = ux * vy - uy * vx;
-        adouble o[3] = {(k1 * ux + k2 * vx) + k3 * cx,
-                        (k1 * uy + k2 * vy) + k3 * cy,
-                        (k1 * uz + k2 * vz) + k3 * cz};
+        adouble o[3];
+        bench_rotate(x, o);
         S->independent(x, 7);
         S->dependent(o, 3);
         S->jacobian(J); /* column-major 3 x 7; the checksum is the sum */
         bench_use(J);
     }
-    return sum(21, J);
-}
-
-/* relu: derivative 0 at 0, as dr_relu */
-static adouble relu(const adouble &x)
-{
-    if (x.value() > 0.0)
-        return x;
-    return adouble(0.0);
-}
-
-static void layer(int out, int in, const adouble *w, const adouble *b,
-                  const adouble *x, adouble *y)
-{
-    for (int i = 0; i < out; i++)
-        y[i] = relu(dot((size_t)in, w + (size_t)i * in, x) + b[i]);
+    return bench_sum(21, J);
 }
 
 static double run_fneural(const bench_args *a)
@@ -171,29 +126,11 @@ static double run_fneural(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(pv);
         start(NN_NPARAM, pv, p.data());
-        const adouble *w1 = p.data(), *b1 = w1 + NN_H1 * NN_IN,
-                      *w2 = b1 + NN_H1, *b2 = w2 + NN_H2 * NN_H1,
-                      *in = b2 + NN_H2;
-        adouble h1[NN_H1], h2[NN_H2], e[NN_H2];
-        layer(NN_H1, NN_IN, w1, b1, in, h1);
-        layer(NN_H2, NN_H1, w2, b2, h1, h2);
-        /* safe softmax: running maximum started at 0 (tie: keep m) */
-        adouble m = 0.0;
-        for (int i = 0; i < NN_H2; i++)
-            if (h2[i].value() > m.value())
-                m = h2[i];
-        for (int i = 0; i < NN_H2; i++)
-            e[i] = exp(h2[i] - m);
-        adouble s = 0.0;
-        for (int i = NN_H2; i-- > 0;)
-            s = e[i] + s;
-        adouble y = 0.0;
-        for (int i = NN_H2; i-- > 0;)
-            y = e[i] / s + y;
+        adouble y = bench_neural(p.data());
         sweep(y, NN_NPARAM, p.data(), g);
         bench_use(g);
     }
-    return sum(NN_NPARAM, g);
+    return bench_sum(NN_NPARAM, g);
 }
 
 static double run_fparticles(const bench_args *a)
@@ -204,29 +141,11 @@ static double run_fparticles(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(in);
         start(4 * PT_N, in, x);
-        adouble fin[PT_N];
-        for (int i = 0; i < PT_N; i++) {
-            adouble px = x[4 * i], py = x[4 * i + 1], vx = x[4 * i + 2],
-                    vy = x[4 * i + 3];
-            for (int k = 0; k < PT_STEPS; k++) {
-                /* a = (-0.5 p) + (-0.2 v), p' = p + dt v, v' = v + dt a */
-                adouble ax = -0.5 * px + -0.2 * vx;
-                adouble ay = -0.5 * py + -0.2 * vy;
-                adouble npx = px + PT_DT * vx, npy = py + PT_DT * vy;
-                vx = vx + PT_DT * ax;
-                vy = vy + PT_DT * ay;
-                px = npx;
-                py = npy;
-            }
-            fin[i] = px * py;
-        }
-        adouble y = 0.0;
-        for (int i = PT_N; i-- > 0;)
-            y = fin[i] + y;
+        adouble y = bench_particles(x);
         sweep(y, 4 * PT_N, x, g);
         bench_use(g);
     }
-    return sum(4 * PT_N, g);
+    return bench_sum(4 * PT_N, g);
 }
 
 int main(int argc, char **argv)

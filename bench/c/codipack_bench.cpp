@@ -26,10 +26,9 @@
  * codi::RealReverseVec<3> (each output seeded in its own direction, one
  * evaluation), which is about 10 % slower here (bench/README.md).
  *
- * The programs are written as a C++ user writes them, in the order of
- * bench/c/adolc_bench.cpp (right folds onto 0, relu and the running maximum
- * branching on values with dualrev's convention at ties), so whole
- * expressions such as `xs[i] * ys[i] + acc` become one statement each.
+ * The forward passes are those of bench/c/bench_programs.hpp, shared with
+ * the ADOL-C and CoDiPack/Adept files: whole expressions such as
+ * `xs[i] * ys[i] + acc` become one statement each.
  *
  * Checksum: the sum of all gradient (Jacobian) entries of the last rep.
  * fparticles-fork (no fork-join here) exits with status 2.
@@ -38,18 +37,12 @@
 
 #include <vector>
 
-#include "bench_common.h"
-
 using Real = codi::RealReverse;
 using Tape = Real::Tape;
 
-static double sum(size_t n, const double *g)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += g[i];
-    return s;
-}
+static double bench_value(const Real &x) { return x.getValue(); }
+
+#include "bench_programs.hpp"
 
 /* the part of a repetition after the forward pass: one output, seed 1,
    evaluate, read n input gradients into g, reset */
@@ -90,15 +83,6 @@ static double run_fmult(const bench_args *a)
     return g[0] + g[1];
 }
 
-/* sum' (zipWith (*) xs ys), sum' a right fold onto 0 */
-static Real dot(size_t n, const Real *xs, const Real *ys)
-{
-    Real acc = 0.0;
-    for (size_t i = n; i-- > 0;)
-        acc = xs[i] * ys[i] + acc;
-    return acc;
-}
-
 static double run_fdotprod(const bench_args *a)
 {
     Tape &tape = Real::getTape();
@@ -110,11 +94,11 @@ static double run_fdotprod(const bench_args *a)
         bench_clobber(xv.data());
         tape.setActive();
         take_inputs(tape, 2 * n, xv.data(), x.data());
-        Real y = dot(n, x.data(), x.data() + n);
+        Real y = bench_dot(n, x.data(), x.data() + n);
         sweep(tape, y, 2 * n, x.data(), g.data());
         bench_use(g.data());
     }
-    return sum(2 * n, g.data());
+    return bench_sum(2 * n, g.data());
 }
 
 static double run_fsummatvec(const bench_args *a)
@@ -128,32 +112,11 @@ static double run_fsummatvec(const bench_args *a)
         bench_clobber(xv.data());
         tape.setActive();
         take_inputs(tape, nin, xv.data(), x.data());
-        const Real *m = x.data(), *v = x.data() + k * k;
-        /* sum' (map' (dotp v) m): the row dots first, then the fold */
-        for (size_t i = 0; i < k; i++)
-            rows[i] = dot(k, v, m + i * k);
-        Real y = 0.0;
-        for (size_t i = k; i-- > 0;)
-            y = rows[i] + y;
+        Real y = bench_summatvec(k, x.data(), x.data() + k * k, rows.data());
         sweep(tape, y, nin, x.data(), g.data());
         bench_use(g.data());
     }
-    return sum(nin, g.data());
-}
-
-/* rotate_vec_by_quat on any active type; x = v (3), q = (u, s) (4) */
-template <typename T>
-static void rotate(const T *x, T *o)
-{
-    const T &vx = x[0], &vy = x[1], &vz = x[2];
-    const T &ux = x[3], &uy = x[4], &uz = x[5], &s = x[6];
-    T k1 = 2.0 * (ux * vx + uy * vy + uz * vz);
-    T k2 = s * s - (ux * ux + uy * uy + uz * uz);
-    T k3 = 2.0 * s;
-    T cx = uy * vz - uz * vy, cy = uz * vx - ux * vz, cz = ux * vy - uy * vx;
-    o[0] = (k1 * ux + k2 * vx) + k3 * cx;
-    o[1] = (k1 * uy + k2 * vy) + k3 * cy;
-    o[2] = (k1 * uz + k2 * vz) + k3 * cz;
+    return bench_sum(nin, g.data());
 }
 
 #ifndef CODI_BENCH_JAC_VEC
@@ -169,7 +132,7 @@ static double run_frotvecquat(const bench_args *a)
         tape.setActive();
         take_inputs(tape, 7, in, x);
         Real o[3];
-        rotate(x, o);
+        bench_rotate(x, o);
         for (int i = 0; i < 3; i++)
             tape.registerOutput(o[i]);
         tape.setPassive();
@@ -183,7 +146,7 @@ static double run_frotvecquat(const bench_args *a)
         tape.reset();
         bench_use(J);
     }
-    return sum(21, J);
+    return bench_sum(21, J);
 }
 #else
 /* vector mode: three adjoint directions in one evaluation */
@@ -199,7 +162,7 @@ static double run_frotvecquat(const bench_args *a)
         tape.setActive();
         take_inputs(tape, 7, in, x);
         RealV o[3];
-        rotate(x, o);
+        bench_rotate(x, o);
         for (int i = 0; i < 3; i++)
             tape.registerOutput(o[i]);
         tape.setPassive();
@@ -212,24 +175,9 @@ static double run_frotvecquat(const bench_args *a)
         tape.reset();
         bench_use(J);
     }
-    return sum(21, J);
+    return bench_sum(21, J);
 }
 #endif
-
-/* relu: derivative 0 at 0, as dr_relu */
-static Real relu(const Real &x)
-{
-    if (x.getValue() > 0.0)
-        return x;
-    return Real(0.0);
-}
-
-static void layer(int out, int in, const Real *w, const Real *b, const Real *x,
-                  Real *y)
-{
-    for (int i = 0; i < out; i++)
-        y[i] = relu(dot((size_t)in, w + (size_t)i * in, x) + b[i]);
-}
 
 static double run_fneural(const bench_args *a)
 {
@@ -241,28 +189,11 @@ static double run_fneural(const bench_args *a)
         bench_clobber(pv);
         tape.setActive();
         take_inputs(tape, NN_NPARAM, pv, p.data());
-        const Real *w1 = p.data(), *b1 = w1 + NN_H1 * NN_IN, *w2 = b1 + NN_H1,
-                   *b2 = w2 + NN_H2 * NN_H1, *in = b2 + NN_H2;
-        Real h1[NN_H1], h2[NN_H2], e[NN_H2];
-        layer(NN_H1, NN_IN, w1, b1, in, h1);
-        layer(NN_H2, NN_H1, w2, b2, h1, h2);
-        /* safe softmax: running maximum started at 0 (tie: keep m) */
-        Real m = 0.0;
-        for (int i = 0; i < NN_H2; i++)
-            if (h2[i].getValue() > m.getValue())
-                m = h2[i];
-        for (int i = 0; i < NN_H2; i++)
-            e[i] = exp(h2[i] - m);
-        Real s = 0.0;
-        for (int i = NN_H2; i-- > 0;)
-            s = e[i] + s;
-        Real y = 0.0;
-        for (int i = NN_H2; i-- > 0;)
-            y = e[i] / s + y;
+        Real y = bench_neural(p.data());
         sweep(tape, y, NN_NPARAM, p.data(), g);
         bench_use(g);
     }
-    return sum(NN_NPARAM, g);
+    return bench_sum(NN_NPARAM, g);
 }
 
 static double run_fparticles(const bench_args *a)
@@ -275,29 +206,11 @@ static double run_fparticles(const bench_args *a)
         bench_clobber(in);
         tape.setActive();
         take_inputs(tape, 4 * PT_N, in, x);
-        Real fin[PT_N];
-        for (int i = 0; i < PT_N; i++) {
-            Real px = x[4 * i], py = x[4 * i + 1], vx = x[4 * i + 2],
-                 vy = x[4 * i + 3];
-            for (int k = 0; k < PT_STEPS; k++) {
-                /* a = (-0.5 p) + (-0.2 v), p' = p + dt v, v' = v + dt a */
-                Real ax = -0.5 * px + -0.2 * vx;
-                Real ay = -0.5 * py + -0.2 * vy;
-                Real npx = px + PT_DT * vx, npy = py + PT_DT * vy;
-                vx = vx + PT_DT * ax;
-                vy = vy + PT_DT * ay;
-                px = npx;
-                py = npy;
-            }
-            fin[i] = px * py;
-        }
-        Real y = 0.0;
-        for (int i = PT_N; i-- > 0;)
-            y = fin[i] + y;
+        Real y = bench_particles(x);
         sweep(tape, y, 4 * PT_N, x, g);
         bench_use(g);
     }
-    return sum(4 * PT_N, g);
+    return bench_sum(4 * PT_N, g);
 }
 
 int main(int argc, char **argv)
