@@ -288,6 +288,41 @@ static void test_vector_mode(void **state)
     dr_tape_free(t);
 }
 
+/* k-wide reverse sweeps: a direction whose adjoint at a node is zero adds
+   nothing there, so an infinite partial of a node that direction never
+   reaches makes no NaN in it; the directions that do reach it get what the
+   one-direction sweep gets (inf, NaN), for every lane width */
+static void test_vector_nonfinite(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    dr_real x[2];
+    CHK_STATUS(dr_inputs(t, 2, (double[]){0.0, 0.5}, x), DR_OK);
+    dr_real y[3] = {dr_add(t, dr_sqrt(t, x[0]), x[1]),
+                    dr_mul(t, x[1], dr_const(2.0)),
+                    dr_mul(t, dr_sqrt(t, x[0]), dr_sin(t, x[1]))};
+    for (size_t k = 1; k <= 5; k++) {
+        chk_context("k %zu", k);
+        double Ybar[5 * 3], Xbar[5 * 2], xb[2];
+        for (size_t j = 0; j < k; j++)
+            for (size_t i = 0; i < 3; i++)
+                Ybar[j * 3 + i] = i == j % 3 ? 1.0 : 0.0;
+        CHK_STATUS(dr_vjp_vec(t, 3, y, k, Ybar, 2, x, Xbar), DR_OK);
+        for (size_t j = 0; j < k; j++) {
+            CHK_STATUS(dr_vjp(t, 3, y, Ybar + j * 3, 2, x, xb), DR_OK);
+            CHK_SAME(Xbar[j * 2], xb[0]);
+            CHK_SAME(Xbar[j * 2 + 1], xb[1]);
+        }
+    }
+    /* the reference itself: y0 reaches sqrt (inf), y1 does not (0) */
+    double xb[2];
+    CHK_STATUS(dr_vjp(t, 3, y, (double[]){0, 1, 0}, 2, x, xb), DR_OK);
+    CHK_SAME(xb[0], 0.0);
+    CHK_STATUS(dr_vjp(t, 3, y, (double[]){1, 0, 0}, 2, x, xb), DR_OK);
+    assert_true(isinf(xb[0]));
+    dr_tape_free(t);
+}
+
 /* a job graph: the forward sweep must take parents' nodes first */
 static void fork_child(dr_tape *c, dr_real base, dr_real *out, size_t i)
 {
@@ -526,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_binary_tangents),
         cmocka_unit_test(test_transpose_identity),
         cmocka_unit_test(test_vector_mode),
+        cmocka_unit_test(test_vector_nonfinite),
         cmocka_unit_test(test_forked_tape),
         cmocka_unit_test(test_forward_api),
         cmocka_unit_test(test_arrays_mixed),

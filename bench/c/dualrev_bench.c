@@ -69,7 +69,8 @@ static double run_fmult(const bench_args *a)
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(in);
         dr_tape_clear(T);
-        dr_real x[2] = {dr_input(T, in[0]), dr_input(T, in[1])};
+        dr_real x[2];
+        check(dr_inputs(T, 2, in, x), "inputs");
         dr_real y = dr_mul(T, x[0], x[1]);
         check(dr_gradient(T, y, 2, x, g), "gradient");
         bench_use(g);
@@ -219,8 +220,7 @@ static double run_frotvecquat(const bench_args *a)
         bench_clobber(in);
         dr_tape_clear(T);
         dr_real x[7];
-        for (int i = 0; i < 7; i++)
-            x[i] = dr_input(T, in[i]);
+        check(dr_inputs(T, 7, in, x), "inputs");
         check(dr_rec_begin(T, R), "recorder");
         vec3 v = {x[0], x[1], x[2]}, u = {x[3], x[4], x[5]};
         dr_real s = x[6];

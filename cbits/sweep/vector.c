@@ -7,6 +7,7 @@
  */
 #include "sweep/sweep.h"
 
+#include <math.h>
 #include <stdint.h>
 
 double *dr__vec_take(dr_tape *t, size_t k, dr_scratch **sb)
@@ -66,6 +67,16 @@ static inline dr_status chunks_rev(dr_chunk *c, dr_vsweep *s, const size_t k)
             /* pa and pb may be the same slots (x * x): each column's two
                adds stay in order */
             double *pa = A + (id - a) * (int64_t)k, *pb = A + ib * (int64_t)k;
+            if (DR_LIKELY(isfinite(da) && isfinite(db))) {
+                /* finite partials: a zero column adds a zero product,
+                   which changes nothing */
+                for (size_t j = 0; j < k; j++) {
+                    double gj = g[j];
+                    pa[j] += da * gj;
+                    pb[j] += db * gj;
+                }
+                continue;
+            }
             for (size_t j = 0; j < k; j++) {
                 double gj = g[j];
                 pa[j] += gj != 0.0 ? da * gj : 0.0;
