@@ -279,6 +279,63 @@ DR_API dr_idx dr_record2(dr_tape *t, dr_idx a, double da, dr_idx b, double db);
 DR_API dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
                          const double *partials);
 
+/* ----------------------------------------------------- external functions
+ * A black box as one step of the tape: a linear solve, an ODE solver, a call
+ * into another library.  The caller computes the outputs y = f(x) itself
+ * and records them with a reverse rule that, given the outputs' adjoints
+ * ybar, adds ybar^T J into the inputs' adjoints xbar (J = df/dx at x).
+ *
+ *     double y[2];
+ *     my_solve(ctx, x_values, y);                 (the primal, any code)
+ *     dr_real out[2];
+ *     dr_external f = {ctx, my_solve_reverse, NULL, my_ctx_free};
+ *     dr_status st = dr_record_external(t, &f, 3, x, 2, y, out);
+ *
+ * out[i] is an active value with y[i] as its value, usable like any other.
+ * The callbacks get the input values x (constants included) and the output
+ * values y as recorded, so a rule needs to keep nothing of its own; ctx is
+ * for what it does need (a factorisation, parameters).
+ *
+ * reverse is called once per reverse sweep that reaches the outputs (none
+ * when every ybar is zero), with xbar zeroed: it writes xbar[i] = sum over
+ * j of ybar[j] dy_j/dx_i (adding is fine too).  forward, optional, gives
+ * the tangents ydot = J xdot (ydot zeroed) for the forward and vector
+ * modes; without it those answer DR_ENOTSUP on a tape holding the node, and
+ * vector reverse mode calls reverse once per direction.  In a parallel
+ * sweep (forked tapes) a rule may run on any of the tape's threads, beside
+ * other rules, so it must not touch shared state without a lock.  Rules
+ * cannot fail: a rule that can should check its inputs when the node is
+ * recorded (before dr_record_external), and keep what it needs in ctx.
+ *
+ * destroy, optional, is called with ctx once the node is gone: when the tape
+ * is cleared or freed.  From a successful call on, the tape owns ctx; a call
+ * that fails leaves it with the caller (destroy is not called).
+ *
+ * DR_EINVAL: t, f, f->reverse NULL, x NULL with n > 0, y or out NULL with
+ * m > 0, m == 0, or an id of x not on the tape; DR_ENOTSUP: a tape of
+ * order 2 (dr_tape_set_order: the rule gives no second derivatives);
+ * DR_EBUSY: t is forked (record on the child handles); DR_ENOMEM.  On
+ * failure nothing is recorded, the tape's status is unchanged, and out[i]
+ * holds constants with the values y[i].  Works on child handles inside
+ * forked jobs and with an open recorder on t, as the other recording calls.
+ */
+typedef struct dr_external {
+    void *ctx;
+    /** xbar[0..n-1] (zeroed) += ybar^T J, J the m x n Jacobian at x. */
+    void (*reverse)(void *ctx, size_t n, const double *x, size_t m,
+                    const double *y, const double *ybar, double *xbar);
+    /** ydot[0..m-1] (zeroed) += J xdot; NULL: no forward rule. */
+    void (*forward)(void *ctx, size_t n, const double *x, const double *xdot,
+                    size_t m, const double *y, double *ydot);
+    /** Called once with ctx when the node goes; NULL: nothing to free. */
+    void (*destroy)(void *ctx);
+} dr_external;
+
+/** Record y = f(x) as one node with f's own rules (see above). */
+DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
+                                    size_t n, const dr_real *x, size_t m,
+                                    const double *y, dr_real *out);
+
 /* ----------------------------------------------------------- reverse pass */
 
 /**

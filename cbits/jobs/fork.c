@@ -218,6 +218,13 @@ dr_status dr_join(dr_tape *t)
             e->next = t->exts;
             t->exts = h->exts;
         }
+        if (h->owned) {
+            dr_owned *o = h->owned;
+            while (o->next)
+                o = o->next;
+            o->next = t->owned;
+            t->owned = h->owned;
+        }
         if (h->status != DR_OK)
             dr__fail(t, h->status); /* first error in child order */
         h->state = DR_ST_DEAD;
@@ -225,6 +232,7 @@ dr_status dr_join(dr_tape *t)
         h->chunk = NULL;
         h->hist = NULL;
         h->exts = NULL;
+        h->owned = NULL;
         h->arena = NULL;
         h->up = NULL;
     }
@@ -394,6 +402,7 @@ static void release(dr_tape *R)
             dr__blas_solo_release();
     for (dr_tape *h = P->hall; h;) {
         dr_tape *nx = h->hall;
+        dr__owned_release(h->owned, NULL); /* children never joined */
         dr__free(h);
         h = nx;
     }

@@ -37,6 +37,7 @@ void dr_tape_free(dr_tape *t)
 {
     if (!t || t->root != t)
         return; /* child handles belong to the root */
+    dr__owned_release(t->owned, NULL);
     if (t->hooks)
         t->hooks->release(t); /* the jobs layer: workers, child handles */
     dr__sharing_free(t);
@@ -108,6 +109,8 @@ static void restart(dr_tape *t, int64_t reserved)
     t->next = 0;
     t->len = 0;
     t->exts = NULL;
+    dr__owned_release(t->owned, NULL);
+    t->owned = NULL;
     t->adj_valid = 0;
     t->oplog_n = 0;
     t->tan_valid = 0;
@@ -157,6 +160,7 @@ void dr__tape_save(dr_tape *t, dr_tape_pos *pos)
     pos->next = t->next;
     pos->len = t->len;
     pos->exts = t->exts;
+    pos->owned = t->owned;
     pos->reserved = __atomic_load_n(&t->root->reserved, __ATOMIC_RELAXED);
     pos->arena = t->arena;
     pos->arena_used = t->arena ? t->arena->used : 0;
@@ -188,6 +192,8 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
     t->next = pos->next;
     t->len = pos->len;
     t->exts = pos->exts;
+    dr__owned_release(t->owned, pos->owned); /* the dropped nodes' */
+    t->owned = pos->owned;
     /* the ids the dropped chunks took, else every save/restore cycle that
        opens a chunk moves the ids (and the log and adjoints with them) on */
     __atomic_store_n(&t->root->reserved, pos->reserved, __ATOMIC_RELAXED);
@@ -203,6 +209,15 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
         t->arena->used = pos->arena_used;
     if (t->oplog_n > pos->next)
         t->oplog_n = pos->next;
+}
+
+void dr__owned_release(dr_owned *o, const dr_owned *until)
+{
+    while (o && o != until) {
+        dr_owned *nx = o->next;
+        o->release(o);
+        o = nx;
+    }
 }
 
 size_t dr_tape_len(const dr_tape *t)

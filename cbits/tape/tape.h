@@ -140,6 +140,21 @@ typedef struct dr_tape_hooks {
     dr_status (*forward_history)(dr_tape *root, void *ctx);
 } dr_tape_hooks;
 
+/*
+ * Something a node holds that must be let go when the node goes (a user's
+ * context of an external function, record/external.c): the tape layer
+ * keeps them in a list per handle, newest first, and calls release when the
+ * tape is cleared or freed, or when a restore drops the node.  A child
+ * handle's list joins its parent's at dr_join, as the ext records do.
+ */
+typedef struct dr_owned dr_owned;
+struct dr_owned {
+    dr_owned *next;
+    void (*release)(dr_owned *o);
+};
+/* release o and every one after it, up to (without) until */
+DR_HIDDEN void dr__owned_release(dr_owned *o, const dr_owned *until);
+
 struct dr_par;     /* the jobs layer's state (jobs/jobs.h)              */
 struct dr_sharing; /* the lock and per-thread chunk lists (sharing.c)   */
 
@@ -172,6 +187,7 @@ struct dr_tape {
     dr_tape *hall;     /* jobs: child handles, link in the list of all   */
     dr_arena_block *arena; /* the block this handle bump-allocates from  */
     dr_ext *exts;      /* record: ext records with clear_adj recorded here */
+    dr_owned *owned;   /* what nodes recorded here hold (dr_owned)        */
     dr_rec *rec;       /* record: the open recorder (DR_ST_RECOPEN), else NULL */
     struct dr_oplog *oplog; /* record: [root] what second derivatives need,
                                by relative id (record/record.h)       */
@@ -259,6 +275,7 @@ typedef struct dr_tape_pos {
     int64_t next;
     size_t len;
     dr_ext *exts;
+    dr_owned *owned;
     int64_t reserved;  /* the root's ids handed out to chunks            */
     dr_arena_block *arena;
     size_t arena_used;

@@ -1,0 +1,198 @@
+/*
+ * external.c - a user's function as one step of the tape
+ * (dr_record_external): an ext node that holds the call (rules, context,
+ * the input and output values and ids), followed by one node per output.
+ *
+ * The output nodes have no arguments, so the sweeps leave their adjoints
+ * (tangents) where the nodes that use them put them.  The call's node comes
+ * before them, so every sweep reaches it after the outputs are complete
+ * (reverse) or before anything reads them (forward): its rules read and
+ * write the outputs' slots directly.
+ */
+#include "record/record.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ext_call {
+    dr_ext hdr;
+    dr_owned own;     /* on the handle's owned list while ctx needs freeing */
+    dr_external f;
+    size_t n, m;
+    const int64_t *in;  /* relative ids of x (-1: a constant) */
+    const int64_t *out; /* relative ids of the outputs */
+    const double *x, *y;
+    double *xs, *ys;    /* scratch: n and m doubles (one sweep at a time) */
+} ext_call;
+
+#define CALL_OF(e) ((ext_call *)(e))
+
+static void call_release(dr_owned *o)
+{
+    ext_call *c = (ext_call *)((char *)o - offsetof(ext_call, own));
+    c->f.destroy(c->f.ctx);
+}
+
+/* nothing of its own to clear: it is on the exts list so that the sweeps
+   see a kind that may lack a forward rule, and may do anything in its rule */
+static void call_clear_adj(dr_ext *e)
+{
+    (void)e;
+}
+
+/* gather the outputs' adjoints of direction j (stride k); false if all are
+   zero (the rule would add nothing) */
+static bool gather(const double *v, const int64_t *ids, size_t cnt,
+                   int64_t k, int64_t j, double *dst)
+{
+    bool any = false;
+    for (size_t i = 0; i < cnt; i++) {
+        dst[i] = v[ids[i] * k + j];
+        any |= dst[i] != 0.0;
+    }
+    return any;
+}
+
+static void call_reverse(dr_ext *e, dr_sweep *s, double g)
+{
+    (void)g; /* the call's own slot is never used: its outputs are nodes */
+    ext_call *c = CALL_OF(e);
+    if (!gather(s->adj, c->out, c->m, 1, 0, c->ys))
+        return;
+    memset(c->xs, 0, c->n * sizeof(double));
+    c->f.reverse(c->f.ctx, c->n, c->x, c->m, c->y, c->ys, c->xs);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->in[i] >= 0)
+            dr__acc(s, c->in[i], c->xs[i]);
+}
+
+static void call_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
+{
+    (void)g;
+    ext_call *c = CALL_OF(e);
+    const int64_t k = (int64_t)s->k;
+    for (int64_t j = 0; j < k; j++) {
+        if (!gather(s->adj, c->out, c->m, k, j, c->ys))
+            continue;
+        memset(c->xs, 0, c->n * sizeof(double));
+        c->f.reverse(c->f.ctx, c->n, c->x, c->m, c->y, c->ys, c->xs);
+        for (size_t i = 0; i < c->n; i++)
+            if (c->in[i] >= 0)
+                s->adj[c->in[i] * k + j] += c->xs[i];
+    }
+}
+
+static void call_forward(dr_ext *e, dr_fsweep *f)
+{
+    ext_call *c = CALL_OF(e);
+    const int64_t k = (int64_t)f->k;
+    for (int64_t j = 0; j < k; j++) {
+        /* (a constant's slot, -1, holds zero tangents) */
+        if (!gather(f->tan, c->in, c->n, k, j, c->xs))
+            continue;
+        memset(c->ys, 0, c->m * sizeof(double));
+        c->f.forward(c->f.ctx, c->n, c->x, c->xs, c->m, c->y, c->ys);
+        for (size_t i = 0; i < c->m; i++)
+            f->tan[c->out[i] * k + j] += c->ys[i];
+    }
+}
+
+/* the record and its arrays in one arena allocation */
+static ext_call *call_new(dr_tape *t, size_t n, size_t m)
+{
+    size_t words = 2 * (n + m) + (n + m); /* ids, values, scratch */
+    if (n > SIZE_MAX / 64 || m > SIZE_MAX / 64)
+        return NULL;
+    ext_call *c = dr__arena_alloc(t, sizeof *c + words * 8);
+    if (!c)
+        return NULL;
+    int64_t *ids = (int64_t *)(c + 1);
+    double *vals = (double *)(ids + n + m);
+    c->in = ids;
+    c->out = ids + n;
+    c->x = vals;
+    c->y = vals + n;
+    c->xs = vals + n + m;
+    c->ys = c->xs + n;
+    c->n = n;
+    c->m = m;
+    return c;
+}
+
+/* the outputs as constants: what a failed call leaves in out */
+static dr_status fail(dr_status st, size_t m, const double *y, dr_real *out)
+{
+    for (size_t i = 0; out && y && i < m; i++) {
+        out[i].val = y[i];
+        out[i].idx = DR_NONE;
+    }
+    return st;
+}
+
+dr_status dr_record_external(dr_tape *t, const dr_external *f, size_t n,
+                             const dr_real *x, size_t m, const double *y,
+                             dr_real *out)
+{
+    if (!t || !f || !f->reverse || (n && !x) || !y || !out || m == 0)
+        return fail(DR_EINVAL, m, y, out);
+    if (t->state & DR_ST_DEAD)
+        return fail(DR_EINVAL, m, y, out);
+    if ((t->state & DR_ST_FORKED) || (t->root->state & DR_ST_PSWEEP))
+        return fail(DR_EBUSY, m, y, out);
+    if (t->root->order > 1)
+        return fail(DR_ENOTSUP, m, y, out);
+    if (t->status != DR_OK)
+        return fail(t->status, m, y, out);
+    for (size_t i = 0; i < n; i++) {
+        int64_t r;
+        if (!dr__rel_arg(t, x[i].idx, &r))
+            return fail(DR_EINVAL, m, y, out);
+    }
+    /* the cursor back from an open recorder, so that the position saved
+       for a rollback is the real one */
+    if (t->state & DR_ST_REC)
+        dr__rec_reclaim(t);
+    dr_tape_pos pos;
+    dr__tape_save(t, &pos);
+    ext_call *c = call_new(t, n, m);
+    dr_idx id = DR_NONE;
+    if (c) {
+        c->hdr.reverse = call_reverse;
+        c->hdr.clear_adj = call_clear_adj;
+        c->hdr.forward = f->forward ? call_forward : NULL;
+        c->hdr.reverse_vec = call_reverse_vec;
+        c->f = *f;
+        c->own.release = call_release;
+        int64_t *in = (int64_t *)c->in;
+        double *xv = (double *)c->x, *yv = (double *)c->y;
+        for (size_t i = 0; i < n; i++) {
+            dr__rel_arg(t, x[i].idx, &in[i]);
+            xv[i] = x[i].val;
+        }
+        memcpy(yv, y, m * sizeof(double));
+        id = dr__record_ext(t, &c->hdr);
+    }
+    int64_t *outs = c ? (int64_t *)c->out : NULL;
+    for (size_t i = 0; id != DR_NONE && i < m; i++) {
+        dr_idx o = dr__push(t, -1, 0.0, -1, 0.0);
+        if (o == DR_NONE)
+            id = DR_NONE;
+        else
+            dr__rel_arg(t, o, &outs[i]);
+    }
+    if (id == DR_NONE) {
+        /* out of memory part way: as if never called */
+        dr__tape_restore(t, &pos);
+        t->status = DR_OK;
+        return fail(DR_ENOMEM, m, y, out);
+    }
+    for (size_t i = 0; i < m; i++) {
+        out[i].val = y[i];
+        out[i].idx = t->base + outs[i];
+    }
+    if (f->destroy) {
+        c->own.next = t->owned;
+        t->owned = &c->own;
+    }
+    return DR_OK;
+}
