@@ -47,7 +47,7 @@ TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c) 
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
-.PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all \
+.PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
         test-c test-sanitize test-far test-tsan test-hs test-quickstart check-layers \
         demo demo-run bench install clean help
 
@@ -131,7 +131,8 @@ test-far:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
-test-all: check-layers test-c test-sanitize test-far test-tsan test-hs test-quickstart
+test-all: check-layers test-c test-sanitize test-far test-tsan test-examples test-hs \
+          test-quickstart
 
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs:
@@ -145,6 +146,11 @@ test-quickstart: lib
 $(BUILD)/examples/%: examples/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(LIB_A) -o $@ $(LIBS_ALL)
+
+# the C examples check what they compute (their exit status)
+test-examples: $(EXAMPLE_BIN)
+	@for e in $(EXAMPLE_BIN); do $$e >/dev/null || { echo "$$e failed"; exit 1; }; done
+	@echo "test-examples: ok: $(notdir $(EXAMPLE_BIN))"
 
 demo:
 	@$(MAKE) --no-print-directory deps
