@@ -334,10 +334,8 @@ static double run_fparticles(const bench_args *a)
 
 /*
  * The fork-join version of fparticles (the four particles as parallel jobs,
- * BENCH_THREADS threads) goes here once the parallel API exists: write
- * run_fparticles_fork and put it in the table below.  Until then this
- * executable exits with status 2 for "fparticles-fork" and the driver leaves
- * those rows out.
+ * BENCH_THREADS threads) is its own executable, fparticles_par.c; this one
+ * exits with status 2 for "fparticles-fork".
  */
 
 int main(int argc, char **argv)
