@@ -41,6 +41,66 @@ dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n, double v)
     return dr__op1(t, v, a, d).idx;
 }
 
+/* order 2: the products and additions one by one, each logged, as the
+   front end records them op by op (a constant side of an addition is
+   folded into the value: the other side's id stands for the sum) */
+static dr_idx dot_logged(dr_tape *t, dr_idx acc, double s, size_t n,
+                         const dr_idx *ia, const double *xa, const dr_idx *ib,
+                         const double *xb)
+{
+    for (size_t k = 0; k < n; k++) {
+        double p = xa[k] * xb[k];
+        dr_rule_d2 d = dr_rule_mul_d(xa[k], xb[k], p);
+        dr_idx pi = dr__op2_logged(t, DR_OPC_mul, p, ia[k], d.a, xa[k], ib[k],
+                                   d.b, xb[k])
+                        .idx;
+        double v = s + p;
+        if (pi != DR_NONE && acc != DR_NONE) {
+            dr_rule_d2 e = dr_rule_add_d(s, p, v);
+            acc = dr__op2_logged(t, DR_OPC_add, v, acc, e.a, s, pi, e.b, p)
+                      .idx;
+        } else if (pi != DR_NONE) {
+            acc = pi;
+        }
+        s = v;
+    }
+    return acc;
+}
+
+dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,
+                     const dr_idx *ia, const double *xa, const dr_idx *ib,
+                     const double *xb)
+{
+    if (!t)
+        return DR_NONE;
+    if (dr__order2(t))
+        return dot_logged(t, acc, s, n, ia, xa, ib, xb);
+    /* the sum so far, then up to two terms per product; the partials of a
+       sum are 1, those of a product the mul rule's */
+    dr_idx id[2 * DR_FE_DOT_CHUNK + 1];
+    double d[2 * DR_FE_DOT_CHUNK + 1];
+    for (size_t lo = 0; lo < n; lo += DR_FE_DOT_CHUNK) {
+        size_t hi = n - lo < DR_FE_DOT_CHUNK ? n : lo + DR_FE_DOT_CHUNK;
+        size_t m = 0;
+        id[m] = acc;
+        d[m++] = 1.0;
+        for (size_t k = lo; k < hi; k++) {
+            dr_rule_d2 p = dr_rule_mul_d(xa[k], xb[k], xa[k] * xb[k]);
+            if (ia[k] != DR_NONE) {
+                id[m] = ia[k];
+                d[m++] = p.a;
+            }
+            if (ib[k] != DR_NONE) {
+                id[m] = ib[k];
+                d[m++] = p.b;
+            }
+        }
+        if (m > 1)
+            acc = dr__record_terms(t, m, id, d);
+    }
+    return acc;
+}
+
 dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,
                                const dr_idx *seed_ids, const dr_real *seeds,
                                double yv, dr_idx yi, dr_real *out)

@@ -50,6 +50,28 @@ DR_API dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n,
                              double v);
 
 /*
+ * A fused sum of products, sum (zipWith (*) as bs) of a front end, as one
+ * statement: the node of acc + a[0] * b[0] + ... + a[n-1] * b[n-1] over acc
+ * (partial 1) and every active factor (the partials of the mul rule), so
+ * that n products cost one node instead of 2n (a node per product and per
+ * addition).  acc is the id of the sum so far (DR_NONE: none) and s its
+ * value; ia, xa and ib, xb the factors' ids and values.  The front end
+ * computes the sum's value itself (the same additions in the same order).
+ * Returns the sum's id: acc itself when no factor is active (the value
+ * changed, the derivative did not), DR_NONE when nothing is.  Long sums
+ * become a chain of nodes of DR_FE_DOT_CHUNK products each.
+ *
+ * On a tape of order 2 it records what the operations one by one record
+ * (a logged product per pair with an active factor, a logged addition per
+ * product joining an active sum), since a node of given partials is linear
+ * to second order (dualrev.h, "second order").
+ */
+#define DR_FE_DOT_CHUNK 32
+DR_API dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,
+                            const dr_idx *ia, const double *xa,
+                            const dr_idx *ib, const double *xb);
+
+/*
  * dr_tangent_record for foreign-function interfaces that cannot pass a
  * dr_real by value: y as its value and id, the tangent into *out.
  */

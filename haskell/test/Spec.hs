@@ -19,6 +19,7 @@ import qualified Fusion
 import qualified Nested
 import qualified Rules
 import qualified SecondOrder
+import qualified Statement
 import qualified Version
 
 main :: IO ()
@@ -37,6 +38,7 @@ main = hspec $ do
   Corpus.Classes.spec
   Corpus.Outside.spec
   Fusion.spec
+  Statement.spec
   Nested.spec
   Rules.spec
   SecondOrder.spec

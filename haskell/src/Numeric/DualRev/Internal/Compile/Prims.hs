@@ -8,6 +8,7 @@ module Numeric.DualRev.Internal.Compile.Prims
   ( Prim (..)
   , lookupPrim
   , fusedPrim
+  , fusedPrimWith
   , refusedPrim
   ) where
 
@@ -66,6 +67,14 @@ fusedPrim :: Name -> Name -> Maybe Name
 fusedPrim outer inner = lookup (outer, inner)
   [ (('sumFD, 'mapD), 'sumMapD)
   , (('sumFD, 'zipWithD), 'sumZipWithD) ]
+
+-- | The same for an inner primitive whose first argument is itself a
+-- primitive (outer, inner, function): the fused dual takes the inner one's
+-- other arguments.  @sum (zipWith (*) xs ys)@ is then one statement (one
+-- tape node for the whole sum) where the dual scalar is concerned.
+fusedPrimWith :: Name -> Name -> Name -> Maybe Name
+fusedPrimWith outer inner fn = lookup (outer, inner, fn)
+  [ (('sumFD, 'zipWithD, 'timesD), 'sumZipWithTimesD) ]
 
 -- | Library functions that differentiable code cannot use, with the reason.
 -- Without this they would be taken for monomorphic code from outside any

@@ -373,6 +373,20 @@ varValue vi = case vi of
 
 transApp :: Env -> Expr -> [Expr] -> Q Res
 transApp env f args = case (f, args) of
+  (EVar v, [EApp (EVar w) (EVar g : inner)]) -> do
+    vi <- resolveVar env v
+    wi <- resolveVar env w
+    gi <- resolveVar env g
+    -- prim (prim' prim'' args), prim' given all of its arguments
+    case (vi, wi, gi) of
+      (VPrim (PMon outer 1), VPrim (PMon inner' k), VPrim (PMon fn _))
+        | k == 1 + length inner, Just p <- fusedPrimWith outer inner' fn ->
+            evalArgs env inner (pure . Mon . foldl AppE (VarE p))
+      _ -> transFused env f args
+  _ -> transFused env f args
+
+transFused :: Env -> Expr -> [Expr] -> Q Res
+transFused env f args = case (f, args) of
   (EVar v, [EApp (EVar w) inner]) -> do
     vi <- resolveVar env v
     wi <- resolveVar env w

@@ -11,6 +11,7 @@
 module Numeric.DualRev.Internal.Engine.ScalarFFI where
 
 import Data.Int (Int64)
+import Foreign.C.Types (CSize (..))
 import Foreign.Ptr (Ptr)
 
 import Numeric.DualRev.Internal.Engine.FFI (CTape)
@@ -27,3 +28,10 @@ $(scalarImports)
 foreign import ccall unsafe "dr_fe_powi" c_fe_powi :: Double -> Double -> Double
 foreign import ccall unsafe "dr_fe_powi_rec"
   c_fe_powi_rec :: Ptr CTape -> Int64 -> Double -> Double -> Double -> IO Int64
+
+-- | A fused sum of products as one statement (frontend.h): tape, the sum
+-- so far (id, value), the count of products, the ids and values of the
+-- left factors, those of the right ones; the sum's new id.
+foreign import ccall unsafe "dr_fe_dot_rec"
+  c_fe_dot_rec :: Ptr CTape -> Int64 -> Double -> CSize -> Ptr Int64 -> Ptr Double
+               -> Ptr Int64 -> Ptr Double -> IO Int64

@@ -20,7 +20,7 @@ module Numeric.DualRev.Internal.Run.Ops
 
 import Data.Int (Int64)
 
-import Foreign.Marshal.Alloc (allocaBytes)
+import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes)
 import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Foreign.Storable (pokeElemOff)
 
@@ -41,8 +41,15 @@ class DNum a where
   sumMapD f xs = mapD f xs >>= sumD
   sumZipWithD :: (b -> AD (c -> AD a)) -> [b] -> [c] -> AD a
   sumZipWithD f xs ys = zipWithD f xs ys >>= sumD
+  -- | @sum (zipWith (*) xs ys)@ (the transform rewrites that shape to
+  -- this): for the dual scalar one statement, a single tape node over all
+  -- the factors, where the general fused sum records a node per product
+  -- and per addition.  The same value as 'sumZipWithD' of 'timesD'.
+  sumZipWithTimesD :: [a] -> [a] -> AD a
+  sumZipWithTimesD = sumZipWithD (\x -> pure (timesD x))
   {-# INLINE sumMapD #-}
   {-# INLINE sumZipWithD #-}
+  {-# INLINE sumZipWithTimesD #-}
   -- | (^)
   powIntD :: Integral b => a -> b -> AD a
 
@@ -115,6 +122,7 @@ instance DNum D where
   sumD = sumDs
   sumMapD = sumMapFusedD
   sumZipWithD = sumZipWithFusedD
+  sumZipWithTimesD = dotDs
   {-# INLINE sumMapD #-}
   {-# INLINE sumZipWithD #-}
   productD = go (constD 1)
@@ -239,6 +247,49 @@ addTerm acc@(D s i) z@(D v j)
   | i == -1 = pure (D (s + v) j)
   | otherwise = plusD acc z
 {-# INLINE addTerm #-}
+
+-- | A sum of products as statements: the pairs go to C a batch at a time
+-- (ids and values of both factors, in a buffer), and C records each batch
+-- as one node over the sum so far and the batch's active factors, with the
+-- partials of its mul rule (dr_fe_dot_rec).  The value is added up here as
+-- 'sumZipWithFusedD' adds it, a left fold of the products from 0, so it is
+-- the same to the bit.
+--
+-- A batch's elements are evaluated before its buffer exists (an element
+-- may be a lazily recorded value whose recording sums products too), so
+-- nothing runs between taking the buffer and giving it back.  The buffer
+-- is C's (malloc), not the Haskell heap's: one per batch in the collector's
+-- allocation area would bring on collections that cost more than the nodes
+-- saved; a 1 KiB block comes back from malloc's per-thread cache at once.
+dotDs :: [D] -> [D] -> AD D
+dotDs xs0 ys0 = AD $ \t -> go t 0 (-1) xs0 ys0
+  where
+    -- C's DR_FE_DOT_CHUNK, so that each batch is one node
+    batch = 32 :: Int
+    go t !s !acc xs ys = case forced 0 xs ys of
+      0 -> pure (D s acc)
+      m -> do
+        buf <- mallocBytes (32 * batch)
+        let ia = castPtr buf :: Ptr Int64
+            xa = buf `plusPtr` (8 * batch) :: Ptr Double
+            ib = buf `plusPtr` (16 * batch) :: Ptr Int64
+            xb = buf `plusPtr` (24 * batch) :: Ptr Double
+            fill !k !s' as bs
+              | k == m = do
+                  acc' <- c_fe_dot_rec t acc s (fromIntegral m) ia xa ib xb
+                  free buf
+                  go t s' acc' as bs
+            fill !k !s' (D x i : as) (D y j : bs) = do
+              pokeElemOff ia k i
+              pokeElemOff xa k x
+              pokeElemOff ib k j
+              pokeElemOff xb k y
+              fill (k + 1) (s' + x * y) as bs
+            fill _ _ _ _ = error "dotDs: a batch shorter than counted"
+        fill 0 s xs ys
+    -- the pairs of the next batch, evaluated
+    forced !k (D _ _ : as) (D _ _ : bs) | k < batch = forced (k + 1) as bs
+    forced k _ _ = k
 
 sumDs :: [D] -> AD D
 sumDs xs = AD $ \t -> do
