@@ -67,6 +67,11 @@ static dr_idx dot_logged(dr_tape *t, dr_idx acc, double s, size_t n,
     return acc;
 }
 
+size_t dr_fe_dot_chunk(void)
+{
+    return DR_FE_DOT_CHUNK;
+}
+
 dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,
                      const dr_idx *ia, const double *xa, const dr_idx *ib,
                      const double *xb)

@@ -35,3 +35,5 @@ foreign import ccall unsafe "dr_fe_powi_rec"
 foreign import ccall unsafe "dr_fe_dot_rec"
   c_fe_dot_rec :: Ptr CTape -> Int64 -> Double -> CSize -> Ptr Int64 -> Ptr Double
                -> Ptr Int64 -> Ptr Double -> IO Int64
+-- | The number of products dr_fe_dot_rec records as one node.
+foreign import ccall unsafe "dr_fe_dot_chunk" c_fe_dot_chunk :: CSize

@@ -264,8 +264,8 @@ addTerm acc@(D s i) z@(D v j)
 dotDs :: [D] -> [D] -> AD D
 dotDs xs0 ys0 = AD $ \t -> go t 0 (-1) xs0 ys0
   where
-    -- C's DR_FE_DOT_CHUNK, so that each batch is one node
-    batch = 32 :: Int
+    -- C's batch (DR_FE_DOT_CHUNK), so that each batch is one node
+    batch = fromIntegral c_fe_dot_chunk :: Int
     go t !s !acc xs ys = case forced 0 xs ys of
       0 -> pure (D s acc)
       m -> do
