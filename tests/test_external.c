@@ -29,7 +29,8 @@ static void f_reverse(void *ctx, size_t n, const double *x, size_t m,
 {
     assert_int_equal(n, 3);
     assert_int_equal(m, 3);
-    ((counts *)ctx)->reverse++;
+    /* (atomic: in a parallel sweep rules run beside each other) */
+    __atomic_fetch_add(&((counts *)ctx)->reverse, 1, __ATOMIC_RELAXED);
     xbar[0] += ybar[0] * x[1] + ybar[1] * cos(x[0]);
     xbar[1] += ybar[0] * x[0] + ybar[2] / x[2];
     xbar[2] += ybar[1] * 2.0 * x[2] - ybar[2] * y[2] / x[2];
@@ -40,7 +41,7 @@ static void f_forward(void *ctx, size_t n, const double *x, const double *xdot,
 {
     (void)n;
     (void)m;
-    ((counts *)ctx)->forward++;
+    __atomic_fetch_add(&((counts *)ctx)->forward, 1, __ATOMIC_RELAXED);
     ydot[0] = x[1] * xdot[0] + x[0] * xdot[1];
     ydot[1] = cos(x[0]) * xdot[0] + 2.0 * x[2] * xdot[2];
     ydot[2] = xdot[1] / x[2] - y[2] / x[2] * xdot[2];

@@ -148,44 +148,31 @@ dr_status dr_record_external(dr_tape *t, const dr_external *f, size_t n,
         if (!dr__rel_arg(t, x[i].idx, &r))
             return fail(DR_EINVAL, m, y, out);
     }
-    /* the cursor back from an open recorder, so that the position saved
-       for a rollback is the real one */
-    if (t->state & DR_ST_REC)
-        dr__rec_reclaim(t);
-    dr_tape_pos pos;
-    dr__tape_save(t, &pos);
+    /* the record, then room for its node and the m outputs in one chunk,
+       before anything is written: after that nothing can fail, so a
+       failure has recorded nothing (and needs no rollback, which a child
+       handle could not do beside its siblings) */
     ext_call *c = call_new(t, n, m);
-    dr_idx id = DR_NONE;
-    if (c) {
-        c->hdr.reverse = call_reverse;
-        c->hdr.clear_adj = call_clear_adj;
-        c->hdr.forward = f->forward ? call_forward : NULL;
-        c->hdr.reverse_vec = call_reverse_vec;
-        c->f = *f;
-        c->own.release = call_release;
-        int64_t *in = (int64_t *)c->in;
-        double *xv = (double *)c->x, *yv = (double *)c->y;
-        for (size_t i = 0; i < n; i++) {
-            dr__rel_arg(t, x[i].idx, &in[i]);
-            xv[i] = x[i].val;
-        }
-        memcpy(yv, y, m * sizeof(double));
-        id = dr__record_ext(t, &c->hdr);
-    }
-    int64_t *outs = c ? (int64_t *)c->out : NULL;
-    for (size_t i = 0; id != DR_NONE && i < m; i++) {
-        dr_idx o = dr__push(t, -1, 0.0, -1, 0.0);
-        if (o == DR_NONE)
-            id = DR_NONE;
-        else
-            dr__rel_arg(t, o, &outs[i]);
-    }
-    if (id == DR_NONE) {
-        /* out of memory part way: as if never called */
-        dr__tape_restore(t, &pos);
-        t->status = DR_OK;
+    if (!c || ((size_t)(t->end - t->cur) < m + 1 && !dr__grow_n(t, m + 1))) {
+        t->status = DR_OK; /* (it was, above) */
         return fail(DR_ENOMEM, m, y, out);
     }
+    c->hdr.reverse = call_reverse;
+    c->hdr.clear_adj = call_clear_adj;
+    c->hdr.forward = f->forward ? call_forward : NULL;
+    c->hdr.reverse_vec = call_reverse_vec;
+    c->f = *f;
+    c->own.release = call_release;
+    int64_t *in = (int64_t *)c->in, *outs = (int64_t *)c->out;
+    double *xv = (double *)c->x, *yv = (double *)c->y;
+    for (size_t i = 0; i < n; i++) {
+        dr__rel_arg(t, x[i].idx, &in[i]);
+        xv[i] = x[i].val;
+    }
+    memcpy(yv, y, m * sizeof(double));
+    dr__record_ext(t, &c->hdr);
+    for (size_t i = 0; i < m; i++)
+        outs[i] = dr__push(t, -1, 0.0, -1, 0.0) - t->base;
     for (size_t i = 0; i < m; i++) {
         out[i].val = y[i];
         out[i].idx = t->base + outs[i];
