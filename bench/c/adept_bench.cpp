@@ -151,19 +151,11 @@ static double run_fparticles(const bench_args *a)
 int main(int argc, char **argv)
 {
     bench_args a = bench_parse(argc, argv);
-    double (*run)(const bench_args *) = nullptr;
-    switch (a.prog) {
-    case P_FMULT: run = run_fmult; break;
-    case P_FDOTPROD: run = run_fdotprod; break;
-    case P_FSUMMATVEC: run = run_fsummatvec; break;
-    case P_FROTVECQUAT: run = run_frotvecquat; break;
-    case P_FNEURAL: run = run_fneural; break;
-    case P_FPARTICLES: run = run_fparticles; break;
-    default: /* fparticles-fork: no fork-join version with Adept */
-        fprintf(stderr, "adept-bench: %s not implemented\n",
-                bench_prog_names[a.prog]);
-        return 2;
-    }
+    /* (in the order of the P_* programs) */
+    const bench_run_fn runs[P_COUNT] = {run_fmult, run_fdotprod, run_fsummatvec,
+                                        run_frotvecquat, run_fneural,
+                                        run_fparticles, nullptr /* no fork-join version with Adept */};
+    bench_run_fn run = bench_pick(&a, runs, "adept-bench");
     adept::Stack stack;
     S = &stack;
     printf("%.10g\n", run(&a));

@@ -182,19 +182,11 @@ static double run_fparticles(const bench_args *a)
 int main(int argc, char **argv)
 {
     bench_args a = bench_parse(argc, argv);
-    double (*run)(const bench_args *) = nullptr;
-    switch (a.prog) {
-    case P_FMULT: run = run_fmult; break;
-    case P_FDOTPROD: run = run_fdotprod; break;
-    case P_FSUMMATVEC: run = run_fsummatvec; break;
-    case P_FROTVECQUAT: run = run_frotvecquat; break;
-    case P_FNEURAL: run = run_fneural; break;
-    case P_FPARTICLES:
-    case P_FPARTICLES_FORK: /* ADOL-C runs the sequential program */
-        run = run_fparticles; break;
-    default:
-        return 2;
-    }
+    /* (in the order of the P_* programs) */
+    const bench_run_fn runs[P_COUNT] = {run_fmult, run_fdotprod, run_fsummatvec,
+                                        run_frotvecquat, run_fneural,
+                                        run_fparticles, run_fparticles /* the sequential program */};
+    bench_run_fn run = bench_pick(&a, runs, "adolc-bench");
     printf("%.10g\n", run(&a));
     return 0;
 }

@@ -136,4 +136,20 @@ static T bench_particles(const T *x)
     return y;
 }
 
+/* A tool's run function per program (indexed by P_*; nullptr: the tool
+   has no version of it): the one for a's program, or exit 2 ("not
+   implemented", which the driver takes as a row to leave out). */
+typedef double (*bench_run_fn)(const bench_args *);
+static inline bench_run_fn bench_pick(const bench_args *a,
+                                      const bench_run_fn run[P_COUNT],
+                                      const char *exe)
+{
+    if (!run[a->prog]) {
+        fprintf(stderr, "%s: %s not implemented\n", exe,
+                bench_prog_names[a->prog]);
+        exit(2);
+    }
+    return run[a->prog];
+}
+
 #endif
