@@ -42,7 +42,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # tests run under ThreadSanitizer (the fork-join ones, and recorders in jobs)
 TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c) tests/test_recorder.c \
-                tests/test_external.c
+                tests/test_external.c tests/test_checkpoint.c
 
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))

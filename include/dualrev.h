@@ -336,6 +336,76 @@ DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
                                     size_t n, const dr_real *x, size_t m,
                                     const double *y, dr_real *out);
 
+/* ----------------------------------------------------- checkpointed loops
+ * A time-stepping loop x_{k+1} = step(k, x_k), k = 0 .. nsteps-1, over a
+ * state of n values, recorded as one node that keeps `snapshots` states
+ * instead of every operation of every step: its reverse rule recomputes
+ * steps from the nearest snapshot (binomial checkpointing, the schedule of
+ * Griewank and Walther's revolve).  Memory is snapshots + 2 states and one
+ * step's tape, whatever nsteps is; the price is recomputation, each step
+ * being recorded at most dr_loop_repeats(nsteps, snapshots) + 1 times per
+ * reverse sweep.
+ *
+ *     static dr_status step(void *ctx, dr_tape *t, size_t k, size_t n,
+ *                           const dr_real *x, dr_real *y)
+ *     {   const double *dt = ctx;             (constants come through ctx)
+ *         y[0] = dr_add(t, x[0], dr_mul(t, dr_const(*dt), x[1]));
+ *         y[1] = x[1];                        (an unchanged entry is fine)
+ *         return dr_tape_status(t);
+ *     }
+ *     dr_loop loop = {&dt, step, NULL};
+ *     dr_real xn[2];
+ *     dr_status st = dr_record_checkpointed(t, &loop, 1000000, 2, x0, 1000, xn);
+ *
+ * step records step k on the tape t it is given (the loop's own tape, not
+ * the caller's) from x[0..n-1] to y[0..n-1] with the recording calls, and
+ * returns DR_OK or a status that stops the loop.  It is called once per
+ * step when the loop is recorded and again during reverse sweeps, so it
+ * must record the same operations for the same k and x every time, and
+ * depend on nothing active but x: a value from the caller's tape (a
+ * parameter, say) goes into the state, as an entry the step copies through.
+ * y[i] may be x[i] itself or a constant.
+ *
+ * out[0..n-1] holds x_nsteps.  The gradient is the one of recording the
+ * steps without checkpointing, to the last bit when the entries of x0 are
+ * distinct and the program uses them after the loop only through out (the
+ * same operations in the same order; otherwise the same to rounding).
+ * Forward and vector modes run the steps forward with their tangents (no
+ * snapshots needed).  In a parallel sweep (forked tapes) the step may run
+ * on any of the tape's threads, beside other rules.  A step that fails when
+ * it is run again in a sweep makes its status the tape's sticky status,
+ * which the sweep answers (dr_gradient and the others).
+ *
+ * destroy, optional, is called with ctx when the node goes (the tape is
+ * cleared or freed); the tape owns ctx from a successful call on.
+ *
+ * DR_EINVAL: t, loop, loop->step or x0 NULL, n == 0, out NULL, an id of x0
+ * not on the tape; DR_ENOTSUP: a tape of order 2; DR_EBUSY: t is forked;
+ * DR_ENOMEM; or the status of a step that failed while the loop was
+ * recorded.  On failure nothing is recorded, out[i] holds constants with
+ * the values of x0, and destroy is not called.
+ */
+typedef struct dr_loop {
+    void *ctx;
+    /** Record step k from x[0..n-1] to y[0..n-1] on t. */
+    dr_status (*step)(void *ctx, dr_tape *t, size_t k, size_t n,
+                      const dr_real *x, dr_real *y);
+    /** Called once with ctx when the node goes; NULL: nothing to free. */
+    void (*destroy)(void *ctx);
+} dr_loop;
+
+/** Record nsteps steps of loop from x0 with `snapshots` stored states. */
+DR_API dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
+                                        size_t nsteps, size_t n,
+                                        const dr_real *x0, size_t snapshots,
+                                        dr_real *out);
+
+/** The most times a reverse sweep of a checkpointed loop of nsteps steps
+ *  with `snapshots` stored states recomputes one step before recording it:
+ *  the least r with (snapshots + 1 + r)! / ((snapshots + 1)! r!) >= nsteps
+ *  (1 when every state fits, nsteps - 1 with no snapshots). */
+DR_API size_t dr_loop_repeats(size_t nsteps, size_t snapshots);
+
 /* ----------------------------------------------------------- reverse pass */
 
 /**

@@ -18,6 +18,7 @@ typedef struct ext_call {
     dr_ext hdr;
     dr_owned own;     /* on the handle's owned list while ctx needs freeing */
     dr_external f;
+    dr_status (*status)(void *ctx); /* NULL: the rules cannot fail */
     size_t n, m;
     const int64_t *in;  /* relative ids of x (-1: a constant) */
     const int64_t *out; /* relative ids of the outputs */
@@ -38,6 +39,15 @@ static void call_release(dr_owned *o)
 static void call_clear_adj(dr_ext *e)
 {
     (void)e;
+}
+
+/* a rule that can fail says so through status: the sweeping tape takes
+   it as its sticky status, which the sweep's caller answers */
+static void call_check(const ext_call *c, dr_tape *t)
+{
+    dr_status st;
+    if (c->status && (st = c->status(c->f.ctx)) != DR_OK)
+        dr__fail(t, st);
 }
 
 /* gather the outputs' adjoints of direction j (stride k); false if all are
@@ -61,6 +71,7 @@ static void call_reverse(dr_ext *e, dr_sweep *s, double g)
         return;
     memset(c->xs, 0, c->n * sizeof(double));
     c->f.reverse(c->f.ctx, c->n, c->x, c->m, c->y, c->ys, c->xs);
+    call_check(c, s->tape);
     for (size_t i = 0; i < c->n; i++)
         if (c->in[i] >= 0)
             dr__acc(s, c->in[i], c->xs[i]);
@@ -76,6 +87,7 @@ static void call_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
             continue;
         memset(c->xs, 0, c->n * sizeof(double));
         c->f.reverse(c->f.ctx, c->n, c->x, c->m, c->y, c->ys, c->xs);
+        call_check(c, s->tape);
         for (size_t i = 0; i < c->n; i++)
             if (c->in[i] >= 0)
                 s->adj[c->in[i] * k + j] += c->xs[i];
@@ -92,6 +104,7 @@ static void call_forward(dr_ext *e, dr_fsweep *f)
             continue;
         memset(c->ys, 0, c->m * sizeof(double));
         c->f.forward(c->f.ctx, c->n, c->x, c->xs, c->m, c->y, c->ys);
+        call_check(c, f->tape);
         for (size_t i = 0; i < c->m; i++)
             f->tan[c->out[i] * k + j] += c->ys[i];
     }
@@ -129,25 +142,41 @@ static dr_status fail(dr_status st, size_t m, const double *y, dr_real *out)
     return st;
 }
 
+dr_status dr__external_ready(dr_tape *t, size_t n, const dr_real *x)
+{
+    if (!t || (n && !x) || (t->state & DR_ST_DEAD))
+        return DR_EINVAL;
+    if ((t->state & DR_ST_FORKED) || (t->root->state & DR_ST_PSWEEP))
+        return DR_EBUSY;
+    if (t->root->order > 1)
+        return DR_ENOTSUP;
+    if (t->status != DR_OK)
+        return t->status;
+    for (size_t i = 0; i < n; i++) {
+        int64_t r;
+        if (!dr__rel_arg(t, x[i].idx, &r))
+            return DR_EINVAL;
+    }
+    return DR_OK;
+}
+
 dr_status dr_record_external(dr_tape *t, const dr_external *f, size_t n,
                              const dr_real *x, size_t m, const double *y,
                              dr_real *out)
 {
-    if (!t || !f || !f->reverse || (n && !x) || !y || !out || m == 0)
+    return dr__record_external_checked(t, f, NULL, n, x, m, y, out);
+}
+
+dr_status dr__record_external_checked(dr_tape *t, const dr_external *f,
+                                      dr_status (*status)(void *ctx),
+                                      size_t n, const dr_real *x, size_t m,
+                                      const double *y, dr_real *out)
+{
+    if (!f || !f->reverse || !y || !out || m == 0)
         return fail(DR_EINVAL, m, y, out);
-    if (t->state & DR_ST_DEAD)
-        return fail(DR_EINVAL, m, y, out);
-    if ((t->state & DR_ST_FORKED) || (t->root->state & DR_ST_PSWEEP))
-        return fail(DR_EBUSY, m, y, out);
-    if (t->root->order > 1)
-        return fail(DR_ENOTSUP, m, y, out);
-    if (t->status != DR_OK)
-        return fail(t->status, m, y, out);
-    for (size_t i = 0; i < n; i++) {
-        int64_t r;
-        if (!dr__rel_arg(t, x[i].idx, &r))
-            return fail(DR_EINVAL, m, y, out);
-    }
+    dr_status st = dr__external_ready(t, n, x);
+    if (st != DR_OK)
+        return fail(st, m, y, out);
     /* the record, then room for its node and the m outputs in one chunk,
        before anything is written: after that nothing can fail, so a
        failure has recorded nothing (and needs no rollback, which a child
@@ -162,6 +191,7 @@ dr_status dr_record_external(dr_tape *t, const dr_external *f, size_t n,
     c->hdr.forward = f->forward ? call_forward : NULL;
     c->hdr.reverse_vec = call_reverse_vec;
     c->f = *f;
+    c->status = status;
     c->own.release = call_release;
     int64_t *in = (int64_t *)c->in, *outs = (int64_t *)c->out;
     double *xv = (double *)c->x, *yv = (double *)c->y;

@@ -174,6 +174,18 @@ DR_HIDDEN dr_idx dr__record_ext(dr_tape *t, dr_ext *e);
 DR_HIDDEN dr_idx dr__push_grow(dr_tape *t, int64_t ra, double da, int64_t rb,
                                double db);
 
+/* external.c: what dr_record_external answers for a tape and inputs
+   before looking at the rules (DR_OK: they may be recorded), for callers
+   that must do work before they have the outputs' values */
+DR_HIDDEN dr_status dr__external_ready(dr_tape *t, size_t n, const dr_real *x);
+/* external.c: dr_record_external for rules that can fail: after each call
+   of a rule, status(ctx) (NULL: never) is read, and anything but DR_OK
+   becomes the sweeping tape's sticky status, which the caller of the sweep
+   answers */
+DR_HIDDEN dr_status dr__record_external_checked(
+    dr_tape *t, const dr_external *f, dr_status (*status)(void *ctx),
+    size_t n, const dr_real *x, size_t m, const double *y, dr_real *out);
+
 /* recorder.c: take the cursor back from the handle's open recorder, whose
    next push then takes its slow path and borrows it again */
 DR_HIDDEN void dr__rec_reclaim(dr_tape *t);
