@@ -169,3 +169,17 @@ bench-hs-build:
 
 bench: bench-deps bench-c bench-extra bench-hs-build
 	$(PYTHON) bench/run.py --build $(BUILD) $(BENCH_ARGS)
+	@$(MAKE) -f bench/bench.mk --no-print-directory BUILD=$(BUILD) bench-checkpoint
+
+# fparticles over 10^6 steps: time per gradient and peak memory, recorded
+# step by step and with checkpointing (each in a process of its own: peak
+# memory is per process).  CKPT_STEPS and CKPT_SNAPSHOTS change the runs.
+CKPT_STEPS     ?= 1000000
+CKPT_SNAPSHOTS ?= plain 100000 10000 1000
+.PHONY: bench-checkpoint
+bench-checkpoint: $(B)/checkpoint-bench
+	@for s in $(CKPT_SNAPSHOTS); do $(B)/checkpoint-bench $(CKPT_STEPS) $$s 3; done
+
+$(B)/checkpoint-bench: bench/c/checkpoint_bench.c $(HDR) $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm

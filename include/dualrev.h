@@ -340,11 +340,10 @@ DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
  * A time-stepping loop x_{k+1} = step(k, x_k), k = 0 .. nsteps-1, over a
  * state of n values, recorded as one node that keeps `snapshots` states
  * instead of every operation of every step: its reverse rule recomputes
- * steps from the nearest snapshot (binomial checkpointing, the schedule of
- * Griewank and Walther's revolve).  Memory is snapshots + 2 states and one
- * step's tape, whatever nsteps is; the price is recomputation, each step
- * being recorded at most dr_loop_repeats(nsteps, snapshots) + 1 times per
- * reverse sweep.
+ * the loop from the nearest snapshot (binomial checkpointing, the schedule
+ * of Griewank and Walther's revolve).  Memory is snapshots + 2 states and
+ * the tape of one segment of steps, whatever nsteps is; the price is
+ * recomputation.
  *
  *     static dr_status step(void *ctx, dr_tape *t, size_t k, size_t n,
  *                           const dr_real *x, dr_real *y)
@@ -353,7 +352,7 @@ DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
  *         y[1] = x[1];                        (an unchanged entry is fine)
  *         return dr_tape_status(t);
  *     }
- *     dr_loop loop = {&dt, step, NULL};
+ *     dr_loop loop = {&dt, step, NULL, 0};
  *     dr_real xn[2];
  *     dr_status st = dr_record_checkpointed(t, &loop, 1000000, 2, x0, 1000, xn);
  *
@@ -364,17 +363,27 @@ DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
  * must record the same operations for the same k and x every time, and
  * depend on nothing active but x: a value from the caller's tape (a
  * parameter, say) goes into the state, as an entry the step copies through.
- * y[i] may be x[i] itself or a constant.
+ * y[i] may be x[i] itself or a constant; y never overlaps x.
+ *
+ * The loop is checkpointed in segments of `segment` consecutive steps,
+ * recorded together on the loop's tape: snapshots hold states between
+ * segments, and a reverse sweep records each segment at most
+ * dr_loop_repeats(segments, snapshots) + 1 times.  Longer segments cost
+ * memory for their tape and save recomputation and calls; segment = 0 lets
+ * the library choose segments whose tape is about as large as the
+ * snapshots (at least 256 KiB), judging from the nodes step 0 records.
  *
  * out[0..n-1] holds x_nsteps.  The gradient is the one of recording the
  * steps without checkpointing, to the last bit when the entries of x0 are
  * distinct and the program uses them after the loop only through out (the
  * same operations in the same order; otherwise the same to rounding).
- * Forward and vector modes run the steps forward with their tangents (no
- * snapshots needed).  In a parallel sweep (forked tapes) the step may run
- * on any of the tape's threads, beside other rules.  A step that fails when
- * it is run again in a sweep makes its status the tape's sticky status,
- * which the sweep answers (dr_gradient and the others).
+ * Entries of x0 that are constants stay constants while the steps only
+ * combine constants, as without checkpointing, and such outputs are
+ * constants.  Forward and vector modes run the steps forward with their
+ * tangents (no snapshots needed).  In a parallel sweep (forked tapes) the
+ * step may run on any of the tape's threads, beside other rules.  A step
+ * that fails when it is run again in a sweep makes its status the tape's
+ * sticky status, which the sweep answers (dr_gradient and the others).
  *
  * destroy, optional, is called with ctx when the node goes (the tape is
  * cleared or freed); the tape owns ctx from a successful call on.
@@ -392,6 +401,8 @@ typedef struct dr_loop {
                       const dr_real *x, dr_real *y);
     /** Called once with ctx when the node goes; NULL: nothing to free. */
     void (*destroy)(void *ctx);
+    /** Steps per segment; 0: chosen by the library (see above). */
+    size_t segment;
 } dr_loop;
 
 /** Record nsteps steps of loop from x0 with `snapshots` stored states. */
@@ -400,11 +411,12 @@ DR_API dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
                                         const dr_real *x0, size_t snapshots,
                                         dr_real *out);
 
-/** The most times a reverse sweep of a checkpointed loop of nsteps steps
- *  with `snapshots` stored states recomputes one step before recording it:
- *  the least r with (snapshots + 1 + r)! / ((snapshots + 1)! r!) >= nsteps
- *  (1 when every state fits, nsteps - 1 with no snapshots). */
-DR_API size_t dr_loop_repeats(size_t nsteps, size_t snapshots);
+/** The most times a reverse sweep of a checkpointed loop of nseg segments
+ *  with `snapshots` stored states recomputes one segment before recording
+ *  it for its sweep: the least r with
+ *  (snapshots + 1 + r)! / ((snapshots + 1)! r!) >= nseg (1 when every state
+ *  fits, nseg - 1 with no snapshots). */
+DR_API size_t dr_loop_repeats(size_t nseg, size_t snapshots);
 
 /* ----------------------------------------------------------- reverse pass */
 

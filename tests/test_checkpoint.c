@@ -66,13 +66,16 @@ static dr_real loss(dr_tape *t, const dr_real *y)
     return dr_add(t, s, dr_mul(t, y[3], dr_sin(t, y[4])));
 }
 
+/* steps per segment of the loops record_loop makes */
+static size_t g_segment = 1;
+
 /* the loop on t: checkpointed with `snapshots`, or (snapshots == SIZE_MAX)
    step by step on t itself */
 static void record_loop(dr_tape *t, loop_ctx *c, size_t nsteps, size_t snapshots,
                         const dr_real *x0, dr_real *out)
 {
     if (snapshots != SIZE_MAX) {
-        dr_loop loop = {c, step, ctx_destroy};
+        dr_loop loop = {c, step, ctx_destroy, g_segment};
         CHK_STATUS(dr_record_checkpointed(t, &loop, nsteps, N, x0, snapshots, out),
                    DR_OK);
         return;
@@ -108,20 +111,57 @@ static void test_bit_identical(void **state)
     (void)state;
     static const size_t steps[] = {0, 1, 2, 3, 4, 7, 17, 64, 301};
     static const size_t snaps[] = {0, 1, 2, 3, 5, 20, 1000};
+    static const size_t segments[] = {1, 3, 0};
     static const bool consts[2][N] = {{false}, {false, false, false, true, true}};
     for (int ci = 0; ci < 2; ci++)
         for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
             double gr[N], g[N];
             double fr = gradient_of(steps[i], SIZE_MAX, consts[ci], gr);
-            for (size_t j = 0; j < sizeof snaps / sizeof *snaps; j++) {
-                chk_context("constants %d, %zu steps, %zu snapshots", ci, steps[i],
-                            snaps[j]);
-                double f = gradient_of(steps[i], snaps[j], consts[ci], g);
-                CHK_SAME(f, fr);
-                for (int k = 0; k < N; k++)
-                    CHK_SAME(g[k], gr[k]);
-            }
+            for (size_t j = 0; j < sizeof snaps / sizeof *snaps; j++)
+                for (size_t q = 0; q < 3; q++) {
+                    g_segment = segments[q];
+                    chk_context("constants %d, %zu steps, %zu snapshots, segment %zu",
+                                ci, steps[i], snaps[j], g_segment);
+                    double f = gradient_of(steps[i], snaps[j], consts[ci], g);
+                    CHK_SAME(f, fr);
+                    for (int k = 0; k < N; k++)
+                        CHK_SAME(g[k], gr[k]);
+                }
         }
+    g_segment = 1;
+}
+
+/* segment = 0: segments as long as the snapshots' memory; a step of about
+   20 nodes makes thousands of steps a segment, and more snapshots longer
+   ones (counted through the step calls of a sweep) */
+static void test_segment_choice(void **state)
+{
+    (void)state;
+    size_t calls[3];
+    static const size_t snaps[3] = {2, 1000, 10000000};
+    for (int i = 0; i < 3; i++) {
+        loop_ctx c = {.dt = 0.05};
+        dr_tape *t = chk_tape_new();
+        dr_real x[N], y[N];
+        CHK_STATUS(dr_inputs(t, N, X0, x), DR_OK);
+        dr_loop loop = {&c, step, NULL, 0};
+        CHK_STATUS(dr_record_checkpointed(t, &loop, 50000, N, x, snaps[i], y), DR_OK);
+        c.calls = 0;
+        double g[N];
+        CHK_STATUS(dr_gradient(t, loss(t, y), N, x, g), DR_OK);
+        c.calls = 0;
+        CHK_STATUS(dr_gradient(t, loss(t, y), N, x, g), DR_OK);
+        calls[i] = c.calls;
+        dr_tape_free(t);
+    }
+    /* 2 or 1000 snapshots (under 256 KiB): segments of some 450 steps,
+       about 110 of them, recomputed up to 7 times with 2 snapshots and once
+       with 1000; 10^7 snapshots (taken as one per step, 2.25 MB): some 13
+       segments, each recomputed once */
+    assert_true(calls[0] > 3 * 50000);
+    assert_true(calls[1] <= 2 * 50000);
+    assert_true(calls[2] < calls[1]);
+    assert_true(calls[2] > 50000);
 }
 
 /* constants stay constants: entries x0 gives as constants and the steps
@@ -304,7 +344,7 @@ static dr_status nested_step(void *ctx, dr_tape *t, size_t k, size_t n,
                              const dr_real *x, dr_real *y)
 {
     (void)k;
-    dr_loop inner = {ctx, step, NULL};
+    dr_loop inner = {ctx, step, NULL, 1};
     return dr_record_checkpointed(t, &inner, 3, n, x, 1, y);
 }
 
@@ -315,7 +355,7 @@ static void test_nested(void **state)
     dr_tape *t = chk_tape_new(), *r = chk_tape_new();
     dr_real x[N], y[N], xr[N];
     CHK_STATUS(dr_inputs(t, N, X0, x), DR_OK);
-    dr_loop outer = {&c, nested_step, NULL};
+    dr_loop outer = {&c, nested_step, NULL, 1};
     CHK_STATUS(dr_record_checkpointed(t, &outer, 10, N, x, 2, y), DR_OK);
     /* the same 30 steps on the caller's tape, k running 0..2 ten times */
     CHK_STATUS(dr_inputs(r, N, X0, xr), DR_OK);
@@ -374,7 +414,7 @@ static void test_errors(void **state)
 {
     (void)state;
     loop_ctx c = {.dt = 0.05};
-    dr_loop loop = {&c, step, ctx_destroy}, no_step = {&c, NULL, NULL};
+    dr_loop loop = {&c, step, ctx_destroy, 1}, no_step = {&c, NULL, NULL, 1};
     dr_tape *t = chk_tape_new();
     dr_real x[N], y[N];
     CHK_STATUS(dr_inputs(t, N, X0, x), DR_OK);
@@ -448,7 +488,7 @@ static void test_oom(void **state)
         if (!t)
             continue;
         loop_ctx c = {.dt = 0.05};
-        dr_loop loop = {&c, step, ctx_destroy};
+        dr_loop loop = {&c, step, ctx_destroy, 2};
         dr_real x[N], y[N];
         int recorded = 0;
         if (dr_inputs(t, N, X0, x) == DR_OK) {
@@ -484,6 +524,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bit_identical),
+        cmocka_unit_test(test_segment_choice),
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_finite_differences),
         cmocka_unit_test(test_schedule_is_optimal),

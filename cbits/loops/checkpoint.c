@@ -30,9 +30,10 @@ typedef struct state {
 typedef struct ckpt {
     dr_loop loop;
     size_t n, nsteps, nsnap;
-    dr_tape *tape;          /* the loop's own, one step at a time */
-    dr_real *x, *y;         /* that step's inputs and outputs */
-    state x0, work;
+    size_t seg, nseg;       /* steps per segment, segments */
+    dr_tape *tape;          /* the loop's own, one segment at a time */
+    dr_real *x, *y, *z;     /* its inputs, outputs, and between steps */
+    state x0, work;         /* the loop's inputs, and a state to work on */
     state *snap;            /* nsnap snapshots: levels 1 .. nsnap */
     size_t *pos;            /* step of each level (pos[0] = 0) */
     size_t chain;           /* levels the recording left for the next sweep */
@@ -44,6 +45,7 @@ static void ckpt_free(ckpt *c)
 {
     if (c) {
         dr_tape_free(c->tape);
+        dr__free(c->snap);
         dr__free(c);
     }
 }
@@ -57,16 +59,14 @@ static bool add_size(size_t *size, size_t cnt, size_t each)
     return true;
 }
 
-/* one allocation for the context and its arrays (doubles first, bytes
-   last, so each part is aligned) */
-static ckpt *ckpt_new(size_t n, size_t nsteps, size_t nsnap)
+/* the context, its tape, and what does not depend on the number of
+   snapshots, in one allocation (doubles first, bytes last: aligned) */
+static ckpt *ckpt_new(size_t n, size_t nsteps)
 {
-    size_t size = sizeof(ckpt), states = nsnap + 2;
-    if (!add_size(&size, 2 * n, sizeof(dr_real)) ||
-        !add_size(&size, nsnap, sizeof(state)) ||
-        !add_size(&size, nsnap + 1, sizeof(size_t)) ||
-        !add_size(&size, 2 * n, sizeof(double)) || n > SIZE_MAX / states ||
-        !add_size(&size, n * states, sizeof(double) + 1))
+    size_t size = sizeof(ckpt);
+    if (!add_size(&size, 3 * n, sizeof(dr_real)) ||
+        !add_size(&size, 2 * n, sizeof(double)) ||
+        !add_size(&size, 2 * n, sizeof(double) + 1))
         return NULL;
     ckpt *c = dr__malloc(size);
     if (!c)
@@ -79,22 +79,39 @@ static ckpt *ckpt_new(size_t n, size_t nsteps, size_t nsnap)
     }
     c->n = n;
     c->nsteps = nsteps;
-    c->nsnap = nsnap;
     c->x = (dr_real *)(c + 1);
     c->y = c->x + n;
-    c->snap = (state *)(c->y + n);
-    c->pos = (size_t *)(c->snap + nsnap);
-    c->bar = (double *)(c->pos + nsnap + 1);
+    c->z = c->y + n;
+    c->bar = (double *)(c->z + n);
     c->bar2 = c->bar + n;
     double *v = c->bar2 + n;
-    unsigned char *act = (unsigned char *)(v + n * states);
-    state *all[2] = {&c->x0, &c->work};
-    for (size_t i = 0; i < states; i++) {
-        state *s = i < 2 ? all[i] : &c->snap[i - 2];
-        s->v = v + i * n;
-        s->act = act + i * n;
-    }
+    unsigned char *act = (unsigned char *)(v + 2 * n);
+    c->x0 = (state){v, act};
+    c->work = (state){v + n, act + n};
     return c;
+}
+
+/* the snapshots (and their steps), once the segments are known: more than
+   nseg - 2 would change nothing (every state fits) */
+static dr_status ckpt_snapshots(ckpt *c, size_t snapshots)
+{
+    size_t useful = c->nseg > 2 ? c->nseg - 2 : 0, n = c->n;
+    c->nsnap = snapshots < useful ? snapshots : useful;
+    size_t size = 0;
+    if (!add_size(&size, c->nsnap, sizeof(state)) ||
+        !add_size(&size, c->nsnap + 1, sizeof(size_t)) ||
+        (c->nsnap && n > SIZE_MAX / c->nsnap) ||
+        !add_size(&size, n * c->nsnap, sizeof(double) + 1))
+        return DR_ENOMEM;
+    c->snap = dr__malloc(size); /* never 0 bytes: pos has one entry */
+    if (!c->snap)
+        return DR_ENOMEM;
+    c->pos = (size_t *)(c->snap + c->nsnap);
+    double *v = (double *)(c->pos + c->nsnap + 1);
+    unsigned char *act = (unsigned char *)(v + c->nsnap * n);
+    for (size_t i = 0; i < c->nsnap; i++)
+        c->snap[i] = (state){v + i * n, act + i * n};
+    return DR_OK;
 }
 
 static void copy_state(const ckpt *c, state *dst, const state *src)
@@ -103,20 +120,35 @@ static void copy_state(const ckpt *c, state *dst, const state *src)
     memcpy(dst->act, src->act, c->n);
 }
 
-/* step k recorded from s on the loop's tape: c->x, c->y */
-static dr_status run_step(ckpt *c, size_t k, const state *s)
+/* steps [lo, hi) recorded from s on the loop's tape, from c->x to c->y */
+static dr_status run_steps(ckpt *c, size_t lo, size_t hi, const state *s)
 {
     dr_tape *t = c->tape;
     dr_status st = dr_tape_clear(t);
-    for (size_t i = 0; st == DR_OK && i < c->n; i++)
-        c->x[i] = s->act[i] ? dr_input(t, s->v[i]) : dr_const(s->v[i]);
-    if (st == DR_OK)
-        st = dr_tape_status(t);
-    if (st == DR_OK)
-        st = c->loop.step(c->loop.ctx, t, k, c->n, c->x, c->y);
-    if (st == DR_OK)
-        st = dr_tape_status(t);
-    return st;
+    bool all = true;
+    for (size_t i = 0; i < c->n; i++)
+        all &= s->act[i] != 0;
+    if (all) /* (one call, as most loops' states are all active) */
+        st = dr_inputs(t, c->n, s->v, c->x);
+    else
+        for (size_t i = 0; i < c->n; i++)
+            c->x[i] = s->act[i] ? dr_input(t, s->v[i]) : dr_const(s->v[i]);
+    /* a step must not write its inputs: y and z take turns, the last step
+       writing y */
+    const dr_real *in = c->x;
+    for (size_t k = lo; st == DR_OK && k < hi; k++) {
+        dr_real *out = (hi - k) % 2 ? c->y : c->z;
+        st = c->loop.step(c->loop.ctx, t, k, c->n, in, out);
+        in = out;
+    }
+    return st == DR_OK ? dr_tape_status(t) : st;
+}
+
+/* segment u recorded from s */
+static dr_status run_segment(ckpt *c, size_t u, const state *s)
+{
+    size_t lo = u * c->seg, hi = c->nsteps - lo > c->seg ? lo + c->seg : c->nsteps;
+    return run_steps(c, lo, hi, s);
 }
 
 static void take_outputs(const ckpt *c, state *s)
@@ -127,11 +159,11 @@ static void take_outputs(const ckpt *c, state *s)
     }
 }
 
-/* s, the state at step from, becomes the one at step to */
+/* s, the state at segment from, becomes the one at segment to */
 static dr_status advance(ckpt *c, size_t from, size_t to, state *s)
 {
-    for (size_t k = from; k < to; k++) {
-        dr_status st = run_step(c, k, s);
+    for (size_t u = from; u < to; u++) {
+        dr_status st = run_segment(c, u, s);
         if (st != DR_OK)
             return st;
         take_outputs(c, s);
@@ -139,11 +171,11 @@ static dr_status advance(ckpt *c, size_t from, size_t to, state *s)
     return DR_OK;
 }
 
-/* c->bar, the adjoint of the state after step k, becomes the one before it
-   (s: the state before it) */
-static dr_status reverse_step(ckpt *c, size_t k, const state *s)
+/* c->bar, the adjoint of the state after segment u, becomes the one before
+   it (s: the state before it) */
+static dr_status reverse_segment(ckpt *c, size_t u, const state *s)
 {
-    dr_status st = run_step(c, k, s);
+    dr_status st = run_segment(c, u, s);
     if (st == DR_OK)
         st = dr_vjp(c->tape, c->n, c->y, c->bar, c->n, c->x, c->bar2);
     if (st == DR_OK) /* (a constant's adjoint reads 0) */
@@ -151,8 +183,8 @@ static dr_status reverse_step(ckpt *c, size_t k, const state *s)
     return st;
 }
 
-/* Would the sweep store another snapshot above level d, whose step is l,
-   while reversing up to step r?  Then *m is its step. */
+/* Would the sweep store another snapshot above level d, whose segment is
+   l, while reversing up to segment r?  Then *m is its segment. */
 static bool next_level(const ckpt *c, size_t d, size_t l, size_t r, size_t *m)
 {
     if (r - l < 2 || d >= c->nsnap)
@@ -161,21 +193,22 @@ static bool next_level(const ckpt *c, size_t d, size_t l, size_t r, size_t *m)
     return true;
 }
 
-/* every step once, from x0 to the outputs (in c->work), filling the chain */
+/* every segment once, from x0 to the outputs (in c->work), filling the
+   chain */
 static dr_status record_forward(ckpt *c)
 {
     size_t d = 0, m = 0;
-    bool more = next_level(c, 0, 0, c->nsteps, &m);
+    bool more = next_level(c, 0, 0, c->nseg, &m);
     copy_state(c, &c->work, &c->x0);
     c->pos[0] = 0;
-    for (size_t k = 0; k < c->nsteps; k++) {
-        dr_status st = advance(c, k, k + 1, &c->work);
+    for (size_t u = 0; u < c->nseg; u++) {
+        dr_status st = advance(c, u, u + 1, &c->work);
         if (st != DR_OK)
             return st;
-        if (more && k + 1 == m) {
+        if (more && u + 1 == m) {
             copy_state(c, &c->snap[d], &c->work);
             c->pos[++d] = m;
-            more = next_level(c, d, m, c->nsteps, &m);
+            more = next_level(c, d, m, c->nseg, &m);
         }
     }
     c->chain = d;
@@ -186,7 +219,7 @@ static dr_status record_forward(ckpt *c)
    inputs' */
 static dr_status sweep_back(ckpt *c)
 {
-    size_t d = c->chain, r = c->nsteps, m;
+    size_t d = c->chain, r = c->nseg, m;
     c->chain = 0; /* the sweep overwrites the snapshots */
     while (r > 0) {
         size_t l = c->pos[d];
@@ -200,15 +233,15 @@ static dr_status sweep_back(ckpt *c)
                 return st;
             continue;
         }
-        /* one step left, or no snapshot: each step from the base state */
+        /* one segment left, or no snapshot: each from the base state */
         for (size_t j = r - 1; st == DR_OK && j > l; j--) {
             copy_state(c, &c->work, base);
             st = advance(c, l, j, &c->work);
             if (st == DR_OK)
-                st = reverse_step(c, j, &c->work);
+                st = reverse_segment(c, j, &c->work);
         }
         if (st == DR_OK)
-            st = reverse_step(c, l, base);
+            st = reverse_segment(c, l, base);
         if (st != DR_OK)
             return st;
         r = l;
@@ -218,12 +251,12 @@ static dr_status sweep_back(ckpt *c)
     return DR_OK;
 }
 
-/* the tangents of the outputs from the inputs', step by step */
+/* the tangents of the outputs from the inputs', segment by segment */
 static dr_status sweep_forward(ckpt *c)
 {
     copy_state(c, &c->work, &c->x0);
-    for (size_t k = 0; k < c->nsteps; k++) {
-        dr_status st = run_step(c, k, &c->work);
+    for (size_t u = 0; u < c->nseg; u++) {
+        dr_status st = run_segment(c, u, &c->work);
         if (st == DR_OK)
             st = dr_jvp(c->tape, c->n, c->y, c->n, c->x, c->bar, c->bar2);
         if (st != DR_OK)
@@ -284,6 +317,35 @@ static dr_status fail(dr_status st, size_t n, const dr_real *x0, dr_real *out)
     return st;
 }
 
+/* The steps per segment when the caller leaves it to the library: as many
+   as make a tape about as large as the snapshots' memory (at least
+   SEGMENT_MIN_BYTES), judged from the nodes of step 0 (NODE_BYTES each,
+   node and adjoint).  Longer segments mean fewer segments to checkpoint
+   and fewer calls per step; the snapshots' size says how much memory the
+   caller gives the loop. */
+#define SEGMENT_MIN_BYTES ((size_t)256 << 10)
+#define NODE_BYTES 32
+static dr_status choose_segment(ckpt *c, size_t segment, size_t snapshots)
+{
+    if (segment == 0 && c->nsteps > 1) {
+        dr_status st = run_steps(c, 0, 1, &c->x0);
+        if (st != DR_OK)
+            return st;
+        size_t per_step = (dr_tape_len(c->tape) + 1) * NODE_BYTES;
+        size_t budget = SEGMENT_MIN_BYTES, snap = c->n * (sizeof(double) + 1);
+        if (snapshots > c->nsteps)
+            snapshots = c->nsteps;
+        if (snapshots <= SIZE_MAX / snap && snapshots * snap > budget)
+            budget = snapshots * snap;
+        segment = budget / per_step ? budget / per_step : 1;
+    }
+    if (segment == 0 || segment > c->nsteps)
+        segment = c->nsteps ? c->nsteps : 1;
+    c->seg = segment;
+    c->nseg = c->nsteps / segment + (c->nsteps % segment != 0);
+    return DR_OK;
+}
+
 dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
                                  size_t nsteps, size_t n, const dr_real *x0,
                                  size_t snapshots, dr_real *out)
@@ -293,9 +355,7 @@ dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
     dr_status st = dr__external_ready(t, n, x0);
     if (st != DR_OK)
         return fail(st, n, x0, out);
-    /* more snapshots than nsteps - 2 change nothing (every state fits) */
-    size_t useful = nsteps > 2 ? nsteps - 2 : 0;
-    ckpt *c = ckpt_new(n, nsteps, snapshots < useful ? snapshots : useful);
+    ckpt *c = ckpt_new(n, nsteps);
     if (!c)
         return fail(DR_ENOMEM, n, x0, out);
     c->loop = *loop;
@@ -303,7 +363,11 @@ dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
         c->x0.v[i] = x0[i].val;
         c->x0.act[i] = x0[i].idx != DR_NONE;
     }
-    st = record_forward(c);
+    st = choose_segment(c, loop->segment, snapshots);
+    if (st == DR_OK)
+        st = ckpt_snapshots(c, snapshots);
+    if (st == DR_OK)
+        st = record_forward(c);
     if (st == DR_OK) {
         dr_external f = {c, loop_reverse, loop_forward, loop_destroy};
         st = dr__record_external_checked(t, &f, loop_status, n, x0, n,
