@@ -34,8 +34,9 @@
  * dr_tape_clear.  Ids keep growing across clears (they are never reused), so
  * an id from before a clear, an id from another tape's range, or any other
  * number that is not on the tape is rejected with DR_EINVAL; it never touches
- * memory.  (Two tapes have independent id ranges that may overlap: an id of
- * one tape can happen to be valid on another.)  Array nodes have ids of
+ * memory.  Each tape takes its ids from a range of its own (2^40 ids; the
+ * ranges repeat only after some two million tapes), so an id of another
+ * tape is rejected too.  Array nodes have ids of
  * their own range (see "arrays"), which scalar operations, dr_seed,
  * dr_adjoint and dr_gradient refuse like any id that is not a scalar on the
  * tape.

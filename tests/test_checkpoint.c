@@ -410,6 +410,17 @@ static void test_fork_join(void **state)
     }
 }
 
+/* a step that uses a value of the caller's tape instead of its state */
+static dr_status capture_step(void *ctx, dr_tape *t, size_t k, size_t n,
+                              const dr_real *x, dr_real *y)
+{
+    (void)k;
+    const dr_real *p = ctx;
+    for (size_t i = 0; i < n; i++)
+        y[i] = dr_mul(t, x[i], *p);
+    return dr_tape_status(t);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -449,6 +460,15 @@ static void test_errors(void **state)
     CHK_STATUS(dr_tape_status(t), DR_ERANGE);
     CHK_STATUS(dr_tape_clear(t), DR_OK);
     assert_int_equal(c.destroyed, 1);
+    /* a captured value of the caller's tape: an id not on the loop's */
+    CHK_STATUS(dr_inputs(t, N, X0, x), DR_OK);
+    dr_real p = dr_input(t, 2.0);
+    dr_loop capture = {&p, capture_step, NULL, 1};
+    CHK_STATUS(dr_record_checkpointed(t, &capture, 5, N, x, 2, y), DR_EINVAL);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    p = dr_const(2.0); /* (the same step with a constant is fine) */
+    CHK_STATUS(dr_record_checkpointed(t, &capture, 5, N, x, 2, y), DR_OK);
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
     /* order 2 and a forked handle */
     c.fail_at = 0;
     CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);

@@ -713,21 +713,22 @@ static void test_counters(void **state)
     CHK_STATUS(dr_set_threads(t, 3), DR_OK);
     size_t b0 = dr_tape_bytes(t);
     dr_real a = dr_input(t, 1.0);
+    const dr_idx first = a.idx;
     dr_tape *k[3];
     CHK_STATUS(dr_fork(t, 3, k), DR_OK);
     assert_int_equal(dr_get_threads(k[2]), 3);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j <= i * 300; j++)
-            a = (dr_real){a.val, dr_mul(k[i], (dr_real){1.0, 0}, dr_const(1.0)).idx};
+            a = (dr_real){a.val, dr_mul(k[i], (dr_real){1.0, first}, dr_const(1.0)).idx};
     CHK_STATUS(dr_join(t), DR_OK);
     assert_int_equal(dr_tape_len(t), 1 + 1 + 301 + 601);
     assert_true(dr_tape_bytes(t) > b0);
     /* resize the pool between sweeps */
-    dr_real y = dr_mul(t, (dr_real){1.0, 0}, (dr_real){1.0, 0});
+    dr_real y = dr_mul(t, (dr_real){1.0, first}, (dr_real){1.0, first});
     double g;
     for (unsigned n = 1; n <= 4; n++) {
         CHK_STATUS(dr_set_threads(t, n), DR_OK);
-        dr_real x0 = {1.0, 0};
+        dr_real x0 = {1.0, first};
         CHK_STATUS(dr_gradient(t, y, 1, &x0, &g), DR_OK);
         CHK_SAME(g, 2.0);
     }

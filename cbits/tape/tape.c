@@ -21,12 +21,27 @@ void dr__fail(dr_tape *t, dr_status st)
                               __ATOMIC_RELAXED);
 }
 
+/* Each tape's ids start in a range of their own (2^40 ids, cycling through
+   2^21 ranges), so that an id of another tape is not on this one
+   (DR_EINVAL) instead of naming one of its nodes: a value captured from the
+   caller's tape by a checkpointed loop's step, say.  The ranges end at
+   2^61, far below the array ids' tag bit (2^62), which ids growing across
+   clears must not reach. */
+#define DR_ID_RANGE_BITS 40
+static int64_t next_id_range(void)
+{
+    static uint64_t serial;
+    uint64_t s = __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
+    return (int64_t)((s % ((uint64_t)1 << (61 - DR_ID_RANGE_BITS))) << DR_ID_RANGE_BITS);
+}
+
 dr_tape *dr_tape_new(void)
 {
     dr_tape *t = dr__malloc(sizeof *t);
     if (!t)
         return NULL;
     memset(t, 0, sizeof *t);
+    t->base = 0 * next_id_range();
     t->root = t;
     t->threads = 1;
     t->bytes = sizeof *t;

@@ -114,5 +114,6 @@ spec = describe "numbers" $ do
     ((,) <$> ((,) <$> choose (-20, 20) <*> choose (-30, 30)) <*> choose (0.1, 0.4)) integral $(grad 'integral)
   checkGradFwd "comparisons" ((,) <$> dbl <*> dbl) compares comparesP $(grad 'compares)
   it "grad' gives the value" $ property $ forAll ((,) <$> dbl <*> dbl) $ \p ->
-    -- (^) and (^^) are C's pow there: the last bit may differ
-    let (v, g) = $(grad' 'powers) p in closeRel 1e-15 v (powers p) .&&. g == $(grad 'powers) p
+    -- (^) and (^^) are C's pow there: the last bit of a term may differ,
+    -- and the sum cancels terms about 20 times its size
+    let (v, g) = $(grad' 'powers) p in closeRel 1e-13 v (powers p) .&&. g == $(grad 'powers) p
