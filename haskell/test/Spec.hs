@@ -2,6 +2,7 @@ module Main (main) where
 
 import Test.Hspec
 
+import qualified Checkpoint
 import qualified Corpus.Api
 import qualified Corpus.Bench
 import qualified Corpus.Classes
@@ -38,6 +39,7 @@ main = hspec $ do
   Corpus.Classes.spec
   Corpus.Outside.spec
   Fusion.spec
+  Checkpoint.spec
   Statement.spec
   Nested.spec
   Rules.spec

@@ -76,6 +76,10 @@ module Numeric.DualRev
   , constant
     -- * Parallelism
   , (|*|)
+    -- * Long loops
+  , checkpointedIterate
+  , checkpointedIterateWith
+  , defaultSnapshots
     -- * Errors
   , DualRevError (..)
   ) where
@@ -83,6 +87,7 @@ module Numeric.DualRev
 import Language.Haskell.TH (Dec, Exp, Name, Q)
 
 import Numeric.DualRev.Internal.Run.AD (DualRevError (..))
+import Numeric.DualRev.Internal.Run.Checkpoint (checkpointedIterate, checkpointedIterateWith, defaultSnapshots)
 import Numeric.DualRev.Internal.Run.Constant (Constant (..), constant)
 import Numeric.DualRev.Internal.Run.Nested (derivative, gradient)
 import Numeric.DualRev.Internal.Run.Pair ((|*|))

@@ -39,6 +39,7 @@ import qualified Numeric.DualRev.Internal.Run.ArrayStorable as S
 import Numeric.DualRev.Internal.Run.Constant (constant, constantD)
 import qualified Numeric.DualRev.Internal.Run.FunctionDuals as FD
 import qualified Numeric.DualRev.Internal.Run.Functions as F
+import Numeric.DualRev.Internal.Run.Checkpoint
 import Numeric.DualRev.Internal.Run.Lazy (iterateD, unfoldrD)
 import Numeric.DualRev.Internal.Run.Library
 import Numeric.DualRev.Internal.Run.Lists
@@ -192,6 +193,8 @@ table = M.fromList $
   , ('foldl', PMon 'foldlD' 3), ('foldr1, PMon 'foldr1D 2), ('foldl1, PMon 'foldl1D 2)
   , ('foldl1', PMon 'foldl1D 2), ('concatMap, PMon 'concatMapD 2)
   , ('iterate, PMon 'iterateD 2), ('iterate', PMon 'iterateD 2), ('unfoldr, PMon 'unfoldrD 2)
+  , ('checkpointedIterate, PMon 'checkpointedIterateD 3)
+  , ('checkpointedIterateWith, PMon 'checkpointedIterateWithD 4)
   , ('filter, PMon 'filterD 2), ('takeWhile, PMon 'takeWhileD 2)
   , ('dropWhile, PMon 'dropWhileD 2), ('dropWhileEnd, PMon 'dropWhileEndD 2)
   , ('any, PMon 'anyD 2), ('all, PMon 'allD 2)

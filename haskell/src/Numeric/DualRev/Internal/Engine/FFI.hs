@@ -2,7 +2,9 @@
 -- | Internal, not a stable API: bindings of the C engine.
 --
 -- Raw bindings to the C engine (include/dualrev.h).  Every call is
--- @unsafe@: none of them calls back into Haskell or blocks.
+-- @unsafe@ (none of them blocks) but the sweeps: a sweep over a checkpointed
+-- loop calls its step, Haskell code, back
+-- ("Numeric.DualRev.Internal.Engine.LoopFFI"), which needs a @safe@ call.
 module Numeric.DualRev.Internal.Engine.FFI
   ( CTape
   , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
@@ -45,7 +47,7 @@ foreign import ccall unsafe "dr_adjoints_read"
   c_adjoints_read :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
 
 foreign import ccall unsafe "dr_seed" c_seed :: Ptr CTape -> Int64 -> Double -> IO CInt
-foreign import ccall unsafe "dr_reverse" c_reverse :: Ptr CTape -> IO CInt
+foreign import ccall safe "dr_reverse" c_reverse :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_adjoint" c_adjoint :: Ptr CTape -> Int64 -> IO Double
 foreign import ccall unsafe "dr_adjoints_clear" c_adjoints_clear :: Ptr CTape -> IO CInt
 
@@ -57,10 +59,10 @@ foreign import ccall unsafe "dr_get_threads" c_get_threads :: Ptr CTape -> IO CU
 -- | The C @dr_real@ (a value and an id, 16 bytes), in arrays only.
 data CReal
 
-foreign import ccall unsafe "dr_jacobian"
+foreign import ccall safe "dr_jacobian"
   c_jacobian :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
 
-foreign import ccall unsafe "dr_jvp"
+foreign import ccall safe "dr_jvp"
   c_jvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 
 -- dr_hvp and dr_hessian through haskell/cbits/hs_second_order.c: y as its

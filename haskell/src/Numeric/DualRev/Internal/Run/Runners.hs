@@ -37,6 +37,7 @@ import GHC.Exts (casMutVar#, (==#))
 import GHC.IO (IO (..))
 import GHC.IORef (IORef (..))
 import GHC.STRef (STRef (..))
+import qualified Foreign.Concurrent as Conc
 import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Array (allocaArray, mallocArray, reallocArray)
 import Foreign.Marshal.Alloc (alloca, finalizerFree)
@@ -185,7 +186,10 @@ differentiateRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> b' -> IO b)
 differentiateRun inp prim seed col f x = unsafePerformIO $ rerunnable $ do
   t0 <- newTape
   useCapabilities t0
-  fp <- newForeignPtr p_tape_free t0
+  -- a Haskell finalizer, not the C one: freeing the tape frees the steps of
+  -- its checkpointed loops (Haskell function pointers), which a C finalizer,
+  -- run inside the collector, must not do
+  fp <- Conc.newForeignPtr t0 (c_tape_free t0)
   -- a failed run's tape goes now rather than at some later collection
   (readOut, y', y) <- (`onException` finalizeForeignPtr fp) $ withForeignPtr fp $ \t -> do
     x' <- inp t x
