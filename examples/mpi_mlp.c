@@ -257,7 +257,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
     long steps = -1, batch = 256, nbatch = 16, seed = 1;
-    double lr = 0.1;
+    double lr = 0.5;
     int check = 0, timing = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--check"))
@@ -283,7 +283,7 @@ int main(int argc, char **argv)
         }
     }
     if (steps < 0)
-        steps = check ? 3 : timing ? 30 : 20;
+        steps = check ? 3 : timing ? 30 : 60;
 
     /* this rank's rows of every batch */
     const int64_t lo = batch * rank / nranks, hi = batch * (rank + 1) / nranks,
