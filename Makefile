@@ -44,12 +44,13 @@ TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c) tests/test_recorder.c \
                 tests/test_external.c tests/test_checkpoint.c
 
-EXAMPLE_SRC := $(wildcard examples/*.c)
+# examples/mpi_*.c need MPI: built by make mpi (below), not by make demo
+EXAMPLE_SRC := $(filter-out examples/mpi_%.c,$(wildcard examples/*.c))
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
         test-c test-sanitize test-far test-tsan test-hs test-quickstart check-layers \
-        demo demo-run bench install clean help
+        demo demo-run bench install clean help mpi mpi-build test-mpi test-mpi-run
 
 all: lib
 
@@ -57,9 +58,12 @@ help:
 	@echo "make            build $(LIB_A) and $(LIB_SO) (needs a C compiler and OpenBLAS)"
 	@echo "make deps       install the Debian packages of the tests and the demo (apt-get)"
 	@echo "make demo       build and run the examples"
-	@echo "make test       C tests (plain, ASan+UBSan, far arguments, TSan) and Haskell tests"
+	@echo "make test       C tests (plain, ASan+UBSan, far arguments, TSan), the MPI test (if MPI is"
+	@echo "                installed) and Haskell tests"
 	@echo "make check-layers  no file of cbits/ uses a layer above its own (cbits/LAYERS)"
 	@echo "make bench      benchmarks (hyperfine), markdown table"
+	@echo "make mpi        the MPI gradient helper and $(BUILD)/examples/mpi_mlp (installs Open MPI)"
+	@echo "make test-mpi   mpirun -np 1, 2, 3 of mpi_mlp --check (skipped without MPI)"
 	@echo "make fuzz       the differential fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make install PREFIX=/usr/local"
 
@@ -131,8 +135,8 @@ test-far:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
-test-all: check-layers test-c test-sanitize test-far test-tsan test-examples test-hs \
-          test-quickstart
+test-all: check-layers test-c test-sanitize test-far test-tsan test-examples test-mpi \
+          test-hs test-quickstart
 
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs:
@@ -158,6 +162,57 @@ demo:
 demo-run: $(EXAMPLE_BIN)
 	@for e in $(EXAMPLE_BIN); do echo "== $$e"; $$e || exit 1; done
 	@$(MAKE) --no-print-directory -f haskell/haskell.mk demo-hs BUILD=$(BUILD)
+
+# -------------------------------------------------------------------- MPI
+# The optional part (include/dualrev_mpi.h, cbits/mpi/): the gradient summed
+# across ranks and examples/mpi_mlp.c, compiled with mpicc around the
+# library's compiler, never into the library.  `make mpi` installs Open MPI
+# when it is missing; `make test-mpi` (part of `make test`) only runs where
+# mpicc and mpirun are found, and otherwise says it skipped.
+MPICC   ?= mpicc
+MPIRUN  ?= mpirun
+MPI_OBJ := $(BUILD)/obj/mpi/allreduce.o
+MPI_BIN := $(BUILD)/examples/mpi_mlp
+# Open MPI: oversubscription allowed (more ranks than cores), shared memory
+# between the ranks of one machine (no network needed), no single-copy
+# transfer (CMA, which containers often forbid), root allowed where the tests
+# run as root (CI); one OpenBLAS thread per rank, as the ranks share the cores
+MPIRUN_FLAGS ?= --oversubscribe
+MPI_ENV := OPENBLAS_NUM_THREADS=1 OMPI_MCA_btl=self,vader \
+           OMPI_MCA_btl_vader_single_copy_mechanism=none \
+           $(if $(filter 0,$(shell id -u)),OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+
+mpi:
+	@MPICC=$(MPICC) MPIRUN=$(MPIRUN) $(DEPS) ensure mpi
+	@$(MAKE) --no-print-directory mpi-build
+mpi-build: $(MPI_BIN) $(MPI_BIN)-chunked
+
+MPI_HDRS := include/dualrev_mpi.h include/dualrev.h
+$(MPI_OBJ): cbits/mpi/allreduce.c $(MPI_HDRS)
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -c $< -o $@
+# the helper summing in pieces of 4099 elements, so that make test-mpi runs
+# its loop over pieces
+$(MPI_OBJ:.o=-chunked.o): cbits/mpi/allreduce.c $(MPI_HDRS)
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -DDR_MPI_MAX_COUNT=4099 -c $< -o $@
+$(MPI_BIN) $(MPI_BIN)-chunked: $(MPI_BIN)%: examples/mpi_mlp.c $(MPI_OBJ:.o=%.o) $(MPI_HDRS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) $< $(MPI_OBJ:.o=$*.o) $(LIB_A) -o $@ $(LIBS_ALL)
+
+# the sum of the shards' gradients against one process's gradient of the
+# whole batch: one rank, two, three (an uneven split), two with the sum in
+# pieces
+test-mpi:
+	@if MPICC=$(MPICC) MPIRUN=$(MPIRUN) $(DEPS) check mpi 2>/dev/null; then \
+	  $(MAKE) --no-print-directory test-mpi-run; \
+	else echo "test-mpi: skipped, MPI not installed (make mpi installs libopenmpi-dev openmpi-bin)"; fi
+test-mpi-run: mpi-build
+	@set -e; for np in 1 2 3; do \
+	  echo "== $(MPIRUN) -np $$np $(MPI_BIN) --check"; \
+	  $(MPI_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np $$np $(MPI_BIN) --check; done
+	@echo "== $(MPIRUN) -np 2 $(MPI_BIN)-chunked --check"
+	@$(MPI_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 $(MPI_BIN)-chunked --check
 
 # ------------------------------------------------------------ benchmarks
 bench: deps-bench lib

@@ -8,7 +8,8 @@
 #             the including file's own folder; the public header (include/)
 #             may be included anywhere
 #   symbols   with OBJDIR (the objects of cbits/, $(BUILD)/obj, laid out as
-#             the sources: OBJDIR/tape/tape.o), every dr_* and dr__* symbol
+#             the sources: OBJDIR/tape/tape.o; an optional layer's only when
+#             its own target has built them), every dr_* and dr__* symbol
 #             an object leaves undefined must be defined by an object of the
 #             same layer or a lower one.  Includes alone miss a call through
 #             a declaration written by hand; the symbol table does not.  And
@@ -27,9 +28,13 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 [ -f "$layers" ] || { echo "check-layers: $layers is missing" >&2; exit 2; }
 
-# "layer level" per line: the line number among the non-comment lines
-awk '!/^[ \t]*#/ && NF { lvl++; for (i = 1; i <= NF; i++) print $i, lvl }' \
+# "layer level" per line: the line number among the non-comment lines; the
+# layers of an "optional:" line also go to $tmp/optional, one a line
+awk -v opt="$tmp/optional" '
+    !/^[ \t]*#/ && NF { lvl++; o = ($1 == "optional:")
+                        for (i = 1 + o; i <= NF; i++) { print $i, lvl; if (o) print $i > opt } }' \
     "$layers" > "$tmp/levels"
+touch "$tmp/optional"
 
 fail=0
 complain() { echo "check-layers: $*" >&2; fail=1; }
@@ -78,6 +83,8 @@ if [ -n "$objdir" ]; then
         rel=${c#cbits/}
         o="$objdir/${rel%.c}.o"
         if [ ! -f "$o" ]; then
+            # an optional layer's objects come from its own target
+            grep -qx "${rel%%/*}" "$tmp/optional" && continue
             complain "no object $o for $c (build the library first, make lib; is $c in the c-sources of dualrev.cabal?)"
             continue
         fi

@@ -8,7 +8,8 @@
 #
 # Groups: lib (the library: a C compiler and OpenBLAS), test (the C tests:
 # cmocka, clang with its sanitizers), hs (the Haskell package), bench
-# (benchmarks), fuzz (libFuzzer).  Presence is tested by what the build
+# (benchmarks), fuzz (libFuzzer), mpi (the optional MPI part: mpicc and
+# mpirun, or $MPICC and $MPIRUN).  Presence is tested by what the build
 # uses (pkg-config, the compilers), not by asking dpkg, so a machine that
 # has them some other way needs no apt.
 set -eu
@@ -20,6 +21,7 @@ debs() {
     hs) echo "ghc cabal-install libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev" ;;
     bench) echo "hyperfine libadolc-dev python3 gnuplot-nox" ;;
     fuzz) echo "clang libclang-rt-dev" ;;
+    mpi) echo "libopenmpi-dev openmpi-bin" ;;
     *) echo "deps.sh: unknown group '$1'" >&2; exit 2 ;;
     esac
 }
@@ -54,6 +56,8 @@ have() {
     bench) command -v hyperfine >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 &&
            command -v gnuplot >/dev/null 2>&1 && [ -e /usr/include/adolc/adolc.h ] ;;
     fuzz) clang_links fuzzer ;;
+    mpi) command -v "${MPICC:-mpicc}" >/dev/null 2>&1 &&
+         command -v "${MPIRUN:-mpirun}" >/dev/null 2>&1 ;;
     esac
 }
 

@@ -32,7 +32,8 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
 FUZZ_CF      := -std=c11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -Iinclude -Icbits \
                 $(FUZZ_BLAS_CFLAGS) $(FUZZ_CFLAGS)
-FUZZ_LIB_SRC := $(wildcard cbits/*/*.c)
+# the library's layers (cbits/mpi/, optional, needs MPI and is no part of it)
+FUZZ_LIB_SRC := $(filter-out cbits/mpi/%,$(wildcard cbits/*/*.c))
 FUZZ_LIB_OBJ := $(patsubst cbits/%.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_HDRS    := $(wildcard cbits/*/*.h) include/dualrev.h
 FUZZ_RUN_ENV := OPENBLAS_NUM_THREADS=1 \
