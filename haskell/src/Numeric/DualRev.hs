@@ -68,6 +68,9 @@ module Numeric.DualRev
     -- * Second derivatives
   , hvp
   , hessian
+    -- * Custom derivative rules
+  , primitive
+  , primitiveWithJVP
     -- * Derivatives inside differentiable code
   , derivative
   , gradient
@@ -91,6 +94,7 @@ import Numeric.DualRev.Internal.Run.Checkpoint (checkpointedIterate, checkpointe
 import Numeric.DualRev.Internal.Run.Constant (Constant (..), constant)
 import Numeric.DualRev.Internal.Run.Nested (derivative, gradient)
 import Numeric.DualRev.Internal.Run.Pair ((|*|))
+import Numeric.DualRev.Internal.Compile.Custom (primitiveDecs)
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap
 
@@ -175,3 +179,63 @@ hvp = hvpQ
 -- > $(hessian 'f) (3, 2)  ==  [(0.0, 1.0), (1.0, 2.0)]
 hessian :: Name -> Q Exp
 hessian = hessianQ
+
+-- | @primitive 'f 'fVJP@ (a declaration splice) declares @f@, a function
+-- defined outside any block (ordinary code, a foreign import), a primitive
+-- of differentiable code whose derivative is its VJP, @fVJP@: at the
+-- arguments, the value and the backpropagator from the value's cotangent
+-- to the arguments' adjoints.  Blocks then call @f@ as they call a
+-- built-in, and every splice differentiates through it.
+--
+-- > softclip :: Double -> Double -> Double          -- any code: C, a solver, ...
+-- > softclip c x = c * tanh (x / c)
+-- >
+-- > softclipVJP :: Double -> Double -> (Double, Double -> (Double, Double))
+-- > softclipVJP c x =
+-- >   let t = tanh (x / c)
+-- >   in (c * t, \ybar -> (ybar * (t - x / c * (1 - t * t)), ybar * (1 - t * t)))
+-- >
+-- > primitive 'softclip 'softclipVJP
+-- >
+-- > differentiable [d|
+-- >   loss :: [Double] -> Double
+-- >   loss xs = sum (map (softclip 2) xs)
+-- >   |]
+--
+-- The types, for @f :: a1 -> ... -> an -> b@:
+--
+-- > fVJP :: a1 -> ... -> an -> (b, b -> (c1, ..., ck))
+--
+-- where @c1 ... ck@ are the types of the arguments that hold Doubles, in
+-- order (one of them: no tuple); the others (@Int@, @Bool@, 'Constant', ...)
+-- are data, passed to the rule as they are, without adjoints.  The result
+-- and the arguments holding Doubles are built from 'Double', lists and
+-- tuples.  A polymorphic function or rule is taken at 'Double'.  A
+-- function and rule that do not fit is a compile-time error naming the
+-- rule, its location and the type to write.
+--
+-- The rule is applied when a call is recorded: the engine gets the
+-- Jacobian at the call as one node per scalar of the value, so forward
+-- mode ('jvp', 'jacobian'), parallel jobs and every sweep use it, and no
+-- Haskell code runs during a sweep.  A value of m scalars costs m calls of
+-- the backpropagator (one for a 'Double'); apply a rule on scalars with
+-- 'map' rather than giving a rule to a function on long lists.  The rule
+-- gives first derivatives only: 'hvp', 'hessian', and 'derivative' or
+-- 'gradient' around a call of @f@ inside differentiable code, raise a
+-- 'DualRevError' naming the rule.
+--
+-- Other modules use the rule when the declaring module exports @f'dr@ (and
+-- the worker @f'drw@) beside @f@, as for a block's functions.
+primitive :: Name -> Name -> Q [Dec]
+primitive f vjp = primitiveDecs "primitive" f vjp Nothing
+
+-- | @primitiveWithJVP 'f 'fVJP 'fJVP@: 'primitive' with a JVP too,
+--
+-- > fJVP :: a1 -> ... -> an -> (b, (c1, ..., ck) -> b)
+--
+-- the value and the map from the arguments' tangents (shaped as the VJP's
+-- adjoints) to the value's tangent.  Where the arguments have fewer
+-- scalars than the value, the Jacobian of a call is built from the JVP,
+-- one call per scalar of the arguments, instead of the VJP.
+primitiveWithJVP :: Name -> Name -> Name -> Q [Dec]
+primitiveWithJVP f vjp fjvp = primitiveDecs "primitiveWithJVP" f vjp (Just fjvp)

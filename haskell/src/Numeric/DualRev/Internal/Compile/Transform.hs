@@ -14,6 +14,8 @@
 -- @f'dr@ of the transformed type, used where @f@ is passed around.
 module Numeric.DualRev.Internal.Compile.Transform
   ( differentiableDecs
+  , wrapperDec
+  , markUsed
   ) where
 
 import Control.Monad (forM, replicateM)

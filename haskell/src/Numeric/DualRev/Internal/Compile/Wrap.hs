@@ -10,6 +10,7 @@
 -- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Runners".
 module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, hvpQ, hessianQ
+  , specialise, expandSyn
   ) where
 
 import Control.Monad (forM, replicateM, when)

@@ -1,0 +1,266 @@
+{-# LANGUAGE TemplateHaskell #-}
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- Custom rules: 'Numeric.DualRev.primitive' checks a function and its
+-- derivatives against each other and gives the function the dual
+-- definitions a differentiable block would (@f'dr@ and the worker
+-- @f'drw@), which record its calls with the rule
+-- ("Numeric.DualRev.Internal.Run.Custom").  Blocks, other modules and the
+-- splices then find them by name, as they find a block's functions.
+module Numeric.DualRev.Internal.Compile.Custom
+  ( primitiveDecs
+  ) where
+
+import Control.Monad (forM, replicateM, unless, when)
+import Data.List (intercalate)
+import qualified Data.Map as M
+import Data.Maybe (isJust)
+import qualified Data.Set as S
+import Language.Haskell.TH
+
+import Numeric.DualRev.Internal.Compile.Prims (lookupPrim)
+import Numeric.DualRev.Internal.Compile.Registry (register, reifyR)
+import Numeric.DualRev.Internal.Compile.Transform (markUsed, wrapperDec)
+import Numeric.DualRev.Internal.Compile.Types
+import Numeric.DualRev.Internal.Compile.Wrap (expandSyn, specialise)
+import Numeric.DualRev.Internal.Run.AD (AD)
+import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
+import Numeric.DualRev.Internal.Run.Custom
+
+-- | One argument of the function: its type, and whether it holds Doubles
+-- (and so has an adjoint) or is discrete data passed as it is.
+data Arg = Arg { argType :: Type, argDiff :: Bool }
+
+-- | The declarations of a rule: the function, its VJP and maybe its JVP.
+-- @entry@ is the splice's name, for messages.
+primitiveDecs :: String -> Name -> Name -> Maybe Name -> Q [Dec]
+primitiveDecs entry f vjp mjvp = do
+  loc <- location
+  let at = loc_filename loc ++ ":" ++ show (fst (loc_start loc)) ++ ":" ++ show (snd (loc_start loc))
+      what = "the rule for `" ++ nameBase f ++ "' (" ++ entry ++ " at " ++ at ++ ")"
+      failR = ruleError what
+  when (isJust (lookupPrim f)) $ failR
+    [ "`" ++ nameBase f ++ "' is a primitive of differentiable code already, with the engine's "
+      ++ "derivative, and a rule cannot replace it"
+    , "give the rule to a function of your own instead, e.g. my" ++ capital (nameBase f) ++ " = "
+      ++ nameBase f ++ ", and use that" ]
+  already <- externalDual dualValName f
+  when (isJust already) $ failR
+    [ "`" ++ nameBase f ++ "' has a derivative already: it is defined in a differentiable block, "
+      ++ "or another rule was declared for it"
+    , "a rule is for a function defined outside any block (ordinary code or a foreign import), "
+      ++ "declared once" ]
+  fty <- valueType what "the function" f
+  let (argTys, res) = arrows fty
+  when (null argTys) $ failR
+    [ "`" ++ nameBase f ++ "' takes no arguments (" ++ nameBase f ++ " :: " ++ shown fty ++ ")"
+    , "a rule is for a function of one argument or more" ]
+  args <- forM (zip [1 :: Int ..] argTys) $ \(k, t) -> do
+    d <- needsDual noEnv t
+    if not d then pure (Arg t False) else do
+      shapeOf what ("its argument " ++ show k ++ " (" ++ shown t ++ ")") t
+      pure (Arg t True)
+  resNeeds <- needsDual noEnv res
+  unless resNeeds $ failR
+    [ "`" ++ nameBase f ++ "' returns " ++ shown res ++ ", which holds no Double: it has no "
+      ++ "derivative to give" ]
+  shapeOf what ("its result (" ++ shown res ++ ")") res
+  let diffTys = [argType a | a <- args, argDiff a]
+  when (null diffTys) $ failR
+    [ "no argument of `" ++ nameBase f ++ "' holds a Double (" ++ nameBase f ++ " :: "
+      ++ shown fty ++ "): it has no derivative to give" ]
+  let adj = case diffTys of
+        [t] -> t
+        ts -> tupleOf ts
+      vjpWant = foldr arrow (tupleOf [res, arrow res adj]) argTys
+      jvpWant = foldr arrow (tupleOf [res, arrow adj res]) argTys
+      explain = "(the arguments of `" ++ nameBase f ++ "', then its value and a function "
+      adjoints = case diffTys of
+        [_] -> "the argument's"
+        _ -> "the " ++ show (length diffTys) ++ " arguments that hold Doubles', as a tuple, in order"
+  checkDerivative what "VJP" f fty vjp vjpWant
+    (explain ++ "from the value's cotangent to " ++ adjoints ++ " adjoint"
+     ++ (if length diffTys == 1 then ")" else "s)"))
+  mapM_ (\j -> checkDerivative what "JVP" f fty j jvpWant
+                 (explain ++ "from " ++ (if length diffTys == 1 then "the argument's tangent"
+                                         else "the tangents of those arguments (a tuple, in order)")
+                  ++ " to the value's tangent)"))
+        mjvp
+  decs <- ruleDecs what f args res vjp mjvp
+  register decs
+  pure decs
+
+-- | The type of a value, defaulted as the splices default a polymorphic
+-- function (constrained type variables at Double or Integer), its synonyms
+-- expanded.
+valueType :: String -> String -> Name -> Q Type
+valueType what role n = do
+  info <- recover (ruleError what
+    [ role ++ " `" ++ nameBase n ++ "' is not known at the rule"
+    , "define it above the rule's splice: a splice sees only the declarations before it" ])
+    (reifyR n)
+  case info of
+    VarI _ t _ -> specialise t >>= normalise
+    _ -> ruleError what [ role ++ " `" ++ nameBase n ++ "' is not a function (a constructor or a "
+                          ++ "class method cannot have a rule); wrap it in a function of its own" ]
+
+-- | Check a derivative's type against the one wanted.
+checkDerivative :: String -> String -> Name -> Type -> Name -> Type -> String -> Q ()
+checkDerivative what kind f fty g want explain = do
+  gty <- valueType what ("the " ++ kind) g
+  let have = length (fst (arrows gty))
+      need = length (fst (arrows fty))
+      problem
+        | have /= need = "the " ++ kind ++ " `" ++ nameBase g ++ "' takes " ++ count have
+                         ++ ", but `" ++ nameBase f ++ "' takes " ++ count need
+        | otherwise = "the " ++ kind ++ " `" ++ nameBase g ++ "' does not have the type of a "
+                      ++ kind ++ " of `" ++ nameBase f ++ "'"
+  when (gty /= want) $ ruleError what
+    [ problem
+    , "  " ++ nameBase f ++ " :: " ++ shown fty
+    , "  " ++ nameBase g ++ " :: " ++ shown gty
+    , "write the " ++ kind ++ " with the type"
+    , "  " ++ nameBase g ++ " :: " ++ shown want
+    , explain ]
+  where
+    count 1 = "1 argument"
+    count k = show k ++ " arguments"
+
+-- | A rule's result, or an argument holding Doubles, must be built from
+-- Double, lists and tuples.
+shapeOf :: String -> String -> Type -> Q ()
+shapeOf what place t0 = go t0
+  where
+    go t = case spine t [] of
+      (ConT n, []) | n == ''Double -> pure ()
+      (ListT, [a]) -> go a
+      (TupleT k, as) | length as == k, k >= 2, k <= shapeTupleMax -> mapM_ go as
+      (TupleT k, _) | k > shapeTupleMax -> refuse
+        ("a tuple of " ++ show k ++ " components; a rule's tuples have at most "
+         ++ show shapeTupleMax ++ " (nest them)")
+      (ConT n, []) | n == ''Vec || n == ''Mat -> refuse
+        (nameBase n ++ ", which a rule does not take; use [Double] (vtoList and vfromList convert)")
+      _ -> refuse (shown t ++ ", which a rule does not take")
+    refuse why = ruleError what
+      [ place ++ " holds " ++ why
+      , "a rule's result, and each argument holding Doubles, is built from Double, lists and "
+        ++ "tuples; arguments of other types must hold no Double (Int, Bool, Constant ...)" ]
+
+-- | The worker and the dual value.
+ruleDecs :: String -> Name -> [Arg] -> Type -> Name -> Maybe Name -> Q [Dec]
+ruleDecs what f args res vjp mjvp = do
+  let w = dualWorkerName f
+      d = dualValName f
+      k = length args
+  as <- replicateM k (newName "a")
+  ps <- replicateM k (newName "p")
+  argTys' <- mapM (transType noEnv . argType) args
+  res' <- transType noEnv res
+  let diff = [(a, p) | (a, p, arg) <- zip3 as ps args, argDiff arg]
+      -- the plain values of the arguments, as the rule takes them
+      plainArgs = [ if argDiff arg then VarE p else VarE a | (a, p, arg) <- zip3 as ps args ]
+      primals = [ ValD (VarP p) (NormalB (AppE (VarE 'primal) (VarE a))) [] | (a, p) <- diff ]
+      xs = foldr (\(a, _) r -> app (VarE 'duals) [VarE a, r]) (ListE []) diff
+  -- the VJP at the arguments; its adjoints as scalars, if shaped like them
+  y <- newName "y"
+  back <- newName "back"
+  ybar <- newName "ybar"
+  cs <- replicateM (length diff) (newName "c")
+  let conforming = foldr1 (\x r -> app (VarE '(&&)) [x, r])
+                     [ app (VarE 'conform) [VarE p, VarE c] | ((_, p), c) <- zip diff cs ]
+      adjScalars = foldr (\c r -> app (VarE 'scalars) [VarE c, r]) (ListE []) cs
+      backE = LamE [VarP ybar]
+        (CaseE (AppE (VarE back) (VarE ybar))
+          [Match (tupP' cs) (NormalB (CondE conforming (AppE (ConE 'Just) adjScalars) (ConE 'Nothing))) []])
+      vjpAt = CaseE (app (VarE vjp) plainArgs)
+        [Match (TupP [VarP y, VarP back]) (NormalB (TupE [Just (VarE y), Just backE])) []]
+  -- the JVP at the arguments; its tangents from scalars, shaped like them
+  jvpAt <- case mjvp of
+    Nothing -> pure (ConE 'Nothing)
+    Just j -> do
+      y' <- newName "y"
+      fwd <- newName "fwd"
+      ts <- newName "ts"
+      tvs <- replicateM (length diff) (newName "tan")
+      rs <- replicateM (length diff) (newName "rest")
+      let rests = VarE ts : map VarE rs
+          binds = [ ValD (TupP [VarP tv, VarP r]) (NormalB (app (VarE 'fill) [VarE p, rin])) []
+                  | ((_, p), tv, r, rin) <- zip4 diff tvs rs rests ]
+          tangents = LetE binds (tupE' (map VarE tvs))
+      pure (AppE (ConE 'Just) (CaseE (app (VarE j) plainArgs)
+        [Match (TupP [VarP y', VarP fwd])
+           (NormalB (TupE [Just (VarE y'), Just (LamE [VarP ts] (AppE (VarE fwd) tangents))])) []]))
+  let body = LetE primals (app (VarE 'customD) [LitE (StringL what), xs, vjpAt, jvpAt])
+      workerTy = foldr arrow (AppT (ConT ''AD) res') argTys'
+  valTy <- transType noEnv (foldr arrow res (map argType args))
+  wrapper <- wrapperDec d w k
+  pure ([ SigD w workerTy, FunD w [Clause (map VarP as) (NormalB body) []]
+        , SigD d valTy, wrapper, PragmaD (InlineP d Inline FunLike AllPhases) ]
+        ++ markUsed d valTy)
+  where
+    zip4 (a : at) (b : bt) (c : ct) (e : et) = (a, b, c, e) : zip4 at bt ct et
+    zip4 _ _ _ _ = []
+
+------------------------------------------------------------------------------
+
+noEnv :: TyEnv
+noEnv = TyEnv S.empty M.empty M.empty
+
+-- | The type with every synonym expanded and @a %1 -> b@ read as @a -> b@.
+normalise :: Type -> Q Type
+normalise t0 = do
+  t <- expandSyn t0
+  case t of
+    AppT (AppT (AppT MulArrowT _) a) b -> arrow <$> normalise a <*> normalise b
+    AppT a b -> AppT <$> normalise a <*> normalise b
+    ParensT a -> normalise a
+    SigT a _ -> normalise a
+    ForallT tvs ctx a -> ForallT tvs ctx <$> normalise a
+    _ -> pure t
+
+arrows :: Type -> ([Type], Type)
+arrows (AppT (AppT ArrowT a) b) = let (as, r) = arrows b in (a : as, r)
+arrows t = ([], t)
+
+spine :: Type -> [Type] -> (Type, [Type])
+spine (AppT g x) acc = spine g (x : acc)
+spine g acc = (g, acc)
+
+arrow :: Type -> Type -> Type
+arrow a b = AppT (AppT ArrowT a) b
+
+tupleOf :: [Type] -> Type
+tupleOf ts = foldl AppT (TupleT (length ts)) ts
+
+app :: Exp -> [Exp] -> Exp
+app = foldl AppE
+
+tupP' :: [Name] -> Pat
+tupP' [c] = VarP c
+tupP' cs = TupP (map VarP cs)
+
+tupE' :: [Exp] -> Exp
+tupE' [e] = e
+tupE' es = TupE (map Just es)
+
+capital :: String -> String
+capital (c : cs) | c >= 'a' && c <= 'z' = toEnum (fromEnum c - 32) : cs
+capital s = s
+
+-- | A type as the user wrote it: names without their modules.
+shown :: Type -> String
+shown = pprint . unqualify
+  where
+    unqualify t = case t of
+      ConT n -> ConT (mkName (nameBase n))
+      VarT n -> VarT (mkName (nameBase n))
+      AppT a b -> AppT (unqualify a) (unqualify b)
+      ForallT tvs ctx a -> ForallT tvs (map unqualify ctx) (unqualify a)
+      SigT a k -> SigT (unqualify a) k
+      ParensT a -> ParensT (unqualify a)
+      _ -> t
+
+ruleError :: String -> [String] -> Q a
+ruleError what ls = fail (intercalate "\n  " (("dualrev: " ++ what ++ ": " ++ head ls) : tail ls))
