@@ -16,6 +16,7 @@ import qualified Corpus.Numeric
 import qualified Corpus.Outside
 import qualified Corpus.Syntax
 import qualified Corpus.Syntax2
+import qualified CustomRules
 import qualified Fusion
 import qualified Nested
 import qualified Rules
@@ -38,6 +39,7 @@ main = hspec $ do
   Corpus.Api.spec
   Corpus.Classes.spec
   Corpus.Outside.spec
+  CustomRules.spec
   Fusion.spec
   Checkpoint.spec
   Statement.spec

@@ -76,16 +76,15 @@ primitiveDecs entry f vjp mjvp = do
         ts -> tupleOf ts
       vjpWant = foldr arrow (tupleOf [res, arrow res adj]) argTys
       jvpWant = foldr arrow (tupleOf [res, arrow adj res]) argTys
+      one = length diffTys == 1
       explain = "(the arguments of `" ++ nameBase f ++ "', then its value and a function "
-      adjoints = case diffTys of
-        [_] -> "the argument's"
-        _ -> "the " ++ show (length diffTys) ++ " arguments that hold Doubles', as a tuple, in order"
+      single = if length argTys == 1 then "the argument" else "the argument that holds Doubles"
+      several = "the " ++ show (length diffTys) ++ " arguments that hold Doubles, as a tuple in their order"
   checkDerivative what "VJP" f fty vjp vjpWant
-    (explain ++ "from the value's cotangent to " ++ adjoints ++ " adjoint"
-     ++ (if length diffTys == 1 then ")" else "s)"))
+    (explain ++ "from the value's cotangent to "
+     ++ (if one then "the adjoint of " ++ single else "the adjoints of " ++ several) ++ ")")
   mapM_ (\j -> checkDerivative what "JVP" f fty j jvpWant
-                 (explain ++ "from " ++ (if length diffTys == 1 then "the argument's tangent"
-                                         else "the tangents of those arguments (a tuple, in order)")
+                 (explain ++ "from " ++ (if one then "the tangent of " ++ single else "the tangents of " ++ several ++ ",")
                   ++ " to the value's tangent)"))
         mjvp
   decs <- ruleDecs what f args res vjp mjvp
@@ -186,8 +185,10 @@ ruleDecs what f args res vjp mjvp = do
       tvs <- replicateM (length diff) (newName "tan")
       rs <- replicateM (length diff) (newName "rest")
       let rests = VarE ts : map VarE rs
-          binds = [ ValD (TupP [VarP tv, VarP r]) (NormalB (app (VarE 'fill) [VarE p, rin])) []
-                  | ((_, p), tv, r, rin) <- zip4 diff tvs rs rests ]
+          -- the last argument leaves no rest to use
+          restPats = map VarP (init rs) ++ [WildP]
+          binds = [ ValD (TupP [VarP tv, r]) (NormalB (app (VarE 'fill) [VarE p, rin])) []
+                  | ((_, p), tv, r, rin) <- zip4 diff tvs restPats rests ]
           tangents = LetE binds (tupE' (map VarE tvs))
       pure (AppE (ConE 'Just) (CaseE (app (VarE j) plainArgs)
         [Match (TupP [VarP y', VarP fwd])
