@@ -60,13 +60,13 @@ primitiveDecs entry f vjp mjvp = do
   args <- forM (zip [1 :: Int ..] argTys) $ \(k, t) -> do
     d <- needsDual noEnv t
     if not d then pure (Arg t False) else do
-      shapeOf what ("its argument " ++ show k ++ " (" ++ shown t ++ ")") t
+      shapeOf what ("argument " ++ show k ++ " of `" ++ nameBase f ++ "' (" ++ shown t ++ ")") t
       pure (Arg t True)
   resNeeds <- needsDual noEnv res
   unless resNeeds $ failR
     [ "`" ++ nameBase f ++ "' returns " ++ shown res ++ ", which holds no Double: it has no "
       ++ "derivative to give" ]
-  shapeOf what ("its result (" ++ shown res ++ ")") res
+  shapeOf what ("the result of `" ++ nameBase f ++ "' (" ++ shown res ++ ")") res
   let diffTys = [argType a | a <- args, argDiff a]
   when (null diffTys) $ failR
     [ "no argument of `" ++ nameBase f ++ "' holds a Double (" ++ nameBase f ++ " :: "
@@ -250,18 +250,28 @@ capital :: String -> String
 capital (c : cs) | c >= 'a' && c <= 'z' = toEnum (fromEnum c - 32) : cs
 capital s = s
 
--- | A type as the user wrote it: names without their modules.
+-- | A type as the user would write it, on one line: names without their
+-- modules, lists in brackets, tuples in parentheses.
 shown :: Type -> String
-shown = pprint . unqualify
+shown = go False
   where
-    unqualify t = case t of
-      ConT n -> ConT (mkName (nameBase n))
-      VarT n -> VarT (mkName (nameBase n))
-      AppT a b -> AppT (unqualify a) (unqualify b)
-      ForallT tvs ctx a -> ForallT tvs (map unqualify ctx) (unqualify a)
-      SigT a k -> SigT (unqualify a) k
-      ParensT a -> ParensT (unqualify a)
-      _ -> t
+    -- the flag: an argument position (an application or arrow needs parentheses)
+    go arg t = case spine t [] of
+      (ArrowT, [a, b]) -> paren arg (go True a ++ " -> " ++ go False b)
+      (ListT, [a]) -> "[" ++ go False a ++ "]"
+      (TupleT k, as) | length as == k, k /= 1 -> "(" ++ intercalate ", " (map (go False) as) ++ ")"
+      (ForallT _ ctx a, []) -> paren arg ("(" ++ intercalate ", " (map (go False) ctx) ++ ") => " ++ go False a)
+      (g, []) -> atom g
+      (g, as) -> paren arg (unwords (atom g : map (go True) as))
+    atom t = case t of
+      ConT n -> nameBase n
+      VarT n -> nameBase n
+      ListT -> "[]"
+      TupleT k -> "(" ++ replicate (k - 1) ',' ++ ")"
+      ArrowT -> "(->)"
+      _ -> unwords (words (pprint t))
+    paren True x = "(" ++ x ++ ")"
+    paren False x = x
 
 ruleError :: String -> [String] -> Q a
 ruleError what ls = fail (intercalate "\n  " (("dualrev: " ++ what ++ ": " ++ head ls) : tail ls))
