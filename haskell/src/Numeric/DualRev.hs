@@ -31,7 +31,8 @@
 --   and "Control.Monad", and the array functions of "Numeric.DualRev.Array"
 --   (each one tape node);
 -- * class-polymorphic functions defined outside any block, called at the
---   dual scalar.
+--   dual scalar, and functions defined outside any block that 'primitive'
+--   gave a derivative of their own.
 --
 -- Anything else is a compile-time error naming the construct, the
 -- definition and the block's source location.
@@ -180,14 +181,15 @@ hvp = hvpQ
 hessian :: Name -> Q Exp
 hessian = hessianQ
 
--- | @primitive 'f 'fVJP@ (a declaration splice) declares @f@, a function
+-- | @primitive 'f 'fVJP@, a declaration splice, makes @f@, a function
 -- defined outside any block (ordinary code, a foreign import), a primitive
--- of differentiable code whose derivative is its VJP, @fVJP@: at the
+-- of differentiable code with the derivative @fVJP@, its VJP: at the
 -- arguments, the value and the backpropagator from the value's cotangent
--- to the arguments' adjoints.  Blocks then call @f@ as they call a
--- built-in, and every splice differentiates through it.
+-- to the arguments' adjoints.  Blocks then use @f@ as they use a built-in
+-- (called, mapped, passed around), and every splice differentiates
+-- through it.
 --
--- > softclip :: Double -> Double -> Double          -- any code: C, a solver, ...
+-- > softclip :: Double -> Double -> Double            -- any code
 -- > softclip c x = c * tanh (x / c)
 -- >
 -- > softclipVJP :: Double -> Double -> (Double, Double -> (Double, Double))
@@ -201,31 +203,36 @@ hessian = hessianQ
 -- >   loss :: [Double] -> Double
 -- >   loss xs = sum (map (softclip 2) xs)
 -- >   |]
+-- >
+-- > $(grad 'loss) [1, 2, 3]   -- 1 - tanh (x / 2) ^ 2 for each x
 --
--- The types, for @f :: a1 -> ... -> an -> b@:
+-- For @f :: a1 -> ... -> an -> b@ the VJP's type is
 --
 -- > fVJP :: a1 -> ... -> an -> (b, b -> (c1, ..., ck))
 --
 -- where @c1 ... ck@ are the types of the arguments that hold Doubles, in
--- order (one of them: no tuple); the others (@Int@, @Bool@, 'Constant', ...)
--- are data, passed to the rule as they are, without adjoints.  The result
--- and the arguments holding Doubles are built from 'Double', lists and
--- tuples.  A polymorphic function or rule is taken at 'Double'.  A
--- function and rule that do not fit is a compile-time error naming the
--- rule, its location and the type to write.
+-- order (for one of them, no tuple); the other arguments (@Int@, @Bool@,
+-- 'Constant', ...) are data, passed to the rule as they are, without
+-- adjoints.  The result and the arguments holding Doubles are built from
+-- 'Double', lists and tuples (of up to 7 components).  A polymorphic
+-- function or rule is taken at 'Double'.  A rule whose arity or type does
+-- not fit the function, a rule for a built-in or for a function of a
+-- block, is a compile-time error naming the rule, its location and the
+-- type to write.
 --
--- The rule is applied when a call is recorded: the engine gets the
--- Jacobian at the call as one node per scalar of the value, so forward
--- mode ('jvp', 'jacobian'), parallel jobs and every sweep use it, and no
--- Haskell code runs during a sweep.  A value of m scalars costs m calls of
--- the backpropagator (one for a 'Double'); apply a rule on scalars with
--- 'map' rather than giving a rule to a function on long lists.  The rule
--- gives first derivatives only: 'hvp', 'hessian', and 'derivative' or
--- 'gradient' around a call of @f@ inside differentiable code, raise a
--- 'DualRevError' naming the rule.
+-- When a call is recorded, the rule gives the engine its Jacobian there,
+-- one node of given partials per scalar of the value, from one call of the
+-- backpropagator per scalar of the value (one for a 'Double'): every
+-- derivative of this module works through it ('jvp' and 'jacobian'
+-- included), and no Haskell code runs in the engine's sweeps.  Give a rule
+-- to a function of one element and 'map' it rather than to a function
+-- returning a long list.  The rule has no second derivatives: 'hvp',
+-- 'hessian', and 'derivative' or 'gradient' taken around a call inside
+-- differentiable code, raise a 'DualRevError' naming the rule.
 --
--- Other modules use the rule when the declaring module exports @f'dr@ (and
--- the worker @f'drw@) beside @f@, as for a block's functions.
+-- Declare the rule after the function and its derivatives, before the
+-- blocks that use it.  Other modules use the rule when the declaring
+-- module exports @f'dr@ and @f'drw@ beside @f@, as for a block's functions.
 primitive :: Name -> Name -> Q [Dec]
 primitive f vjp = primitiveDecs "primitive" f vjp Nothing
 
@@ -236,6 +243,6 @@ primitive f vjp = primitiveDecs "primitive" f vjp Nothing
 -- the value and the map from the arguments' tangents (shaped as the VJP's
 -- adjoints) to the value's tangent.  Where the arguments have fewer
 -- scalars than the value, the Jacobian of a call is built from the JVP,
--- one call per scalar of the arguments, instead of the VJP.
+-- one call per scalar of the arguments, rather than from the VJP.
 primitiveWithJVP :: Name -> Name -> Name -> Q [Dec]
 primitiveWithJVP f vjp fjvp = primitiveDecs "primitiveWithJVP" f vjp (Just fjvp)

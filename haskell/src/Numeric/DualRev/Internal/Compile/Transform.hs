@@ -139,10 +139,12 @@ outsideVar env v = do
           nd <- or <$> mapM (needsDual (eTy env)) (res : args)
           if not nd || not (null tvs) then pure (VPrim (PPure v k))
             else refuse ("`" ++ pprint v ++ "', defined outside any differentiable block at the type "
-                         ++ pprint ty ++ "; move it into a differentiable block, or give it a "
-                         ++ "polymorphic signature such as `Floating a => a -> a' (if a block of "
-                         ++ "another module defines it, that module must export its dual `"
-                         ++ nameBase (dualValName v) ++ "' too)")
+                         ++ pprint ty ++ "; move it into a differentiable block, give it a "
+                         ++ "polymorphic signature such as `Floating a => a -> a', or declare it a "
+                         ++ "primitive with its derivative (primitive '" ++ nameBase v ++ " '"
+                         ++ nameBase v ++ "VJP) (if a block or a rule of another module defines "
+                         ++ "its dual, that module must export `" ++ nameBase (dualValName v)
+                         ++ "' and `" ++ nameBase (dualWorkerName v) ++ "' too)")
     quantified (ForallT tvs ctx t) = let (tvs', ctx', t') = quantified t in (tvs ++ tvs', ctx ++ ctx', t')
     quantified t = ([], [], t)
     arrows (AppT (AppT ArrowT a) b) = let (as, r) = arrows b in (a : as, r)
