@@ -142,9 +142,10 @@ outsideVar env v = do
                          ++ pprint ty ++ "; move it into a differentiable block, give it a "
                          ++ "polymorphic signature such as `Floating a => a -> a', or declare it a "
                          ++ "primitive with its derivative (primitive '" ++ nameBase v ++ " '"
-                         ++ nameBase v ++ "VJP) (if a block or a rule of another module defines "
-                         ++ "its dual, that module must export `" ++ nameBase (dualValName v)
-                         ++ "' and `" ++ nameBase (dualWorkerName v) ++ "' too)")
+                         ++ nameBase v ++ "VJP) (if a block or a rule of another module gives "
+                         ++ "it its derivative, that module must export its dual `"
+                         ++ nameBase (dualValName v) ++ "' too, and `" ++ nameBase (dualWorkerName v)
+                         ++ "')")
     quantified (ForallT tvs ctx t) = let (tvs', ctx', t') = quantified t in (tvs ++ tvs', ctx ++ ctx', t')
     quantified t = ([], [], t)
     arrows (AppT (AppT ArrowT a) b) = let (as, r) = arrows b in (a : as, r)
