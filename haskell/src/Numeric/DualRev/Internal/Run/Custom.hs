@@ -184,8 +184,9 @@ customD what xs vjpAt jvpAt = AD $ \t -> do
       order <- c_tape_order t
       when (order == 2) $ throwIO (DualRevError
         ("dualrev: " ++ what ++ " gives first derivatives only, and this derivative needs "
-         ++ "second ones through it (hvp, hessian, or derivative or gradient inside "
-         ++ "differentiable code); write the function in a differentiable block instead"))
+         ++ "second ones through it (hvp and hessian need them everywhere, derivative and "
+         ++ "gradient inside differentiable code in the function they differentiate): call it "
+         ++ "outside that function, or write the function in a differentiable block"))
       rows <- case byColumns of
         Just (_, fwd) -> do
           cols <- forM active $ \k -> do
