@@ -252,8 +252,10 @@ differentiable [d|
 
   -- both sides of a parallel pair
   parR, parW :: ([Double], Double) -> Double
-  parR (xs, c) = let (a, b) = sum (map (softclip c) xs) |*| product (map (softclip (c + 1)) xs) in a * b
-  parW (xs, c) = let (a, b) = sum (map (softclipW c) xs) |*| product (map (softclipW (c + 1)) xs) in a * b
+  parR (xs, c) =
+    let (a, b) = sum (map (softclip c) xs) |*| product (map (softclip (c + 1)) xs) in a * b
+  parW (xs, c) =
+    let (a, b) = sum (map (softclipW c) xs) |*| product (map (softclipW (c + 1)) xs) in a * b
 
   -- constant arguments: the rule gives a constant
   constArgs :: (Double, Constant Double) -> Double
@@ -345,10 +347,11 @@ spec = describe "custom rules (primitive)" $ do
 
   describe "forward mode" $ do
     it "jvp through scalar rules is the gradient times the direction" $
-      property $ forAll listAndC $ \p@(xs, _) -> forAll ((,) <$> vecOf (length xs) dbl <*> dbl) $ \v ->
-        let (_, t) = $(jvp 'directR) p v
-            (gs, gc) = $(grad 'directR) p
-        in closeRel 1e-12 t (sum (zipWith (*) gs (fst v)) + gc * snd v)
+      property $ forAll listAndC $ \p@(xs, _) ->
+        forAll ((,) <$> vecOf (length xs) dbl <*> dbl) $ \v ->
+          let (_, t) = $(jvp 'directR) p v
+              (gs, gc) = $(grad 'directR) p
+          in closeRel 1e-12 t (sum (zipWith (*) gs (fst v)) + gc * snd v)
     it "jvp through a tuple-valued rule" $ property $ forAll ((,) <$> dbl <*> dbl) $ \p ->
       forAll ((,) <$> dbl <*> dbl) $ \v ->
         agree (toVec (snd ($(jvp 'polarR) p v))) (toVec (snd ($(jvp 'polarW) p v)))

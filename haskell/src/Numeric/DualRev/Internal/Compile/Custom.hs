@@ -14,12 +14,14 @@ module Numeric.DualRev.Internal.Compile.Custom
   ) where
 
 import Control.Monad (forM, replicateM, unless, when)
+import Data.Char (isAlpha, toUpper)
 import Data.List (intercalate)
 import qualified Data.Map as M
 import Data.Maybe (isJust)
 import qualified Data.Set as S
 import Language.Haskell.TH
 
+import Numeric.DualRev.Internal.Compile.Parse (showLoc)
 import Numeric.DualRev.Internal.Compile.Prims (lookupPrim)
 import Numeric.DualRev.Internal.Compile.Registry (register, reifyR)
 import Numeric.DualRev.Internal.Compile.Transform (markUsed, wrapperDec)
@@ -38,14 +40,13 @@ data Arg = Arg { argType :: Type, argDiff :: Bool }
 primitiveDecs :: String -> Name -> Name -> Maybe Name -> Q [Dec]
 primitiveDecs entry f vjp mjvp = do
   loc <- location
-  let at = loc_filename loc ++ ":" ++ show (fst (loc_start loc)) ++ ":" ++ show (snd (loc_start loc))
-      what = "the rule for `" ++ nameBase f ++ "' (" ++ entry ++ " at " ++ at ++ ")"
+  let what = "the rule for `" ++ nameBase f ++ "' (" ++ entry ++ " at " ++ showLoc loc ++ ")"
       failR = ruleError what
   when (isJust (lookupPrim f)) $ failR
     [ "`" ++ nameBase f ++ "' is a primitive of differentiable code already, with the engine's "
       ++ "derivative, and a rule cannot replace it"
-    , "give the rule to a function of your own instead, e.g. my" ++ capital (nameBase f) ++ " = "
-      ++ nameBase f ++ ", and use that" ]
+    , "give the rule to a function of your own instead, e.g. " ++ ownCopy (nameBase f)
+      ++ ", and use that" ]
   already <- externalDual dualValName f
   when (isJust already) $ failR
     [ "`" ++ nameBase f ++ "' has a derivative already: it is defined in a differentiable block, "
@@ -74,18 +75,22 @@ primitiveDecs entry f vjp mjvp = do
   let adj = case diffTys of
         [t] -> t
         ts -> tupleOf ts
+      plural = if length diffTys == 1 then "" else "s"
       vjpWant = foldr arrow (tupleOf [res, arrow res adj]) argTys
       jvpWant = foldr arrow (tupleOf [res, arrow adj res]) argTys
-      one = length diffTys == 1
-      explain = "(the arguments of `" ++ nameBase f ++ "', then its value and a function "
-      single = if length argTys == 1 then "the argument" else "the argument that holds Doubles"
-      several = "the " ++ show (length diffTys) ++ " arguments that hold Doubles, as a tuple in their order"
+      -- what the derivatives' results are, for the messages
+      args' = case diffTys of
+        [_] | length argTys == 1 -> "the argument"
+            | otherwise -> "the argument that holds Doubles"
+        _ -> "the " ++ show (length diffTys) ++ " arguments that hold Doubles, as a tuple in "
+             ++ "their order"
+      explain middle = "(the arguments of `" ++ nameBase f ++ "', then its value and a function "
+                       ++ middle ++ ")"
   checkDerivative what "VJP" f fty vjp vjpWant
-    (explain ++ "from the value's cotangent to "
-     ++ (if one then "the adjoint of " ++ single else "the adjoints of " ++ several) ++ ")")
+    (explain ("from the value's cotangent to the adjoint" ++ plural ++ " of " ++ args'))
   mapM_ (\j -> checkDerivative what "JVP" f fty j jvpWant
-                 (explain ++ "from " ++ (if one then "the tangent of " ++ single else "the tangents of " ++ several ++ ",")
-                  ++ " to the value's tangent)"))
+                 (explain ("from the tangent" ++ plural ++ " of " ++ args'
+                           ++ (if null plural then " " else ", ") ++ "to the value's tangent")))
         mjvp
   decs <- ruleDecs what f args res vjp mjvp
   register decs
@@ -172,7 +177,8 @@ ruleDecs what f args res vjp mjvp = do
       adjScalars = foldr (\c r -> app (VarE 'scalars) [VarE c, r]) (ListE []) cs
       backE = LamE [VarP ybar]
         (CaseE (AppE (VarE back) (VarE ybar))
-          [Match (tupP' cs) (NormalB (CondE conforming (AppE (ConE 'Just) adjScalars) (ConE 'Nothing))) []])
+          [Match (tupP' cs)
+                 (NormalB (CondE conforming (AppE (ConE 'Just) adjScalars) (ConE 'Nothing))) []])
       vjpAt = CaseE (app (VarE vjp) plainArgs)
         [Match (TupP [VarP y, VarP back]) (NormalB (TupE [Just (VarE y), Just backE])) []]
   -- the JVP at the arguments; its tangents from scalars, shaped like them
@@ -246,9 +252,11 @@ tupE' :: [Exp] -> Exp
 tupE' [e] = e
 tupE' es = TupE (map Just es)
 
-capital :: String -> String
-capital (c : cs) | c >= 'a' && c <= 'z' = toEnum (fromEnum c - 32) : cs
-capital s = s
+-- | A definition of one's own for a built-in, to suggest: @myTanh = tanh@.
+ownCopy :: String -> String
+ownCopy n@(c : cs)
+  | isAlpha c = "my" ++ toUpper c : cs ++ " = " ++ n
+ownCopy n = "(." ++ n ++ ".) = (" ++ n ++ ")"
 
 -- | A type as the user would write it, on one line: names without their
 -- modules, lists in brackets, tuples in parentheses.
@@ -260,7 +268,6 @@ shown = go False
       (ArrowT, [a, b]) -> paren arg (go True a ++ " -> " ++ go False b)
       (ListT, [a]) -> "[" ++ go False a ++ "]"
       (TupleT k, as) | length as == k, k /= 1 -> "(" ++ intercalate ", " (map (go False) as) ++ ")"
-      (ForallT _ ctx a, []) -> paren arg ("(" ++ intercalate ", " (map (go False) ctx) ++ ") => " ++ go False a)
       (g, []) -> atom g
       (g, as) -> paren arg (unwords (atom g : map (go True) as))
     atom t = case t of

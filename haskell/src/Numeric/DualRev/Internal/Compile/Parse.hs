@@ -8,6 +8,7 @@
 -- the definition it is in and the location of the differentiable block.
 module Numeric.DualRev.Internal.Compile.Parse
   ( Ctx (..)
+  , showLoc
   , unsupported
   , parseExpr
   , parseLocalDecs
@@ -29,6 +30,10 @@ data Ctx = Ctx
   { ctxBlock :: String  -- ^ "Foo.hs:12:1"
   , ctxDef :: String    -- ^ the top-level definition being parsed
   }
+
+-- | A splice's location as messages give it: "Foo.hs:12:1".
+showLoc :: Loc -> String
+showLoc loc = loc_filename loc ++ ":" ++ show (fst (loc_start loc)) ++ ":" ++ show (snd (loc_start loc))
 
 unsupported :: Ctx -> String -> String -> Q a
 unsupported ctx what shown =

@@ -669,9 +669,7 @@ differentiableDecs :: Q [Dec] -> Q [Dec]
 differentiableDecs qds = do
   ds <- qds
   loc <- location
-  let blockLoc = loc_filename loc ++ ":" ++ show (fst (loc_start loc)) ++ ":"
-                 ++ show (snd (loc_start loc))
-      ctx0 = Ctx blockLoc "<block>"
+  let ctx0 = Ctx (showLoc loc) "<block>"
   outside <- outsideTypes ds
   tenv <- blockDualTypes (ds ++ outside)
   -- the block's own declarations and the outside ones it makes twins of
