@@ -257,6 +257,11 @@ differentiable [d|
   parW (xs, c) =
     let (a, b) = sum (map (softclipW c) xs) |*| product (map (softclipW (c + 1)) xs) in a * b
 
+  -- the step of a checkpointed loop (recorded again during the sweeps)
+  loopR, loopW :: (Double, Double) -> Double
+  loopR p = fst (checkpointedIterateWith 3 40 (\(s, c) -> (softclip c (s * 1.3) + 0.1, c)) p)
+  loopW p = fst (iterate (\(s, c) -> (softclipW c (s * 1.3) + 0.1, c)) p !! 40)
+
   -- constant arguments: the rule gives a constant
   constArgs :: (Double, Constant Double) -> Double
   constArgs (x, c) = x * softclip (constant c) (constant c)
@@ -328,6 +333,8 @@ spec = describe "custom rules (primitive)" $ do
     checkDiff "a tuple result" ((,) <$> dbl <*> dbl) polarR $(differentiate 'polarR)
     it "in both jobs of a parallel pair" $ property $ forAll listAndC $ \p ->
       agree (toVec ($(grad 'parR) p)) (toVec ($(grad 'parW) p))
+    it "in the step of a checkpointed loop" $ property $ forAll ((,) <$> dbl <*> pos) $ \p ->
+      agree (toVec ($(grad 'loopR) p)) (toVec ($(grad 'loopW) p))
 
   describe "the rule is what is used" $ do
     it "a rule whose derivative is not the function's: the gradient follows the rule" $

@@ -224,7 +224,7 @@ hessian = hessianQ
 -- one node of given partials per scalar of the value, from one call of the
 -- backpropagator per scalar of the value (one for a 'Double'): every
 -- derivative of this module works through it ('jvp' and 'jacobian'
--- included), and no Haskell code runs in the engine's sweeps.  Give a rule
+-- included), and the rule runs only where a call is recorded.  Give a rule
 -- to a function of one element and 'map' it rather than to a function
 -- returning a long list.  The rule has no second derivatives: 'hvp',
 -- 'hessian', and 'derivative' or 'gradient' taken around a call inside

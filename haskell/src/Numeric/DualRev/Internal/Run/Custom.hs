@@ -16,9 +16,8 @@
 -- active input (a column each).  A scalar-valued rule is one VJP call.
 --
 -- Those nodes are ordinary ones, so every sweep of the engine works through
--- them (reverse, forward, k-wide, parallel jobs), no Haskell code runs
--- during a sweep, and an exception in a rule surfaces where the call is
--- recorded.  Their partials are numbers, not recorded operations, so they
+-- them (reverse, forward, k-wide, parallel jobs) without calling the rule,
+-- and an exception in a rule surfaces where the call is recorded.  Their partials are numbers, not recorded operations, so they
 -- have no second derivatives: a call with active inputs on a tape of order
 -- 2 (hvp, hessian, a derivative inside differentiable code) raises
 -- 'DualRevError' rather than give a second derivative without the rule's
