@@ -243,6 +243,7 @@ primitive f vjp = primitiveDecs "primitive" f vjp Nothing
 -- the value and the map from the arguments' tangents (shaped as the VJP's
 -- adjoints) to the value's tangent.  Where the arguments have fewer
 -- scalars than the value, the Jacobian of a call is built from the JVP,
--- one call per scalar of the arguments, rather than from the VJP.
+-- one call of that map per scalar of the arguments, rather than from the
+-- VJP.  The value of a call is the VJP's either way.
 primitiveWithJVP :: Name -> Name -> Name -> Q [Dec]
 primitiveWithJVP f vjp fjvp = primitiveDecs "primitiveWithJVP" f vjp (Just fjvp)

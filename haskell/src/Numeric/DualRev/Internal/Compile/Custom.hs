@@ -185,7 +185,6 @@ ruleDecs what f args res vjp mjvp = do
   jvpAt <- case mjvp of
     Nothing -> pure (ConE 'Nothing)
     Just j -> do
-      y' <- newName "y"
       fwd <- newName "fwd"
       ts <- newName "ts"
       tvs <- replicateM (length diff) (newName "tan")
@@ -196,9 +195,9 @@ ruleDecs what f args res vjp mjvp = do
           binds = [ ValD (TupP [VarP tv, r]) (NormalB (app (VarE 'fill) [VarE p, rin])) []
                   | ((_, p), tv, r, rin) <- zip4 diff tvs restPats rests ]
           tangents = LetE binds (tupE' (map VarE tvs))
+      -- the JVP's own value is left unevaluated: the VJP's is the call's
       pure (AppE (ConE 'Just) (CaseE (app (VarE j) plainArgs)
-        [Match (TupP [VarP y', VarP fwd])
-           (NormalB (TupE [Just (VarE y'), Just (LamE [VarP ts] (AppE (VarE fwd) tangents))])) []]))
+        [Match (TupP [WildP, VarP fwd]) (NormalB (LamE [VarP ts] (AppE (VarE fwd) tangents))) []]))
   let body = LetE primals (app (VarE 'customD) [LitE (StringL what), xs, vjpAt, jvpAt])
       workerTy = foldr arrow (AppT (ConT ''AD) res') argTys'
   valTy <- transType noEnv (foldr arrow res (map argType args))

@@ -161,23 +161,15 @@ shortList = error "dualrev: Shape.fill: fewer scalars than the shape holds"
 
 -- | The call of a primitive with a custom rule, recorded.  @what@ names the
 -- rule for messages; @xs@ are the scalars of the arguments that hold
--- 'Double's, left to right; @vjpAt@ is the rule's VJP at the arguments,
--- its backpropagator giving the adjoints' scalars in the same order, or
--- 'Nothing' for adjoints not shaped like the arguments; @jvpAt@ the rule's
--- JVP there, if it has one, taking the tangents' scalars in that order and
--- giving the output's tangent.
+-- 'Double's, left to right; @vjpAt@ is the rule's VJP at the arguments:
+-- the value, and the backpropagator giving the adjoints' scalars in the
+-- same order, or 'Nothing' for adjoints not shaped like the arguments;
+-- @jvpAt@ the rule's JVP there, if it has one: from the tangents' scalars
+-- in that order to the value's tangent.  The value is the VJP's.
 customD :: Shape b d
-        => String -> [D] -> (b, b -> Maybe [Double]) -> Maybe (b, [Double] -> b) -> AD d
-customD what xs vjpAt jvpAt = AD $ \t -> do
-  let n = length xs
-      active = [k | (k, D _ i) <- zip [0 :: Int ..] xs, i /= -1]
-      byColumns = case jvpAt of
-        Just (y', fwd) | length active < length (scalars y' []) -> Just (y', fwd)
-        _ -> Nothing
-      y = maybe (fst vjpAt) fst byColumns
-      ys = scalars y []
-      m = length ys
-  if null active
+        => String -> [D] -> (b, b -> Maybe [Double]) -> Maybe ([Double] -> b) -> AD d
+customD what xs (y, back) jvpAt = AD $ \t ->
+  if all (\(D _ i) -> i == -1) xs
     then pure (fst (fillD y (map constD ys)))
     else do
       order <- c_tape_order t
@@ -186,28 +178,33 @@ customD what xs vjpAt jvpAt = AD $ \t -> do
          ++ "second ones through it (hvp and hessian need them everywhere, derivative and "
          ++ "gradient inside differentiable code in the function they differentiate): call it "
          ++ "outside that function, or write the function in a differentiable block"))
-      rows <- case byColumns of
-        Just (_, fwd) -> do
+      let active = [k | (k, D _ i) <- zip [0 :: Int ..] xs, i /= -1]
+      rows <- case jvpAt of
+        -- a column per active input, where they are fewer than the rows
+        Just fwd | length active < m -> do
           cols <- forM active $ \k -> do
             let tangent = fwd [if j == k then 1 else 0 | j <- [0 .. n - 1]]
-                col = scalars tangent []
             when (not (conform y tangent)) $ throwIO (DualRevError
               ("dualrev: " ++ what ++ ": its JVP gave a tangent not shaped like the value "
                ++ "(a list in the tangent must be as long as in the value)"))
-            pure col
+            pure (scalars tangent [])
           -- row j: the partials of output j in the active inputs (the
           -- others are constants, which recordN leaves out anyway)
-          let byInput = transpose cols
-          pure [ spread n active r | r <- byInput ]
-        Nothing -> forM [0 .. m - 1] $ \j -> do
-          let (ybar, _) = fill y [if i == j then 1 else 0 | i <- [0 .. m - 1]]
-          case snd vjpAt ybar of
+          pure [ spread n active r | r <- transpose cols ]
+        _ -> forM [0 .. m - 1] $ \j -> do
+          let ybar = if m == 1 then fst (fill y [1])
+                     else fst (fill y [if i == j then 1 else 0 | i <- [0 .. m - 1]])
+          case back ybar of
             Just row | length row == n -> pure row
             _ -> throwIO (DualRevError
               ("dualrev: " ++ what ++ ": its VJP gave adjoints not shaped like the arguments "
                ++ "(an adjoint list must be as long as its argument)"))
       outs <- forM (zip ys rows) $ \(v, row) -> unAD (recordN v (zip xs row)) t
       pure (fst (fillD y outs))
+  where
+    ys = scalars y []
+    m = length ys
+    n = length xs
 {-# INLINABLE customD #-}
 
 -- | Partials for the inputs listed (active ones), zero for the others.
