@@ -18,13 +18,27 @@ module Check
     -- * Checks
   , gradProp, gradFwdProp, jacProp, diffProp
   , checkGrad, checkGradFwd, checkJac, checkDiff
+    -- * Errors
+  , dualRevError
     -- * Generators
   , dbl, pos, unit, vecOf, listOf1N, matOf
   ) where
 
+import Control.Exception (evaluate, try)
 import Control.Monad (replicateM)
 import Test.Hspec
 import Test.QuickCheck
+
+import Numeric.DualRev (DualRevError (..))
+
+-- | The message of the DualRevError that evaluating x raises, or
+-- "no error".
+dualRevError :: a -> IO String
+dualRevError x = do
+  r <- try (evaluate x)
+  pure $ case r of
+    Left (DualRevError m) -> m
+    Right _ -> "no error"
 
 ------------------------------------------------------------------------------
 -- Forward mode: value and tangent

@@ -4,7 +4,6 @@
 -- wide functions, discrete parts, errors.
 module SecondOrder (spec) where
 
-import Control.Exception (evaluate, try)
 import Data.List (isInfixOf, transpose)
 import Test.Hspec
 import Test.QuickCheck
@@ -84,12 +83,6 @@ jvpProp f jv jac x v =
 isSymmetric :: [[Double]] -> Bool
 isSymmetric h = and [ closeRel 1e-12 a b | (r, c) <- zip h (transpose h), (a, b) <- zip r c ]
 
-dualRevError :: a -> IO String
-dualRevError x = do
-  r <- try (evaluate x)
-  case r of
-    Left (DualRevError m) -> pure m
-    Right _ -> pure "no error"
 
 spec :: Spec
 spec = describe "forward mode and second order" $ do
