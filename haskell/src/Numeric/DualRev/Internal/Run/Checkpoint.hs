@@ -1,3 +1,4 @@
+{-# LANGUAGE FlexibleContexts #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
@@ -14,7 +15,6 @@ module Numeric.DualRev.Internal.Run.Checkpoint
   , defaultSnapshots
   , checkpointedIterateD
   , checkpointedIterateWithD
-  , LoopState (..)
   ) where
 
 import Control.Exception (SomeException, handle, throwIO)
@@ -29,6 +29,7 @@ import Numeric.DualRev.Internal.Engine.FFI (CReal, c_strerror, c_tape_status)
 import Numeric.DualRev.Internal.Engine.LoopFFI
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Run.Current (recordingOn)
+import Numeric.DualRev.Internal.Run.Custom (Shape (..))
 
 -- | @checkpointedIterate n step x0@ is @iterate step x0 !! n@, the state
 -- after n steps, computed strictly.  In differentiable code the loop is
@@ -38,7 +39,7 @@ import Numeric.DualRev.Internal.Run.Current (recordingOn)
 -- step during the reverse pass; the gradient is the one of the plain loop.
 --
 -- The state is a 'Double', a list (its length kept by every step), or a
--- tuple of up to four states.  The step may use constants from around the
+-- tuple of up to seven states (the shapes of custom rules' arguments).  The step may use constants from around the
 -- loop, but a value that is differentiated (a parameter, say) must be part
 -- of the state, which the step passes on unchanged: the step runs on a tape
 -- of the loop's own, and a differentiated value from outside it is
@@ -58,21 +59,21 @@ checkpointedIterateWith _ n step x0 = go n x0
 defaultSnapshots :: Int
 defaultSnapshots = 100
 
-checkpointedIterateD :: LoopState s => Int -> (s -> AD s) -> s -> AD s
+checkpointedIterateD :: Shape a s => Int -> (s -> AD s) -> s -> AD s
 checkpointedIterateD = checkpointedIterateWithD defaultSnapshots
 
-checkpointedIterateWithD :: forall s. LoopState s => Int -> Int -> (s -> AD s) -> s -> AD s
+checkpointedIterateWithD :: forall a s. Shape a s => Int -> Int -> (s -> AD s) -> s -> AD s
 checkpointedIterateWithD snaps n step x0
   | n <= 0 = pure x0
   | otherwise = AD $ \t -> do
-      let xs = scalars x0
+      let xs = duals x0 []
           m = length xs
       failure <- newIORef (Nothing :: Maybe SomeException)
       let run :: StepFn
           run _ inner _ _ xp yp = handle (\e -> writeIORef failure (Just e) >> pure 2) $ do
             s <- rebuildFrom xp m
             s' <- recordingOn inner (unAD (step s) inner)
-            let ys = scalars s'
+            let ys = duals s' []
             when (length ys /= m) $ throwIO $ DualRevError $
               "dualrev: checkpointedIterate: a step turned a state of " ++ show m
                 ++ " numbers into one of " ++ show (length ys)
@@ -97,44 +98,10 @@ checkpointedIterateWithD snaps n step x0
                      else ""
   where
     rebuildFrom :: Ptr CReal -> Int -> IO s
-    rebuildFrom p m = fst . rebuild x0 <$> mapM (peekReal p) [0 .. m - 1]
+    rebuildFrom p m = fst . fillD (primal x0 :: a) <$> mapM (peekReal p) [0 .. m - 1]
 
 peekReal :: Ptr CReal -> Int -> IO D
 peekReal p i = D <$> peekByteOff p (16 * i) <*> peekByteOff p (16 * i + 8)
 
 pokeReals :: Ptr CReal -> [D] -> IO ()
 pokeReals p = zipWithM_ (\i (D v j) -> pokeByteOff p (16 * i) v >> pokeByteOff p (16 * i + 8) j) [0 ..]
-
--- | The state of a checkpointed loop: its numbers, in order, and the same
--- shape rebuilt from numbers.
-class LoopState s where
-  scalars :: s -> [D]
-  -- | The shape of the first argument, from the numbers; the rest.
-  rebuild :: s -> [D] -> (s, [D])
-
-instance LoopState D where
-  scalars x = [x]
-  rebuild _ (y : ys) = (y, ys)
-  rebuild x [] = (x, [])
-
-instance LoopState a => LoopState [a] where
-  scalars = concatMap scalars
-  rebuild xs ds = foldr step (\r -> ([], r)) xs ds
-    where step x k r = let (y, r') = rebuild x r; (ys, r'') = k r' in (y : ys, r'')
-
-instance (LoopState a, LoopState b) => LoopState (a, b) where
-  scalars (a, b) = scalars a ++ scalars b
-  rebuild (a, b) r0 = let (a', r1) = rebuild a r0; (b', r2) = rebuild b r1 in ((a', b'), r2)
-
-instance (LoopState a, LoopState b, LoopState c) => LoopState (a, b, c) where
-  scalars (a, b, c) = scalars a ++ scalars b ++ scalars c
-  rebuild (a, b, c) r0 =
-    let (a', r1) = rebuild a r0; (b', r2) = rebuild b r1; (c', r3) = rebuild c r2
-    in ((a', b', c'), r3)
-
-instance (LoopState a, LoopState b, LoopState c, LoopState d) => LoopState (a, b, c, d) where
-  scalars (a, b, c, d) = scalars a ++ scalars b ++ scalars c ++ scalars d
-  rebuild (a, b, c, d) r0 =
-    let (a', r1) = rebuild a r0; (b', r2) = rebuild b r1; (c', r3) = rebuild c r2
-        (d', r4) = rebuild d r3
-    in ((a', b', c', d'), r4)
