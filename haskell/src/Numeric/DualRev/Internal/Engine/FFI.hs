@@ -14,7 +14,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_seed, c_reverse, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
     -- * Jacobians, forward mode and second order
-  , CReal, c_jacobian, c_jvp, c_hvp, c_hessian
+  , CReal, c_jacobian, c_jvp, c_hvp, c_hessian, c_gradient_range
   ) where
 
 import Data.Int (Int64)
@@ -65,9 +65,12 @@ foreign import ccall safe "dr_jacobian"
 foreign import ccall safe "dr_jvp"
   c_jvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 
--- dr_hvp and dr_hessian through haskell/cbits/hs_second_order.c: y as its
--- value and id (a dr_real cannot be passed by value).
+-- dr_hvp, dr_hessian and dr_gradient_range through
+-- haskell/cbits/hs_scalar_args.c: y as its value and id (a dr_real cannot be
+-- passed by value).
 foreign import ccall unsafe "drhs_hvp"
   c_hvp :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_hessian"
   c_hessian :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
+foreign import ccall unsafe "drhs_gradient_range"
+  c_gradient_range :: Ptr CTape -> Double -> Int64 -> Int64 -> CSize -> Ptr Double -> IO CInt

@@ -19,7 +19,7 @@
 --   array output's elements by index nodes).
 module Numeric.DualRev.Internal.Run.Flat
   ( -- * Runners
-    jacobianRun, jvpRun, hvpRun, hessianRun
+    jacobianRun, jvpRun, hvpRun, hessianRun, withOrder2Tape
     -- * Walks
   , Trav, R, Supply
   , travD, travVec, travMat

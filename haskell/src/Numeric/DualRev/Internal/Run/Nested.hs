@@ -17,6 +17,10 @@ module Numeric.DualRev.Internal.Run.Nested
   , gradient
   , derivativeD
   , gradientD
+    -- * For the overloaded mode
+  , nestedOn
+  , copyOf
+  , tangentSeeded
   ) where
 
 import Control.Exception (finally, throwIO)
@@ -88,12 +92,16 @@ gradientD f xs = nested $ \t mark -> do
 -- | Run with the tape logging second-order information from a mark on,
 -- restoring its order afterwards.
 nested :: (Ptr CTape -> Int64 -> IO a) -> AD a
-nested body = AD $ \t -> do
+nested body = AD (\t -> nestedOn t (body t))
+
+-- | 'nested' on a given tape: the body gets the mark.
+nestedOn :: Ptr CTape -> (Int64 -> IO a) -> IO a
+nestedOn t body = do
   old <- c_tape_order t
   st <- c_tape_set_order t 2
   when (st /= 0) (failWith "a derivative inside differentiable code" st)
   mark <- c_tape_mark t
-  body t mark `finally` c_tape_set_order t old
+  body mark `finally` c_tape_set_order t old
 
 -- | A fresh node with the value of x that depends on x: the inner
 -- variable, seeded alone.
@@ -102,17 +110,22 @@ copyOf t (D v i) = D v <$> (if i == -1 then c_record0 t else c_record1 t i 1)
 
 -- | The tangent of r recorded on the tape, the seeds' tangents 1.
 tangentOf :: Ptr CTape -> Int64 -> [Int64] -> D -> IO D
-tangentOf t mark seeds (D rv ri) = do
+tangentOf t mark seeds = tangentSeeded t mark [(s, constD 1) | s <- seeds]
+
+-- | The tangent of r recorded on the tape, given the tangent of each seed
+-- node (a dual number itself: a direction may depend on variables).
+tangentSeeded :: Ptr CTape -> Int64 -> [(Int64, D)] -> D -> IO D
+tangentSeeded t mark seeds (D rv ri) = do
   let k = length seeds
   allocaBytes (8 * k + 16 * k + 16) $ \buf -> do
     let ids = castPtr buf :: Ptr Int64
         sv = buf `plusPtr` (8 * k)
         out = buf `plusPtr` (24 * k)
-    mapM_ (\(j, s) -> do
+    mapM_ (\(j, (s, D dv di)) -> do
              pokeByteOff ids (8 * j) s
-             pokeByteOff sv (16 * j) (1 :: Double)
-             pokeByteOff sv (16 * j + 8) (-1 :: Int64))
-          (zip [0 ..] seeds)
+             pokeByteOff sv (16 * j) dv
+             pokeByteOff sv (16 * j + 8) di)
+          (zip [0 :: Int ..] seeds)
     st <- c_fe_tangent_record t mark (fromIntegral k) ids sv rv ri out
     when (st /= 0) (failWith "a derivative inside differentiable code" st)
     !v <- peekByteOff out 0

@@ -1,6 +1,7 @@
 /*
- * The engine's Hessian calls with the scalar y given as its value and id:
- * Haskell's FFI cannot pass a dr_real by value.
+ * The engine's calls that take the scalar y by value (dr_hvp, dr_hessian,
+ * dr_gradient_range), with y given as its value and id: Haskell's FFI
+ * cannot pass a dr_real by value.
  */
 #include "dualrev.h"
 
@@ -16,4 +17,11 @@ dr_status drhs_hessian(dr_tape *t, double yval, dr_idx yidx, size_t n,
 {
     dr_real y = {yval, yidx};
     return dr_hessian(t, y, n, x, H);
+}
+
+dr_status drhs_gradient_range(dr_tape *t, double yval, dr_idx yidx,
+                              dr_idx first, size_t n, double *g)
+{
+    dr_real y = {yval, yidx};
+    return dr_gradient_range(t, y, first, n, g);
 }

@@ -1,0 +1,62 @@
+-- | Derivatives of ordinary overloaded Haskell functions on the dualrev C
+-- engine, with the names, argument orders and types of the @ad@ package's
+-- "Numeric.AD": code written for @ad@ switches by changing its import.
+--
+-- > import Numeric.DualRev.AD   -- was: import Numeric.AD
+-- >
+-- > grad (\[x, y] -> x * y + sin x) [1, 2]   ==  [2 + cos 1, 1]
+-- > hessian (\[x, y] -> x * x * y) [1, 2]     ==  [[4, 2], [2, 0]]
+-- > diff (\x -> x * diff (\y -> auto x + y) 1) 1  ==  1
+--
+-- The differentiable scalar ('Reverse') records every operation on a C
+-- tape as it is evaluated, with the engine's derivative rules (the same as
+-- the Template Haskell splices of "Numeric.DualRev" use); the sweeps are
+-- the engine's.  Each differentiation has a tape of its own.  A nested one
+-- ('grad' inside 'grad', 'hessian', a derivative in a line search) records
+-- on the enclosing one's tape and records its own derivatives there too,
+-- seeded on fresh copies of its inputs: 'auto' brings an enclosing
+-- variable in, and perturbations of different levels do not mix.
+--
+-- Element types: 'Double', 'Float' (computed in Double, rounded back), and
+-- the scalar of an enclosing differentiation.  Differences from @ad@:
+--
+-- * one differentiable type, 'Reverse', for every function (@ad@ picks a
+--   mode per function: @Forward@ for 'diff' and 'du', sparse for
+--   'hessian'); functions written against the classes ('Num', 'Floating',
+--   'Mode', ...) or against @Reverse s a@ work unchanged;
+-- * the containers of 'jacobian', 'diffF' and 'du' are 'Traversable' (@ad@
+--   asks only 'Functor' of some);
+-- * results are computed when demanded, whole: the gradient of a call is
+--   read in one sweep;
+-- * Newton's method ('findZero', 'extremum', ...) is in
+--   "Numeric.DualRev.AD.Newton", as in @ad@;
+-- * the arithmetic of one differentiation must run on one thread at a time
+--   (no 'par' between its operations); separate differentiations may run
+--   on any threads.
+module Numeric.DualRev.AD
+  ( -- * The differentiable scalar
+    Reverse
+  , Element
+  , Mode (..)
+  , Reifies, Tape
+    -- * Gradients
+  , grad, grad', gradWith, gradWith'
+    -- * Jacobians
+  , jacobian, jacobian', jacobianWith, jacobianWith'
+  , jacobianT, jacobianWithT
+    -- * Hessians
+  , hessian, hessian', hessianF
+  , hessianProduct, hessianProduct'
+    -- * Derivatives
+  , diff, diff', diffF, diffF'
+    -- * Directional derivatives
+  , du, du', duF, duF'
+    -- * Gradient descent
+  , gradientDescent, gradientAscent
+  , conjugateGradientDescent, conjugateGradientAscent
+  , stochasticGradientDescent
+  ) where
+
+import Numeric.DualRev.Internal.Overloaded.Drivers
+import Numeric.DualRev.Internal.Overloaded.Optimize
+import Numeric.DualRev.Internal.Overloaded.Value

@@ -1,0 +1,265 @@
+{-# LANGUAGE RankNTypes #-}
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API.
+--
+-- The derivatives of the overloaded mode, with the names, argument orders
+-- and types of @ad@'s (up to the constraints: containers are 'Traversable'
+-- where @ad@ asks only 'Functor' of a forward-mode argument).  Each records
+-- the function once ("Numeric.DualRev.Internal.Overloaded.Session") and
+-- reads what it needs.
+module Numeric.DualRev.Internal.Overloaded.Drivers
+  ( -- * Gradients
+    grad, grad', gradWith, gradWith'
+    -- * Jacobians
+  , jacobian, jacobian', jacobianWith, jacobianWith', jacobianT, jacobianWithT
+    -- * Hessians
+  , hessian, hessian', hessianF, hessianProduct, hessianProduct'
+    -- * Derivatives
+  , diff, diff', diffF, diffF'
+    -- * Directional derivatives
+  , du, du', duF, duF'
+  ) where
+
+import Control.Exception (evaluate)
+import Data.Foldable (toList)
+import Data.Functor.Compose (Compose (..))
+import Data.Functor.Identity (Identity (..))
+import System.IO.Unsafe (unsafeDupablePerformIO)
+
+import Numeric.DualRev.Internal.Overloaded.Session
+import Numeric.DualRev.Internal.Overloaded.Value
+import Numeric.DualRev.Internal.Run.Flat (withOrder2Tape)
+
+-- | The type the differentiations instantiate their functions' @s@ at.
+data S
+
+-- | The inputs as scalars of the differentiation.
+vars :: Traversable f => f a -> [Val] -> f (Reverse S a)
+vars xs ins = fill xs (map Reverse ins)
+{-# INLINE vars #-}
+
+out :: Reverse s a -> IO Val
+out (Reverse v) = evaluate v
+{-# INLINE out #-}
+
+-- | The outputs of a container, forced, with the container.
+outs :: Traversable g => g (Reverse s a) -> IO (g (Reverse s a), [Val])
+outs ys = do
+  vs <- mapM out (toList ys)
+  pure (ys, vs)
+{-# INLINE outs #-}
+
+-- | The same scalar seen as one of another level (every level has the same
+-- representation).
+recast :: Reverse s a -> Reverse s' b
+recast (Reverse v) = Reverse v
+{-# INLINE recast #-}
+
+------------------------------------------------------------------------------
+-- Gradients
+
+-- | The gradient of a function to a scalar.
+--
+-- >>> grad (\[x, y, z] -> x * y + z) [1, 2, 3]
+-- [2.0,1.0,1.0]
+grad :: (Traversable f, Element a)
+     => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> f a
+grad f xs = snd (gradWith' (\_ g -> g) f xs)
+{-# INLINE grad #-}
+
+-- | The value and the gradient.
+grad' :: (Traversable f, Element a)
+      => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> (a, f a)
+grad' = gradWith' (\_ g -> g)
+{-# INLINE grad' #-}
+
+-- | The gradient, each entry combined with its input by the first argument.
+gradWith :: (Traversable f, Element a)
+         => (a -> a -> b) -> (forall s. f (Reverse s a) -> Reverse s a) -> f a -> f b
+gradWith g f xs = snd (gradWith' g f xs)
+{-# INLINE gradWith #-}
+
+-- | The value and 'gradWith'.
+gradWith' :: (Traversable f, Element a)
+          => (a -> a -> b) -> (forall s. f (Reverse s a) -> Reverse s a) -> f a -> (a, f b)
+gradWith' g f xs = unsafeDupablePerformIO $
+  differentiate xl [] (out . f . vars xs) $ \s y -> do
+    v <- valueOf s y
+    gs <- gradientOf s y
+    pure (v, fill xs (zipWith g xl gs))
+  where xl = toList xs
+{-# INLINE gradWith' #-}
+
+------------------------------------------------------------------------------
+-- Jacobians
+
+-- | The Jacobian of a function between containers: one row per output,
+-- shaped like the input.  The engine sweeps forward when there are more
+-- outputs than inputs, in reverse otherwise.
+jacobian :: (Traversable f, Traversable g, Element a)
+         => (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a -> g (f a)
+jacobian f xs = fmap snd (jacobianWith' (\_ d -> d) f xs)
+{-# INLINE jacobian #-}
+
+-- | Each output's value and row.
+jacobian' :: (Traversable f, Traversable g, Element a)
+          => (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a -> g (a, f a)
+jacobian' = jacobianWith' (\_ d -> d)
+{-# INLINE jacobian' #-}
+
+-- | 'jacobian', each entry combined with its input by the first argument.
+jacobianWith :: (Traversable f, Traversable g, Element a)
+             => (a -> a -> b) -> (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a -> g (f b)
+jacobianWith g f xs = fmap snd (jacobianWith' g f xs)
+{-# INLINE jacobianWith #-}
+
+-- | Each output's value and 'jacobianWith' row.
+jacobianWith' :: (Traversable f, Traversable g, Element a)
+              => (a -> a -> b) -> (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a
+              -> g (a, f b)
+jacobianWith' g f xs = unsafeDupablePerformIO $
+  differentiate xl [] (outs . f . vars xs) $ \s (ys, vs) -> do
+    values <- mapM (valueOf s) vs
+    rs <- jacobianOf s vs
+    pure (fill ys (zip values [fill xs (zipWith g xl r) | r <- rs]))
+  where xl = toList xs
+{-# INLINE jacobianWith' #-}
+
+-- | The transposed Jacobian: one entry per input, each shaped like the
+-- output.
+jacobianT :: (Traversable f, Traversable g, Element a)
+          => (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a -> f (g a)
+jacobianT = jacobianWithT (\_ d -> d)
+{-# INLINE jacobianT #-}
+
+-- | 'jacobianT', each entry combined with its input.
+jacobianWithT :: (Traversable f, Traversable g, Element a)
+              => (a -> a -> b) -> (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a
+              -> f (g b)
+jacobianWithT g f xs = unsafeDupablePerformIO $
+  differentiate xl [] (outs . f . vars xs) $ \s (ys, vs) -> do
+    rs <- jacobianOf s vs
+    let columns = if null rs then map (const []) xl else foldr (zipWith (:)) (map (const []) xl) rs
+    pure (fill xs [fill ys (map (g x) c) | (x, c) <- zip xl columns])
+  where xl = toList xs
+{-# INLINE jacobianWithT #-}
+
+------------------------------------------------------------------------------
+-- Hessians
+
+-- | The Hessian of a function to a scalar: numbers at numbers, on a tape of
+-- order 2 (the engine's dr_hessian, one Hessian-vector product per input);
+-- nested, the Jacobian of the gradient.
+hessian :: (Traversable f, Element a)
+        => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> f (f a)
+hessian f xs = fmap snd (snd (hessian' f xs))
+{-# INLINE hessian #-}
+
+-- | The value, and per input the gradient's entry and the Hessian's row.
+hessian' :: (Traversable f, Element a)
+         => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> (a, f (a, f a))
+hessian' f xs
+  | any (isActive . toVal) xl = composed
+  | otherwise = unsafeDupablePerformIO $
+      differentiateOn withOrder2Tape xl [] (out . f . vars xs) $ \s y ->
+        case hessianOf s of
+          Just h -> do
+            v <- valueOf s y
+            g <- gradientOf s y
+            rs <- h y
+            pure (v, fill xs (zip g (map (fill xs) rs)))
+          Nothing -> pure composed
+  where
+    xl = toList xs
+    composed = (fst (grad' f xs), jacobian' (grad (recast . f . fmap recast)) xs)
+
+-- | The Hessians of a function between containers, one per output.
+hessianF :: (Traversable f, Traversable g, Element a)
+         => (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a -> g (f (f a))
+hessianF f xs = getCompose (jacobian (\ys -> Compose (jacobian (fmap recast . f . fmap recast) ys)) xs)
+
+-- | The product of the Hessian with a direction: the input paired with the
+-- direction, entry by entry.
+hessianProduct :: (Traversable f, Element a)
+               => (forall s. f (Reverse s a) -> Reverse s a) -> f (a, a) -> f a
+hessianProduct f xvs = fmap snd (hessianProduct' f xvs)
+{-# INLINE hessianProduct #-}
+
+-- | The gradient and the Hessian-vector product, entry by entry.
+hessianProduct' :: (Traversable f, Element a)
+                => (forall s. f (Reverse s a) -> Reverse s a) -> f (a, a) -> f (a, a)
+hessianProduct' f xvs
+  | any (isActive . toVal) (xl ++ vl) = composed
+  | otherwise = unsafeDupablePerformIO $
+      differentiateOn withOrder2Tape xl vl (out . f . vars xs) $ \s y ->
+        case hvpOf s of
+          Just h -> do
+            g <- gradientOf s y
+            hv <- h vl y
+            pure (fill xs (zip g hv))
+          Nothing -> pure composed
+  where
+    xs = fmap fst xvs
+    xl = toList xs
+    vl = map snd (toList xvs)
+    composed = duF' (grad (recast . f . fmap recast)) xvs
+
+------------------------------------------------------------------------------
+-- Derivatives of functions of one scalar
+
+-- | The derivative.
+--
+-- >>> diff sin 0
+-- 1.0
+diff :: Element a => (forall s. Reverse s a -> Reverse s a) -> a -> a
+diff f x = snd (diff' f x)
+{-# INLINE diff #-}
+
+-- | The value and the derivative.
+diff' :: Element a => (forall s. Reverse s a -> Reverse s a) -> a -> (a, a)
+diff' f x = case grad' (f . runIdentity) (Identity x) of (v, Identity d) -> (v, d)
+{-# INLINE diff' #-}
+
+-- | The derivative of each output.
+diffF :: (Traversable g, Element a) => (forall s. Reverse s a -> g (Reverse s a)) -> a -> g a
+diffF f x = fmap snd (diffF' f x)
+{-# INLINE diffF #-}
+
+-- | The value and the derivative of each output.
+diffF' :: (Traversable g, Element a) => (forall s. Reverse s a -> g (Reverse s a)) -> a -> g (a, a)
+diffF' f x = fmap (\(v, Identity d) -> (v, d)) (jacobian' (f . runIdentity) (Identity x))
+{-# INLINE diffF' #-}
+
+------------------------------------------------------------------------------
+-- Directional derivatives
+
+-- | The derivative along a direction: the input paired with the direction,
+-- entry by entry.  One forward sweep.
+du :: (Traversable f, Element a) => (forall s. f (Reverse s a) -> Reverse s a) -> f (a, a) -> a
+du f xvs = snd (du' f xvs)
+{-# INLINE du #-}
+
+-- | The value and the directional derivative.
+du' :: (Traversable f, Element a) => (forall s. f (Reverse s a) -> Reverse s a) -> f (a, a) -> (a, a)
+du' f xvs = runIdentity (duF' (Identity . f) xvs)
+{-# INLINE du' #-}
+
+-- | The directional derivative of each output.
+duF :: (Traversable f, Traversable g, Element a)
+    => (forall s. f (Reverse s a) -> g (Reverse s a)) -> f (a, a) -> g a
+duF f xvs = fmap snd (duF' f xvs)
+{-# INLINE duF #-}
+
+-- | Each output's value and directional derivative.
+duF' :: (Traversable f, Traversable g, Element a)
+     => (forall s. f (Reverse s a) -> g (Reverse s a)) -> f (a, a) -> g (a, a)
+duF' f xvs = unsafeDupablePerformIO $
+  differentiate xl vl (outs . f . vars xs) $ \s (ys, vs) -> do
+    values <- mapM (valueOf s) vs
+    ds <- jvpOf s vl vs
+    pure (fill ys (zip values ds))
+  where
+    xs = fmap fst xvs
+    xl = toList xs
+    vl = map snd (toList xvs)
+{-# INLINE duF' #-}

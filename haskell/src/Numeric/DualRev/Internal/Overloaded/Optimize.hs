@@ -1,0 +1,167 @@
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE RankNTypes #-}
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API.
+--
+-- Newton's method and gradient descent on the overloaded mode, with @ad@'s
+-- names, types and iterations (the same step sizes and stopping rules), so
+-- that a program switched from @ad@ gets the same sequence of points.
+module Numeric.DualRev.Internal.Overloaded.Optimize
+  ( -- * Newton's method
+    findZero, findZeroNoEq, inverse, inverseNoEq, fixedPoint, fixedPointNoEq
+  , extremum, extremumNoEq
+    -- * Gradient descent
+  , gradientDescent, gradientAscent
+  , conjugateGradientDescent, conjugateGradientAscent
+  , stochasticGradientDescent
+  ) where
+
+import Data.Foldable (toList)
+
+import Numeric.DualRev.Internal.Overloaded.Drivers (diff, diff', grad, gradWith, gradWith')
+import Numeric.DualRev.Internal.Overloaded.Session (fill)
+import Numeric.DualRev.Internal.Overloaded.Value
+
+------------------------------------------------------------------------------
+-- Newton's method
+
+-- | Newton's method for a zero of a function of one scalar: the iterates,
+-- ending where two consecutive ones are equal.
+--
+-- >>> take 10 (findZero (\x -> x ^ 2 - 4) 1)
+-- [1.0,2.5,2.05,2.000609756097561,2.0000000929222947,2.000000000000002,2.0]
+findZero :: (Element a, Fractional a) => (forall s. Reverse s a -> Reverse s a) -> a -> [a]
+findZero f = untilRepeated . findZeroNoEq f
+{-# INLINE findZero #-}
+
+-- | 'findZero' without the stopping rule.
+findZeroNoEq :: (Element a, Fractional a) => (forall s. Reverse s a -> Reverse s a) -> a -> [a]
+findZeroNoEq f = iterate step
+  where step x = let (y, y') = diff' f x in x - y / y'
+{-# INLINE findZeroNoEq #-}
+
+-- | The point where the function takes a value, by Newton's method.
+--
+-- >>> last (take 10 (inverse sqrt 1 (sqrt 10)))
+-- 10.0
+inverse :: (Element a, Fractional a) => (forall s. Reverse s a -> Reverse s a) -> a -> a -> [a]
+inverse f x0 = untilRepeated . inverseNoEq f x0
+{-# INLINE inverse #-}
+
+-- | 'inverse' without the stopping rule.
+inverseNoEq :: (Element a, Fractional a) => (forall s. Reverse s a -> Reverse s a) -> a -> a -> [a]
+inverseNoEq f x0 y = findZeroNoEq (\x -> f x - auto y) x0
+{-# INLINE inverseNoEq #-}
+
+-- | A fixed point of the function, by Newton's method.
+--
+-- >>> last (take 10 (fixedPoint cos 1))
+-- 0.7390851332151607
+fixedPoint :: (Element a, Fractional a) => (forall s. Reverse s a -> Reverse s a) -> a -> [a]
+fixedPoint f = untilRepeated . fixedPointNoEq f
+{-# INLINE fixedPoint #-}
+
+-- | 'fixedPoint' without the stopping rule.
+fixedPointNoEq :: (Element a, Fractional a) => (forall s. Reverse s a -> Reverse s a) -> a -> [a]
+fixedPointNoEq f = findZeroNoEq (\x -> f x - x)
+{-# INLINE fixedPointNoEq #-}
+
+-- | A point where the derivative vanishes: Newton's method on the
+-- derivative (a nested derivative).
+--
+-- >>> last (take 10 (extremum cos 1))
+-- 0.0
+extremum :: (Element a, Fractional a) => (forall s. Reverse s a -> Reverse s a) -> a -> [a]
+extremum f = untilRepeated . extremumNoEq f
+{-# INLINE extremum #-}
+
+-- | 'extremum' without the stopping rule.
+extremumNoEq :: (Element a, Fractional a) => (forall s. Reverse s a -> Reverse s a) -> a -> [a]
+extremumNoEq f = findZeroNoEq (diff (recast . f . recast))
+{-# INLINE extremumNoEq #-}
+
+-- | The list up to the first element equal to the one before it.
+untilRepeated :: Eq a => [a] -> [a]
+untilRepeated (x : rest@(y : _))
+  | x == y = [x]
+  | otherwise = x : untilRepeated rest
+untilRepeated xs = xs
+
+recast :: Reverse s a -> Reverse s' b
+recast (Reverse v) = Reverse v
+{-# INLINE recast #-}
+
+------------------------------------------------------------------------------
+-- Gradient descent
+
+-- | Gradient descent from a starting point: the points it steps to.  The
+-- step starts at 0.1, halves when a step would increase the function, and
+-- doubles after 10 steps in a row that did not; the list ends when the
+-- gradient is zero or the step size underflows to zero.
+gradientDescent :: (Traversable f, Element a, Fractional a)
+                => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> [f a]
+gradientDescent f x0 = go x0 fx0 xgx0 0.1 (0 :: Int)
+  where
+    (fx0, xgx0) = gradWith' (,) f x0
+    go x fx xgx !eta !i
+      | eta == 0 = []
+      | fx1 > fx = go x fx xgx (eta / 2) 0
+      | all ((== 0) . snd) xgx = []
+      | otherwise = x1 : if i == 10 then go x1 fx1 xgx1 (eta * 2) 0
+                                    else go x1 fx1 xgx1 eta (i + 1)
+      where
+        x1 = fmap (\(xi, gi) -> xi - eta * gi) xgx
+        (fx1, xgx1) = gradWith' (,) f x1
+
+-- | 'gradientDescent' on the negated function.
+gradientAscent :: (Traversable f, Element a, Fractional a)
+               => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> [f a]
+gradientAscent f = gradientDescent (negate . f)
+{-# INLINE gradientAscent #-}
+
+-- | Conjugate gradient descent (Fletcher-Reeves), each line search 20
+-- Newton steps on the derivative along the direction.
+--
+-- >>> let sq x = x * x; rosenbrock [x, y] = sq (1 - x) + 100 * sq (y - sq x)
+-- >>> rosenbrock (conjugateGradientDescent rosenbrock [0, 0] !! 5) < 0.1
+-- True
+conjugateGradientDescent :: (Traversable f, Element a, Fractional a)
+                         => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> [f a]
+conjugateGradientDescent f = conjugateGradientAscent (negate . f)
+{-# INLINE conjugateGradientDescent #-}
+
+-- | Conjugate gradient ascent: 'conjugateGradientDescent' uphill.  The
+-- list ends at the first point with a NaN.
+conjugateGradientAscent :: (Traversable f, Element a, Fractional a)
+                        => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> [f a]
+conjugateGradientAscent f x0 = takeWhile (all (\a -> a == a)) (go x0 d0 d0)
+  where
+    d0 = grad f x0
+    go x r d = x : go x1 r1 d1
+      where
+        -- the step along d that makes the derivative of f zero
+        alpha = last (take 20 (extremum
+          (\a -> f (zipT (\xi di -> auto xi + a * auto di) x d)) 0))
+        x1 = zipT (\xi di -> xi + alpha * di) x d
+        r1 = grad f x1
+        beta = dot r1 r1 / dot r r
+        d1 = zipT (\ri di -> ri + beta * di) r1 d
+    dot u v = sum (zipT (*) u v)
+
+-- | Stochastic gradient descent: one step of size 0.001 per example, going
+-- round the examples for ever.
+stochasticGradientDescent :: (Traversable f, Element a, Fractional a)
+                          => (forall s. e -> f (Reverse s a) -> Reverse s a) -> [e] -> f a -> [f a]
+stochasticGradientDescent loss examples x0 = go xgx0 (tail (cycle examples))
+  where
+    eta = 0.001
+    xgx0 = gradWith (,) (loss (head examples)) x0
+    go xgx es = x1 : go xgx1 (tail es)
+      where
+        x1 = fmap (\(xi, gi) -> xi - eta * gi) xgx
+        xgx1 = gradWith (,) (loss (head es)) x1
+
+-- | Entry by entry, in the second argument's shape.
+zipT :: (Traversable f, Foldable g) => (a -> b -> c) -> g a -> f b -> f c
+zipT h as bs = fill bs (zipWith h (toList as) (toList bs))
+{-# INLINE zipT #-}

@@ -1,0 +1,206 @@
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE RankNTypes #-}
+{-# LANGUAGE ScopedTypeVariables #-}
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API.
+--
+-- One differentiation of the overloaded mode: where it records and how its
+-- derivatives are read.
+--
+-- A differentiation whose inputs are numbers (or constants of an enclosing
+-- differentiation) records on a tape of its own, with its inputs as input
+-- nodes, and reads derivatives with the engine's sweeps.  One whose inputs
+-- (or directions) are variables of an enclosing differentiation records on
+-- that one's tape, on copies of the inputs, while the tape logs what second
+-- derivatives need; its derivatives are then tangent passes recorded as
+-- ordinary operations (dr_tangent_record), so that the enclosing
+-- differentiation differentiates through them.  Seeding only the copies
+-- keeps the levels' perturbations apart.
+--
+-- A differentiation of constants that meets a variable of an enclosing one
+-- (its function closes over it) learns so from 'TapeMismatch' and starts
+-- again on that tape.
+module Numeric.DualRev.Internal.Overloaded.Session
+  ( Session (..)
+  , differentiate
+  , differentiateOn
+  , ownOrEnclosing
+  , fill, rows, withReals, engine
+  ) where
+
+import Control.Exception (catch, throwIO)
+import Control.Monad (forM, when)
+import Data.Traversable (mapAccumL)
+import Foreign.C.String (peekCString)
+import Foreign.C.Types (CInt, CSize)
+import Foreign.Marshal.Alloc (alloca, allocaBytes)
+import Foreign.Marshal.Array (allocaArray, peekArray, withArray)
+import Foreign.Ptr (Ptr, castPtr)
+import Foreign.Storable (peek, pokeByteOff)
+
+import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Run.AD (D (..), DualRevError (..), checkTape, constD)
+import Numeric.DualRev.Internal.Run.Nested (copyOf, nestedOn, tangentSeeded)
+import Numeric.DualRev.Internal.Run.Runners (withPooledTape)
+import Numeric.DualRev.Internal.Overloaded.Value
+
+-- | The derivatives of a recorded function, by output.
+data Session a = Session
+  { -- | An output's value as a result.
+    valueOf :: Val -> IO a
+    -- | The partials of an output with respect to each input.
+  , gradientOf :: Val -> IO [a]
+    -- | The rows of the Jacobian of the outputs.
+  , jacobianOf :: [Val] -> IO [[a]]
+    -- | The directional derivatives of the outputs along a direction (one
+    -- entry per input).
+  , jvpOf :: [a] -> [Val] -> IO [a]
+    -- | The Hessian's rows and a Hessian-vector product of an output, on a
+    -- tape of its own of order 2 (Nothing on an enclosing tape).
+  , hessianOf :: Maybe (Val -> IO [[a]])
+  , hvpOf :: Maybe ([a] -> Val -> IO [a])
+  }
+
+-- | Runs a differentiation: records @f@ at the inputs (the scalars of the
+-- argument, in order) and hands its result to @k@ with the session that
+-- reads its derivatives.  @f@ must force the output values it returns
+-- ('forceVals').  @more@ are further values (a direction) that decide,
+-- with the inputs, which tape to record on.
+differentiate :: Element a => [a] -> [a] -> ([Val] -> IO o) -> (Session a -> o -> IO r) -> IO r
+differentiate = differentiateOn withPooledTape
+{-# INLINE differentiate #-}
+
+-- | 'differentiate' with a tape of its own from the given bracket (one of
+-- order 2 for the second-order reads).
+differentiateOn :: Element a => (forall b. (Ptr CTape -> IO b) -> IO b)
+                -> [a] -> [a] -> ([Val] -> IO o) -> (Session a -> o -> IO r) -> IO r
+differentiateOn with xs more f k =
+  ownOrEnclosing with (map toVal (xs ++ more)) (ownTape xs f k) (enclosingTape xs f k)
+{-# INLINE differentiateOn #-}
+
+-- | Runs @own@ on a tape of its own (from @with@) unless a value belongs to
+-- a tape already (an enclosing differentiation's), or @own@ meets such a
+-- value: then @enclosing@ on that tape.
+ownOrEnclosing :: (forall b. (Ptr CTape -> IO b) -> IO b) -> [Val]
+               -> (Ptr CTape -> IO r) -> (Ptr CTape -> IO r) -> IO r
+ownOrEnclosing with vals own enclosing = case [t | Val _ i t <- vals, i /= -1] of
+  t : _ -> enclosing t
+  [] -> do
+    r <- with $ \t -> (Right <$> own t) `catch` \e@(TapeMismatch a b) ->
+      if a == t then pure (Left b) else if b == t then pure (Left a) else throwIO e
+    either enclosing pure r
+{-# INLINE ownOrEnclosing #-}
+
+-- | On a tape of its own: the inputs are input nodes, numbers come out.
+ownTape :: forall a o r. Element a => [a] -> ([Val] -> IO o) -> (Session a -> o -> IO r)
+        -> Ptr CTape -> IO r
+ownTape xs f k t = do
+  let n = length xs
+  first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
+  checkTape t
+  o <- f (zipWith (\j x -> Val (primalVal (toVal x)) j t) [first ..] xs)
+  checkTape t
+  let number = fromVal . constVal :: Double -> a
+      mine v@(Val _ i u) = when (i /= -1 && u /= t) (throwIO (TapeMismatch t u)) >> pure v
+      inputs = [Val (primalVal (toVal x)) j t | (j, x) <- zip [first ..] xs]
+  k Session
+    { valueOf = \v -> number . primalVal <$> mine v
+    , gradientOf = \v -> do
+        Val yv yi _ <- mine v
+        if yi == -1 || n == 0
+          then pure (replicate n (number 0))
+          else allocaArray n $ \g -> do
+            engine t "dr_gradient_range" (c_gradient_range t yv yi first (fromIntegral n) g)
+            map number <$> peekArray n g
+    , jacobianOf = \vs -> do
+        ys <- mapM mine vs
+        let m = length ys
+        if m == 0 then pure [] else do
+          j <- withReals ys $ \cm py -> withReals inputs $ \cn px ->
+            allocaArray (max 1 (m * n)) $ \p -> do
+              engine t "dr_jacobian" (c_jacobian t cm py cn px p)
+              peekArray (m * n) p
+          pure (map (map number) (rows m n j))
+    , jvpOf = \dirs vs -> do
+        ys <- mapM mine vs
+        let m = length ys
+        if m == 0 then pure [] else do
+          withReals ys $ \cm py -> withReals inputs $ \cn px ->
+            withArray (map (primalVal . toVal) dirs) $ \pv ->
+              allocaArray m $ \p -> do
+                engine t "dr_jvp" (c_jvp t cm py cn px pv p)
+                map number <$> peekArray m p
+    , hessianOf = Just $ \v -> do
+        Val yv yi _ <- mine v
+        if yi == -1 then pure (replicate n (replicate n (number 0))) else
+          withReals inputs $ \cn px -> allocaArray (max 1 (n * n)) $ \p -> do
+            engine t "dr_hessian" (c_hessian t yv yi cn px p)
+            rows n n . map number <$> peekArray (n * n) p
+    , hvpOf = Just $ \dirs v -> do
+        Val yv yi _ <- mine v
+        if yi == -1 then pure (replicate n (number 0)) else
+          withReals inputs $ \cn px -> withArray (map (primalVal . toVal) dirs) $ \pv ->
+            allocaArray (max 1 n) $ \p -> do
+              engine t "dr_hvp" (c_hvp t yv yi cn px pv p)
+              map number <$> peekArray n p
+    } o
+
+-- | On the tape of an enclosing differentiation: the inputs are copies of
+-- the given values, derivatives are recorded tangent passes.
+enclosingTape :: Element a => [a] -> ([Val] -> IO o) -> (Session a -> o -> IO r) -> Ptr CTape -> IO r
+enclosingTape xs f k t = nestedOn t $ \mark -> do
+  copies <- mapM (copyOf t . toD . toVal) xs
+  o <- f [Val v i t | D v i <- copies]
+  checkTape t
+  let mine v@(Val _ i u) = when (i /= -1 && u /= t) (throwIO (TapeMismatch t u)) >> pure v
+      result (D v i) = fromVal (Val v i t)
+      none = fromVal (constVal 0)
+      tangent seeds (Val yv yi _) = result <$> tangentSeeded t mark seeds (D yv yi)
+      gradient v = do
+        y@(Val _ yi _) <- mine v
+        if yi == -1
+          then pure (map (const none) copies)
+          else forM copies $ \(D _ c) -> tangent [(c, constD 1)] y
+  k Session
+    { valueOf = fmap fromVal . mine
+    , gradientOf = gradient
+    , jacobianOf = mapM gradient
+    , jvpOf = \dirs vs -> do
+        ys <- mapM mine vs
+        let seeds = [(c, toD (toVal d)) | (D _ c, d) <- zip copies dirs]
+        forM ys $ \y@(Val _ yi _) -> if yi == -1 then pure none else tangent seeds y
+    , hessianOf = Nothing
+    , hvpOf = Nothing
+    } o
+
+toD :: Val -> D
+toD (Val v i _) = D v i
+{-# INLINE toD #-}
+
+------------------------------------------------------------------------------
+-- Helpers
+
+-- | The values put back into the shape of a container (as many as it has
+-- elements, left to right).
+fill :: Traversable f => f b -> [c] -> f c
+fill shape xs = snd (mapAccumL (\(y : ys) _ -> (ys, y)) xs shape)
+{-# INLINE fill #-}
+
+rows :: Int -> Int -> [e] -> [[e]]
+rows m n xs = [take n (drop (r * n) xs) | r <- [0 .. m - 1]]
+
+-- | An array of C dr_real (the tape is implied).
+withReals :: [Val] -> (CSize -> Ptr CReal -> IO b) -> IO b
+withReals vs act = allocaBytes (16 * max 1 n) $ \p -> do
+  sequence_ [ pokeByteOff p (16 * j) v >> pokeByteOff p (16 * j + 8) i
+            | (j, Val v i _) <- zip [0 ..] vs ]
+  act (fromIntegral n) (castPtr p)
+  where n = length vs
+
+engine :: Ptr CTape -> String -> IO CInt -> IO ()
+engine t fn call = do
+  st <- call
+  when (st /= 0) $ do
+    checkTape t
+    msg <- c_strerror st >>= peekCString
+    throwIO (DualRevError ("dualrev: " ++ fn ++ " failed: " ++ msg))

@@ -1,0 +1,332 @@
+{-# LANGUAGE FlexibleContexts #-}
+{-# LANGUAGE FlexibleInstances #-}
+{-# LANGUAGE MultiParamTypeClasses #-}
+{-# LANGUAGE RoleAnnotations #-}
+{-# LANGUAGE TypeFamilies #-}
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API.
+--
+-- The differentiable scalar of the overloaded mode ("Numeric.DualRev.AD"):
+-- a number that records each operation on the C tape as it is evaluated,
+-- through the same recording functions, and so the same derivative rules,
+-- as the code the splices generate ("Numeric.DualRev.Internal.Run.Ops").
+--
+-- A value carries the tape its node is on.  Every level of a nested
+-- derivative records on one tape (the outermost differentiation's), so
+-- @Reverse s (Reverse s' Double)@ has the representation of @Reverse s
+-- Double@; the type parameters only keep levels and calls apart at compile
+-- time, as in @ad@.
+module Numeric.DualRev.Internal.Overloaded.Value
+  ( Val (..)
+  , Reverse (..)
+  , Element (..)
+  , TapeMismatch (..)
+  , constVal, primalVal, isActive
+  , Mode (..)
+  , Reifies, Tape
+  ) where
+
+import Control.Exception (Exception, throw)
+import Data.Int (Int64)
+import Foreign.Ptr (Ptr, nullPtr)
+import Numeric (expm1, log1p)
+import System.IO.Unsafe (unsafeDupablePerformIO)
+
+import Numeric.DualRev.Internal.Engine.FFI (CTape)
+import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
+import Numeric.DualRev.Internal.Run.Ops
+
+-- | A value, the id of its tape node (-1: a constant, on no tape) and the
+-- tape (meaningless for a constant).
+data Val = Val {-# UNPACK #-} !Double {-# UNPACK #-} !Int64 {-# UNPACK #-} !(Ptr CTape)
+
+constVal :: Double -> Val
+constVal x = Val x (-1) nullPtr
+{-# INLINE constVal #-}
+
+primalVal :: Val -> Double
+primalVal (Val x _ _) = x
+{-# INLINE primalVal #-}
+
+isActive :: Val -> Bool
+isActive (Val _ i _) = i /= -1
+{-# INLINE isActive #-}
+
+-- | The differentiable scalar: @s@ names the differentiation it belongs to
+-- (a rank-2 type variable, so values of two calls cannot meet), @a@ the
+-- type of its value (Double, Float, or the scalar of an enclosing
+-- differentiation).
+newtype Reverse s a = Reverse Val
+type role Reverse nominal nominal
+
+-- | Two active values of different tapes met in one operation.  Only a
+-- nested differentiation whose inputs are all constants can cause it (it
+-- starts on a tape of its own and meets a variable of the enclosing one);
+-- that differentiation catches it and starts again on the enclosing tape.
+data TapeMismatch = TapeMismatch (Ptr CTape) (Ptr CTape)
+
+instance Show TapeMismatch where
+  show _ = "dualrev: values of two differentiations met in one operation"
+
+instance Exception TapeMismatch
+
+------------------------------------------------------------------------------
+-- Operations: the dual scalar's recording functions, run on the tape of the
+-- active argument
+
+un :: (D -> AD D) -> Val -> Val
+un op (Val x i t) = case unsafeDupablePerformIO (unAD (op (D x i)) t) of
+  D v k -> Val v k t
+{-# INLINE un #-}
+
+bin :: (D -> D -> AD D) -> Val -> Val -> Val
+bin op (Val x i t) (Val y j u) =
+  case unsafeDupablePerformIO (unAD (op (D x i) (D y j)) tape) of
+    D v k -> Val v k tape
+  where
+    tape | i == -1 = u
+         | j == -1 || t == u = t
+         | otherwise = throw (TapeMismatch t u)
+{-# INLINE bin #-}
+
+un' :: (D -> AD D) -> Reverse s a -> Reverse s a
+un' op (Reverse a) = Reverse (un op a)
+{-# INLINE un' #-}
+
+bin' :: (D -> D -> AD D) -> Reverse s a -> Reverse s a -> Reverse s a
+bin' op (Reverse a) (Reverse b) = Reverse (bin op a b)
+{-# INLINE bin' #-}
+
+primal :: Reverse s a -> Double
+primal (Reverse v) = primalVal v
+{-# INLINE primal #-}
+
+constant :: Double -> Reverse s a
+constant = Reverse . constVal
+{-# INLINE constant #-}
+
+instance Num (Reverse s a) where
+  fromInteger = constant . fromInteger
+  (+) = bin' plusD
+  (-) = bin' minusD
+  (*) = bin' timesD
+  negate = un' negateD
+  abs = un' absD
+  signum = constant . signum . primal
+  {-# INLINE fromInteger #-}
+  {-# INLINE (+) #-}
+  {-# INLINE (-) #-}
+  {-# INLINE (*) #-}
+  {-# INLINE negate #-}
+  {-# INLINE abs #-}
+
+instance Fractional (Reverse s a) where
+  fromRational = constant . fromRational
+  (/) = bin' divD
+  recip = un' recipD
+  {-# INLINE (/) #-}
+  {-# INLINE recip #-}
+
+instance Floating (Reverse s a) where
+  pi = constant pi
+  exp = un' expD
+  log = un' logD
+  sqrt = un' sqrtD
+  sin = un' sinD
+  cos = un' cosD
+  tan = un' tanD
+  asin = un' asinD
+  acos = un' acosD
+  atan = un' atanD
+  sinh = un' sinhD
+  cosh = un' coshD
+  tanh = un' tanhD
+  asinh = un' asinhD
+  acosh = un' acoshD
+  atanh = un' atanhD
+  (**) = bin' powD
+  logBase = bin' logBaseD
+  log1p = un' log1pD
+  expm1 = un' expm1D
+  {-# INLINE exp #-}
+  {-# INLINE log #-}
+  {-# INLINE sqrt #-}
+  {-# INLINE sin #-}
+  {-# INLINE cos #-}
+  {-# INLINE tanh #-}
+  {-# INLINE (**) #-}
+
+instance Eq (Reverse s a) where
+  a == b = primal a == primal b
+  {-# INLINE (==) #-}
+
+-- | Comparisons look at values only; 'max' and 'min' return one argument
+-- whole, choosing as the C engine's dr_max and dr_min do (a tie the first
+-- argument, a NaN the other one).
+instance Ord (Reverse s a) where
+  compare a b = compare (primal a) (primal b)
+  a < b = primal a < primal b
+  a <= b = primal a <= primal b
+  a > b = primal a > primal b
+  a >= b = primal a >= primal b
+  max a b = if primal b > primal a || isNaN (primal a) then b else a
+  min a b = if primal b < primal a || isNaN (primal a) then b else a
+  {-# INLINE (<) #-}
+  {-# INLINE (<=) #-}
+  {-# INLINE (>) #-}
+  {-# INLINE (>=) #-}
+  {-# INLINE max #-}
+  {-# INLINE min #-}
+
+-- | The value.
+instance Show (Reverse s a) where
+  showsPrec p a = showsPrec p (primal a)
+
+instance Real (Reverse s a) where
+  toRational = toRational . primal
+
+-- | Rounding gives discrete results, which have no derivative; the
+-- fractional part keeps the derivative of the argument.
+instance RealFrac (Reverse s a) where
+  properFraction a =
+    let n = truncate (primal a) :: Integer
+    in (fromInteger n, a - fromInteger n)
+  truncate = truncate . primal
+  round = round . primal
+  floor = floor . primal
+  ceiling = ceiling . primal
+
+instance RealFloat (Reverse s a) where
+  floatRadix _ = floatRadix (0 :: Double)
+  floatDigits _ = floatDigits (0 :: Double)
+  floatRange _ = floatRange (0 :: Double)
+  decodeFloat = decodeFloat . primal
+  encodeFloat m e = constant (encodeFloat m e)
+  isNaN = isNaN . primal
+  isInfinite = isInfinite . primal
+  isDenormalized = isDenormalized . primal
+  isNegativeZero = isNegativeZero . primal
+  isIEEE _ = True
+  significand a = a * constant (2 ^^ negate (exponent (primal a)))
+  scaleFloat k a = a * constant (2 ^^ k)
+  atan2 = bin' atan2D
+
+-- | Enumerations step the value by constants, as for Double; each element
+-- depends on the start.
+instance Enum (Reverse s a) where
+  succ a = a + 1
+  pred a = a - 1
+  toEnum = constant . fromIntegral
+  fromEnum = fromEnum . primal
+  enumFrom a = iterate (+ 1) a
+  enumFromThen a b = iterate (+ (b - a)) a
+  enumFromTo a b = takeWhile (<= b + 1 / 2) (enumFrom a)
+  enumFromThenTo a a' b
+    | a' >= a = takeWhile (<= b + (a' - a) / 2) (enumFromThen a a')
+    | otherwise = takeWhile (>= b + (a' - a) / 2) (enumFromThen a a')
+
+------------------------------------------------------------------------------
+-- Element types
+
+-- | The types a differentiation can be taken over: 'Double', 'Float'
+-- (carried as Double on the tape, rounded back in results) and the scalar
+-- of an enclosing differentiation (nesting).
+class (Num a, Ord a) => Element a where
+  -- | As a value of the tape: a number is a constant, an enclosing
+  -- differentiation's scalar is itself.
+  toVal :: a -> Val
+  -- | A result back: a number reads the value (the results of a
+  -- differentiation of numbers are numbers), an enclosing scalar is the
+  -- node.
+  fromVal :: Val -> a
+
+instance Element Double where
+  toVal = constVal
+  fromVal = primalVal
+  {-# INLINE toVal #-}
+  {-# INLINE fromVal #-}
+
+instance Element Float where
+  toVal = constVal . realToFrac
+  fromVal = realToFrac . primalVal
+  {-# INLINE toVal #-}
+  {-# INLINE fromVal #-}
+
+instance Element a => Element (Reverse s a) where
+  toVal (Reverse v) = v
+  fromVal = Reverse
+  {-# INLINE toVal #-}
+  {-# INLINE fromVal #-}
+
+------------------------------------------------------------------------------
+-- ad's lifting of constants
+
+infixr 7 *^
+infixl 7 ^*
+infixr 7 ^/
+
+-- | Types with a scalar to lift constants from, as @ad@'s @Mode@: @auto@
+-- makes a constant of the differentiable type (or, for the scalar of an
+-- enclosing differentiation, brings its variable in as a constant of the
+-- inner one).
+class (Num t, Num (Scalar t)) => Mode t where
+  type Scalar t
+  -- | Embed a constant.
+  auto :: Scalar t -> t
+  -- | True for a value known to be a constant.
+  isKnownConstant :: t -> Bool
+  isKnownConstant _ = False
+  -- | The constant, for a value known to be one.
+  asKnownConstant :: t -> Maybe (Scalar t)
+  asKnownConstant _ = Nothing
+  -- | True for a value known to be zero.
+  isKnownZero :: t -> Bool
+  isKnownZero _ = False
+  -- | Scalar times value.
+  (*^) :: Scalar t -> t -> t
+  a *^ b = auto a * b
+  -- | Value times scalar.
+  (^*) :: t -> Scalar t -> t
+  a ^* b = a * auto b
+  -- | Value divided by scalar.
+  (^/) :: Fractional (Scalar t) => t -> Scalar t -> t
+  a ^/ b = a ^* recip b
+  -- | @auto 0@.
+  zero :: t
+  zero = auto 0
+
+instance Mode Double where
+  type Scalar Double = Double
+  auto = id
+  isKnownConstant _ = True
+  asKnownConstant = Just
+  isKnownZero = (== 0)
+
+instance Mode Float where
+  type Scalar Float = Float
+  auto = id
+  isKnownConstant _ = True
+  asKnownConstant = Just
+  isKnownZero = (== 0)
+
+instance Element a => Mode (Reverse s a) where
+  type Scalar (Reverse s a) = a
+  auto = Reverse . toVal
+  isKnownConstant (Reverse v) = not (isActive v)
+  asKnownConstant r@(Reverse v)
+    | isActive v = Nothing
+    | otherwise = Just (fromVal (constVal (primal r)))
+  isKnownZero r@(Reverse v) = not (isActive v) && primal r == 0
+  {-# INLINE auto #-}
+
+------------------------------------------------------------------------------
+-- Compatibility with signatures written for ad
+
+-- | Signatures written for @ad@ mention @Reifies s Tape@; here every @s@
+-- satisfies it, so they compile unchanged (the tape travels with the
+-- values).
+class Reifies s a
+instance Reifies s Tape
+
+-- | See 'Reifies'.
+data Tape
