@@ -58,9 +58,10 @@ demo-hs: hs-deps
 	@$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-demo)
 
 bench-hs: hs-deps
-	$(CABAL) build -v1 dualrev:exe:dualrev-hs-bench
+	$(CABAL) build -v1 dualrev:exe:dualrev-hs-bench dualrev:exe:dualrev-ad-bench
 	@mkdir -p $(BUILD)/bench/hs
 	cp "$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-hs-bench)" $(BUILD)/bench/hs/dualrev-hs-bench
+	cp "$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-ad-bench)" $(BUILD)/bench/hs/dualrev-ad-bench
 	@if ghc-pkg --simple-output list ad 2>/dev/null | grep -q .; then \
 	  ghc -O2 -threaded -rtsopts -ibench/hs -outputdir $(HS_BUILD)/ad-bench bench/hs/AdBench.hs -o $(BUILD)/bench/hs/ad-bench >/dev/null; \
 	else echo "ad package not installed: ad rows skipped"; rm -f $(BUILD)/bench/hs/ad-bench; fi

@@ -1,9 +1,14 @@
 {-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE CPP #-}
 {-# LANGUAGE DeriveTraversable #-}
 -- | ad-bench: the six benchmark programs of ../shared/benchmarks.md written
 -- with the Haskell @ad@ package (Numeric.AD.Mode.Reverse.Double, 4.5.x), the
 -- baseline dualrev is compared against.  Built only where @ad@ is installed
 -- (see bench/hs/README.md).
+--
+-- The same source, with DUALREV_AD defined, is dualrev-ad-bench: the
+-- programs with the import switched to dualrev's ad-compatible API
+-- (Numeric.DualRev.AD.Mode.Reverse.Double) and nothing else changed.
 --
 -- Interface (the same as the C bench executables, bench/c/bench_common.h):
 --
@@ -30,7 +35,11 @@
 module Main (main) where
 
 import Data.List (foldl')
+#ifdef DUALREV_AD
+import Numeric.DualRev.AD.Mode.Reverse.Double (grad, jacobian)
+#else
 import Numeric.AD.Mode.Reverse.Double (grad, jacobian)
+#endif
 
 import BenchCommon
 
@@ -161,4 +170,8 @@ mkUnit prog z n = case prog of
         in sum (grad fparticles (FParticles perturbed))
 
 main :: IO ()
+#ifdef DUALREV_AD
+main = benchMain "dualrev-ad-bench" mkUnit
+#else
 main = benchMain "ad-bench" mkUnit
+#endif

@@ -25,6 +25,7 @@ import Data.Foldable (toList)
 import Data.Functor.Compose (Compose (..))
 import Data.Functor.Identity (Identity (..))
 import System.IO.Unsafe (unsafeDupablePerformIO)
+import Unsafe.Coerce (unsafeCoerce)
 
 import Numeric.DualRev.Internal.Overloaded.Session
 import Numeric.DualRev.Internal.Overloaded.Value
@@ -33,9 +34,10 @@ import Numeric.DualRev.Internal.Run.Flat (withOrder2Tape)
 -- | The type the differentiations instantiate their functions' @s@ at.
 data S
 
--- | The inputs as scalars of the differentiation.
-vars :: Traversable f => f a -> [Val] -> f (Reverse S a)
-vars xs ins = fill xs (map Reverse ins)
+-- | The inputs as scalars of the differentiation (a newtype: the same
+-- container; 'coerce' cannot see that through an unknown functor).
+vars :: f Val -> f (Reverse S a)
+vars = unsafeCoerce
 {-# INLINE vars #-}
 
 out :: Reverse s a -> IO Val
@@ -83,11 +85,10 @@ gradWith g f xs = snd (gradWith' g f xs)
 gradWith' :: (Traversable f, Element a)
           => (a -> a -> b) -> (forall s. f (Reverse s a) -> Reverse s a) -> f a -> (a, f b)
 gradWith' g f xs = unsafeDupablePerformIO $
-  differentiate xl [] (out . f . vars xs) $ \s y -> do
+  differentiate xs [] (out . f . vars) $ \s y -> do
     v <- valueOf s y
     gs <- gradientOf s y
-    pure (v, fill xs (zipWith g xl gs))
-  where xl = toList xs
+    pure (v, mapIndexed xs (\j x -> g x (gs j)))
 {-# INLINE gradWith' #-}
 
 ------------------------------------------------------------------------------
@@ -118,7 +119,7 @@ jacobianWith' :: (Traversable f, Traversable g, Element a)
               => (a -> a -> b) -> (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a
               -> g (a, f b)
 jacobianWith' g f xs = unsafeDupablePerformIO $
-  differentiate xl [] (outs . f . vars xs) $ \s (ys, vs) -> do
+  differentiate xs [] (outs . f . vars) $ \s (ys, vs) -> do
     values <- mapM (valueOf s) vs
     rs <- jacobianOf s vs
     pure (fill ys (zip values [fill xs (zipWith g xl r) | r <- rs]))
@@ -137,7 +138,7 @@ jacobianWithT :: (Traversable f, Traversable g, Element a)
               => (a -> a -> b) -> (forall s. f (Reverse s a) -> g (Reverse s a)) -> f a
               -> f (g b)
 jacobianWithT g f xs = unsafeDupablePerformIO $
-  differentiate xl [] (outs . f . vars xs) $ \s (ys, vs) -> do
+  differentiate xs [] (outs . f . vars) $ \s (ys, vs) -> do
     rs <- jacobianOf s vs
     let columns = if null rs then map (const []) xl else foldr (zipWith (:)) (map (const []) xl) rs
     pure (fill xs [fill ys (map (g x) c) | (x, c) <- zip xl columns])
@@ -161,13 +162,13 @@ hessian' :: (Traversable f, Element a)
 hessian' f xs
   | any (isActive . toVal) xl = composed
   | otherwise = unsafeDupablePerformIO $
-      differentiateOn withOrder2Tape xl [] (out . f . vars xs) $ \s y ->
+      differentiateOn withOrder2Tape xs [] (out . f . vars) $ \s y ->
         case hessianOf s of
           Just h -> do
             v <- valueOf s y
             g <- gradientOf s y
             rs <- h y
-            pure (v, fill xs (zip g (map (fill xs) rs)))
+            pure (v, fill xs (zip (map g [0 ..]) (map (fill xs) rs)))
           Nothing -> pure composed
   where
     xl = toList xs
@@ -191,12 +192,12 @@ hessianProduct' :: (Traversable f, Element a)
 hessianProduct' f xvs
   | any (isActive . toVal) (xl ++ vl) = composed
   | otherwise = unsafeDupablePerformIO $
-      differentiateOn withOrder2Tape xl vl (out . f . vars xs) $ \s y ->
+      differentiateOn withOrder2Tape xs vl (out . f . vars) $ \s y ->
         case hvpOf s of
           Just h -> do
             g <- gradientOf s y
             hv <- h vl y
-            pure (fill xs (zip g hv))
+            pure (fill xs (zip (map g [0 ..]) hv))
           Nothing -> pure composed
   where
     xs = fmap fst xvs
@@ -254,12 +255,11 @@ duF f xvs = fmap snd (duF' f xvs)
 duF' :: (Traversable f, Traversable g, Element a)
      => (forall s. f (Reverse s a) -> g (Reverse s a)) -> f (a, a) -> g (a, a)
 duF' f xvs = unsafeDupablePerformIO $
-  differentiate xl vl (outs . f . vars xs) $ \s (ys, vs) -> do
+  differentiate xs vl (outs . f . vars) $ \s (ys, vs) -> do
     values <- mapM (valueOf s) vs
     ds <- jvpOf s vl vs
     pure (fill ys (zip values ds))
   where
     xs = fmap fst xvs
-    xl = toList xs
     vl = map snd (toList xvs)
 {-# INLINE duF' #-}

@@ -25,18 +25,23 @@ module Numeric.DualRev.Internal.Overloaded.Session
   , differentiate
   , differentiateOn
   , ownOrEnclosing
-  , fill, rows, withReals, engine
+  , fill, mapIndexed, rows, withReals, engine
   ) where
 
 import Control.Exception (catch, throwIO)
 import Control.Monad (forM, when)
-import Data.Traversable (mapAccumL)
+import Data.Foldable (toList)
+import qualified Data.Vector as V
+import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
+import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
+import Data.IORef (newIORef, readIORef, writeIORef)
+import System.IO.Unsafe (unsafeDupablePerformIO)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CInt, CSize)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Array (allocaArray, peekArray, withArray)
 import Foreign.Ptr (Ptr, castPtr)
-import Foreign.Storable (peek, pokeByteOff)
+import Foreign.Storable (peek, peekElemOff, pokeByteOff)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Run.AD (D (..), DualRevError (..), checkTape, constD)
@@ -48,8 +53,8 @@ import Numeric.DualRev.Internal.Overloaded.Value
 data Session a = Session
   { -- | An output's value as a result.
     valueOf :: Val -> IO a
-    -- | The partials of an output with respect to each input.
-  , gradientOf :: Val -> IO [a]
+    -- | The partials of an output with respect to the inputs, by index.
+  , gradientOf :: Val -> IO (Int -> a)
     -- | The rows of the Jacobian of the outputs.
   , jacobianOf :: [Val] -> IO [[a]]
     -- | The directional derivatives of the outputs along a direction (one
@@ -62,20 +67,23 @@ data Session a = Session
   }
 
 -- | Runs a differentiation: records @f@ at the inputs (the scalars of the
--- argument, in order) and hands its result to @k@ with the session that
--- reads its derivatives.  @f@ must force the output values it returns
--- ('forceVals').  @more@ are further values (a direction) that decide,
+-- container, as the session's variables) and hands its result to @k@ with
+-- the session that reads its derivatives.  @f@ must force the output
+-- values it returns.  @more@ are further values (a direction) that decide,
 -- with the inputs, which tape to record on.
-differentiate :: Element a => [a] -> [a] -> ([Val] -> IO o) -> (Session a -> o -> IO r) -> IO r
+differentiate :: (Traversable f, Element a)
+              => f a -> [a] -> (f Val -> IO o) -> (Session a -> o -> IO r) -> IO r
 differentiate = differentiateOn withPooledTape
 {-# INLINE differentiate #-}
 
 -- | 'differentiate' with a tape of its own from the given bracket (one of
 -- order 2 for the second-order reads).
-differentiateOn :: Element a => (forall b. (Ptr CTape -> IO b) -> IO b)
-                -> [a] -> [a] -> ([Val] -> IO o) -> (Session a -> o -> IO r) -> IO r
-differentiateOn with xs more f k =
-  ownOrEnclosing with (map toVal (xs ++ more)) (ownTape xs f k) (enclosingTape xs f k)
+differentiateOn :: (Traversable f, Element a) => (forall b. (Ptr CTape -> IO b) -> IO b)
+                -> f a -> [a] -> (f Val -> IO o) -> (Session a -> o -> IO r) -> IO r
+differentiateOn with xs more f k
+  | numbersOnly xs = with (ownTape xs f k)
+  | otherwise = ownOrEnclosing with (map toVal (toList xs ++ more))
+                               (ownTape xs f k) (enclosingTape xs f k)
 {-# INLINE differentiateOn #-}
 
 -- | Runs @own@ on a tape of its own (from @with@) unless a value belongs to
@@ -92,26 +100,28 @@ ownOrEnclosing with vals own enclosing = case [t | Val _ i t <- vals, i /= -1] o
 {-# INLINE ownOrEnclosing #-}
 
 -- | On a tape of its own: the inputs are input nodes, numbers come out.
-ownTape :: forall a o r. Element a => [a] -> ([Val] -> IO o) -> (Session a -> o -> IO r)
-        -> Ptr CTape -> IO r
+ownTape :: forall f a o r. (Traversable f, Element a) => f a -> (f Val -> IO o)
+        -> (Session a -> o -> IO r) -> Ptr CTape -> IO r
 ownTape xs f k t = do
   let n = length xs
   first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
   checkTape t
-  o <- f (zipWith (\j x -> Val (primalVal (toVal x)) j t) [first ..] xs)
+  o <- f =<< traverseIndexed xs (\j x -> pure (Val (primalVal (toVal x)) (first + fromIntegral j) t))
   checkTape t
   let number = fromVal . constVal :: Double -> a
       mine v@(Val _ i u) = when (i /= -1 && u /= t) (throwIO (TapeMismatch t u)) >> pure v
-      inputs = [Val (primalVal (toVal x)) j t | (j, x) <- zip [first ..] xs]
+      inputs = [Val (primalVal (toVal x)) j t | (j, x) <- zip [first ..] (toList xs)]
   k Session
     { valueOf = \v -> number . primalVal <$> mine v
     , gradientOf = \v -> do
         Val yv yi _ <- mine v
         if yi == -1 || n == 0
-          then pure (replicate n (number 0))
-          else allocaArray n $ \g -> do
-            engine t "dr_gradient_range" (c_gradient_range t yv yi first (fromIntegral n) g)
-            map number <$> peekArray n g
+          then pure (const (number 0))
+          else do
+            g <- mallocPlainForeignPtrBytes (8 * n) :: IO (ForeignPtr Double)
+            withForeignPtr g $ \p ->
+              engine t "dr_gradient_range" (c_gradient_range t yv yi first (fromIntegral n) p)
+            pure (\j -> number (unsafeDupablePerformIO (withForeignPtr g (`peekElemOff` j))))
     , jacobianOf = \vs -> do
         ys <- mapM mine vs
         let m = length ys
@@ -144,13 +154,15 @@ ownTape xs f k t = do
               engine t "dr_hvp" (c_hvp t yv yi cn px pv p)
               map number <$> peekArray n p
     } o
+{-# INLINE ownTape #-}
 
 -- | On the tape of an enclosing differentiation: the inputs are copies of
 -- the given values, derivatives are recorded tangent passes.
-enclosingTape :: Element a => [a] -> ([Val] -> IO o) -> (Session a -> o -> IO r) -> Ptr CTape -> IO r
+enclosingTape :: (Traversable f, Element a) => f a -> (f Val -> IO o)
+              -> (Session a -> o -> IO r) -> Ptr CTape -> IO r
 enclosingTape xs f k t = nestedOn t $ \mark -> do
-  copies <- mapM (copyOf t . toD . toVal) xs
-  o <- f [Val v i t | D v i <- copies]
+  copies <- mapM (copyOf t . toD . toVal) (toList xs)
+  o <- f (fill xs [Val v i t | D v i <- copies])
   checkTape t
   let mine v@(Val _ i u) = when (i /= -1 && u /= t) (throwIO (TapeMismatch t u)) >> pure v
       result (D v i) = fromVal (Val v i t)
@@ -163,7 +175,9 @@ enclosingTape xs f k t = nestedOn t $ \mark -> do
           else forM copies $ \(D _ c) -> tangent [(c, constD 1)] y
   k Session
     { valueOf = fmap fromVal . mine
-    , gradientOf = gradient
+    , gradientOf = \v -> do
+        g <- V.fromList <$> gradient v
+        pure (g V.!)
     , jacobianOf = mapM gradient
     , jvpOf = \dirs vs -> do
         ys <- mapM mine vs
@@ -183,8 +197,34 @@ toD (Val v i _) = D v i
 -- | The values put back into the shape of a container (as many as it has
 -- elements, left to right).
 fill :: Traversable f => f b -> [c] -> f c
-fill shape xs = snd (mapAccumL (\(y : ys) _ -> (ys, y)) xs shape)
+fill shape xs = unsafeDupablePerformIO $ do
+  ref <- newIORef xs
+  traverse (\_ -> do
+              r <- readIORef ref
+              case r of
+                y : ys -> writeIORef ref ys >> pure y
+                [] -> throwIO (DualRevError "dualrev: a container has more elements than its results"))
+           shape
 {-# INLINE fill #-}
+
+-- | A container mapped with each element's index (left to right), in IO:
+-- a traversal with a counter.  (mapAccumL's lazy state costs a few thunks
+-- per element, which for inputs of thousands of scalars was most of a
+-- gradient's allocation.)
+traverseIndexed :: Traversable f => f b -> (Int -> b -> IO c) -> IO (f c)
+traverseIndexed xs h = do
+  ref <- newIORef (0 :: Int)
+  traverse (\x -> do
+              j <- readIORef ref
+              writeIORef ref $! j + 1
+              h j x)
+           xs
+{-# INLINE traverseIndexed #-}
+
+-- | 'traverseIndexed' as a pure map.
+mapIndexed :: Traversable f => f b -> (Int -> b -> c) -> f c
+mapIndexed xs h = unsafeDupablePerformIO (traverseIndexed xs (\j x -> pure $! h j x))
+{-# INLINE mapIndexed #-}
 
 rows :: Int -> Int -> [e] -> [[e]]
 rows m n xs = [take n (drop (r * n) xs) | r <- [0 .. m - 1]]

@@ -239,16 +239,22 @@ class (Num a, Ord a) => Element a where
   -- differentiation of numbers are numbers), an enclosing scalar is the
   -- node.
   fromVal :: Val -> a
+  -- | True for numbers: a differentiation of them always records on a tape
+  -- of its own, without looking at its inputs.
+  numbersOnly :: f a -> Bool
+  numbersOnly _ = False
 
 instance Element Double where
   toVal = constVal
   fromVal = primalVal
+  numbersOnly _ = True
   {-# INLINE toVal #-}
   {-# INLINE fromVal #-}
 
 instance Element Float where
   toVal = constVal . realToFrac
   fromVal = realToFrac . primalVal
+  numbersOnly _ = True
   {-# INLINE toVal #-}
   {-# INLINE fromVal #-}
 
