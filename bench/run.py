@@ -29,7 +29,7 @@ checksum line on stdout; see bench/c/bench_common.h):
   BUILD/bench/codipack-bench, adept-bench   (C++, optional: built by bench.mk
       from the user's own checkouts, CODIPACK_DIR / ADEPT_DIR; their columns
       and the ratio dualrev / the faster of the two appear when they exist)
-  BUILD/bench/hs/dualrev-hs-bench, BUILD/bench/hs/ad-bench      (Haskell,
+  BUILD/bench/hs/dualrev-hs-bench, dualrev-ad-bench, ad-bench   (Haskell,
       optional; fparticles threads are given as `+RTS -N<k>` after the args)
 C executables get the fparticles thread count in BENCH_THREADS.
 """
@@ -92,10 +92,10 @@ def all_rows(quick):
         # the sequential program for them.
         Row("fparticles-fork, 1 thread", "fparticles-fork", threads=1,
             unit="gradient", exe={"dualrev": "fparticles-par"},
-            impls={"primal", "dualrev", "adolc", "floor", "hs", "ad"}),
+            impls={"primal", "dualrev", "adolc", "floor", "hs", "ad", "hsad"}),
         Row("fparticles-fork, 2 threads", "fparticles-fork", threads=2,
             unit="gradient", exe={"dualrev": "fparticles-par"},
-            impls={"primal", "dualrev", "adolc", "floor", "hs", "ad"}),
+            impls={"primal", "dualrev", "adolc", "floor", "hs", "ad", "hsad"}),
         # bulk-array versions (bench/c/nn_array_bench.c: nn-array-bench and
         # its -DNN_PRIMAL twin nn-primal-bench); ADOL-C and ad run their
         # scalar fneural, dualrev-hs its array version (fneural-array)
@@ -312,7 +312,7 @@ def main():
                     help="comma-separated programs (e.g. fdotprod,fneural)")
     ap.add_argument("--impls", default="",
                     help="comma-separated implementations "
-                         "(primal,dualrev,adolc,codi,adept,floor,hs,ad)")
+                         "(primal,dualrev,adolc,codi,adept,floor,hs,ad,hsad)")
     ap.add_argument("--out", default="", help="results.md path")
     ap.add_argument("--stat", choices=("min", "median"), default="min",
                     help="statistic of each command's runs (default min: on a "
@@ -332,6 +332,8 @@ def main():
         Impl("adept", "Adept", os.path.join(b, "adept-bench")),
         Impl("hs", "dualrev-hs", os.path.join(hsdir, "dualrev-hs-bench"), haskell=True),
         Impl("ad", "ad", os.path.join(hsdir, "ad-bench"), haskell=True),
+        # the ad programs with the import switched to Numeric.DualRev.AD
+        Impl("hsad", "dualrev-AD", os.path.join(hsdir, "dualrev-ad-bench"), haskell=True),
     ]
     notes = []
     if not shutil.which("hyperfine"):
@@ -456,6 +458,7 @@ def main():
 
     # table
     have_hs = any(im.key in ("hs", "ad") for im in impls)
+    have_hsad = any(im.key == "hsad" for im in impls)
     # the C++ tools' columns, for those that were run
     tools = [im for im in impls if im.key in ("codi", "adept")]
     def t(row, key):
@@ -475,6 +478,8 @@ def main():
         head += ["dualrev / %s" % tools_title]
     if have_hs:
         head += ["dualrev-hs", "ad", "dualrev-hs / primal", "ad / dualrev-hs"]
+    if have_hsad:
+        head += ["dualrev-AD", "ad / dualrev-AD", "dualrev-AD / dualrev-hs"]
     lines = ["| " + " | ".join(head) + " |",
              "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     rows_out = []
@@ -498,6 +503,10 @@ def main():
             rr["ah"] = ratio(ad, h)
             cellv += [fmt_time(h), fmt_time(ad), fmt_ratio(ratio(h, p)),
                       fmt_ratio(rr["ah"])]
+        if have_hsad:
+            hsad = t(row, "hsad")
+            cellv += [fmt_time(hsad), fmt_ratio(ratio(t(row, "ad"), hsad)),
+                      fmt_ratio(ratio(hsad, t(row, "hs")))]
         lines.append("| %s (%s) | %s |" % (row.label, row.unit, " | ".join(cellv)))
         rows_out.append((row.label, rr))
     table = "\n".join(lines)
