@@ -51,11 +51,6 @@ outs ys = do
   pure (ys, vs)
 {-# INLINE outs #-}
 
--- | The same scalar seen as one of another level (every level has the same
--- representation).
-recast :: Reverse s a -> Reverse s' b
-recast (Reverse v) = Reverse v
-{-# INLINE recast #-}
 
 ------------------------------------------------------------------------------
 -- Gradients

@@ -87,9 +87,6 @@ untilRepeated (x : rest@(y : _))
   | otherwise = x : untilRepeated rest
 untilRepeated xs = xs
 
-recast :: Reverse s a -> Reverse s' b
-recast (Reverse v) = Reverse v
-{-# INLINE recast #-}
 
 ------------------------------------------------------------------------------
 -- Gradient descent

@@ -21,7 +21,7 @@ module Numeric.DualRev.Internal.Overloaded.Value
   , Reverse (..)
   , Element (..)
   , TapeMismatch (..)
-  , constVal, primalVal, isActive
+  , constVal, primalVal, isActive, recast
   , Mode (..)
   , Reifies, Tape
   ) where
@@ -58,6 +58,12 @@ isActive (Val _ i _) = i /= -1
 -- differentiation).
 newtype Reverse s a = Reverse Val
 type role Reverse nominal nominal
+
+-- | The same scalar seen as one of another level: every level has the same
+-- representation, so a function given for one level serves another.
+recast :: Reverse s a -> Reverse s' b
+recast (Reverse v) = Reverse v
+{-# INLINE recast #-}
 
 -- | Two active values of different tapes met in one operation.  Only a
 -- nested differentiation whose inputs are all constants can cause it (it
