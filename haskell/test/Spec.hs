@@ -19,6 +19,7 @@ import qualified Corpus.Syntax2
 import qualified CustomRules
 import qualified Fusion
 import qualified Nested
+import qualified Overloaded
 import qualified Rules
 import qualified SecondOrder
 import qualified Statement
@@ -44,6 +45,7 @@ main = hspec $ do
   Checkpoint.spec
   Statement.spec
   Nested.spec
+  Overloaded.spec
   Rules.spec
   SecondOrder.spec
   Version.spec
