@@ -24,7 +24,7 @@ import Control.Exception (evaluate, finally, throwIO)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import qualified Data.Map as M
 import Foreign.Ptr (Ptr)
-import System.IO.Unsafe (unsafePerformIO)
+import System.IO.Unsafe (unsafeInterleaveIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Run.AD (AD (..), D (..), DualRevError (..))
 import Numeric.DualRev.Internal.Engine.FFI (CTape)
@@ -54,8 +54,12 @@ currentTape = do
 -- | The value of a recording computation, on the calling thread's tape.
 -- The tape is looked up only if the computation records (on constants it
 -- does not).
+--
+-- The lookup is a lazy IO action of each call (unsafeInterleaveIO): as a
+-- pure @unsafePerformIO currentTape@ it does not depend on @m@, so GHC may
+-- float it out and keep the first tape it saw for every later call.
 onTape :: AD a -> a
-onTape m = unsafePerformIO (unAD m (unsafePerformIO currentTape))
+onTape m = unsafePerformIO (unsafeInterleaveIO currentTape >>= unAD m)
 {-# NOINLINE onTape #-}
 
 -- | The result of code outside any block, recorded on t: evaluated far
