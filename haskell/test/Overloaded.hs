@@ -391,6 +391,14 @@ nested = describe "nested differentiation" $ do
       in agree 1e-12 "row sums" (A.grad (sum . A.grad trig) xs) (map sum h) xs
          .&&. agree 1e-12 "2 H g" (A.grad (\v -> let gv = A.grad trig v in sum (zipWith (*) gv gv)) xs)
                 (map (\r -> 2 * sum (zipWith (*) r g)) h) xs
+  it "grad inside grad, inner inputs the outer variables and a closure over them too" $
+    -- inner: (v . w) (sum w), its gradient at w = v is v S + |v|^2 (S = sum v);
+    -- the sum S^2 + n |v|^2 has the gradient 2 S + 2 n v
+    property $ forAll (listOf1N 5 dbl) $ \xs ->
+      let f :: [A.Reverse s Double] -> A.Reverse s Double
+          f v = sum (A.grad (\w -> sum (zipWith (*) (map A.auto v) w) * sum w) v)
+          n = fromIntegral (length xs)
+      in agree 1e-12 "gradient" (A.grad f xs) (map (\x -> 2 * sum xs + 2 * n * x) xs) xs
   it "grad inside grad, inner inputs constants closing over outer variables: [4 c x + y, x]" $
     -- x * d/dz (x z^2 + y z) at z = c = x (2 c x + y)
     property $ forAll ((,,) <$> dbl <*> dbl <*> dbl) $ \(x, y, c) ->
@@ -669,7 +677,7 @@ threads = describe "threads" $ do
                 , A.hessian trig (take 3 (inputs ki))
                 , A.grad (sum . A.grad mlp) (take 21 (cycle (inputs ki)))
                 , A.grad (\v -> head v * head (A.grad (\zs -> A.auto (v !! 1) * head zs * head zs) [2])) (inputs ki) )
-      items = [(k, i) | k <- [1 .. 8 :: Int], i <- [1 .. 12 :: Int]]
+      items = [(k, i) | k <- [1 .. 8 :: Int], i <- [1 .. 40 :: Int]]
   it "gradients, jacobians, hessians and nested ones on 8 threads equal the sequential ones" $ do
     let reference = map work items
     _ <- evaluate (length (show reference))
