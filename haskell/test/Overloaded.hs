@@ -149,8 +149,8 @@ fdJacobian f xs = transpose
 closeFDM :: [[Double]] -> [[Double]] -> Bool
 closeFDM got want = length got == length want && and (zipWith row got want)
   where
-    scale = 1 + maximum (0 : map abs (concat want))
-    row a b = length a == length b && and (zipWith (\u v -> abs (u - v) <= 1e-5 * (scale + abs u)) a b)
+    size = 1 + maximum (0 : map abs (concat want))
+    row a b = length a == length b && and (zipWith (\u v -> abs (u - v) <= 1e-5 * (size + abs u)) a b)
 
 -- | Runs the actions on threads of their own, all at once, and collects
 -- their results (an exception becomes Left).
@@ -449,7 +449,7 @@ nested = describe "nested differentiation" $ do
     -- argmin over x of cosh (x - a) + x^2 / 2 solves sinh (x - a) + x = 0;
     -- implicitly dx/da = cosh (x - a) / (cosh (x - a) + 1)
     property $ forAll (choose (-2, 2)) $ \a ->
-      let argmin u = last (take 30 (N.extremum (\x -> cosh (x - A.auto u) + x * x / 2) 0))
+      let argmin u = last (take 30 (N.extremum (\z -> cosh (z - A.auto u) + z * z / 2) 0))
           x = argmin a
           want = cosh (x - a) / (cosh (x - a) + 1)
       in counterexample (show (x, A.diff argmin a, want)) $
@@ -518,7 +518,7 @@ newton = describe "Newton's method" $ do
       in N.findZeroNoEq f x0 !! 1 `shouldSatisfy` closeRel 1e-15 (x0 - (exp x0 - 3 * x0) / (exp x0 - 3))
   it "inverse and inverseNoEq of x^3 + x: the point where it takes y" $
     property $ forAll (choose (-10, 10)) $ \y ->
-      let xs = take 60 (N.inverse (\x -> x * x * x + x) 0 y)
+      let xs = take 60 (N.inverse (\u -> u * u * u + u) 0 y)
           x = last xs
       in counterexample (show xs) $
            closeRel 1e-13 (x * x * x + x) y .&&. take (length xs) (N.inverseNoEq (\u -> u * u * u + u) 0 y) == xs
@@ -570,9 +570,9 @@ descent = describe "gradient descent" $ do
   it "stochasticGradientDescent lowers a least-squares loss" $ do
     let examples = [(x, 3 * x - 1) | x <- [-1, -0.5 .. 1]] :: [(Double, Double)]
         loss (a, b) v = let [w, c] = v in (w * A.auto a + c - A.auto b) ^ (2 :: Int)
-        total v = let [w, c] = v in sum [(w * a + c - b) ^ (2 :: Int) | (a, b) <- examples]
+        sumSq v = let [w, c] = v in sum [(w * a + c - b) ^ (2 :: Int) | (a, b) <- examples]
         its = A.stochasticGradientDescent loss examples [0, 0]
-    total (its !! 20000) `shouldSatisfy` (< total [0, 0] / 10)
+    sumSq (its !! 20000) `shouldSatisfy` (< sumSq [0, 0] / 10)
   it "conjugateGradientDescent's first step is the exact line search along the gradient" $
     -- f = 1/2 x^T A x - b^T x: the step is g^T g / g^T A g along -g
     property $ forAll (vecOf 2 dbl) $ \x0 ->
@@ -633,7 +633,7 @@ containers = describe "containers other than lists" $ do
   it "V3 to V3: jacobian, jacobianT, duF" $
     property $ forAll ((,) <$> genV3 <*> genV3) $ \(v, d) ->
       let cross :: Num a => V3 a -> V3 a
-          cross (V3 a b c) = V3 (b * c) (c * a) (a * b)
+          cross (V3 p q r) = V3 (q * r) (r * p) (p * q)
           V3 a b c = v
           j = A.jacobian cross v
       in j == V3 (V3 0 c b) (V3 c 0 a) (V3 b a 0)
@@ -692,9 +692,9 @@ threads = describe "threads" $ do
       concurrently [evaluate (sum (map sum shared)) | _ <- [1 .. 4 :: Int]]
     map (either (const Nothing) Just) rs `shouldBe` replicate 4 (Just want)
   it "Newton's method and gradient descent on 4 threads" $ do
-    let job k = ( take 30 (A.gradientDescent trig (inputs (k, 0)))
+    let job k = ( take 30 (A.gradientDescent trig (inputs (k, 0 :: Int)))
                 , take 60 (N.findZero (\x -> x * x - A.auto (fromIntegral k)) (1 :: Double))
-                , take 4 (A.conjugateGradientDescent trig (inputs (k, 0))) )
+                , take 4 (A.conjugateGradientDescent trig (inputs (k, 0 :: Int))) )
         reference = map job [1 .. 4 :: Int]
     _ <- evaluate (length (show reference))
     rs <- withCapabilities 4 $ concurrently [evaluate (job k == reference !! (k - 1)) | k <- [1 .. 4]]
