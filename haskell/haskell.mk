@@ -12,7 +12,7 @@ CABAL    := cabal --builddir=$(HS_BUILD)/dist
 # the package's version, read from its cabal file (where it is written)
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 
-.PHONY: hs-deps hs-lib test-hs quickstart demo-hs bench-hs
+.PHONY: hs-deps hs-lib test-hs test-ad-compare quickstart demo-hs bench-hs
 
 hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
 	@sh tools/deps.sh check lib hs
@@ -41,11 +41,29 @@ $(HS_BUILD)/th-sources.stamp: $(TH_SOURCES)
 hs-lib: hs-deps
 	$(CABAL) build -v1 dualrev:lib:dualrev
 
-# both test suites (the corpus; arrays and fork-join), then the compile-fail cases
+# both test suites (the corpus; arrays and fork-join), the overloaded mode's
+# tests again on two capabilities, the compile-fail cases, then the
+# comparison with ad where ad is installed
 test-hs: hs-deps
 	$(CABAL) build -v1 dualrev:tests
 	$(CABAL) test -v1 dualrev:tests --test-show-details=direct
+	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test)" --match "/Overloaded/" +RTS -N2 -RTS
 	sh haskell/test/compile-fail/run.sh $(CABAL) exec -v0 -- ghc -package dualrev
+	@$(MAKE) --no-print-directory -f haskell/haskell.mk test-ad-compare BUILD=$(BUILD)
+
+# Numeric.DualRev.AD against the ad package it imitates (haskell/test-ad):
+# built with ghc against the in-place library, only where ad 4.5 is
+# installed, since ad is no dependency of the package
+GHC_VERSION := $(shell ghc --numeric-version 2>/dev/null)
+INPLACE_DBS = $(foreach db,$(wildcard $(CABAL_DIR)/store/ghc-$(GHC_VERSION)/package.db) $(HS_BUILD)/dist/packagedb/ghc-$(GHC_VERSION),-package-db $(db))
+
+test-ad-compare: hs-lib
+	@if ghc-pkg --simple-output list ad 2>/dev/null | tr ' ' '\n' | grep -q '^ad-4\.5\.'; then \
+	  mkdir -p $(HS_BUILD)/ad-compare && \
+	  ghc -O2 -threaded -rtsopts $(INPLACE_DBS) -package dualrev -package ad -outputdir $(HS_BUILD)/ad-compare \
+	    haskell/test-ad/AdCompare.hs -o $(HS_BUILD)/ad-compare/ad-compare >/dev/null && \
+	  $(HS_BUILD)/ad-compare/ad-compare; \
+	else echo "ad package not installed: ad comparison skipped"; fi
 
 # the README's quick starts, outside the checkout (the Haskell one against
 # the package's tarball); needs the C library built by the top Makefile
