@@ -739,21 +739,18 @@ constants = describe "constants" $ do
     A.grad (\v -> 2 A.*^ head v + head v A.^* 3 + head v A.^/ 4) [1 :: Double] `shouldBe` [5.25]
 
 knownProblems :: Spec
-knownProblems = describe "known problems" $ do
-  -- Not run (pendingWith comes first): once either goes wrong, every later
-  -- differentiation on the thread fails with DualRevError "invalid
-  -- argument", splices and overloaded alike.  Run.Current.onTape looks up
-  -- its tape in an expression GHC floats out to a top-level constant, so
-  -- helpers from outside blocks record on the first tape ever looked up.
+knownProblems = describe "helpers from outside blocks" $ do
+  -- Regressions: Run.Current.onTape once looked up its tape in an
+  -- expression GHC floated out to a top-level constant, so helpers from
+  -- outside blocks recorded on the first tape ever looked up (zeros after an
+  -- earlier run; wrong gradients and DualRevError on threads).
   it "the splice's hessian of a block function calling a helper from outside blocks, after a grad" $ do
-    pendingWith "gives all zeros (tape lookup in Run.Current.onTape evaluated once per program)"
     let xs = [0.5, 1.5, -0.7, 0.3, 1.1]
         s = sum xs
     _ <- evaluate (sum ($(TH.grad 'outsideAtanD) (take 2 xs)))
     concat ($(TH.hessian 'outsideAtanD) xs)
       `shouldSatisfy` all (closeRel 1e-12 (-2 * s / ((1 + s * s) * (1 + s * s))))
   it "the splice's grad of a block function calling a helper from outside blocks, on several threads" $ do
-    pendingWith "wrong gradients and DualRevError (tape lookup in Run.Current.onTape evaluated once per program)"
     let ok k = and [ closeRel 1e-12 (head ($(TH.grad 'outsideAtanD) [x, fromIntegral k])) (1 / (1 + (x + fromIntegral k) ^ (2 :: Int)))
                    | i <- [1 .. 2000 :: Int], let x = fromIntegral i / 1000 ]
     rs <- withCapabilities 2 $ concurrently [evaluate (ok k) | k <- [1 .. 4 :: Int]]
