@@ -25,26 +25,26 @@ module Numeric.DualRev.Internal.Overloaded.Session
   , differentiate
   , differentiateOn
   , ownOrEnclosing
-  , fill, mapIndexed, rows, withReals, engine
+  , fill, mapIndexed
   ) where
 
 import Control.Exception (catch, throwIO)
 import Control.Monad (forM, when)
 import Data.Foldable (toList)
+import Data.Int (Int64)
+import Data.IORef (newIORef, readIORef, writeIORef)
 import qualified Data.Vector as V
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
-import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
-import Data.IORef (newIORef, readIORef, writeIORef)
-import System.IO.Unsafe (unsafeDupablePerformIO)
-import Foreign.C.String (peekCString)
-import Foreign.C.Types (CInt, CSize)
-import Foreign.Marshal.Alloc (alloca, allocaBytes)
+import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (allocaArray, peekArray, withArray)
-import Foreign.Ptr (Ptr, castPtr)
-import Foreign.Storable (peek, peekElemOff, pokeByteOff)
+import Foreign.Ptr (Ptr)
+import Foreign.Storable (peek, peekElemOff)
+import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
+import System.IO.Unsafe (unsafeDupablePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Run.AD (D (..), DualRevError (..), checkTape, constD)
+import Numeric.DualRev.Internal.Run.Flat (engine, rowsOf, withReals)
 import Numeric.DualRev.Internal.Run.Nested (copyOf, nestedOn, tangentSeeded)
 import Numeric.DualRev.Internal.Run.Runners (withPooledTape)
 import Numeric.DualRev.Internal.Overloaded.Value
@@ -109,7 +109,7 @@ ownTape xs f k t = do
   o <- f =<< traverseIndexed xs (\j x -> pure (Val (primalVal (toVal x)) (first + fromIntegral j) t))
   checkTape t
   let number = fromVal . constVal :: Double -> a
-      mine v@(Val _ i u) = when (i /= -1 && u /= t) (throwIO (TapeMismatch t u)) >> pure v
+      mine = ownedBy t
       inputs = [Val (primalVal (toVal x)) j t | (j, x) <- zip [first ..] (toList xs)]
   k Session
     { valueOf = \v -> number . primalVal <$> mine v
@@ -120,38 +120,38 @@ ownTape xs f k t = do
           else do
             g <- mallocPlainForeignPtrBytes (8 * n) :: IO (ForeignPtr Double)
             withForeignPtr g $ \p ->
-              engine t "dr_gradient_range" (c_gradient_range t yv yi first (fromIntegral n) p)
+              engine "dr_gradient_range" (c_gradient_range t yv yi first (fromIntegral n) p)
             pure (\j -> number (unsafeDupablePerformIO (withForeignPtr g (`peekElemOff` j))))
     , jacobianOf = \vs -> do
         ys <- mapM mine vs
         let m = length ys
         if m == 0 then pure [] else do
-          j <- withReals ys $ \cm py -> withReals inputs $ \cn px ->
+          j <- withReals (map pair ys) $ \cm py -> withReals (map pair inputs) $ \cn px ->
             allocaArray (max 1 (m * n)) $ \p -> do
-              engine t "dr_jacobian" (c_jacobian t cm py cn px p)
+              engine "dr_jacobian" (c_jacobian t cm py cn px p)
               peekArray (m * n) p
-          pure (map (map number) (rows m n j))
+          pure (map (map number) (rowsOf m n j))
     , jvpOf = \dirs vs -> do
         ys <- mapM mine vs
         let m = length ys
         if m == 0 then pure [] else do
-          withReals ys $ \cm py -> withReals inputs $ \cn px ->
+          withReals (map pair ys) $ \cm py -> withReals (map pair inputs) $ \cn px ->
             withArray (map (primalVal . toVal) dirs) $ \pv ->
               allocaArray m $ \p -> do
-                engine t "dr_jvp" (c_jvp t cm py cn px pv p)
+                engine "dr_jvp" (c_jvp t cm py cn px pv p)
                 map number <$> peekArray m p
     , hessianOf = Just $ \v -> do
         Val yv yi _ <- mine v
         if yi == -1 then pure (replicate n (replicate n (number 0))) else
-          withReals inputs $ \cn px -> allocaArray (max 1 (n * n)) $ \p -> do
-            engine t "dr_hessian" (c_hessian t yv yi cn px p)
-            rows n n . map number <$> peekArray (n * n) p
+          withReals (map pair inputs) $ \cn px -> allocaArray (max 1 (n * n)) $ \p -> do
+            engine "dr_hessian" (c_hessian t yv yi cn px p)
+            rowsOf n n . map number <$> peekArray (n * n) p
     , hvpOf = Just $ \dirs v -> do
         Val yv yi _ <- mine v
         if yi == -1 then pure (replicate n (number 0)) else
-          withReals inputs $ \cn px -> withArray (map (primalVal . toVal) dirs) $ \pv ->
+          withReals (map pair inputs) $ \cn px -> withArray (map (primalVal . toVal) dirs) $ \pv ->
             allocaArray (max 1 n) $ \p -> do
-              engine t "dr_hvp" (c_hvp t yv yi cn px pv p)
+              engine "dr_hvp" (c_hvp t yv yi cn px pv p)
               map number <$> peekArray n p
     } o
 {-# INLINE ownTape #-}
@@ -164,7 +164,7 @@ enclosingTape xs f k t = nestedOn t $ \mark -> do
   copies <- mapM (copyOf t . toD . toVal) (toList xs)
   o <- f (fill xs [Val v i t | D v i <- copies])
   checkTape t
-  let mine v@(Val _ i u) = when (i /= -1 && u /= t) (throwIO (TapeMismatch t u)) >> pure v
+  let mine = ownedBy t
       result (D v i) = fromVal (Val v i t)
       none = fromVal (constVal 0)
       tangent seeds (Val yv yi _) = result <$> tangentSeeded t mark seeds (D yv yi)
@@ -186,6 +186,17 @@ enclosingTape xs f k t = nestedOn t $ \mark -> do
     , hessianOf = Nothing
     , hvpOf = Nothing
     } o
+
+-- | An output of the differentiation on t: active ones must be t's (one of
+-- an enclosing differentiation's means this one has to start again there).
+ownedBy :: Ptr CTape -> Val -> IO Val
+ownedBy t v@(Val _ i u) = when (i /= -1 && u /= t) (throwIO (TapeMismatch t u)) >> pure v
+{-# INLINE ownedBy #-}
+
+-- | As the engine's pair of value and id.
+pair :: Val -> (Double, Int64)
+pair (Val v i _) = (v, i)
+{-# INLINE pair #-}
 
 toD :: Val -> D
 toD (Val v i _) = D v i
@@ -225,22 +236,3 @@ traverseIndexed xs h = do
 mapIndexed :: Traversable f => f b -> (Int -> b -> c) -> f c
 mapIndexed xs h = unsafeDupablePerformIO (traverseIndexed xs (\j x -> pure $! h j x))
 {-# INLINE mapIndexed #-}
-
-rows :: Int -> Int -> [e] -> [[e]]
-rows m n xs = [take n (drop (r * n) xs) | r <- [0 .. m - 1]]
-
--- | An array of C dr_real (the tape is implied).
-withReals :: [Val] -> (CSize -> Ptr CReal -> IO b) -> IO b
-withReals vs act = allocaBytes (16 * max 1 n) $ \p -> do
-  sequence_ [ pokeByteOff p (16 * j) v >> pokeByteOff p (16 * j + 8) i
-            | (j, Val v i _) <- zip [0 ..] vs ]
-  act (fromIntegral n) (castPtr p)
-  where n = length vs
-
-engine :: Ptr CTape -> String -> IO CInt -> IO ()
-engine t fn call = do
-  st <- call
-  when (st /= 0) $ do
-    checkTape t
-    msg <- c_strerror st >>= peekCString
-    throwIO (DualRevError ("dualrev: " ++ fn ++ " failed: " ++ msg))

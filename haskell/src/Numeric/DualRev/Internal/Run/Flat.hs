@@ -20,6 +20,8 @@
 module Numeric.DualRev.Internal.Run.Flat
   ( -- * Runners
     jacobianRun, jvpRun, hvpRun, hessianRun, withOrder2Tape
+    -- * Engine calls on flat arrays (also the overloaded mode's)
+  , withReals, engine, rowsOf
     -- * Walks
   , Trav, R, Supply
   , travD, travVec, travMat
@@ -200,7 +202,7 @@ result :: Int -> (Ptr Double -> IO ()) -> IO [Double]
 result n act = allocaArray (max 1 n) $ \p -> act p >> peekArray n p
 
 -- | m rows of n.
-rowsOf :: Int -> Int -> [Double] -> [[Double]]
+rowsOf :: Int -> Int -> [e] -> [[e]]
 rowsOf m n xs = [take n (drop (k * n) xs) | k <- [0 .. m - 1]]
 
 ------------------------------------------------------------------------------
