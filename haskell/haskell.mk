@@ -60,7 +60,7 @@ INPLACE_DBS = $(foreach db,$(wildcard $(CABAL_DIR)/store/ghc-$(GHC_VERSION)/pack
 test-ad-compare: hs-lib
 	@if ghc-pkg --simple-output list ad 2>/dev/null | tr ' ' '\n' | grep -q '^ad-4\.5\.'; then \
 	  mkdir -p $(HS_BUILD)/ad-compare && \
-	  ghc -O2 -threaded -rtsopts $(INPLACE_DBS) -package dualrev -package ad -outputdir $(HS_BUILD)/ad-compare \
+	  ghc -O2 -threaded -rtsopts $(INPLACE_DBS) -package dualrev -package ad -ihaskell/test -outputdir $(HS_BUILD)/ad-compare \
 	    haskell/test-ad/AdCompare.hs -o $(HS_BUILD)/ad-compare/ad-compare >/dev/null && \
 	  $(HS_BUILD)/ad-compare/ad-compare; \
 	else echo "ad package not installed: ad comparison skipped"; fi

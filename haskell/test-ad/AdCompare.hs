@@ -24,51 +24,13 @@ import qualified Numeric.AD.Newton as ADN
 import qualified Numeric.DualRev.AD as DR
 import qualified Numeric.DualRev.AD.Mode.Reverse.Double as DRRD
 import qualified Numeric.DualRev.AD.Newton as DRN
+import OverloadedDefs (Poly, curve, evalPoly, logSumExp, mlp, scalar, tall, trig, wide)
 
 ------------------------------------------------------------------------------
 -- The functions, once for both libraries
 
--- | Integer coefficients times monomials (one exponent per variable).
-type Poly = [(Integer, [Int])]
-
-evalPoly :: Num a => Poly -> [a] -> a
-evalPoly p xs = sum [fromInteger c * product (zipWith (^) xs ks) | (c, ks) <- p]
-
-trig :: Floating a => [a] -> a
-trig xs =
-  sum (zipWith (\a b -> sin a * cos (2 * b) + tanh (a - b)) xs (drop 1 xs ++ take 1 xs))
-  + atan (sum xs) / 2 + sum (map (exp . sin) xs)
-
-logSumExp :: (Ord a, Floating a) => [a] -> a
-logSumExp xs = let m = maximum xs in m + log (sum [exp (x - m) | x <- xs])
-
--- | Mean squared error of a 3-4-1 tanh network on three fixed samples.
-mlp :: Floating a => [a] -> a
-mlp ps = sum [(predict x - y) ^ (2 :: Int) | (x, y) <- samples] / 3
-  where
-    (w1, r1) = splitAt 12 ps
-    (b1, r2) = splitAt 4 r1
-    (w2, r3) = splitAt 4 r2
-    b2 = sum (take 1 r3)
-    hidden x = [tanh (sum (zipWith (*) row x) + b) | (row, b) <- zip (chunks w1) b1]
-    predict x = sum (zipWith (*) w2 (hidden x)) + b2
-    chunks [] = []
-    chunks zs = let (h, t) = splitAt 3 zs in h : chunks t
-    samples = [([0.5, -1, 2], 1), ([1.5, 0.25, -0.5], -0.5), ([-2, 1, 0.75], 0.25)]
-
-tall :: Floating a => [a] -> [a]
-tall v = [x * y, sin x, exp (y / 3), x * x - y, sqrt (1 + x * x + y * y)]
-  where x = v !! 0
-        y = v !! 1
-
-wide :: Floating a => [a] -> [a]
-wide xs = [sum (zipWith (*) xs (drop 1 xs)), product (map (\x -> 1 + x * x / 10) xs)]
-
-scalar :: Floating a => a -> a
-scalar x = sin (x * x) * exp (x / 3) + x ^ (3 :: Int) / (1 + x * x)
-
-curve :: Floating a => a -> [a]
-curve x = [cos x, x * sin x, exp (negate (x * x))]
+-- evalPoly, trig, logSumExp, mlp, tall, wide, scalar, curve: the test
+-- suite's "OverloadedDefs" (haskell/test).
 
 -- | Every Floating method and a few Prelude numeric functions, for the
 -- derivative rules one by one.
