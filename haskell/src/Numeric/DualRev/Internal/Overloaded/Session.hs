@@ -38,7 +38,7 @@ import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (allocaArray, peekArray, withArray)
 import Foreign.Ptr (Ptr)
-import Foreign.Storable (peek, peekElemOff)
+import Foreign.Storable (peek, peekElemOff, poke)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
@@ -106,7 +106,7 @@ ownTape xs f k t = do
   let n = length xs
   first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
   checkTape t
-  o <- f =<< traverseIndexed xs (\j x -> pure (Val (primalVal (toVal x)) (first + fromIntegral j) t))
+  o <- f =<< traverseIndexed xs (\j x -> pure $! Val (primalVal (toVal x)) (first + fromIntegral j) t)
   checkTape t
   let number = fromVal . constVal :: Double -> a
       mine = ownedBy t
@@ -219,15 +219,16 @@ fill shape xs = unsafeDupablePerformIO $ do
 {-# INLINE fill #-}
 
 -- | A container mapped with each element's index (left to right), in IO:
--- a traversal with a counter.  (mapAccumL's lazy state costs a few thunks
--- per element, which for inputs of thousands of scalars was most of a
--- gradient's allocation.)
+-- a traversal with a counter in unboxed memory.  (mapAccumL's lazy state
+-- costs a few thunks per element, and an IORef a boxed Int per element;
+-- for inputs of thousands of scalars either was most of a gradient's
+-- allocation.)
 traverseIndexed :: Traversable f => f b -> (Int -> b -> IO c) -> IO (f c)
-traverseIndexed xs h = do
-  ref <- newIORef (0 :: Int)
+traverseIndexed xs h = alloca $ \counter -> do
+  poke counter (0 :: Int)
   traverse (\x -> do
-              j <- readIORef ref
-              writeIORef ref $! j + 1
+              j <- peek counter
+              poke counter (j + 1)
               h j x)
            xs
 {-# INLINE traverseIndexed #-}
