@@ -1,9 +1,13 @@
 /*
- * The engine's calls that take the scalar y by value (dr_hvp, dr_hessian,
- * dr_gradient_range), with y given as its value and id: Haskell's FFI
- * cannot pass a dr_real by value.
+ * The engine's calls in the shapes the Haskell front end has at hand: those
+ * that take the scalar y by value (dr_hvp, dr_hessian, dr_gradient_range),
+ * with y given as its value and id (Haskell's FFI cannot pass a dr_real by
+ * value), and dr_jacobian of a range of inputs.
  */
 #include "dualrev.h"
+
+#include <stdint.h>
+#include <stdlib.h>
 
 dr_status drhs_hvp(dr_tape *t, double yval, dr_idx yidx, size_t n,
                    const dr_real *x, const double *v, double *out)
@@ -24,4 +28,28 @@ dr_status drhs_gradient_range(dr_tape *t, double yval, dr_idx yidx,
 {
     dr_real y = {yval, yidx};
     return dr_gradient_range(t, y, first, n, g);
+}
+
+/*
+ * dr_jacobian with the inputs given as the range first .. first+n-1 (as
+ * dr_input_range made them) instead of an array the caller fills: the
+ * overloaded mode's inputs are such a range.  dr_jacobian reads only the
+ * inputs' ids; the array is built here, on the stack when it is small.
+ */
+dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
+                              dr_idx first, size_t n, double *J)
+{
+    enum { ON_STACK = 64 };
+    dr_real small[ON_STACK];
+    dr_real *x = small;
+    if (n > ON_STACK) {
+        if (n > SIZE_MAX / sizeof *x || !(x = malloc(n * sizeof *x)))
+            return DR_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        x[i] = (dr_real){0.0, first + (dr_idx)i};
+    dr_status st = dr_jacobian(t, m, y, n, x, J);
+    if (x != small)
+        free(x);
+    return st;
 }

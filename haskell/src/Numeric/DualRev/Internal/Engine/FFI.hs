@@ -14,7 +14,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_seed, c_reverse, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
     -- * Jacobians, forward mode and second order
-  , CReal, c_jacobian, c_jvp, c_hvp, c_hessian, c_gradient_range
+  , CReal, c_jacobian, c_jvp, c_hvp, c_hessian, c_gradient_range, c_jacobian_range
   ) where
 
 import Data.Int (Int64)
@@ -67,10 +67,15 @@ foreign import ccall safe "dr_jvp"
 
 -- dr_hvp, dr_hessian and dr_gradient_range through
 -- haskell/cbits/hs_scalar_args.c: y as its value and id (a dr_real cannot be
--- passed by value).
+-- passed by value).  These and drhs_jacobian_range are unsafe calls: their
+-- callers (the overloaded mode, second order) record no checkpointed loop,
+-- so no sweep calls back into Haskell, and a safe call's cost (releasing
+-- the capability) is a large part of a small Jacobian's.
 foreign import ccall unsafe "drhs_hvp"
   c_hvp :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_hessian"
   c_hessian :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_gradient_range"
   c_gradient_range :: Ptr CTape -> Double -> Int64 -> Int64 -> CSize -> Ptr Double -> IO CInt
+foreign import ccall unsafe "drhs_jacobian_range"
+  c_jacobian_range :: Ptr CTape -> CSize -> Ptr CReal -> Int64 -> CSize -> Ptr Double -> IO CInt

@@ -116,9 +116,8 @@ jacobianWith' :: (Traversable f, Traversable g, Element a)
 jacobianWith' g f xs = unsafeDupablePerformIO $
   differentiate xs [] (outs . f . vars) $ \s (ys, vs) -> do
     values <- mapM (valueOf s) vs
-    rs <- jacobianOf s vs
-    pure (fill ys (zip values [fill xs (zipWith g xl r) | r <- rs]))
-  where xl = toList xs
+    jac <- jacobianOf s vs
+    pure (fill ys [(v, mapIndexed xs (\c x -> g x (jac r c))) | (r, v) <- zip [0 ..] values])
 {-# INLINE jacobianWith' #-}
 
 -- | The transposed Jacobian: one entry per input, each shaped like the
@@ -134,10 +133,8 @@ jacobianWithT :: (Traversable f, Traversable g, Element a)
               -> f (g b)
 jacobianWithT g f xs = unsafeDupablePerformIO $
   differentiate xs [] (outs . f . vars) $ \s (ys, vs) -> do
-    rs <- jacobianOf s vs
-    let columns = if null rs then map (const []) xl else foldr (zipWith (:)) (map (const []) xl) rs
-    pure (fill xs [fill ys (map (g x) c) | (x, c) <- zip xl columns])
-  where xl = toList xs
+    jac <- jacobianOf s vs
+    pure (mapIndexed xs (\c x -> mapIndexed ys (\r _ -> g x (jac r c))))
 {-# INLINE jacobianWithT #-}
 
 ------------------------------------------------------------------------------

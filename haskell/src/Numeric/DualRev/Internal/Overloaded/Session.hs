@@ -1,4 +1,6 @@
 {-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE MagicHash #-}
+{-# LANGUAGE UnboxedTuples #-}
 {-# LANGUAGE RankNTypes #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 {-# OPTIONS_HADDOCK hide #-}
@@ -29,6 +31,7 @@ module Numeric.DualRev.Internal.Overloaded.Session
   ) where
 
 import Control.Exception (catch, throwIO)
+import Control.Applicative (liftA2)
 import Control.Monad (forM, when)
 import Data.Foldable (toList)
 import Data.Int (Int64)
@@ -36,9 +39,10 @@ import Data.IORef (newIORef, readIORef, writeIORef)
 import qualified Data.Vector as V
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
+import GHC.Exts (Int (..), Int#, (+#))
 import Foreign.Marshal.Array (allocaArray, peekArray, withArray)
 import Foreign.Ptr (Ptr)
-import Foreign.Storable (peek, peekElemOff, poke)
+import Foreign.Storable (peek, peekElemOff)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
@@ -55,8 +59,8 @@ data Session a = Session
     valueOf :: Val -> IO a
     -- | The partials of an output with respect to the inputs, by index.
   , gradientOf :: Val -> IO (Int -> a)
-    -- | The rows of the Jacobian of the outputs.
-  , jacobianOf :: [Val] -> IO [[a]]
+    -- | The Jacobian of the outputs, by row (output) and column (input).
+  , jacobianOf :: [Val] -> IO (Int -> Int -> a)
     -- | The directional derivatives of the outputs along a direction (one
     -- entry per input).
   , jvpOf :: [a] -> [Val] -> IO [a]
@@ -106,7 +110,7 @@ ownTape xs f k t = do
   let n = length xs
   first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
   checkTape t
-  o <- f =<< traverseIndexed xs (\j x -> pure $! Val (primalVal (toVal x)) (first + fromIntegral j) t)
+  o <- f (mapIndexed xs (\j x -> Val (primalVal (toVal x)) (first + fromIntegral j) t))
   checkTape t
   let number = fromVal . constVal :: Double -> a
       mine = ownedBy t
@@ -125,12 +129,11 @@ ownTape xs f k t = do
     , jacobianOf = \vs -> do
         ys <- mapM mine vs
         let m = length ys
-        if m == 0 then pure [] else do
-          j <- withReals (map pair ys) $ \cm py -> withReals (map pair inputs) $ \cn px ->
-            allocaArray (max 1 (m * n)) $ \p -> do
-              engine "dr_jacobian" (c_jacobian t cm py cn px p)
-              peekArray (m * n) p
-          pure (map (map number) (rowsOf m n j))
+        if m == 0 || n == 0 then pure (\_ _ -> number 0) else do
+          j <- mallocPlainForeignPtrBytes (8 * m * n) :: IO (ForeignPtr Double)
+          withForeignPtr j $ \p -> withReals (map pair ys) $ \cm py ->
+            engine "dr_jacobian" (c_jacobian_range t cm py first (fromIntegral n) p)
+          pure (\r c -> number (unsafeDupablePerformIO (withForeignPtr j (`peekElemOff` (r * n + c)))))
     , jvpOf = \dirs vs -> do
         ys <- mapM mine vs
         let m = length ys
@@ -178,7 +181,9 @@ enclosingTape xs f k t = nestedOn t $ \mark -> do
     , gradientOf = \v -> do
         g <- V.fromList <$> gradient v
         pure (g V.!)
-    , jacobianOf = mapM gradient
+    , jacobianOf = \vs -> do
+        rows <- V.fromList <$> mapM (fmap V.fromList . gradient) vs
+        pure (\r c -> rows V.! r V.! c)
     , jvpOf = \dirs vs -> do
         ys <- mapM mine vs
         let seeds = [(c, toD (toVal d)) | (D _ c, d) <- zip copies dirs]
@@ -218,22 +223,31 @@ fill shape xs = unsafeDupablePerformIO $ do
            shape
 {-# INLINE fill #-}
 
--- | A container mapped with each element's index (left to right), in IO:
--- a traversal with a counter in unboxed memory.  (mapAccumL's lazy state
--- costs a few thunks per element, and an IORef a boxed Int per element;
--- for inputs of thousands of scalars either was most of a gradient's
--- allocation.)
-traverseIndexed :: Traversable f => f b -> (Int -> b -> IO c) -> IO (f c)
-traverseIndexed xs h = alloca $ \counter -> do
-  poke counter (0 :: Int)
-  traverse (\x -> do
-              j <- peek counter
-              poke counter (j + 1)
-              h j x)
-           xs
-{-# INLINE traverseIndexed #-}
-
--- | 'traverseIndexed' as a pure map.
+-- | A container mapped with each element's index (left to right), each
+-- result evaluated as the traversal reaches it.  The counter is an unboxed
+-- state threaded through the traversal: mapAccumL's lazy state costs a few
+-- thunks per element and an IORef a boxed Int per element, which for
+-- inputs of thousands of scalars was most of a gradient's allocation.
 mapIndexed :: Traversable f => f b -> (Int -> b -> c) -> f c
-mapIndexed xs h = unsafeDupablePerformIO (traverseIndexed xs (\j x -> pure $! h j x))
+mapIndexed xs h = case traverse step xs of
+  Indexed run -> case run 0# of (# _, ys #) -> ys
+  where
+    step x = Indexed (\j -> case h (I# j) x of !y -> (# j +# 1#, y #))
 {-# INLINE mapIndexed #-}
+
+-- | A state of one unboxed counter.
+newtype Indexed a = Indexed (Int# -> (# Int#, a #))
+
+instance Functor Indexed where
+  fmap f (Indexed m) = Indexed (\i -> case m i of (# j, a #) -> (# j, f a #))
+  {-# INLINE fmap #-}
+
+instance Applicative Indexed where
+  pure a = Indexed (\i -> (# i, a #))
+  Indexed mf <*> Indexed ma = Indexed (\i -> case mf i of
+    (# j, f #) -> case ma j of (# k, a #) -> (# k, f a #))
+  liftA2 f (Indexed ma) (Indexed mb) = Indexed (\i -> case ma i of
+    (# j, a #) -> case mb j of (# k, b #) -> (# k, f a b #))
+  {-# INLINE pure #-}
+  {-# INLINE (<*>) #-}
+  {-# INLINE liftA2 #-}
