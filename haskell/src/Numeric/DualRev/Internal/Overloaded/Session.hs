@@ -107,7 +107,7 @@ ownOrEnclosing with vals own enclosing = case [t | Val _ i t <- vals, i /= -1] o
 ownTape :: forall f a o r. (Traversable f, Element a) => f a -> (f Val -> IO o)
         -> (Session a -> o -> IO r) -> Ptr CTape -> IO r
 ownTape xs f k t = do
-  let n = length xs
+  let n = count xs
   first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
   checkTape t
   o <- f (mapIndexed xs (\j x -> Val (primalVal (toVal x)) (first + fromIntegral j) t))
@@ -125,7 +125,7 @@ ownTape xs f k t = do
             g <- mallocPlainForeignPtrBytes (8 * n) :: IO (ForeignPtr Double)
             withForeignPtr g $ \p ->
               engine "dr_gradient_range" (c_gradient_range t yv yi first (fromIntegral n) p)
-            pure (\j -> number (unsafeDupablePerformIO (withForeignPtr g (`peekElemOff` j))))
+            pure (\j -> number (ioValue (withForeignPtr g (`peekElemOff` j))))
     , jacobianOf = \vs -> do
         ys <- mapM mine vs
         let m = length ys
@@ -133,7 +133,7 @@ ownTape xs f k t = do
           j <- mallocPlainForeignPtrBytes (8 * m * n) :: IO (ForeignPtr Double)
           withForeignPtr j $ \p -> withReals (map pair ys) $ \cm py ->
             engine "dr_jacobian" (c_jacobian_range t cm py first (fromIntegral n) p)
-          pure (\r c -> number (unsafeDupablePerformIO (withForeignPtr j (`peekElemOff` (r * n + c)))))
+          pure (\r c -> number (ioValue (withForeignPtr j (`peekElemOff` (r * n + c)))))
     , jvpOf = \dirs vs -> do
         ys <- mapM mine vs
         let m = length ys
@@ -234,6 +234,28 @@ mapIndexed xs h = case traverse step xs of
   where
     step x = Indexed (\j -> case h (I# j) x of !y -> (# j +# 1#, y #))
 {-# INLINE mapIndexed #-}
+
+-- | The number of elements: a traversal that only counts, which GHC turns
+-- into a loop without allocation ('length' goes through foldr, a thunk and
+-- an unknown call per element).
+count :: Traversable f => f b -> Int
+count xs = case traverse (\_ -> Count (+# 1#)) xs of Count run -> I# (run 0#)
+{-# INLINE count #-}
+
+-- | A count threaded through a traversal (no results).
+newtype Count a = Count (Int# -> Int#)
+
+instance Functor Count where
+  fmap _ (Count m) = Count m
+  {-# INLINE fmap #-}
+
+instance Applicative Count where
+  pure _ = Count (\i -> i)
+  Count a <*> Count b = Count (\i -> b (a i))
+  liftA2 _ (Count a) (Count b) = Count (\i -> b (a i))
+  {-# INLINE pure #-}
+  {-# INLINE (<*>) #-}
+  {-# INLINE liftA2 #-}
 
 -- | A state of one unboxed counter.
 newtype Indexed a = Indexed (Int# -> (# Int#, a #))

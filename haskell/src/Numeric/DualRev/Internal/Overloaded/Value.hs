@@ -23,7 +23,7 @@ module Numeric.DualRev.Internal.Overloaded.Value
   , Reverse (..)
   , Element (..)
   , TapeMismatch (..)
-  , constVal, primalVal, isActive, recast
+  , constVal, primalVal, isActive, recast, ioValue
   , Mode (..)
   , Reifies, Tape
   ) where
@@ -104,8 +104,14 @@ bin op (Val x i t) (Val y j u) =
 -- operation (two thirds of a dot product's allocation).  Recording twice is
 -- harmless (an unused node), as with unsafeDupablePerformIO.
 record :: IO D -> D
-record (IO m) = case runRW# m of (# _, d #) -> d
+record = ioValue
 {-# INLINE record #-}
+
+-- | unsafeDupablePerformIO for an action that may run twice and whose
+-- result is used at once (see 'record').
+ioValue :: IO a -> a
+ioValue (IO m) = case runRW# m of (# _, a #) -> a
+{-# INLINE ioValue #-}
 
 un' :: (D -> AD D) -> Reverse s a -> Reverse s a
 un' op (Reverse a) = Reverse (un op a)
