@@ -201,6 +201,20 @@ jacobians = describe "jacobians" $ do
           f = if length xs == 2 then tall else wide
       in A.jacobianT f xs == transpose (A.jacobian f xs)
          .&&. A.jacobianWithT (,) f xs == transpose (A.jacobianWith (,) f xs)
+  it "100 inputs (more than the range call's stack array): each row is that output's gradient" $
+    property $ forAll (vecOf 100 dbl) $ \xs ->
+      let outs3 :: Floating a => [a] -> [a]
+          outs3 v = [ sum (zipWith (*) v (map fromIntegral [1 .. length v]))
+                    , sum (map sin v)
+                    , product (take 5 v) ]
+          j = A.jacobian outs3 xs
+      in counterexample "rows against grad" (closeM 1e-12 j [A.grad (\v -> outs3 v !! k) xs | k <- [0 .. 2]])
+         .&&. counterexample "first row" (closeL 1e-12 (head j) (map fromIntegral [1 .. 100 :: Int]))
+         .&&. counterexample "jacobianT" (A.jacobianT outs3 xs == transpose j)
+  it "no outputs, or no inputs" $ do
+    A.jacobian (\_ -> []) [1, 2 :: Double] `shouldBe` []
+    A.jacobian (\v -> [sum v + 1, 2]) ([] :: [Double]) `shouldBe` [[], []]
+    A.jacobianT (\v -> [sum v + 1, 2]) ([] :: [Double]) `shouldBe` []
   it "a square Jacobian: the rows of a rotation by an input angle" $
     property $ forAll ((,,) <$> dbl <*> dbl <*> dbl) $ \(x, y, t) ->
       let rot v = let [a, b, c] = v in [a * cos c - b * sin c, a * sin c + b * cos c, c]
