@@ -2,12 +2,25 @@
  * The engine's calls in the shapes the Haskell front end has at hand: those
  * that take the scalar y by value (dr_hvp, dr_hessian, dr_gradient_range),
  * with y given as its value and id (Haskell's FFI cannot pass a dr_real by
- * value), and dr_jacobian of a range of inputs.
+ * value), dr_input_range with the first id as its result, and dr_jacobian
+ * of a range of inputs.
  */
 #include "dualrev.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+
+/*
+ * dr_input_range returning the first id (DR_NONE for n == 0 and on failure,
+ * which leaves the tape's sticky status set): no out-parameter, so the
+ * caller needs no pinned memory for one integer.
+ */
+dr_idx drhs_input_first(dr_tape *t, size_t n)
+{
+    dr_idx first = DR_NONE;
+    (void)dr_input_range(t, n, &first);
+    return first;
+}
 
 dr_status drhs_hvp(dr_tape *t, double yval, dr_idx yidx, size_t n,
                    const dr_real *x, const double *v, double *out)

@@ -10,7 +10,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
   , c_tape_status, c_strerror
   , c_record0, c_record1, c_record2, c_recordn
-  , c_input_range, c_adjoints_read
+  , c_input_range, c_input_first, c_adjoints_read
   , c_seed, c_reverse, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
     -- * Jacobians, forward mode and second order
@@ -43,6 +43,11 @@ foreign import ccall unsafe "dr_recordn"
 
 foreign import ccall unsafe "dr_input_range"
   c_input_range :: Ptr CTape -> CSize -> Ptr Int64 -> IO CInt
+-- | dr_input_range's first id as the result (DR_NONE, -1, for none or on
+-- failure: the tape's status then tells), through
+-- haskell/cbits/hs_scalar_args.c.
+foreign import ccall unsafe "drhs_input_first"
+  c_input_first :: Ptr CTape -> CSize -> IO Int64
 foreign import ccall unsafe "dr_adjoints_read"
   c_adjoints_read :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
 

@@ -38,11 +38,10 @@ import Data.Int (Int64)
 import Data.IORef (newIORef, readIORef, writeIORef)
 import qualified Data.Vector as V
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
-import Foreign.Marshal.Alloc (alloca)
 import GHC.Exts (Int (..), Int#, (+#))
 import Foreign.Marshal.Array (allocaArray, peekArray, withArray)
 import Foreign.Ptr (Ptr)
-import Foreign.Storable (peek, peekElemOff)
+import Foreign.Storable (peekElemOff)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
@@ -108,7 +107,7 @@ ownTape :: forall f a o r. (Traversable f, Element a) => f a -> (f Val -> IO o)
         -> (Session a -> o -> IO r) -> Ptr CTape -> IO r
 ownTape xs f k t = do
   let n = count xs
-  first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
+  first <- c_input_first t (fromIntegral n)
   checkTape t
   o <- f (mapIndexed xs (\j x -> Val (primalVal (toVal x)) (first + fromIntegral j) t))
   checkTape t

@@ -155,7 +155,7 @@ record :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a ->
 record trav ins f t x = do
   xs <- flatten trav x
   let n = length xs
-  first <- alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
+  first <- c_input_first t (fromIntegral n)
   checkTape t
   let rs = if n == 0 then [] else zip xs [first ..]
   ref <- newIORef [D v i | (v, i) <- rs]

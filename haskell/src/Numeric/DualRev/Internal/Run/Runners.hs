@@ -40,10 +40,10 @@ import GHC.STRef (STRef (..))
 import qualified Foreign.Concurrent as Conc
 import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Array (allocaArray, mallocArray, reallocArray)
-import Foreign.Marshal.Alloc (alloca, finalizerFree)
+import Foreign.Marshal.Alloc (finalizerFree)
 import qualified Foreign.Marshal.Alloc as Alloc
 import Foreign.Ptr (Ptr, nullPtr)
-import Foreign.Storable (peek, peekElemOff, pokeElemOff)
+import Foreign.Storable (peekElemOff, pokeElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Run.AD
@@ -308,7 +308,7 @@ inputDoubles t xs = case lengthUpTo shortList xs of
 {-# INLINE inputDoubles #-}
 
 inputRange :: Ptr CTape -> Int -> IO Int64
-inputRange t n = alloca $ \p -> c_input_range t (fromIntegral n) p >> peek p
+inputRange t n = c_input_first t (fromIntegral n)
 
 -- | The length of a list if it is at most k.
 lengthUpTo :: Int -> [a] -> Maybe Int
