@@ -15,6 +15,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_fork, c_join, c_set_threads, c_get_threads
     -- * Jacobians, forward mode and second order
   , CReal, c_jacobian, c_jvp, c_hvp, c_hessian, c_gradient_range, c_jacobian_range
+  , c_jacobian_range_safe
   ) where
 
 import Data.Int (Int64)
@@ -84,3 +85,7 @@ foreign import ccall unsafe "drhs_gradient_range"
   c_gradient_range :: Ptr CTape -> Double -> Int64 -> Int64 -> CSize -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_jacobian_range"
   c_jacobian_range :: Ptr CTape -> CSize -> Ptr CReal -> Int64 -> CSize -> Ptr Double -> IO CInt
+-- | drhs_jacobian_range as a safe call, for the splices' tapes: a sweep over
+-- a checkpointed loop calls its step, Haskell code, back.
+foreign import ccall safe "drhs_jacobian_range"
+  c_jacobian_range_safe :: Ptr CTape -> CSize -> Ptr CReal -> Int64 -> CSize -> Ptr Double -> IO CInt

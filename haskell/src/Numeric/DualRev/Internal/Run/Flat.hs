@@ -38,7 +38,7 @@ import Foreign.C.Types (CInt, CSize)
 import Foreign.ForeignPtr (withForeignPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Array (allocaArray, peekArray, pokeArray, withArray)
-import Foreign.Ptr (Ptr, castPtr)
+import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Foreign.Storable (peek, pokeByteOff)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
@@ -217,10 +217,13 @@ jacobianRun :: Trav a -> (Supply -> a -> IO a') -> (Ptr CTape -> b' -> [R] -> IO
 jacobianRun trav ins outs f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
   (xr, y') <- record trav ins f t x
   yr <- outs t y' []
-  let (m, n) = (length yr, length xr)
-  j <- withReals yr $ \cm py -> withReals xr $ \cn px ->
-    result (m * n) (engine "dr_jacobian" . c_jacobian t cm py cn px)
-  mapM (unflatten trav x) (rowsOf m n j)
+  let n = length xr
+      first = case xr of { (_, i) : _ -> i; [] -> -1 }
+  -- the inputs are the range first .. first+n-1 (as 'record' made them):
+  -- one call on the range, and each row read from its place in one buffer
+  withReals yr $ \cm py -> allocaArray (max 1 (fromIntegral cm * n)) $ \p -> do
+    engine "dr_jacobian" (c_jacobian_range_safe t cm py first (fromIntegral n) p)
+    forM [0 .. fromIntegral cm - 1] $ \r -> peekArray n (p `plusPtr` (8 * r * n)) >>= unflatten trav x
 {-# INLINE jacobianRun #-}
 
 -- | Value and directional derivative J v, shaped like the output.
