@@ -1,9 +1,11 @@
+{-# LANGUAGE DerivingVia #-}
 {-# LANGUAGE FlexibleContexts #-}
 {-# LANGUAGE MagicHash #-}
 {-# LANGUAGE UnboxedTuples #-}
 {-# LANGUAGE FlexibleInstances #-}
 {-# LANGUAGE MultiParamTypeClasses #-}
 {-# LANGUAGE RoleAnnotations #-}
+{-# LANGUAGE StandaloneDeriving #-}
 {-# LANGUAGE TypeFamilies #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API.
@@ -31,13 +33,12 @@ module Numeric.DualRev.Internal.Overloaded.Value
 import Control.Exception (Exception, throw)
 import Data.Int (Int64)
 import Foreign.Ptr (Ptr, nullPtr)
-import Numeric (expm1, log1p)
 import GHC.Exts (runRW#)
 import GHC.IO (IO (..))
 
 import Numeric.DualRev.Internal.Engine.FFI (CTape)
 import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
-import Numeric.DualRev.Internal.Run.Ops
+import Numeric.DualRev.Internal.Run.Lifted
 
 -- | A value, the id of its tape node (-1: a constant, on no tape) and the
 -- tape (meaningless for a constant).
@@ -121,64 +122,24 @@ bin' :: (D -> D -> AD D) -> Reverse s a -> Reverse s a -> Reverse s a
 bin' op (Reverse a) (Reverse b) = Reverse (bin op a b)
 {-# INLINE bin' #-}
 
-primal :: Reverse s a -> Double
-primal (Reverse v) = primalVal v
-{-# INLINE primal #-}
+-- | The numeric classes are "Numeric.DualRev.Internal.Run.Lifted"'s, with
+-- each recording run on the tape of the active argument.
+instance Lifted (Reverse s a) where
+  lift1 = un'
+  lift2 = bin'
+  constant = Reverse . constVal
+  primal (Reverse v) = primalVal v
+  {-# INLINE lift1 #-}
+  {-# INLINE lift2 #-}
+  {-# INLINE constant #-}
+  {-# INLINE primal #-}
 
-constant :: Double -> Reverse s a
-constant = Reverse . constVal
-{-# INLINE constant #-}
-
-instance Num (Reverse s a) where
-  fromInteger = constant . fromInteger
-  (+) = bin' plusD
-  (-) = bin' minusD
-  (*) = bin' timesD
-  negate = un' negateD
-  abs = un' absD
-  signum = constant . signum . primal
-  {-# INLINE fromInteger #-}
-  {-# INLINE (+) #-}
-  {-# INLINE (-) #-}
-  {-# INLINE (*) #-}
-  {-# INLINE negate #-}
-  {-# INLINE abs #-}
-
-instance Fractional (Reverse s a) where
-  fromRational = constant . fromRational
-  (/) = bin' divD
-  recip = un' recipD
-  {-# INLINE (/) #-}
-  {-# INLINE recip #-}
-
-instance Floating (Reverse s a) where
-  pi = constant pi
-  exp = un' expD
-  log = un' logD
-  sqrt = un' sqrtD
-  sin = un' sinD
-  cos = un' cosD
-  tan = un' tanD
-  asin = un' asinD
-  acos = un' acosD
-  atan = un' atanD
-  sinh = un' sinhD
-  cosh = un' coshD
-  tanh = un' tanhD
-  asinh = un' asinhD
-  acosh = un' acoshD
-  atanh = un' atanhD
-  (**) = bin' powD
-  logBase = bin' logBaseD
-  log1p = un' log1pD
-  expm1 = un' expm1D
-  {-# INLINE exp #-}
-  {-# INLINE log #-}
-  {-# INLINE sqrt #-}
-  {-# INLINE sin #-}
-  {-# INLINE cos #-}
-  {-# INLINE tanh #-}
-  {-# INLINE (**) #-}
+deriving via Lifting (Reverse s a) instance Num (Reverse s a)
+deriving via Lifting (Reverse s a) instance Fractional (Reverse s a)
+deriving via Lifting (Reverse s a) instance Floating (Reverse s a)
+deriving via Lifting (Reverse s a) instance Real (Reverse s a)
+deriving via Lifting (Reverse s a) instance RealFrac (Reverse s a)
+deriving via Lifting (Reverse s a) instance RealFloat (Reverse s a)
 
 instance Eq (Reverse s a) where
   a == b = primal a == primal b
@@ -205,35 +166,6 @@ instance Ord (Reverse s a) where
 -- | The value.
 instance Show (Reverse s a) where
   showsPrec p a = showsPrec p (primal a)
-
-instance Real (Reverse s a) where
-  toRational = toRational . primal
-
--- | Rounding gives discrete results, which have no derivative; the
--- fractional part keeps the derivative of the argument.
-instance RealFrac (Reverse s a) where
-  properFraction a =
-    let n = truncate (primal a) :: Integer
-    in (fromInteger n, a - fromInteger n)
-  truncate = truncate . primal
-  round = round . primal
-  floor = floor . primal
-  ceiling = ceiling . primal
-
-instance RealFloat (Reverse s a) where
-  floatRadix _ = floatRadix (0 :: Double)
-  floatDigits _ = floatDigits (0 :: Double)
-  floatRange _ = floatRange (0 :: Double)
-  decodeFloat = decodeFloat . primal
-  encodeFloat m e = constant (encodeFloat m e)
-  isNaN = isNaN . primal
-  isInfinite = isInfinite . primal
-  isDenormalized = isDenormalized . primal
-  isNegativeZero = isNegativeZero . primal
-  isIEEE _ = True
-  significand a = a * constant (2 ^^ negate (exponent (primal a)))
-  scaleFloat k a = a * constant (2 ^^ k)
-  atan2 = bin' atan2D
 
 -- | Enumerations step the value by constants, as for Double; each element
 -- depends on the start.

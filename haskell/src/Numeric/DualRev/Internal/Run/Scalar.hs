@@ -1,4 +1,6 @@
+{-# LANGUAGE DerivingVia #-}
 {-# LANGUAGE FlexibleInstances #-}
+{-# LANGUAGE StandaloneDeriving #-}
 {-# LANGUAGE UndecidableInstances #-}
 {-# OPTIONS_GHC -Wno-orphans #-}
 {-# OPTIONS_HADDOCK hide #-}
@@ -6,7 +8,8 @@
 -- splices generate (so exposed, but hidden from the documentation).
 --
 -- The dual scalar as an ordinary number: 'Num', 'Fractional', 'Floating',
--- 'RealFrac' and 'RealFloat' instances that record on the calling thread's
+-- 'RealFrac' and 'RealFloat' instances (those of
+-- "Numeric.DualRev.Internal.Run.Lifted") that record on the calling thread's
 -- tape ("Numeric.DualRev.Internal.Run.Current"), so that polymorphic code
 -- defined outside any block differentiates when a block calls it at 'D'.
 -- Code inside blocks does not use them: it calls the tape-recording classes
@@ -25,72 +28,21 @@ import Numeric (expm1, log1p)
 
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Run.Current
+import Numeric.DualRev.Internal.Run.Lifted
 import Numeric.DualRev.Internal.Run.Ops
 
-instance Num D where
-  fromInteger n = D (fromInteger n) (-1)
-  a + b = onTape (plusD a b)
-  a - b = onTape (minusD a b)
-  a * b = onTape (timesD a b)
-  negate a = onTape (negateD a)
-  abs a = onTape (absD a)
-  signum a = onTape (signumD a)
+instance Lifted D where
+  lift1 op a = onTape (op a)
+  lift2 op a b = onTape (op a b)
+  constant x = D x (-1)
+  primal = primalD
 
-instance Fractional D where
-  fromRational r = D (fromRational r) (-1)
-  a / b = onTape (divD a b)
-  recip a = onTape (recipD a)
-
-instance Floating D where
-  pi = D pi (-1)
-  exp a = onTape (expD a)
-  log a = onTape (logD a)
-  sqrt a = onTape (sqrtD a)
-  sin a = onTape (sinD a)
-  cos a = onTape (cosD a)
-  tan a = onTape (tanD a)
-  asin a = onTape (asinD a)
-  acos a = onTape (acosD a)
-  atan a = onTape (atanD a)
-  sinh a = onTape (sinhD a)
-  cosh a = onTape (coshD a)
-  tanh a = onTape (tanhD a)
-  asinh a = onTape (asinhD a)
-  acosh a = onTape (acoshD a)
-  atanh a = onTape (atanhD a)
-  a ** b = onTape (powD a b)
-  logBase a b = onTape (logBaseD a b)
-  log1p a = onTape (log1pD a)
-  expm1 a = onTape (expm1D a)
-
-instance Real D where
-  toRational (D x _) = toRational x
-
--- | Rounding gives discrete results, which have no derivative; the
--- fractional part keeps the derivative of the argument.
-instance RealFrac D where
-  properFraction d =
-    let n = truncate (primalD d) :: Integer
-    in (fromInteger n, d - fromInteger n)
-  truncate (D x _) = truncate x
-  round (D x _) = round x
-  floor (D x _) = floor x
-  ceiling (D x _) = ceiling x
-
-instance RealFloat D where
-  floatRadix _ = floatRadix (0 :: Double)
-  floatDigits _ = floatDigits (0 :: Double)
-  floatRange _ = floatRange (0 :: Double)
-  decodeFloat (D x _) = decodeFloat x
-  encodeFloat m e = D (encodeFloat m e) (-1)
-  isNaN (D x _) = isNaN x
-  isInfinite (D x _) = isInfinite x
-  isDenormalized (D x _) = isDenormalized x
-  isNegativeZero (D x _) = isNegativeZero x
-  isIEEE _ = True
-  significand d = d * D (2 ^^ negate (exponent (primalD d))) (-1)
-  scaleFloat k d = d * D (2 ^^ k) (-1)
-  atan2 a b = onTape (atan2D a b)
+deriving via Lifting D instance Num D
+deriving via Lifting D instance Fractional D
+deriving via Lifting D instance Floating D
+deriving via Lifting D instance Real D
+deriving via Lifting D instance RealFrac D
+deriving via Lifting D instance RealFloat D
 
 ------------------------------------------------------------------------------
 -- Any standard number is a tape-recording one
