@@ -53,6 +53,8 @@ dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
                               dr_idx first, size_t n, double *J)
 {
     enum { ON_STACK = 64 };
+    if (n == 0)
+        return dr_jacobian(t, m, y, 0, NULL, J);
     dr_real small[ON_STACK];
     dr_real *x = small;
     if (n > ON_STACK) {
