@@ -28,6 +28,7 @@ import System.IO.Unsafe (unsafeDupablePerformIO)
 import Unsafe.Coerce (unsafeCoerce)
 
 import Numeric.DualRev.Internal.Overloaded.Session
+import Numeric.DualRev.Internal.Overloaded.Traversals (fill, mapIndexed)
 import Numeric.DualRev.Internal.Overloaded.Value
 import Numeric.DualRev.Internal.Run.Flat (withOrder2Tape)
 

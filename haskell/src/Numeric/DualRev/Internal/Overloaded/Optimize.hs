@@ -19,7 +19,7 @@ module Numeric.DualRev.Internal.Overloaded.Optimize
 import Data.Foldable (toList)
 
 import Numeric.DualRev.Internal.Overloaded.Drivers (diff, diff', grad, gradWith, gradWith')
-import Numeric.DualRev.Internal.Overloaded.Session (fill)
+import Numeric.DualRev.Internal.Overloaded.Traversals (fill)
 import Numeric.DualRev.Internal.Overloaded.Value
 
 ------------------------------------------------------------------------------
