@@ -37,7 +37,7 @@ import GHC.Exts (runRW#)
 import GHC.IO (IO (..))
 
 import Numeric.DualRev.Internal.Engine.FFI (CTape)
-import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
+import Numeric.DualRev.Internal.Run.AD (AD (..), D (..), maxBy, minBy)
 import Numeric.DualRev.Internal.Run.Lifted
 
 -- | A value, the id of its tape node (-1: a constant, on no tape) and the
@@ -154,8 +154,8 @@ instance Ord (Reverse s a) where
   a <= b = primal a <= primal b
   a > b = primal a > primal b
   a >= b = primal a >= primal b
-  max a b = if primal b > primal a || isNaN (primal a) then b else a
-  min a b = if primal b < primal a || isNaN (primal a) then b else a
+  max = maxBy primal
+  min = minBy primal
   {-# INLINE (<) #-}
   {-# INLINE (<=) #-}
   {-# INLINE (>) #-}

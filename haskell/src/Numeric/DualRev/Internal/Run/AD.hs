@@ -11,7 +11,7 @@
 module Numeric.DualRev.Internal.Run.AD
   ( AD (..)
   , D (..)
-  , constD, primalD, idD
+  , constD, primalD, idD, maxBy, minBy
   , rec1, rec2, recordN
   , DualRevError (..)
   , checkTape
@@ -109,8 +109,8 @@ instance Ord D where
   D x _ <= D y _ = x <= y
   D x _ > D y _ = x > y
   D x _ >= D y _ = x >= y
-  max a@(D x _) b@(D y _) = if y > x || isNaN x then b else a
-  min a@(D x _) b@(D y _) = if y < x || isNaN x then b else a
+  max = maxBy primalD
+  min = minBy primalD
   {-# INLINE compare #-}
   {-# INLINE (<) #-}
   {-# INLINE (<=) #-}
@@ -118,6 +118,16 @@ instance Ord D where
   {-# INLINE (>=) #-}
   {-# INLINE max #-}
   {-# INLINE min #-}
+
+-- | 'max' and 'min' of a differentiable scalar with the given value: one
+-- argument whole, chosen as dr_max and dr_min choose (C's fmax and fmin; a
+-- tie the first argument, a NaN the other one), so that the derivative goes
+-- where the engine sends it.
+maxBy, minBy :: (a -> Double) -> a -> a -> a
+maxBy value a b = if value b > value a || isNaN (value a) then b else a
+minBy value a b = if value b < value a || isNaN (value a) then b else a
+{-# INLINE maxBy #-}
+{-# INLINE minBy #-}
 
 instance Show D where
   showsPrec p (D x _) = showsPrec p x
