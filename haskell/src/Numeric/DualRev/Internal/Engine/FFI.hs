@@ -5,17 +5,21 @@
 -- @unsafe@ (none of them blocks) but the sweeps: a sweep over a checkpointed
 -- loop calls its step, Haskell code, back
 -- ("Numeric.DualRev.Internal.Engine.LoopFFI"), which needs a @safe@ call.
+-- A sweep goes first to its @_quick@ shim (haskell/cbits/hs_loop.c), an
+-- unsafe call that sweeps when no step is alive and the tape is short, and
+-- makes the safe call only when the shim declines ('quickOrSafe').
 module Numeric.DualRev.Internal.Engine.FFI
   ( CTape
   , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
   , c_tape_status, c_strerror
   , c_record0, c_record1, c_record2, c_recordn
   , c_input_range, c_input_first, c_adjoints_read
-  , c_seed, c_reverse, c_adjoint, c_adjoints_clear
+  , c_seed, c_reverse, c_reverse_quick, quickOrSafe, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
+  , c_tape_take, c_tape_give
     -- * Jacobians, forward mode and second order
   , CReal, c_jacobian, c_jvp, c_hvp, c_hessian, c_gradient_range, c_jacobian_range
-  , c_jacobian_range_safe
+  , c_jacobian_range_safe, c_jacobian_range_quick
   ) where
 
 import Data.Int (Int64)
@@ -54,8 +58,13 @@ foreign import ccall unsafe "dr_adjoints_read"
 
 foreign import ccall unsafe "dr_seed" c_seed :: Ptr CTape -> Int64 -> Double -> IO CInt
 foreign import ccall safe "dr_reverse" c_reverse :: Ptr CTape -> IO CInt
+foreign import ccall unsafe "drhs_reverse_quick" c_reverse_quick :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_adjoint" c_adjoint :: Ptr CTape -> Int64 -> IO Double
 foreign import ccall unsafe "dr_adjoints_clear" c_adjoints_clear :: Ptr CTape -> IO CInt
+
+-- The reused tapes of haskell/cbits/hs_tapes.c.
+foreign import ccall unsafe "drhs_tape_take" c_tape_take :: CUInt -> IO (Ptr CTape)
+foreign import ccall unsafe "drhs_tape_give" c_tape_give :: Ptr CTape -> IO ()
 
 foreign import ccall unsafe "dr_fork" c_fork :: Ptr CTape -> CSize -> Ptr (Ptr CTape) -> IO CInt
 foreign import ccall unsafe "dr_join" c_join :: Ptr CTape -> IO CInt
@@ -89,3 +98,11 @@ foreign import ccall unsafe "drhs_jacobian_range"
 -- a checkpointed loop calls its step, Haskell code, back.
 foreign import ccall safe "drhs_jacobian_range"
   c_jacobian_range_safe :: Ptr CTape -> CSize -> Ptr CReal -> Int64 -> CSize -> Ptr Double -> IO CInt
+foreign import ccall unsafe "drhs_jacobian_range_quick"
+  c_jacobian_range_quick :: Ptr CTape -> CSize -> Ptr CReal -> Int64 -> CSize -> Ptr Double -> IO CInt
+
+-- | A @_quick@ shim's result, or, where it declined (DRHS_CALL_SAFE in
+-- haskell/cbits/hs_quick.h), the safe call's.
+quickOrSafe :: IO CInt -> IO CInt -> IO CInt
+quickOrSafe quick safe = quick >>= \st -> if st == -1 then safe else pure st
+{-# INLINE quickOrSafe #-}

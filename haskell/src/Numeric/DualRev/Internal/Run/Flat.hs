@@ -222,7 +222,8 @@ jacobianRun trav ins outs f x = unsafeDupablePerformIO $ withPooledTape $ \t -> 
   -- the inputs are the range first .. first+n-1 (as 'record' made them):
   -- one call on the range, and each row read from its place in one buffer
   withReals yr $ \cm py -> allocaArray (max 1 (fromIntegral cm * n)) $ \p -> do
-    engine "dr_jacobian" (c_jacobian_range_safe t cm py first (fromIntegral n) p)
+    engine "dr_jacobian" $ quickOrSafe (c_jacobian_range_quick t cm py first (fromIntegral n) p)
+                                       (c_jacobian_range_safe t cm py first (fromIntegral n) p)
     forM [0 .. fromIntegral cm - 1] $ \r -> peekArray n (p `plusPtr` (8 * r * n)) >>= unflatten trav x
 {-# INLINE jacobianRun #-}
 

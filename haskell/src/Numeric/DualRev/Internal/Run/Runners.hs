@@ -32,16 +32,13 @@ import Control.Exception (catch, evaluate, onException, throwIO)
 import Control.Monad (void, when)
 import Data.Int (Int64)
 import qualified Data.Map.Strict as M
-import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef, writeIORef)
-import GHC.Exts (casMutVar#, (==#))
-import GHC.IO (IO (..))
-import GHC.IORef (IORef (..))
-import GHC.STRef (STRef (..))
+import Data.IORef (IORef, atomicModifyIORef', newIORef)
 import qualified Foreign.Concurrent as Conc
 import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Array (allocaArray, mallocArray, reallocArray)
 import Foreign.Marshal.Alloc (finalizerFree)
 import qualified Foreign.Marshal.Alloc as Alloc
+import Foreign.C.Types (CInt)
 import Foreign.Ptr (Ptr, nullPtr)
 import Foreign.Storable (peekElemOff, pokeElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
@@ -53,82 +50,25 @@ import Numeric.DualRev.Internal.Run.Parallel (isAsync, useCapabilities)
 ------------------------------------------------------------------------------
 -- Tapes
 
--- | Cleared tapes kept for reuse by 'gradRun' and the Jacobian runners (at most
--- 'poolMax'), so a gradient in a loop allocates no C memory after the first;
--- each with the thread count its reverse pass was set up for.
-tapePool :: IORef [(Ptr CTape, Int)]
-tapePool = unsafePerformIO (newIORef [])
-{-# NOINLINE tapePool #-}
-
-poolMax :: Int
-poolMax = 8
-
 newTape :: IO (Ptr CTape)
 newTape = do
   t <- c_tape_new
   when (t == nullPtr) $ throwIO (DualRevError "dualrev: out of memory creating a tape")
   pure t
 
--- | The tape the last pooled run returned (nullPtr when none), with the
--- thread count it was set up for: a gradient in a loop takes and returns it
--- with one atomic exchange each, and only falls back to 'tapePool' when
--- several threads compute gradients at once.
-hotTape :: IORef (Ptr CTape)
-hotTape = unsafePerformIO (newIORef nullPtr)
-{-# NOINLINE hotTape #-}
-
-hotCaps :: IORef Int
-hotCaps = unsafePerformIO (newIORef 0)
-{-# NOINLINE hotCaps #-}
-
--- | Exchange the contents of an IORef with one compare-and-swap (no
--- allocation, unlike atomicModifyIORef).
-swapIORef :: IORef a -> a -> IO a
-swapIORef ref@(IORef (STRef var)) new = do
-  old <- readIORef ref
-  ok <- IO $ \s -> case casMutVar# var old new s of
-    (# s', r, _ #) -> (# s', isTrue (r ==# 0#) #)
-  if ok then pure old else swapIORef ref new
-  where isTrue b = case b of { 1# -> True; _ -> False }
-
-takeTape :: Int -> IO (Ptr CTape)
-takeTape caps = do
-  h <- swapIORef hotTape nullPtr
-  if h /= nullPtr
-    then do
-      n <- readIORef hotCaps
-      when (n /= caps) (useCapabilities h)
-      pure h
-    else do
-      mt <- atomicModifyIORef' tapePool $ \ts -> case ts of
-        (t : rest) -> (rest, Just t)
-        [] -> ([], Nothing)
-      case mt of
-        Just (t, n) | n == caps -> pure t
-        Just (t, _) -> useCapabilities t >> pure t
-        Nothing -> newTape >>= \t -> useCapabilities t >> pure t
-
-giveTape :: Int -> Ptr CTape -> IO ()
-giveTape caps t = do
-  _ <- c_tape_clear t
-  writeIORef hotCaps caps
-  old <- swapIORef hotTape t
-  when (old /= nullPtr) $ do
-    free <- atomicModifyIORef' tapePool $ \ts ->
-      if length ts >= poolMax then (ts, True) else ((old, caps) : ts, False)
-    when free (c_tape_free old)
-
--- | Run with a pooled tape; the tape is cleared and returned (or freed if
--- the run throws).  Not masked: an asynchronous exception arriving between
+-- | Run with a pooled tape (haskell/cbits/hs_tapes.c: the tape this OS
+-- thread returned last, set up for the current capability count); the tape
+-- is cleared and returned (or freed if the run throws).  Not masked: an asynchronous exception arriving between
 -- taking the tape and entering the handler would lose that one tape's
 -- memory, which costs less than masking every gradient.  Meant for the
 -- body of a pure value (see 'rerunnable').
 withPooledTape :: (Ptr CTape -> IO a) -> IO a
 withPooledTape act = rerunnable $ do
   caps <- getNumCapabilities
-  t <- takeTape caps
+  t <- c_tape_take (fromIntegral caps)
+  when (t == nullPtr) $ throwIO (DualRevError "dualrev: out of memory creating a tape")
   r <- act t `onException` c_tape_free t
-  giveTape caps t
+  c_tape_give t
   pure r
 
 -- | The body of a pure value computed with unsafePerformIO.  GHC leaves
@@ -153,11 +93,25 @@ rerunnable io = io `catch` \e ->
     else throwIO e
 
 -- | The reverse pass; it reports the tape's sticky status too, so a failure
--- anywhere in the forward pass surfaces here.
+-- anywhere in the forward pass surfaces here.  On a pooled tape it is an
+-- unsafe call when it may be ('quickOrSafe').
 sweep :: Ptr CTape -> IO ()
-sweep t = do
-  st <- c_reverse t
+sweep t = sweepBy (quickOrSafe (c_reverse_quick t) (c_reverse t)) t
+
+-- | The reverse pass as a safe call, for the tapes of backpropagators.
+-- Those are freed by Haskell finalizers, which run in a thread of their
+-- own; a loop of 'differentiate' calls that makes no safe call keeps that
+-- thread waiting for its time slice (20 ms), and meanwhile thousands of
+-- dead tapes (tens of kilobytes each) pile up: 10^5 calls grew the
+-- resident memory by 170 MB.  The safe call lets the finalizers run.
+sweepSafe :: Ptr CTape -> IO ()
+sweepSafe t = sweepBy (c_reverse t) t
+
+sweepBy :: IO CInt -> Ptr CTape -> IO ()
+sweepBy call t = do
+  st <- call
   when (st /= 0) (checkTape t >> throwIO (DualRevError "dualrev: the reverse pass failed"))
+{-# INLINE sweepBy #-}
 
 ------------------------------------------------------------------------------
 -- Runners
@@ -203,7 +157,7 @@ differentiateRun inp prim seed col f x = unsafePerformIO $ rerunnable $ do
   let back c = unsafePerformIO $ rerunnable $ withMVar lock $ \_ -> withForeignPtr fp $ \t -> do
         _ <- c_adjoints_clear t
         seed t y' c
-        sweep t
+        sweepSafe t
         readOut
   pure (y, back)
 {-# INLINE differentiateRun #-}
