@@ -1,3 +1,5 @@
+{-# LANGUAGE MagicHash #-}
+{-# LANGUAGE UnboxedTuples #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
 -- splices generate (so exposed, but hidden from the documentation).
@@ -35,11 +37,13 @@ import Data.IORef (IORef, modifyIORef', newIORef, readIORef, writeIORef)
 import Data.Int (Int64)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CInt, CSize)
-import Foreign.ForeignPtr (withForeignPtr)
+import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Array (allocaArray, peekArray, pokeArray, withArray)
 import Foreign.Ptr (Ptr, castPtr, plusPtr)
-import Foreign.Storable (peek, pokeByteOff)
+import Foreign.Storable (peek, peekElemOff, pokeByteOff)
+import GHC.Exts (Int (..), MutableByteArray#, RealWorld, newByteArray#, readIntArray#, writeIntArray#, (+#))
+import GHC.IO (IO (..))
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
 import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_from_reals, c_arr_index2, c_arr_index, c_arr_reshape)
@@ -59,8 +63,25 @@ type Trav a = (Double -> IO Double) -> a -> IO a
 -- | A scalar of the output: its value and its node (-1 for a constant).
 type R = (Double, Int64)
 
--- | The input nodes for the scalars of the input, in the order of 'Trav'.
-data Supply = Supply (Ptr CTape) (IORef [D])
+-- | The input nodes for the scalars of the input, in the order of 'Trav':
+-- consecutive ids from the first, the next one's offset in a counter.
+data Supply = Supply (Ptr CTape) !Int64 !Counter
+
+-- | A mutable count in a byte array: no box per step and no write barrier,
+-- as an 'IORef' would have.
+data Counter = Counter (MutableByteArray# RealWorld)
+
+newCounter :: IO Counter
+newCounter = IO $ \s -> case newByteArray# 8# s of
+  (# s1, a #) -> case writeIntArray# a 0# 0# s1 of
+    s2 -> (# s2, Counter a #)
+
+-- | The count, and one more after it.
+tick :: Counter -> IO Int
+tick (Counter a) = IO $ \s -> case readIntArray# a 0# s of
+  (# s1, k #) -> case writeIntArray# a 0# (k +# 1#) s1 of
+    s2 -> (# s2, I# k #)
+{-# INLINE tick #-}
 
 travD :: Trav Double
 travD f = f
@@ -84,6 +105,20 @@ flatten trav x = do
   _ <- trav (\d -> modifyIORef' ref (d :) >> pure d) x
   reverse <$> readIORef ref
 
+-- | The number of scalars of a plain value.
+countScalars :: Trav a -> a -> IO Int
+countScalars trav x = do
+  c <- newCounter
+  _ <- trav (\d -> d <$ tick c) x
+  tick c
+
+-- | A value of the shape of the template x (its discrete parts kept) with
+-- the scalars read in order from an array.
+fromBuffer :: Trav a -> a -> Ptr Double -> IO a
+fromBuffer trav x p = do
+  c <- newCounter
+  trav (\_ -> tick c >>= peekElemOff p) x
+
 -- | A value of the shape of the template x (its discrete parts kept) with
 -- the scalars ds.
 unflatten :: Trav a -> a -> [Double] -> IO a
@@ -100,21 +135,25 @@ pop ref = do
     [] -> throwShape "a value has more scalars than the input it should match"
 
 inputS :: Supply -> Double -> IO D
-inputS (Supply _ ref) _ = pop ref
+inputS (Supply _ first c) x = do
+  k <- tick c
+  pure (D x (first + fromIntegral k))
+{-# INLINE inputS #-}
 
 -- | An array input: a vector node built from its elements' input nodes.
 inputSVec :: Supply -> Vec -> IO DVec
-inputSVec s (Vec n _) = DVec <$> fromSupply s n
+inputSVec s (Vec n fp) = DVec <$> fromSupply s n fp
 
 inputSMat :: Supply -> Mat -> IO DMat
-inputSMat s@(Supply t _) (Mat r c _) = do
-  v <- fromSupply s (r * c)
+inputSMat s@(Supply t _ _) (Mat r c fp) = do
+  v <- fromSupply s (r * c) fp
   DMat <$> c_arr_reshape t v 2 (fromIntegral r) (fromIntegral c)
 
-fromSupply :: Supply -> Int -> IO Int64
-fromSupply (Supply t ref) n = do
-  ds <- replicateM n (pop ref)
-  withArray [v | D v _ <- ds] $ \pv -> withArray [i | D _ i <- ds] $ \pi' ->
+-- | A vector node of the next n input nodes, whose values are the array's.
+fromSupply :: Supply -> Int -> ForeignPtr Double -> IO Int64
+fromSupply (Supply t first c) n fp = do
+  ks <- replicateM n (tick c)
+  withForeignPtr fp $ \pv -> withArray [first + fromIntegral k | k <- ks] $ \pi' ->
     c_arr_from_reals t (fromIntegral n) pv pi'
 
 outD :: Ptr CTape -> D -> [R] -> IO [R]
@@ -150,19 +189,25 @@ outMat t (DMat i) acc = do
 -- Recording
 
 -- | Records f at x, every scalar of x an input node (consecutive ids, in the
--- order of the traversal): the input's scalars and the dual output.
-record :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a -> IO ([R], b')
+-- order of the traversal): the number of the input's scalars, the first
+-- one's id and the dual output.
+record :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a -> IO (Int, Int64, b')
 record trav ins f t x = do
-  xs <- flatten trav x
-  let n = length xs
+  n <- countScalars trav x
   first <- c_input_first t (fromIntegral n)
   checkTape t
-  let rs = if n == 0 then [] else zip xs [first ..]
-  ref <- newIORef [D v i | (v, i) <- rs]
-  x' <- ins (Supply t ref) x
+  c <- newCounter
+  x' <- ins (Supply t first c) x
   y' <- unAD (f x') t
   checkTape t
-  pure (rs, y')
+  pure (n, first, y')
+
+-- | The input's scalars as the engine's x array wants them: values and the
+-- ids that 'record' gave them.
+inputReals :: Trav a -> a -> Int64 -> IO [R]
+inputReals trav x first = do
+  xs <- flatten trav x
+  pure (zip xs [first ..])
 
 -- | The scalars of a direction, which must have as many as the input.
 direction :: Trav a -> [R] -> a -> IO [Double]
@@ -215,23 +260,22 @@ rowsOf m n xs = [take n (drop (k * n) xs) | k <- [0 .. m - 1]]
 jacobianRun :: Trav a -> (Supply -> a -> IO a') -> (Ptr CTape -> b' -> [R] -> IO [R])
             -> (a' -> AD b') -> a -> [a]
 jacobianRun trav ins outs f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
-  (xr, y') <- record trav ins f t x
+  (n, first, y') <- record trav ins f t x
   yr <- outs t y' []
-  let n = length xr
-      first = case xr of { (_, i) : _ -> i; [] -> -1 }
   -- the inputs are the range first .. first+n-1 (as 'record' made them):
   -- one call on the range, and each row read from its place in one buffer
   withReals yr $ \cm py -> allocaArray (max 1 (fromIntegral cm * n)) $ \p -> do
     engine "dr_jacobian" $ quickOrSafe (c_jacobian_range_quick t cm py first (fromIntegral n) p)
                                        (c_jacobian_range_safe t cm py first (fromIntegral n) p)
-    forM [0 .. fromIntegral cm - 1] $ \r -> peekArray n (p `plusPtr` (8 * r * n)) >>= unflatten trav x
+    forM [0 .. fromIntegral cm - 1] $ \r -> fromBuffer trav x (p `plusPtr` (8 * r * n))
 {-# INLINE jacobianRun #-}
 
 -- | Value and directional derivative J v, shaped like the output.
 jvpRun :: Trav a -> (Supply -> a -> IO a') -> (Ptr CTape -> b' -> [R] -> IO [R])
        -> (Ptr CTape -> b' -> IO b) -> Trav b -> (a' -> AD b') -> a -> a -> (b, b)
 jvpRun trav ins outs prim travB f x v = unsafeDupablePerformIO $ withPooledTape $ \t -> do
-  (xr, y') <- record trav ins f t x
+  (_, first, y') <- record trav ins f t x
+  xr <- inputReals trav x first
   vs <- direction trav xr v
   yr <- outs t y' []
   y <- prim t y'
@@ -244,7 +288,8 @@ jvpRun trav ins outs prim travB f x v = unsafeDupablePerformIO $ withPooledTape 
 -- | Hessian times a direction, shaped like the input.
 hvpRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> a -> a
 hvpRun trav ins f x v = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
-  (xr, D yv yi) <- record trav ins f t x
+  (_, first, D yv yi) <- record trav ins f t x
+  xr <- inputReals trav x first
   vs <- direction trav xr v
   hv <- withReals xr $ \cn px -> withArray vs $ \pv ->
     result (length xr) (engine "dr_hvp" . c_hvp t yv yi cn px pv)
@@ -254,8 +299,8 @@ hvpRun trav ins f x v = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
 -- | The rows of the Hessian, each shaped like the input.
 hessianRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> [a]
 hessianRun trav ins f x = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
-  (xr, D yv yi) <- record trav ins f t x
-  let n = length xr
+  (n, first, D yv yi) <- record trav ins f t x
+  xr <- inputReals trav x first
   h <- withReals xr $ \cn px -> result (n * n) (engine "dr_hessian" . c_hessian t yv yi cn px)
   mapM (unflatten trav x) (rowsOf n n h)
 {-# INLINE hessianRun #-}
