@@ -1,7 +1,6 @@
 /*
- * hs_quick.h - when the Haskell front end may run a sweep in an `unsafe`
- * foreign call (see hs_loop.c): the *_quick shims sweep when it may, and
- * return DRHS_CALL_SAFE otherwise, for the caller to make the safe call.
+ * hs_quick.h - what the Haskell front end's shims share about `unsafe`
+ * foreign calls (hs_quick.c, hs_loop.c, hs_scalar_args.c).
  */
 #ifndef DRHS_QUICK_H
 #define DRHS_QUICK_H
@@ -11,7 +10,11 @@
 /* Not a dr_status: "make the safe call instead". */
 #define DRHS_CALL_SAFE (-1)
 
-/* 1 when no Haskell step is alive and t is short (hs_loop.c). */
-int drhs_quick_ok(dr_tape *t);
+/* The checkpointed loops' Haskell steps alive in the process (hs_loop.c). */
+size_t drhs_steps_alive(void);
+
+/* dr_jacobian on the inputs first .. first+n-1 (hs_scalar_args.c). */
+dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
+                              dr_idx first, size_t n, double *J);
 
 #endif

@@ -7,8 +7,6 @@
  */
 #include "dualrev.h"
 
-#include "hs_quick.h"
-
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -71,9 +69,3 @@ dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
     return st;
 }
 
-int drhs_jacobian_range_quick(dr_tape *t, size_t m, const dr_real *y,
-                              dr_idx first, size_t n, double *J)
-{
-    return drhs_quick_ok(t) ? (int)drhs_jacobian_range(t, m, y, first, n, J)
-                            : DRHS_CALL_SAFE;
-}

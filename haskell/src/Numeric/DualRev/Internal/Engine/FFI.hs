@@ -5,7 +5,7 @@
 -- @unsafe@ (none of them blocks) but the sweeps: a sweep over a checkpointed
 -- loop calls its step, Haskell code, back
 -- ("Numeric.DualRev.Internal.Engine.LoopFFI"), which needs a @safe@ call.
--- A sweep goes first to its @_quick@ shim (haskell/cbits/hs_loop.c), an
+-- A sweep goes first to its @_quick@ shim (haskell/cbits/hs_quick.c), an
 -- unsafe call that sweeps when no step is alive and the tape is short, and
 -- makes the safe call only when the shim declines ('quickOrSafe').
 module Numeric.DualRev.Internal.Engine.FFI
@@ -18,7 +18,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_fork, c_join, c_set_threads, c_get_threads
   , c_tape_take, c_tape_give
     -- * Jacobians, forward mode and second order
-  , CReal, c_jacobian, c_jvp, c_hvp, c_hessian, c_gradient_range, c_jacobian_range
+  , CReal, c_jacobian, c_jvp, c_jvp_quick, c_hvp, c_hessian, c_gradient_range, c_jacobian_range
   , c_jacobian_range_safe, c_jacobian_range_quick
   ) where
 
@@ -79,6 +79,8 @@ foreign import ccall safe "dr_jacobian"
 
 foreign import ccall safe "dr_jvp"
   c_jvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
+foreign import ccall unsafe "drhs_jvp_quick"
+  c_jvp_quick :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 
 -- dr_hvp, dr_hessian and dr_gradient_range through
 -- haskell/cbits/hs_scalar_args.c: y as its value and id (a dr_real cannot be

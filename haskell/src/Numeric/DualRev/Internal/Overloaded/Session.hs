@@ -133,7 +133,7 @@ ownTape xs f k t = do
           withReals (map pair ys) $ \cm py -> withReals (map pair inputs) $ \cn px ->
             withArray (map (primalVal . toVal) dirs) $ \pv ->
               allocaArray m $ \p -> do
-                engine "dr_jvp" (c_jvp t cm py cn px pv p)
+                engine "dr_jvp" (quickOrSafe (c_jvp_quick t cm py cn px pv p) (c_jvp t cm py cn px pv p))
                 map number <$> peekArray m p
     , hessianOf = Just $ \v -> do
         Val yv yi _ <- mine v

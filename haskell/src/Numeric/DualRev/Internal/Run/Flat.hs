@@ -280,7 +280,8 @@ jvpRun trav ins outs prim travB f x v = unsafeDupablePerformIO $ withPooledTape 
   yr <- outs t y' []
   y <- prim t y'
   ydot <- withReals yr $ \cm py -> withReals xr $ \cn px -> withArray vs $ \pv ->
-    result (length yr) (engine "dr_jvp" . c_jvp t cm py cn px pv)
+    result (length yr) $ \p -> engine "dr_jvp" $
+      quickOrSafe (c_jvp_quick t cm py cn px pv p) (c_jvp t cm py cn px pv p)
   yd <- unflatten travB y ydot
   pure (y, yd)
 {-# INLINE jvpRun #-}

@@ -1,0 +1,54 @@
+/*
+ * hs_quick.c - the engine's sweeps as `unsafe` foreign calls where they may
+ * be, for the Haskell front end (Numeric.DualRev.Internal.Engine.FFI,
+ * quickOrSafe).
+ *
+ * A `safe` call costs a fixed 30-40 ns (the capability is released and
+ * taken back), most of a small gradient; an unsafe one costs a plain
+ * function call, but must not call back into Haskell, as a sweep over a
+ * checkpointed loop does (its step is Haskell code, hs_loop.c).  So the
+ * *_quick shims run the engine when no step is alive in the process and
+ * the tape is small, and otherwise return DRHS_CALL_SAFE for the caller to
+ * make the safe call instead.  A step alive on another tape only costs the
+ * fast path; one on t was counted before t's sweep and stays counted until
+ * t is cleared.
+ */
+#include <dualrev.h>
+
+#include "hs_quick.h"
+
+/* Longer or larger tapes sweep in a safe call: an unsafe call holds its
+ * capability, so a garbage collection on another thread would wait for the
+ * whole sweep, and against such a sweep the safe call's cost is noise.  A
+ * node takes a few nanoseconds; the bytes bound catches array nodes, whose
+ * rules run over all their data (a small gradient's tape holds a few KB; the
+ * bound is the memory the tape keeps, so one that grew large earlier stays
+ * on the safe path). */
+#define DRHS_QUICK_NODES 8192
+#define DRHS_QUICK_BYTES (512u << 10)
+
+int drhs_quick_ok(dr_tape *t)
+{
+    return drhs_steps_alive() == 0
+        && dr_tape_len(t) <= DRHS_QUICK_NODES
+        && dr_tape_bytes(t) <= DRHS_QUICK_BYTES;
+}
+
+int drhs_reverse_quick(dr_tape *t)
+{
+    return drhs_quick_ok(t) ? (int)dr_reverse(t) : DRHS_CALL_SAFE;
+}
+
+int drhs_jvp_quick(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                   const dr_real *x, const double *xdot, double *ydot)
+{
+    return drhs_quick_ok(t) ? (int)dr_jvp(t, m, y, n, x, xdot, ydot)
+                            : DRHS_CALL_SAFE;
+}
+
+int drhs_jacobian_range_quick(dr_tape *t, size_t m, const dr_real *y,
+                              dr_idx first, size_t n, double *J)
+{
+    return drhs_quick_ok(t) ? (int)drhs_jacobian_range(t, m, y, first, n, J)
+                            : DRHS_CALL_SAFE;
+}
