@@ -74,6 +74,11 @@ differentiable [d|
     in sum [x * y | (x, y) <- [pa, pb, pc, pd]]
   fparticlesFork ps = fparticles ps
 
+  -- fneural's input and output with almost no work between: the cost of
+  -- walking the 10 200 parameters in and building their gradient
+  fneuralWalks :: ([([[Double]], [Double])], [Double]) -> Double
+  fneuralWalks (_, input) = sum input
+
   -- polymorphic versions (differentiated at Double): the same speed as the
   -- monomorphic ones is the goal
   dotP :: Num a => [a] -> [a] -> a
@@ -148,6 +153,7 @@ mkUnit prog z n = case prog of
     in sum (map rowSum jac)
   "fneural" -> neural $(grad 'fneural)
   "fneural-poly" -> neural $(grad 'fneuralP)
+  "fneural-walks" -> neural $(grad 'fneuralWalks)
   "fneural-array" -> Just $ do
     let (layers, input) = neuralInput
         layersA = [(fromRows w, vfromList b) | (w, b) <- layers]
