@@ -39,6 +39,17 @@ int drhs_reverse_quick(dr_tape *t)
     return drhs_quick_ok(t) ? (int)dr_reverse(t) : DRHS_CALL_SAFE;
 }
 
+/* y's gradient sweep (the adjoints stay for dr_adjoint to read): dr_gradient
+   with no inputs to read, whose path for a small sequential tape zeroes,
+   seeds and sweeps in one call, where dr_seed and dr_reverse each check and
+   prepare the adjoints again. */
+int drhs_gradient_quick(dr_tape *t, double yval, dr_idx yidx)
+{
+    dr_real y = {yval, yidx};
+    return drhs_quick_ok(t) ? (int)dr_gradient(t, y, 0, NULL, NULL)
+                            : DRHS_CALL_SAFE;
+}
+
 int drhs_jvp_quick(dr_tape *t, size_t m, const dr_real *y, size_t n,
                    const dr_real *x, const double *xdot, double *ydot)
 {

@@ -14,7 +14,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_tape_status, c_strerror
   , c_record0, c_record1, c_record2, c_recordn
   , c_input_range, c_input_first, c_adjoints_read
-  , c_seed, c_reverse, c_reverse_quick, quickOrSafe, c_adjoint, c_adjoints_clear
+  , c_seed, c_reverse, c_reverse_quick, c_gradient_quick, quickOrSafe, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
   , c_tape_take, c_tape_give
     -- * Jacobians, forward mode and second order
@@ -59,6 +59,7 @@ foreign import ccall unsafe "dr_adjoints_read"
 foreign import ccall unsafe "dr_seed" c_seed :: Ptr CTape -> Int64 -> Double -> IO CInt
 foreign import ccall safe "dr_reverse" c_reverse :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "drhs_reverse_quick" c_reverse_quick :: Ptr CTape -> IO CInt
+foreign import ccall unsafe "drhs_gradient_quick" c_gradient_quick :: Ptr CTape -> Double -> Int64 -> IO CInt
 foreign import ccall unsafe "dr_adjoint" c_adjoint :: Ptr CTape -> Int64 -> IO Double
 foreign import ccall unsafe "dr_adjoints_clear" c_adjoints_clear :: Ptr CTape -> IO CInt
 

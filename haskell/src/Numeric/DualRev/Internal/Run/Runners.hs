@@ -127,11 +127,20 @@ gradRun inp col f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
   x' <- inp t x
   readOut <- col t x x'
   y <- unAD (f x') t
-  seedD t y 1
-  sweep t
+  gradientSweep t y
   g <- readOut
   pure (primalD y, g)
 {-# INLINE gradRun #-}
+
+-- | The sweep of y's gradient, with y seeded with 1: one unsafe call when it
+-- may be (the engine's path for a small gradient zeroes, seeds and sweeps
+-- at once), else a seed and the safe sweep.  A constant y seeds nothing; its
+-- sweep still reports the tape's status.
+gradientSweep :: Ptr CTape -> D -> IO ()
+gradientSweep t (D v i)
+  | i == -1 = sweep t
+  | otherwise = sweepBy (quickOrSafe (c_gradient_quick t v i) (c_seed t i 1 >> c_reverse t)) t
+{-# INLINE gradientSweep #-}
 
 -- | Value and backpropagator.  The tape lives as long as the backpropagator.
 differentiateRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> b' -> IO b)
