@@ -23,6 +23,7 @@ import qualified Overloaded
 import qualified Rules
 import qualified SecondOrder
 import qualified Statement
+import qualified Sweeps
 import qualified Version
 
 main :: IO ()
@@ -44,6 +45,7 @@ main = hspec $ do
   Fusion.spec
   Checkpoint.spec
   Statement.spec
+  Sweeps.spec
   Nested.spec
   Overloaded.spec
   Rules.spec

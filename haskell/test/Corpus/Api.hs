@@ -165,15 +165,15 @@ spec = describe "differentiate, jacobian, grad'" $ do
   it "gradients on 4000 short-lived OS threads free the tapes those threads kept" $ do
     -- each OS thread keeps the tape of its last gradient for the next one
     -- (haskell/cbits/hs_tapes.c); a bound thread's OS thread exits with it
-    let once :: Int -> IO Double
-        once k = do
+    let gradOn :: Int -> IO Double
+        gradOn k = do
           v <- newEmptyMVar
           _ <- forkOS (evaluate (fst ($(grad 'small) (fromIntegral k, 2))) >>= putMVar v)
           takeMVar v
-    _ <- mapM once [1 .. 300]
+    _ <- mapM gradOn [1 .. 300]
     performGC
     before <- rss
-    gs <- mapM once [1 .. 4000]
+    gs <- mapM gradOn [1 .. 4000]
     sum gs `shouldSatisfy` (not . isNaN)
     performGC
     after <- rss
