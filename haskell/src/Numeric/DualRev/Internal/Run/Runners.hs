@@ -51,22 +51,24 @@ import Numeric.DualRev.Internal.Run.Parallel (isAsync, useCapabilities)
 -- Tapes
 
 newTape :: IO (Ptr CTape)
-newTape = do
-  t <- c_tape_new
+newTape = c_tape_new >>= madeTape
+
+-- | A tape the engine made, or the error that it could not.
+madeTape :: Ptr CTape -> IO (Ptr CTape)
+madeTape t = do
   when (t == nullPtr) $ throwIO (DualRevError "dualrev: out of memory creating a tape")
   pure t
 
 -- | Run with a pooled tape (haskell/cbits/hs_tapes.c: the tape this OS
 -- thread returned last, set up for the current capability count); the tape
--- is cleared and returned (or freed if the run throws).  Not masked: an asynchronous exception arriving between
--- taking the tape and entering the handler would lose that one tape's
--- memory, which costs less than masking every gradient.  Meant for the
--- body of a pure value (see 'rerunnable').
+-- is cleared and returned (or freed if the run throws).  Not masked: an
+-- asynchronous exception arriving between taking the tape and entering the
+-- handler would lose that one tape's memory, which costs less than masking
+-- every gradient.  Meant for the body of a pure value (see 'rerunnable').
 withPooledTape :: (Ptr CTape -> IO a) -> IO a
 withPooledTape act = rerunnable $ do
   caps <- getNumCapabilities
-  t <- c_tape_take (fromIntegral caps)
-  when (t == nullPtr) $ throwIO (DualRevError "dualrev: out of memory creating a tape")
+  t <- c_tape_take (fromIntegral caps) >>= madeTape
   r <- act t `onException` c_tape_free t
   c_tape_give t
   pure r
