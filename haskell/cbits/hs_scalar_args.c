@@ -68,4 +68,3 @@ dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
         free(x);
     return st;
 }
-

@@ -33,7 +33,7 @@ module Numeric.DualRev.Internal.Run.Flat
 
 import Control.Exception (bracket, throwIO)
 import Control.Monad (foldM, forM, replicateM, when)
-import Data.IORef (IORef, modifyIORef', newIORef, readIORef, writeIORef)
+import Data.IORef (modifyIORef', newIORef, readIORef)
 import Data.Int (Int64)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CInt, CSize)
@@ -113,26 +113,19 @@ countScalars trav x = do
   tick c
 
 -- | A value of the shape of the template x (its discrete parts kept) with
--- the scalars read in order from an array.
-fromBuffer :: Trav a -> a -> Ptr Double -> IO a
-fromBuffer trav x p = do
+-- the scalars read in order from an array of n.
+fromBuffer :: Trav a -> a -> Int -> Ptr Double -> IO a
+fromBuffer trav x n p = do
   c <- newCounter
-  trav (\_ -> tick c >>= peekElemOff p) x
+  let next _ = do
+        k <- tick c
+        if k < n then peekElemOff p k
+          else throwShape "a value has more scalars than the input it should match"
+  trav next x
 
--- | A value of the shape of the template x (its discrete parts kept) with
--- the scalars ds.
-unflatten :: Trav a -> a -> [Double] -> IO a
-unflatten trav x ds = do
-  ref <- newIORef ds
-  trav (\_ -> pop ref) x
-
--- | The next element of a supply.
-pop :: IORef [e] -> IO e
-pop ref = do
-  r <- readIORef ref
-  case r of
-    e : rest -> writeIORef ref rest >> pure e
-    [] -> throwShape "a value has more scalars than the input it should match"
+-- | An engine call's result array of n doubles, read as a value of x's shape.
+resultAs :: Trav a -> a -> Int -> (Ptr Double -> IO ()) -> IO a
+resultAs trav x n act = allocaArray (max 1 n) $ \p -> act p >> fromBuffer trav x n p
 
 inputS :: Supply -> Double -> IO D
 inputS (Supply _ first c) x = do
@@ -242,10 +235,6 @@ withOrder2Tape act = rerunnable $ bracket newTape c_tape_free $ \t -> do
   engine "dr_tape_set_order" (c_tape_set_order t 2)
   act t
 
--- | An engine call's result array of n doubles.
-result :: Int -> (Ptr Double -> IO ()) -> IO [Double]
-result n act = allocaArray (max 1 n) $ \p -> act p >> peekArray n p
-
 -- | m rows of n.
 rowsOf :: Int -> Int -> [e] -> [[e]]
 rowsOf m n xs = [take n (drop (k * n) xs) | k <- [0 .. m - 1]]
@@ -267,7 +256,7 @@ jacobianRun trav ins outs f x = unsafeDupablePerformIO $ withPooledTape $ \t -> 
   withReals yr $ \cm py -> allocaArray (max 1 (fromIntegral cm * n)) $ \p -> do
     engine "dr_jacobian" $ quickOrSafe (c_jacobian_range_quick t cm py first (fromIntegral n) p)
                                        (c_jacobian_range_safe t cm py first (fromIntegral n) p)
-    forM [0 .. fromIntegral cm - 1] $ \r -> fromBuffer trav x (p `plusPtr` (8 * r * n))
+    forM [0 .. fromIntegral cm - 1] $ \r -> fromBuffer trav x n (p `plusPtr` (8 * r * n))
 {-# INLINE jacobianRun #-}
 
 -- | Value and directional derivative J v, shaped like the output.
@@ -279,10 +268,9 @@ jvpRun trav ins outs prim travB f x v = unsafeDupablePerformIO $ withPooledTape 
   vs <- direction trav xr v
   yr <- outs t y' []
   y <- prim t y'
-  ydot <- withReals yr $ \cm py -> withReals xr $ \cn px -> withArray vs $ \pv ->
-    result (length yr) $ \p -> engine "dr_jvp" $
+  yd <- withReals yr $ \cm py -> withReals xr $ \cn px -> withArray vs $ \pv ->
+    resultAs travB y (length yr) $ \p -> engine "dr_jvp" $
       quickOrSafe (c_jvp_quick t cm py cn px pv p) (c_jvp t cm py cn px pv p)
-  yd <- unflatten travB y ydot
   pure (y, yd)
 {-# INLINE jvpRun #-}
 
@@ -292,9 +280,8 @@ hvpRun trav ins f x v = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
   (_, first, D yv yi) <- record trav ins f t x
   xr <- inputReals trav x first
   vs <- direction trav xr v
-  hv <- withReals xr $ \cn px -> withArray vs $ \pv ->
-    result (length xr) (engine "dr_hvp" . c_hvp t yv yi cn px pv)
-  unflatten trav x hv
+  withReals xr $ \cn px -> withArray vs $ \pv ->
+    resultAs trav x (length xr) (engine "dr_hvp" . c_hvp t yv yi cn px pv)
 {-# INLINE hvpRun #-}
 
 -- | The rows of the Hessian, each shaped like the input.
@@ -302,6 +289,7 @@ hessianRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> [a]
 hessianRun trav ins f x = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
   (n, first, D yv yi) <- record trav ins f t x
   xr <- inputReals trav x first
-  h <- withReals xr $ \cn px -> result (n * n) (engine "dr_hessian" . c_hessian t yv yi cn px)
-  mapM (unflatten trav x) (rowsOf n n h)
+  withReals xr $ \cn px -> allocaArray (max 1 (n * n)) $ \p -> do
+    engine "dr_hessian" (c_hessian t yv yi cn px p)
+    forM [0 .. n - 1] $ \r -> fromBuffer trav x n (p `plusPtr` (8 * r * n))
 {-# INLINE hessianRun #-}
