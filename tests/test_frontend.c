@@ -153,11 +153,68 @@ static void test_bad_arguments(void **state)
     assert_int_equal(dr_fe_powi_rec(NULL, 0, 0.5, 2, 0.25), DR_NONE);
 }
 
+/* a statement: the gradient through its nodes is its partials (repeated
+   leaves adding, constant leaves left out), k - 1 nodes for k active
+   leaves, none for none; order 2 records nothing and says so; a leaf not
+   on the tape fails as a binary node does, and pairs past n are unread */
+static void test_statement(void **state)
+{
+    (void)state;
+    assert_int_equal(dr_fe_stmt_max(), DR_FE_STMT_MAX);
+    dr_tape *t = chk_tape_new();
+    dr_real x[4];
+    for (int i = 0; i < 4; i++)
+        x[i] = dr_input(t, 1.0 + i);
+    size_t len = dr_tape_len(t);
+    /* partials 2, 3 (x0 twice: 2 + 0.5), a constant, 5; pairs past n = 5
+       name x3 and must not count */
+    dr_idx y = dr_fe_stmt(t, 5, x[0].idx, 2.0, x[1].idx, 3.0, DR_NONE, 7.0,
+                          x[0].idx, 0.5, x[2].idx, 5.0, x[3].idx, 11.0);
+    assert_int_not_equal(y, DR_NONE);
+    assert_int_equal(dr_tape_len(t), len + 3); /* 4 active leaves */
+    double g[4];
+    dr_real out = {0.0, y};
+    CHK_STATUS(dr_gradient(t, out, 4, x, g), DR_OK);
+    assert_true(g[0] == 2.5 && g[1] == 3.0 && g[2] == 5.0 && g[3] == 0.0);
+
+    /* one active leaf: one node; none: no node */
+    len = dr_tape_len(t);
+    y = dr_fe_stmt(t, 2, DR_NONE, 1.0, x[1].idx, -4.0, 0, 0, 0, 0, 0, 0, 0, 0);
+    assert_int_equal(dr_tape_len(t), len + 1);
+    out.idx = y;
+    CHK_STATUS(dr_gradient(t, out, 4, x, g), DR_OK);
+    assert_true(g[0] == 0.0 && g[1] == -4.0 && g[2] == 0.0 && g[3] == 0.0);
+    assert_int_equal(dr_fe_stmt(t, 1, DR_NONE, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+                     DR_NONE);
+    assert_int_equal(dr_tape_len(t), len + 1);
+
+    /* a leaf not on the tape: DR_NONE, the tape's DR_EINVAL, as dr_add */
+    y = dr_fe_stmt(t, 3, x[0].idx, 1.0, x[1].idx, 1.0, x[3].idx + 1000, 1.0,
+                   0, 0, 0, 0, 0, 0);
+    assert_int_equal(y, DR_NONE);
+    CHK_STATUS(dr_tape_status(t), DR_EINVAL);
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+
+    /* order 2: nothing recorded, DR_FE_STMT_BY_OPS */
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real a = dr_input(t, 1.0), b = dr_input(t, 2.0);
+    len = dr_tape_len(t);
+    assert_int_equal(dr_fe_stmt(t, 2, a.idx, 1.0, b.idx, 1.0, 0, 0, 0, 0, 0,
+                                0, 0, 0),
+                     DR_FE_STMT_BY_OPS);
+    assert_int_equal(dr_tape_len(t), len);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_tape_free(t);
+
+    assert_int_equal(dr_fe_stmt(NULL, 1, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+                     DR_NONE);
+}
+
 int main(void)
 {
     enum { NU = sizeof unaries / sizeof unaries[0],
            NB = sizeof binaries / sizeof binaries[0] };
-    struct CMUnitTest tests[NU + NB + 2];
+    struct CMUnitTest tests[NU + NB + 3];
     static char names[NU + NB][32];
     size_t n = 0;
     for (size_t i = 0; i < NU; i++, n++) {
@@ -172,5 +229,6 @@ int main(void)
     }
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_powi);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_bad_arguments);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_statement);
     return _cmocka_run_group_tests("frontend", tests, n, NULL, NULL);
 }

@@ -106,6 +106,44 @@ dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,
     return acc;
 }
 
+size_t dr_fe_stmt_max(void) { return DR_FE_STMT_MAX; }
+
+dr_idx dr_fe_stmt(dr_tape *t, size_t n, dr_idx a0, double d0, dr_idx a1,
+                  double d1, dr_idx a2, double d2, dr_idx a3, double d3,
+                  dr_idx a4, double d4, dr_idx a5, double d5)
+{
+    if (!t)
+        return DR_NONE;
+    if (dr__order2(t))
+        return DR_FE_STMT_BY_OPS;
+    const dr_idx id[DR_FE_STMT_MAX] = {a0, a1, a2, a3, a4, a5};
+    const double d[DR_FE_STMT_MAX] = {d0, d1, d2, d3, d4, d5};
+    /* the active leaves as a chain of two-argument nodes, each over the
+       one before it (partial 1) and the next leaf: k - 1 nodes for k > 1
+       leaves, recorded in one call, and as cheap to sweep as any; an n-ary
+       node would cost an arena record and an indirect call in the sweep,
+       more than the few nodes it saves */
+    dr_idx y = DR_NONE;
+    double dy = 0.0;
+    size_t k = 0; /* active leaves so far */
+    for (size_t i = 0; i < n && i < DR_FE_STMT_MAX; i++) {
+        if (id[i] == DR_NONE)
+            continue;
+        if (k++ == 0) {
+            y = id[i]; /* the first leaf waits for the second */
+            dy = d[i];
+            continue;
+        }
+        y = dr__rec2(t, y, dy, id[i], d[i]);
+        dy = 1.0;
+        if (y == DR_NONE)
+            return DR_NONE; /* an id not on the tape: the tape's DR_EINVAL */
+    }
+    if (k == 1) /* one leaf: its node */
+        y = dr__rec2(t, y, dy, DR_NONE, 0.0);
+    return y;
+}
+
 dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,
                                const dr_idx *seed_ids, const dr_real *seeds,
                                double yv, dr_idx yi, dr_real *out)

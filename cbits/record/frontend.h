@@ -74,6 +74,29 @@ DR_API dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,
                             const dr_idx *ib, const double *xb);
 
 /*
+ * An arithmetic expression of a front end as one statement: a node over
+ * its leaves a0..a(n-1) (n <= DR_FE_STMT_MAX; the rest ignored) with the
+ * partials d0..d(n-1) of the whole expression, which the front end derived
+ * when it compiled the expression and evaluated with the value.  A leaf
+ * may be DR_NONE (a constant: left out) or repeat another (their partials
+ * add).  Returns the node's id, or DR_NONE when no leaf is active.
+ *
+ * On a tape of order 2 it records nothing and returns DR_FE_STMT_BY_OPS:
+ * a node of given partials is linear to second order, so the front end
+ * records the expression operation by operation there instead.  The
+ * leaves are arguments, not an array, so that a call passes them in
+ * registers.
+ */
+#define DR_FE_STMT_MAX 6
+#define DR_FE_STMT_BY_OPS (-2)
+/* DR_FE_STMT_MAX, for front ends to check their bindings against */
+DR_API size_t dr_fe_stmt_max(void);
+DR_API dr_idx dr_fe_stmt(dr_tape *t, size_t n, dr_idx a0, double d0,
+                         dr_idx a1, double d1, dr_idx a2, double d2,
+                         dr_idx a3, double d3, dr_idx a4, double d4,
+                         dr_idx a5, double d5);
+
+/*
  * dr_tangent_record for foreign-function interfaces that cannot pass a
  * dr_real by value: y as its value and id, the tangent into *out.
  */

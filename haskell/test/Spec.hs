@@ -2,6 +2,7 @@ module Main (main) where
 
 import Test.Hspec
 
+import qualified Arithmetic
 import qualified Checkpoint
 import qualified Corpus.Api
 import qualified Corpus.Bench
@@ -45,6 +46,7 @@ main = hspec $ do
   Fusion.spec
   Checkpoint.spec
   Statement.spec
+  Arithmetic.spec
   Sweeps.spec
   Nested.spec
   Overloaded.spec

@@ -36,10 +36,12 @@ import Numeric.DualRev.Internal.Compile.Derive (traversableInstances)
 import Numeric.DualRev.Internal.Run.Scalar ()
 import Numeric.DualRev.Internal.Run.Lazy (enumFromD, enumFromThenD)
 import Numeric.DualRev.Internal.Run.Lists (errorAD)
-import Numeric.DualRev.Internal.Run.Ops (enumFromThenToD, enumFromToD)
+import Numeric.DualRev.Internal.Run.Ops (DFractional (..), DNum (..), enumFromThenToD, enumFromToD)
+import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves)
 import Numeric.DualRev.Internal.Run.Parallel (parPairD)
 import Numeric.DualRev.Internal.Compile.Parse
 import Numeric.DualRev.Internal.Compile.Prims
+import Numeric.DualRev.Internal.Compile.Statement
 import Numeric.DualRev.Internal.Compile.Types
 
 ------------------------------------------------------------------------------
@@ -296,7 +298,19 @@ transE env ex = case ex of
     if k == 0 then pure (Pure (ConE c'))
       else Pure <$> curryLam k (\es -> AppE (VarE 'pure) (foldl AppE (ConE c') es))
   ELit l -> pure (Pure (LitE l))
-  EApp f args -> transApp env f args
+  EApp f args -> do
+    tree <- arithTree (arithOp env) ex
+    -- (an upper bound: a local variable is one leaf however often it
+    -- occurs; any other leaf may evaluate to a value of its own)
+    let ls = leaves tree
+        isLocal e = case e of
+          EVar v -> M.member v (eLocals env)
+          _ -> False
+        distinct = length (nub [v | EVar v <- filter isLocal ls])
+          + length (filter (not . isLocal) ls)
+    if opCount tree >= 2 && distinct >= 1 && distinct <= stmtMaxLeaves
+      then transStatement env tree
+      else transApp env f args
   ELam ps body -> do
     ps' <- mapM (transPat env) ps
     body' <- transE (addVars (concatMap patVars ps) env) body
@@ -338,6 +352,55 @@ transE env ex = case ex of
   ERecUpd e fs -> do
     names <- mapM (fieldName env True . fst) fs
     evalArgs env (e : map snd fs) $ \(e' : es) -> pure (Pure (RecUpdE e' (zip names es)))
+
+-- | The operation a name is, where it is the standard class method (not
+-- one of the user's, nor a local that shadows it).
+arithOp :: Env -> Name -> Q (Maybe Op)
+arithOp env v
+  | M.member v (eLocals env) || M.member v (eTop env) = pure Nothing
+  | otherwise = pure $ case lookupPrim v of
+      Just (PMon p _) -> lookup p
+        [('plusD, Add), ('minusD, Sub), ('timesD, Mul), ('divD, Div), ('negateD, Neg)]
+      _ -> Nothing
+
+-- | An arithmetic expression of two or more operations as one statement
+-- ("Numeric.DualRev.Internal.Compile.Statement"): its leaves evaluated
+-- first, left to right, then 'stmtAt' with the statement's code and the
+-- same operations one by one for other types (and for second order).
+transStatement :: Env -> Tree Expr -> Q Res
+transStatement env tree = do
+  rs <- mapM (transE env) (leaves tree)
+  bindAll rs $ \atoms -> do
+    let evaluated = fillLeaves tree atoms
+    byOps <- newName "byOps"
+    ops <- byOpsRes evaluated
+    toD <- newName "toD"
+    fromD <- newName "fromD"
+    body <- statementBody evaluated toD fromD (VarE byOps)
+    pure $ Mon $ LetE [ValD (VarP byOps) (NormalB (monE ops)) []] $
+      AppE (AppE (VarE 'stmtAt) (LamE [VarP toD, VarP fromD] body)) (VarE byOps)
+  where
+    fillLeaves t as = snd (go t as)
+      where
+        go (TLeaf _) (a : rest) = (rest, TLeaf a)
+        go (TLeaf _) [] = error "transStatement: fewer leaves than the tree's"
+        go (TLit l) rest = (rest, TLit l)
+        go (TOp o ts) rest =
+          let step (r, acc) u = let (r', u') = go u r in (r', acc ++ [u'])
+              (rest', ts') = foldl step (rest, []) ts
+          in (rest', TOp o ts')
+    byOpsRes t = case t of
+      TLeaf a -> pure (Pure a)
+      TLit l -> pure (Pure (LitE l))
+      TOp o ts -> do
+        as <- mapM byOpsRes ts
+        bindAll as (pure . Mon . foldl AppE (VarE (opPrim o)))
+    opPrim o = case o of
+      Add -> 'plusD
+      Sub -> 'minusD
+      Mul -> 'timesD
+      Div -> 'divD
+      Neg -> 'negateD
 
 failMsg :: Env -> String -> String
 failMsg env what = "dualrev: non-exhaustive patterns in " ++ what ++ " in `"

@@ -37,3 +37,19 @@ foreign import ccall unsafe "dr_fe_dot_rec"
                -> Ptr Int64 -> Ptr Double -> IO Int64
 -- | The number of products dr_fe_dot_rec records as one node.
 foreign import ccall unsafe "dr_fe_dot_chunk" c_fe_dot_chunk :: CSize
+
+-- | An arithmetic expression as one statement (frontend.h): tape, the
+-- number of leaves, then each leaf's id and the expression's partial with
+-- respect to it, six pairs (the unused ones ignored); the node's id, -1
+-- when no leaf is active, 'stmtByOps' on a tape of order 2 (then nothing
+-- is recorded).
+foreign import ccall unsafe "dr_fe_stmt"
+  c_fe_stmt :: Ptr CTape -> CSize -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double
+            -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double -> IO Int64
+-- | The most leaves 'c_fe_stmt' takes (DR_FE_STMT_MAX): the six pairs of
+-- its binding, which the transform's 'stmtMaxLeaves' mirrors.
+foreign import ccall unsafe "dr_fe_stmt_max" c_fe_stmt_max :: CSize
+
+-- | DR_FE_STMT_BY_OPS
+stmtByOps :: Int64
+stmtByOps = -2

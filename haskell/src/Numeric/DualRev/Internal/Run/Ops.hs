@@ -52,6 +52,14 @@ class DNum a where
   {-# INLINE sumZipWithTimesD #-}
   -- | (^)
   powIntD :: Integral b => a -> b -> AD a
+  -- | An arithmetic expression as one statement (the transform emits it
+  -- for two or more of + - * / negate): @stmtAt k byOps@ runs @k toD
+  -- fromD@, the statement's code, where @a@ is the dual scalar (@toD@ and
+  -- @fromD@ are then identities), and @byOps@, the same operations one by
+  -- one, at every other type.
+  stmtAt :: ((a -> D) -> (D -> a) -> AD a) -> AD a -> AD a
+  stmtAt _ byOps = byOps
+  {-# INLINE stmtAt #-}
 
 class DNum a => DFractional a where
   divD :: a -> a -> AD a
@@ -131,6 +139,8 @@ instance DNum D where
   powIntD a n
     | n < 0 = error "Negative exponent"
     | otherwise = powiD a n
+  stmtAt k _ = k id id
+  {-# INLINE stmtAt #-}
   {-# INLINE plusD #-}
   {-# INLINE minusD #-}
   {-# INLINE timesD #-}
