@@ -10,8 +10,13 @@ one repetition: (min T(HI) - min T(LO)) / (HI - LO), in nanoseconds.  The
 fixed cost of a process (start, inputs, first-touch page faults) drops out,
 as in the driver's wall-time slope (run.py); CPU time and the minimum are
 far steadier than wall time on this shared 2-core VM, where noise only adds.
+The commands run with OPENBLAS_NUM_THREADS=1 unless it is set: OpenBLAS's
+worker threads spin for a while after the library starts, and that CPU time
+grows with the run up to their time-out, so it does not drop out of the
+slope (it added about 100 ns a repetition to a 400 ns Jacobian).
 Divide by the units of a repetition (n for fdotprod, k*k for fsummatvec).
 """
+import os
 import resource
 import subprocess
 import sys
@@ -19,9 +24,11 @@ import sys
 
 def cpu_time(cmd, reps):
     argv = [a.replace("REPS", str(reps)) for a in cmd]
+    env = dict(os.environ)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=True)
+                   check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
