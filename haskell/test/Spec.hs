@@ -19,6 +19,7 @@ import qualified Corpus.Syntax
 import qualified Corpus.Syntax2
 import qualified CustomRules
 import qualified Fusion
+import qualified Inlining
 import qualified Nested
 import qualified Overloaded
 import qualified Rules
@@ -47,6 +48,7 @@ main = hspec $ do
   Checkpoint.spec
   Statement.spec
   Arithmetic.spec
+  Inlining.spec
   Sweeps.spec
   Nested.spec
   Overloaded.spec

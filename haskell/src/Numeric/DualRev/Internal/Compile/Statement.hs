@@ -170,11 +170,16 @@ backward g t = case t of
       (da, ca) <- backward ga a
       (db, cb) <- backward gb b
       pure (da ++ db, ca ++ cb)
+    -- (no binding for an argument without leaves: it would go unused)
     scaled pa pb a b = do
-      (d1, ga) <- times g pa
-      (d2, gb) <- times g pb
+      (d1, ga) <- if hasLeaf a then times g pa else pure ([], g)
+      (d2, gb) <- if hasLeaf b then times g pb else pure ([], g)
       (d3, cs) <- both ga a gb b
       pure (d1 ++ d2 ++ d3, cs)
+    hasLeaf t' = case t' of
+      VLeaf _ _ -> True
+      VLit _ -> False
+      VOp _ _ as -> any hasLeaf as
 
 neg :: Adj -> Adj
 neg a = case a of

@@ -41,6 +41,7 @@ import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves)
 import Numeric.DualRev.Internal.Run.Parallel (parPairD)
 import Numeric.DualRev.Internal.Compile.Parse
 import Numeric.DualRev.Internal.Compile.Prims
+import Numeric.DualRev.Internal.Compile.Inline
 import Numeric.DualRev.Internal.Compile.Statement
 import Numeric.DualRev.Internal.Compile.Types
 
@@ -62,7 +63,13 @@ data Env = Env
   , eCons :: M.Map Name (Name, Int)  -- ^ block constructors: dual name, arity
   , eFields :: M.Map Name Name       -- ^ block record fields of dual types
   , eCtx :: Ctx
+  , eInline :: M.Map Name Inlinable  -- ^ local functions inlined at their calls
+  , eParts :: M.Map Name [Name]      -- ^ tuples inlining took apart, and into what
   }
+
+-- | What inlining may use at this point.
+look :: Env -> Look
+look env = Look (`M.lookup` eInline env) (`M.lookup` eParts env)
 
 addVars :: [Name] -> Env -> Env
 addVars ns env = env { eLocals = foldr (`M.insert` LVar) (eLocals env) ns }
@@ -299,18 +306,12 @@ transE env ex = case ex of
       else Pure <$> curryLam k (\es -> AppE (VarE 'pure) (foldl AppE (ConE c') es))
   ELit l -> pure (Pure (LitE l))
   EApp f args -> do
-    tree <- arithTree (arithOp env) ex
-    -- (an upper bound: a local variable is one leaf however often it
-    -- occurs; any other leaf may evaluate to a value of its own)
-    let ls = leaves tree
-        isLocal e = case e of
-          EVar v -> M.member v (eLocals env)
-          _ -> False
-        distinct = length (nub [v | EVar v <- filter isLocal ls])
-          + length (filter (not . isLocal) ls)
-    if opCount tree >= 2 && distinct >= 1 && distinct <= stmtMaxLeaves
-      then transStatement env tree
-      else transApp env f args
+    -- helpers called among the arguments inlined first, so that an
+    -- expression over their results is one statement with theirs
+    within <- case f of
+      EVar v | not (M.member v (eInline env)) -> inlineWithin (look env) ex
+      _ -> pure Nothing
+    maybe (transArith env ex f args) (transE env) within
   ELam ps body -> do
     ps' <- mapM (transPat env) ps
     body' <- transE (addVars (concatMap patVars ps) env) body
@@ -318,6 +319,15 @@ transE env ex = case ex of
         go (p : rest) = LamE [p] (AppE (VarE 'pure) (go rest))
         go [] = monE body'
     pure (Pure (go ps'))
+  ELet [BVal (VarP x) Nothing (Plain rhs) []] body -> do
+    -- a value used once, by an expression that is always evaluated: moved
+    -- to its use when it is arithmetic, to be part of that statement
+    moved <- inlineLet (look env) x rhs body
+    case moved of
+      Just e -> transE env e
+      Nothing -> transBinds env [BVal (VarP x) Nothing (Plain rhs) []] (\env' -> transE env' body)
+  ELet [b] body | Just (v, xs) <- destructures b ->
+    transBinds env [b] (\env' -> transE env' { eParts = M.insert v xs (eParts env') } body)
   ELet bs body -> transBinds env bs (\env' -> transE env' body)
   EIf c t e -> do
     rc <- transE env c
@@ -352,6 +362,23 @@ transE env ex = case ex of
   ERecUpd e fs -> do
     names <- mapM (fieldName env True . fst) fs
     evalArgs env (e : map snd fs) $ \(e' : es) -> pure (Pure (RecUpdE e' (zip names es)))
+
+-- | An application: one statement when it is an arithmetic expression of
+-- two or more operations, else the application.
+transArith :: Env -> Expr -> Expr -> [Expr] -> Q Res
+transArith env ex f args = do
+  tree <- arithTree (arithOp env) ex
+  -- (an upper bound: a local variable is one leaf however often it
+  -- occurs; any other leaf may evaluate to a value of its own)
+  let ls = leaves tree
+      isLocal e = case e of
+        EVar v -> M.member v (eLocals env)
+        _ -> False
+      distinct = length (nub [v | EVar v <- filter isLocal ls])
+        + length (filter (not . isLocal) ls)
+  if opCount tree >= 2 && distinct >= 1 && distinct <= stmtMaxLeaves
+    then transStatement env tree
+    else transApp env f args
 
 -- | The operation a name is, where it is the standard class method (not
 -- one of the user's, nor a local that shadows it).
@@ -472,6 +499,9 @@ transApp1 env f args = case f of
   EVar v -> do
     vi <- resolveVar env v
     case vi of
+      VLocalFun _ k _ | n == k, Just i <- M.lookup v (eInline env) -> do
+        (binds, core) <- inlineCall (look env) i args
+        transE env (foldr (\b x -> ELet [b] x) core binds)
       VLocalFun w k _ | n >= k -> known (VarE w) k
       VTopFun _ w k | n >= k -> known (VarE w) k
       VPrim (PMon p k) | n >= k -> known (VarE p) k
@@ -661,7 +691,11 @@ funGroup env bs k = do
     w <- newName ("_" ++ safeBase n ++ "W")
     d <- newName ("_" ++ safeBase n ++ "V")
     pure (n, w, d, clauseArity cs)
-  let env' = env { eLocals = foldr (\(n, w, d, a) -> M.insert n (LFun w a d)) (eLocals env) infos }
+  -- (a function with a signature stays a call: its argument and result
+  -- types may be what fixes the types at the call)
+  let inlined = M.fromList [(n, i) | [BFun n Nothing cs] <- [bs], Just i <- [inlinable n cs]]
+      env' = env { eLocals = foldr (\(n, w, d, a) -> M.insert n (LFun w a d)) (eLocals env) infos
+                 , eInline = M.union inlined (eInline env) }
   decs <- fmap concat $ forM (zip bs infos) $ \(BFun _ msig cs, (_, w, d, a)) -> do
     (ps, body) <- funBody env' a cs
     sigs <- case msig of
@@ -792,7 +826,7 @@ differentiableDecs qds = do
         DataD _ tn _ _ cs _ -> [(tn, [f | RecC _ fs <- cs, (f, _, _) <- fs])]
         NewtypeD _ tn _ _ (RecC _ fs) _ -> [(tn, [f | (f, _, _) <- fs])]
         _ -> []
-      env0 = Env M.empty tops tenv cons fields ctx0
+      env0 = Env M.empty tops tenv cons fields ctx0 M.empty M.empty
   dataDecs <- concat <$> mapM (dualDataDec tenv) tyDecs
   travDecs <- concat <$> mapM (functorDecs tenv) ds
   dualDecs <- concat <$> mapM (transTop env0) binds
