@@ -9,8 +9,9 @@
 -- twice), and the nodes recorded.
 module Inlining (spec) where
 
-import Control.Exception (ErrorCall (..), bracket, evaluate, try)
+import Control.Exception (ErrorCall (..), PatternMatchFail (..), bracket, evaluate, try)
 import Data.Int (Int64)
+import Data.List (isInfixOf)
 import Foreign.C.Types (CInt)
 import Foreign.Ptr (Ptr)
 import Test.Hspec
@@ -77,6 +78,38 @@ differentiable [d|
   wildI :: Double -> Double
   wildI x = k (error "the wildcard's argument") x
     where k _ b = b * b + 1
+
+  -- the only constructor of its type, as a tuple: frotvecquat's rotation
+  data V3 a = V3 a a a
+  data Quat a = Quat a a a a
+  rotI, rotO :: (V3 Double, Quat Double) -> Double
+  rotI (v, Quat qx qy qz s) = let V3 a b c = rot in a * 2 + b * 3 - c
+    where
+      u = V3 qx qy qz
+      rot = scale (2 * dot u v) u `add3` scale (s * s - dot u u) v `add3` scale (2 * s) (cross u v)
+      dot (V3 px py pz) (V3 rx ry rz) = px * rx + py * ry + pz * rz
+      add3 (V3 px py pz) (V3 rx ry rz) = V3 (px + rx) (py + ry) (pz + rz)
+      scale k (V3 x y z) = V3 (k * x) (k * y) (k * z)
+      cross (V3 ax ay az) (V3 bx by bz) = V3 (ay * bz - az * by) (az * bx - ax * bz) (ax * by - ay * bx)
+  rotO (v, Quat qx qy qz s) = let V3 a b c = rot in a * 2 + b * 3 - c
+    where
+      u = V3 qx qy qz
+      rot = scale (2 * dot u v) u `add3` scale (s * s - dot u u) v `add3` scale (2 * s) (cross u v)
+      dot :: V3 Double -> V3 Double -> Double
+      dot (V3 px py pz) (V3 rx ry rz) = px * rx + py * ry + pz * rz
+      add3 :: V3 Double -> V3 Double -> V3 Double
+      add3 (V3 px py pz) (V3 rx ry rz) = V3 (px + rx) (py + ry) (pz + rz)
+      scale :: Double -> V3 Double -> V3 Double
+      scale k (V3 x y z) = V3 (k * x) (k * y) (k * z)
+      cross :: V3 Double -> V3 Double -> V3 Double
+      cross (V3 ax ay az) (V3 bx by bz) = V3 (ay * bz - az * by) (az * bx - ax * bz) (ax * by - ay * bx)
+
+  -- one constructor of several: its pattern may fail, so the helper stays
+  -- a call, and fails as a call does
+  data Shape = Circle Double | Square Double
+  shapeI :: (Shape, Double) -> Double
+  shapeI (sh, x) = area sh * x + x
+    where area (Circle r) = r * r * 3
   |]
 
 -- | Gradients equal to rounding, entry by entry.
@@ -119,6 +152,27 @@ spec = describe "local helpers inlined into statements" $ do
   it "helpers at Int and at Double, nested tuple patterns" $
     property $ forAll ((,) <$> ((,) <$> small <*> small) <*> choose (-3, 3)) $
       agrees mixedI mixedO $(grad' 'mixedI) $(grad' 'mixedO)
+  it "the only constructor of a type, as a tuple (frotvecquat's rotation)" $
+    property $ forAll (vectorOf 7 small) $ \xs ->
+      let x = at xs
+          (vI, gI) = $(grad' 'rotI) x
+          (vO, gO) = $(grad' 'rotO) x
+          flat (V3 a b c, Quat d e f g) = [a, b, c, d, e, f, g]
+          at [a, b, c, d, e, f, g] = (V3 a b c, Quat d e f g)
+          at _ = error "seven numbers"
+          fd = [ (rotI (at (bump i h)) - rotI (at (bump i (-h)))) / (2 * h) | i <- [0 .. 6] ]
+          bump i d = [ if j == i then xj + d else xj | (j, xj) <- zip [0 :: Int ..] (flat x) ]
+          h = 1e-6
+      in counterexample (show (flat x, vI, vO, flat gI, flat gO)) $
+           vI == rotI x .&&. vI == vO .&&. sameGrad (flat gI) (flat gO)
+             .&&. and (zipWith (\a b -> abs (a - b) <= 1e-5 * (1 + abs a)) (flat gI) fd)
+  it "a helper on one constructor of several stays a call and fails as one" $ do
+    fst ($(grad' 'shapeI) (Circle 2, 3)) `shouldBe` 39
+    -- (inlined, the failure would be a binding's or a case's)
+    r <- try (evaluate (fst ($(grad' 'shapeI) (Square 2, 3))))
+    case r of
+      Left (PatternMatchFail m) -> m `shouldSatisfy` ("Non-exhaustive patterns in function" `isInfixOf`)
+      Right v -> expectationFailure ("no error; the value was " ++ show v)
   it "evaluates a wildcard's argument, as the call would" $ do
     r <- try (evaluate ($(grad 'wildI) 2))
     case r of

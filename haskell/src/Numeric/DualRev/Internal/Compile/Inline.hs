@@ -44,28 +44,49 @@ data Inlinable = Inlinable [Pat] Expr
 inlinableArity :: Inlinable -> Int
 inlinableArity (Inlinable ps _) = length ps
 
--- | The inlinable form of local function @f@'s equations, if it has one.
-inlinable :: Name -> [Clause] -> Maybe Inlinable
-inlinable f [Clause ps (Plain body) []]
-  | not (null ps), all simplePat ps, simple body, f `notElem` exprVars body =
-      Just (Inlinable ps body)
-inlinable _ _ = Nothing
+-- | The inlinable form of local function @f@'s equations, if it has one,
+-- given which constructors are the only one of their type (a pattern of
+-- such a constructor always matches, as a tuple's does).
+inlinable :: (Name -> Q Bool) -> Name -> [Clause] -> Q (Maybe Inlinable)
+inlinable sole f [Clause ps (Plain body) []]
+  | not (null ps), all simplePat ps, simple body, f `notElem` exprVars body = do
+      ok <- and <$> mapM sole (concatMap patCons ps)
+      pure (if ok then Just (Inlinable ps body) else Nothing)
+inlinable _ _ _ = pure Nothing
 
 simplePat :: Pat -> Bool
 simplePat p = case p of
   VarP _ -> True
   WildP -> True
   TupP qs -> all simplePat qs
+  ConP _ qs -> all simplePat qs
   _ -> False
 
--- | Variables, literals, tuples and applications of variables.
+patCons :: Pat -> [Name]
+patCons p = case p of
+  TupP qs -> concatMap patCons qs
+  ConP c qs -> c : concatMap patCons qs
+  _ -> []
+
+-- | Variables, literals, tuples, constructors and applications of
+-- variables and constructors.
 simple :: Expr -> Bool
 simple e = case e of
   EVar _ -> True
   ELit _ -> True
+  ECon _ -> True
   ETuple es -> all simple es
   EApp (EVar _) as -> all simple as
+  EApp (ECon _) as -> all simple as
   _ -> False
+
+-- | A tuple or a constructor applied: its parts, and how to build it again
+-- from parts.
+built :: Expr -> Maybe ([Expr], [Expr] -> Expr)
+built e = case e of
+  ETuple es -> Just (es, ETuple)
+  EApp (ECon c) as -> Just (as, EApp (ECon c))
+  _ -> Nothing
 
 -- | An argument that costs nothing to repeat: a variable, a literal, a
 -- negated literal.
@@ -89,6 +110,7 @@ data Look = Look
 destructures :: Bind -> Maybe (Name, [Name])
 destructures b = case b of
   BVal (TupP ps) Nothing (Plain (EVar v)) [] | Just xs <- mapM var ps -> Just (v, xs)
+  BVal (ConP _ ps) Nothing (Plain (EVar v)) [] | Just xs <- mapM var ps -> Just (v, xs)
   _ -> Nothing
   where
     var (VarP x) = Just x
@@ -128,16 +150,16 @@ inlineWithin look e
   where
     calls x = case x of
       EApp (EVar f) as -> maybe False ((== length as) . inlinableArity) (lookFun look f) || any calls as
-      ETuple es -> any calls es
+      _ | Just (es, _) <- built x -> any calls es
       _ -> False
 
 -- | An argument's bindings and core, with its inlinable calls inlined.
 expand :: Look -> Expr -> Inl ([Bind], Expr)
 expand look e = case e of
   EApp (EVar f) as | Just i <- lookFun look f, length as == inlinableArity i -> call look i as
-  ETuple es -> do
+  _ | Just (es, rebuild) <- built e -> do
     rs <- mapM (expand look) es
-    pure (concatMap fst rs, ETuple (map snd rs))
+    pure (concatMap fst rs, rebuild (map snd rs))
   EApp (EVar f) as | simple e -> do
     rs <- mapM (expand look) as
     pure (concatMap fst rs, EApp (EVar f) (map snd rs))
@@ -151,21 +173,8 @@ match look once p e = case (p, e) of
   (VarP x, _) -> do
     x' <- lift (newName (nameBase x))
     pure ([bind (VarP x') e], [(x, EVar x')])
-  (TupP qs, ETuple es) | length qs == length es -> parts qs es
-  (TupP qs, EVar v) -> do
-    seen <- gets (M.lookup v)
-    case (seen, lookParts look v) of
-      (Just vs, _) | length vs == length qs -> parts qs (map EVar vs)
-      (_, Just vs) | length vs == length qs -> parts qs (map EVar vs)
-      _ -> do
-        vs <- lift (mapM (const (newName "c")) qs)
-        modify' (M.insert v vs)
-        (bs, sub) <- parts qs (map EVar vs)
-        pure (bind (TupP (map VarP vs)) e : bs, sub)
-  (TupP qs, _) -> do
-    vs <- lift (mapM (const (newName "c")) qs)
-    (bs, sub) <- parts qs (map EVar vs)
-    pure (bind (TupP (map VarP vs)) e : bs, sub)
+  (TupP qs, _) -> apart TupP qs
+  (ConP c qs, _) -> apart (ConP c) qs
   -- a wildcard: the argument is still evaluated
   (_, _) -> do
     x' <- lift (newName "_unused")
@@ -175,6 +184,25 @@ match look once p e = case (p, e) of
     parts qs es = do
       rs <- zipWithM (match look once) qs es
       pure (concatMap fst rs, concatMap snd rs)
+    -- a tuple or the only constructor of its type, taken apart: its parts
+    -- where the argument is built here, else a binding (one per variable)
+    apart mk qs = case (built e, e) of
+      (Just (es, _), _) | length es == length qs -> parts qs es
+      (_, EVar v) -> do
+        seen <- gets (M.lookup v)
+        case (seen, lookParts look v) of
+          (Just vs, _) | length vs == length qs -> parts qs (map EVar vs)
+          (_, Just vs) | length vs == length qs -> parts qs (map EVar vs)
+          _ -> do
+            vs <- fresh qs
+            modify' (M.insert v vs)
+            (bs, sub) <- parts qs (map EVar vs)
+            pure (bind (mk (map VarP vs)) e : bs, sub)
+      _ -> do
+        vs <- fresh qs
+        (bs, sub) <- parts qs (map EVar vs)
+        pure (bind (mk (map VarP vs)) e : bs, sub)
+    fresh = lift . mapM (const (newName "c"))
 
 -- | The body with its pattern variables replaced (the body is 'simple':
 -- no binders to step around).
@@ -202,7 +230,7 @@ inlineLet look x rhs body
 -- expression).
 arithmetic :: Expr -> Bool
 arithmetic e = case e of
-  ETuple es -> all (\c -> arithmetic c || simple c) es && any arithmetic es
+  _ | Just (es, _) <- built e -> all (\c -> arithmetic c || simple c) es && any arithmetic es
   EApp (EVar o) as -> o `elem` ['(+), '(-), '(*), '(/), 'negate] && all simple as
   _ -> False
 

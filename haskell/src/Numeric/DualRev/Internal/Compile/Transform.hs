@@ -65,6 +65,7 @@ data Env = Env
   , eCtx :: Ctx
   , eInline :: M.Map Name Inlinable  -- ^ local functions inlined at their calls
   , eParts :: M.Map Name [Name]      -- ^ tuples inlining took apart, and into what
+  , eSole :: [Name]                  -- ^ block constructors that are their type's only one
   }
 
 -- | What inlining may use at this point.
@@ -693,8 +694,9 @@ funGroup env bs k = do
     pure (n, w, d, clauseArity cs)
   -- (a function with a signature stays a call: its argument and result
   -- types may be what fixes the types at the call)
-  let inlined = M.fromList [(n, i) | [BFun n Nothing cs] <- [bs], Just i <- [inlinable n cs]]
-      env' = env { eLocals = foldr (\(n, w, d, a) -> M.insert n (LFun w a d)) (eLocals env) infos
+  inlined <- M.fromList . concat <$> sequence
+    [ maybe [] (\i -> [(n, i)]) <$> inlinable (soleCon env) n cs | [BFun n Nothing cs] <- [bs] ]
+  let env' = env { eLocals = foldr (\(n, w, d, a) -> M.insert n (LFun w a d)) (eLocals env) infos
                  , eInline = M.union inlined (eInline env) }
   decs <- fmap concat $ forM (zip bs infos) $ \(BFun _ msig cs, (_, w, d, a)) -> do
     (ps, body) <- funBody env' a cs
@@ -710,6 +712,22 @@ funGroup env bs k = do
   pure $ case r of
     Pure e -> Pure (LetE decs e)
     Mon m -> Mon (LetE decs m)
+
+-- | Whether a constructor is the only one of its type (so that its pattern
+-- always matches): the block's types, or what GHC knows of others.
+soleCon :: Env -> Name -> Q Bool
+soleCon env c
+  | c `elem` eSole env = pure True
+  | otherwise = recover (pure False) $ do
+      i <- reifyR c
+      case i of
+        DataConI _ _ parent -> do
+          t <- reifyR parent
+          pure $ case t of
+            TyConI (DataD _ _ _ _ [_] _) -> True
+            TyConI (NewtypeD {}) -> True
+            _ -> False
+        _ -> pure False
 
 -- | A name's base usable inside an identifier (operators become "op").
 safeBase :: Name -> String
@@ -826,7 +844,8 @@ differentiableDecs qds = do
         DataD _ tn _ _ cs _ -> [(tn, [f | RecC _ fs <- cs, (f, _, _) <- fs])]
         NewtypeD _ tn _ _ (RecC _ fs) _ -> [(tn, [f | (f, _, _) <- fs])]
         _ -> []
-      env0 = Env M.empty tops tenv cons fields ctx0 M.empty M.empty
+      sole = [c | d <- tyDecs, (_, [c]) <- tyCons d]
+      env0 = Env M.empty tops tenv cons fields ctx0 M.empty M.empty sole
   dataDecs <- concat <$> mapM (dualDataDec tenv) tyDecs
   travDecs <- concat <$> mapM (functorDecs tenv) ds
   dualDecs <- concat <$> mapM (transTop env0) binds
