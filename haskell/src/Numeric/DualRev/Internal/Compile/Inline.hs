@@ -12,12 +12,16 @@
 --
 -- Only what cannot change a program's meaning under the transform's
 -- call-by-value evaluation: a function of one clause whose patterns are
--- variables, wildcards and tuples of them, whose body is variables,
--- literals, tuples and applications (no branch, no binding), and which does
--- not call itself.  Every argument is still evaluated exactly once: one
--- used once in the body moves to its use (arithmetic cannot fail, and the
--- leaves of an expression are evaluated wherever it is), any other is bound
--- to a variable first, as the call would have bound it.
+-- variables, wildcards, tuples and constructors that are their type's only
+-- one (patterns that always match), whose body is variables, literals,
+-- tuples, constructors and applications (no branch, no binding), and which
+-- does not call itself.  Every argument is still evaluated exactly once:
+-- one used once in the body moves to its use, which the body always
+-- evaluates (it has no branch); any other is bound to a variable first, as
+-- the call would have bound it.  A tuple held in a variable is taken apart
+-- once however many inlined calls take it apart, so that its parts are the
+-- same leaves of a statement.  A @let@ value used once, where it is always
+-- evaluated, moves into the arithmetic that uses it ('inlineLet').
 module Numeric.DualRev.Internal.Compile.Inline
   ( Inlinable
   , Look (..)
