@@ -11,19 +11,12 @@
 -- recorded one by one), and the nodes a statement records.
 module Arithmetic (spec) where
 
-import Control.Exception (bracket)
-import Data.Int (Int64)
-import Foreign.C.Types (CInt)
-import Foreign.Ptr (Ptr)
 import Test.Hspec
 import Test.QuickCheck
 
-import Check (Vec (..), closeFD, fdGrad)
+import Twins (agrees, nodesOf, sameGrad)
 import Numeric.DualRev
-import Numeric.DualRev.Internal.Engine.FFI (CTape, c_record0, c_tape_free, c_tape_len, c_tape_new)
-import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Engine.ScalarFFI (c_fe_stmt_max)
-import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
 import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves)
 
 differentiable [d|
@@ -93,22 +86,6 @@ differentiable [d|
   innerO x = derivative (\y -> add (mul (mul y y) x) (mul (mul 3 y) x)) x
   |]
 
--- | Gradients equal to rounding, entry by entry.
-sameGrad :: [Double] -> [Double] -> Bool
-sameGrad a b = length a == length b && and (zipWith (\x y -> abs (x - y) <= 1e-12 * max 1 (max (abs x) (abs y))) a b)
-
--- | The value to the bit and the gradient to rounding, of a statement
--- program against its op-by-op twin, and the gradient against central
--- differences.
-agrees :: (Vec x, Show x) => (x -> Double) -> (x -> Double) -> (x -> x) -> (x -> x) -> x -> Property
-agrees valS valO gradS gradO x =
-  let gS = toVec (gradS x)
-      gO = toVec (gradO x)
-  in counterexample (show (x, valS x, valO x, gS, gO)) $
-       valS x == valO x
-         .&&. sameGrad gS gO
-         .&&. and (zipWith (closeFD (valS x)) gS (fdGrad valS x))
-
 small :: Gen Double
 small = choose (-3, 3)
 
@@ -117,17 +94,6 @@ away = oneof [choose (-3, -0.5), choose (0.5, 3)]
 
 triple :: Gen Double -> Gen (Double, Double, Double)
 triple g = (,,) <$> g <*> g <*> g
-
--- | The nodes a worker records for inputs of these values (each an input
--- node), on a fresh tape of the given order.
-nodesOf :: CInt -> ([D] -> AD D) -> [Double] -> IO Int
-nodesOf order f xs = bracket c_tape_new c_tape_free $ \t -> do
-  _ <- c_tape_set_order t order
-  ds <- mapM (\v -> D v <$> (c_record0 t :: IO Int64)) xs
-  before <- c_tape_len t
-  _ <- unAD (f ds) (t :: Ptr CTape)
-  after <- c_tape_len t
-  pure (fromIntegral (after - before))
 
 spec :: Spec
 spec = describe "arithmetic expressions as statements" $ do
@@ -157,7 +123,7 @@ spec = describe "arithmetic expressions as statements" $ do
   it "a derivative taken inside: the op-by-op value and gradient" $
     property $ forAll small $ \x ->
       fst ($(differentiate 'innerS) x) === fst ($(differentiate 'innerO) x)
-        .&&. sameGrad [$(grad 'innerS) x] [$(grad 'innerO) x]
+        .&&. sameGrad 1e-12 [$(grad 'innerS) x] [$(grad 'innerO) x]
   it "records one node per active leaf but the first, one call for the whole expression" $ do
     let six [a, b, c, d, e, f] = sixS'drw ((a, b, c), (d, e, f))
         six _ = error "six inputs"

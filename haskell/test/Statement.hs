@@ -17,7 +17,8 @@ import Foreign.Ptr (Ptr)
 import Test.Hspec
 import Test.QuickCheck
 
-import Check (Vec (..), closeFD, closeRel, fdGrad)
+import Check (closeRel)
+import Twins (agrees)
 import Numeric.DualRev
 import Numeric.DualRev.Internal.Engine.FFI (CTape, c_record0, c_tape_free, c_tape_len, c_tape_new)
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
@@ -68,23 +69,6 @@ genList :: Gen [Double]
 genList = do
   n <- elements ([0 .. 6] ++ [31, 32, 33, 64, 65, 100])
   vectorOf n (choose (-3, 3))
-
--- | Gradients equal to rounding, entry by entry (1e-12 relative, or that
--- absolutely for entries near 0: a different order of accumulation).
-sameGrad :: [Double] -> [Double] -> Bool
-sameGrad a b = length a == length b && and (zipWith (\x y -> abs (x - y) <= 1e-12 * max 1 (max (abs x) (abs y))) a b)
-
--- | The value to the bit and the gradient to rounding, of a statement
--- program against its op-by-op twin, and the gradient against central
--- differences.
-agrees :: (Vec x, Show x) => (x -> Double) -> (x -> Double) -> (x -> x) -> (x -> x) -> x -> Property
-agrees valS valO gradS gradO x =
-  let gS = toVec (gradS x)
-      gO = toVec (gradO x)
-  in counterexample (show (x, valS x, valO x, gS, gO)) $
-       valS x == valO x
-         .&&. sameGrad gS gO
-         .&&. and (zipWith (closeFD (valS x)) gS (fdGrad valS x))
 
 -- | Two lists of the same length.
 genPair :: Gen ([Double], [Double])
