@@ -90,13 +90,11 @@ dr_real dr_input(dr_tape *t, double v)
     return r;
 }
 
-dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
+/* dr_input_range past its argument checks (n > 0), in line in dr_inputs:
+   a small gradient's inputs are a good part of its recording */
+static inline dr_status input_range(dr_tape *t, size_t n, dr_idx *first)
 {
-    if (!t || !first)
-        return DR_EINVAL;
     *first = DR_NONE;
-    if (n == 0)
-        return DR_OK;
     /* consecutive ids need one chunk: a new one if this one has less room */
     if ((size_t)(t->end - t->cur) < n && !dr__grow_n(t, n))
         return dr_tape_status(t);
@@ -130,12 +128,20 @@ dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
     return DR_OK;
 }
 
+dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
+{
+    if (!t || !first)
+        return DR_EINVAL;
+    *first = DR_NONE;
+    return n == 0 ? DR_OK : input_range(t, n, first);
+}
+
 dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
 {
     if (!t || (n && (!values || !out)))
         return DR_EINVAL;
-    dr_idx first;
-    dr_status st = dr_input_range(t, n, &first);
+    dr_idx first = DR_NONE;
+    dr_status st = n == 0 ? DR_OK : input_range(t, n, &first);
     for (size_t i = 0; i < n; i++) {
         out[i].val = values[i];
         out[i].idx = st == DR_OK ? first + (dr_idx)i : DR_NONE;

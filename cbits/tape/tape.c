@@ -124,7 +124,8 @@ static void restart(dr_tape *t, int64_t reserved)
     t->next = 0;
     t->len = 0;
     t->exts = NULL;
-    dr__owned_release(t->owned, NULL);
+    if (t->owned)
+        dr__owned_release(t->owned, NULL);
     t->owned = NULL;
     t->adj_valid = 0;
     t->oplog_n = 0;
