@@ -208,15 +208,6 @@ match look once p e = case (p, e) of
         pure (bind (mk (map VarP vs)) e : bs, sub)
     fresh = lift . mapM (const (newName "c"))
 
--- | The body with its pattern variables replaced (the body is 'simple':
--- no binders to step around).
-substitute :: M.Map Name Expr -> Expr -> Expr
-substitute sub e = case e of
-  EVar v -> M.findWithDefault e v sub
-  ETuple es -> ETuple (map (substitute sub) es)
-  EApp f as -> EApp (substitute sub f) (map (substitute sub) as)
-  _ -> e
-
 -- | @let x = rhs in body@ with @rhs@ moved into @body@, when @x@ occurs in
 -- @body@ once, where it is always evaluated (not under a lambda or in a
 -- branch), and @rhs@ is arithmetic (with its inlinable calls inlined):
@@ -226,7 +217,7 @@ inlineLet look x rhs body
   | length (filter (== x) (exprVars body)) == 1, x `elem` strictVars body = do
       (binds, core) <- evalStateT (expand look rhs) M.empty
       pure $ if arithmetic core
-        then Just (foldr (\b e -> ELet [b] e) (replaceVar x core body) binds)
+        then Just (foldr (\b e -> ELet [b] e) (substitute (M.singleton x core) body) binds)
         else Nothing
   | otherwise = pure Nothing
 
@@ -259,13 +250,13 @@ strictVars e = case e of
   ERecCon _ fs -> concatMap (strictVars . snd) fs
   ERecUpd x fs -> strictVars x ++ concatMap (strictVars . snd) fs
 
--- | The expression with the variable x, which occurs in it once, replaced.
-replaceVar :: Name -> Expr -> Expr -> Expr
-replaceVar x by = go
+-- | The expression with its variables in sub replaced (names from quotes
+-- are unique: no binder inside can capture what replaces them).
+substitute :: M.Map Name Expr -> Expr -> Expr
+substitute sub = go
   where
     go e = case e of
-      EVar n | n == x -> by
-      EVar _ -> e
+      EVar n -> M.findWithDefault e n sub
       ECon _ -> e
       ELit _ -> e
       EApp f as -> EApp (go f) (map go as)
