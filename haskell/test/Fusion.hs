@@ -6,11 +6,13 @@
 -- read-out learns its length from the input walk) give exact gradients.
 module Fusion (spec) where
 
+import Control.Exception (ErrorCall (..), evaluate, try)
 import Test.Hspec
 import Test.QuickCheck
 
 import Check (closeFD, fdGrad)
 import Numeric.DualRev
+import Twins (sameGrad)
 
 differentiable [d|
   dotFused :: ([Double], [Double]) -> Double
@@ -42,6 +44,21 @@ differentiable [d|
   -- two long lists and a scalar
   longPair :: (([Double], Double), [Double]) -> Double
   longPair ((xs, s), ys) = s * sum (zipWith (*) xs ys)
+
+  -- the square of a sum of products, fused and op by op: on a tape of
+  -- order 2 each batch of the fused sum is recorded from the sum before it
+  dotSquared :: [Double] -> Double
+  dotSquared xs = let d = sum (zipWith (*) xs (reverse xs)) in d * d
+
+  dotSquaredLoop :: [Double] -> Double
+  dotSquaredLoop xs = let d = go 0 xs (reverse xs) in d * d
+    where
+      go acc (a : as) (b : bs) = go (acc + a * b) as bs
+      go acc _ _ = acc
+
+  -- products whose factors are themselves recorded when first used
+  dotOfSquares :: [Double] -> Double
+  dotOfSquares xs = sum (zipWith (*) (map (\x -> x * x) xs) xs)
   |]
 
 genList :: Gen [Double]
@@ -71,6 +88,25 @@ spec = describe "fused sums" $ do
   it "a sum the block defines itself is used as defined" $
     property $ forAll genList $ \xs ->
       fst ($(differentiate 'ownSum) xs) === foldr (+) 1 (map sin xs)
+  it "the Hessian of a fused sum of products over several batches: the op-by-op program's" $
+    property $ forAll (choose (0, 100)) $ \n -> forAll (vectorOf n (choose (-2, 2))) $ \xs ->
+      let hF = $(hessian 'dotSquared) xs
+          hL = $(hessian 'dotSquaredLoop) xs
+      in counterexample (show (hF, hL)) $
+           fst ($(differentiate 'dotSquared) xs) === fst ($(differentiate 'dotSquaredLoop) xs)
+             .&&. length hF === n
+             .&&. and (zipWith (sameGrad 1e-12) hF hL)
+  it "a sum of products whose factors record their own nodes: central differences agree" $
+    property $ forAll (choose (0, 80)) $ \n -> forAll (vectorOf n (choose (-2, 2))) $ \xs ->
+      and (zipWith (closeFD (dotOfSquares xs)) ($(grad 'dotOfSquares) xs) (fdGrad dotOfSquares xs))
+  it "an element that raises inside a sum of products: that error, and the next gradient is right" $ do
+    let xs = map fromIntegral [1 .. 50 :: Int]
+        bad = take 40 xs ++ [error "element 41"] ++ drop 41 xs
+    r <- try (evaluate (sum (fst ($(grad 'dotFused) (bad, xs)))))
+    case r of
+      Left (ErrorCall m) -> m `shouldBe` "element 41"
+      Right v -> expectationFailure ("no error, " ++ show v)
+    $(grad 'dotFused) (xs, reverse xs) `shouldBe` (reverse xs, xs)
   it "long input lists: exact gradients (ys, xs) of a dot product, every time" $ do
     let n = 20000 :: Int
         xs = map fromIntegral [1 .. n]

@@ -20,6 +20,7 @@ module Numeric.DualRev.Internal.Run.Ops
 
 import Data.Int (Int64)
 
+import Control.Exception (onException)
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes)
 import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Foreign.Storable (pokeElemOff)
@@ -265,42 +266,41 @@ addTerm acc@(D s i) z@(D v j)
 -- 'sumZipWithFusedD' adds it, a left fold of the products from 0, so it is
 -- the same to the bit.
 --
--- A batch's elements are evaluated before its buffer exists (an element
--- may be a lazily recorded value whose recording sums products too), so
--- nothing runs between taking the buffer and giving it back.  The buffer
--- is C's (malloc), not the Haskell heap's: one per batch in the collector's
--- allocation area would bring on collections that cost more than the nodes
--- saved; a 1 KiB block comes back from malloc's per-thread cache at once.
+-- The lists are walked once: each pair is evaluated as it is stored.  An
+-- element may be a lazily recorded value whose recording sums products
+-- too; its nodes go on the tape before this batch's node, which is all the
+-- order the sweep needs, and a nested sum has its own buffer.  An element
+-- that raises frees the buffer on the way out.  The buffer is C's (malloc),
+-- one per call, not the Haskell heap's: one in the collector's allocation
+-- area would bring on collections that cost more than the nodes saved.
 dotDs :: [D] -> [D] -> AD D
-dotDs xs0 ys0 = AD $ \t -> go t 0 (-1) xs0 ys0
+dotDs xs0 ys0 = AD $ \t -> case (xs0, ys0) of
+  (_ : _, _ : _) -> do
+    buf <- mallocBytes (32 * batch)
+    let ia = castPtr buf :: Ptr Int64
+        xa = buf `plusPtr` (8 * batch) :: Ptr Double
+        ib = buf `plusPtr` (16 * batch) :: Ptr Int64
+        xb = buf `plusPtr` (24 * batch) :: Ptr Double
+        -- k pairs of the batch stored; s0 the sum before the batch, acc
+        -- its id; s the sum so far
+        fill !k !s0 !acc !s (D x i : as) (D y j : bs) | k < batch = do
+          pokeElemOff ia k i
+          pokeElemOff xa k x
+          pokeElemOff ib k j
+          pokeElemOff xb k y
+          fill (k + 1) s0 acc (s + x * y) as bs
+        fill k s0 acc s as bs
+          | k == 0 = pure (D s acc)
+          | otherwise = do
+              acc' <- c_fe_dot_rec t acc s0 (fromIntegral k) ia xa ib xb
+              fill 0 s acc' s as bs
+    r <- fill 0 0 (-1) 0 xs0 ys0 `onException` free buf
+    free buf
+    pure r
+  _ -> pure (D 0 (-1))
   where
     -- C's batch (DR_FE_DOT_CHUNK), so that each batch is one node
     batch = fromIntegral c_fe_dot_chunk :: Int
-    go t !s !acc xs ys = case forced 0 xs ys of
-      0 -> pure (D s acc)
-      m -> do
-        buf <- mallocBytes (32 * batch)
-        let ia = castPtr buf :: Ptr Int64
-            xa = buf `plusPtr` (8 * batch) :: Ptr Double
-            ib = buf `plusPtr` (16 * batch) :: Ptr Int64
-            xb = buf `plusPtr` (24 * batch) :: Ptr Double
-            fill !k !s' as bs
-              | k == m = do
-                  acc' <- c_fe_dot_rec t acc s (fromIntegral m) ia xa ib xb
-                  free buf
-                  go t s' acc' as bs
-            fill !k !s' (D x i : as) (D y j : bs) = do
-              pokeElemOff ia k i
-              pokeElemOff xa k x
-              pokeElemOff ib k j
-              pokeElemOff xb k y
-              fill (k + 1) (s' + x * y) as bs
-            fill _ _ _ _ = error "dotDs: a batch shorter than counted"
-        fill 0 s xs ys
-    -- the pairs of the next batch, evaluated
-    forced !k (D _ _ : as) (D _ _ : bs) | k < batch = forced (k + 1) as bs
-    forced k _ _ = k
-
 sumDs :: [D] -> AD D
 sumDs xs = AD $ \t -> do
   let count !n !s [] = (n, s)

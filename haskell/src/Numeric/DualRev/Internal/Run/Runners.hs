@@ -34,8 +34,8 @@ import Data.Int (Int64)
 import qualified Data.Map.Strict as M
 import Data.IORef (IORef, atomicModifyIORef', newIORef)
 import qualified Foreign.Concurrent as Conc
-import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, newForeignPtr, withForeignPtr)
-import Foreign.Marshal.Array (allocaArray, mallocArray, reallocArray)
+import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
+import Foreign.Marshal.Array (mallocArray, reallocArray)
 import Foreign.Marshal.Alloc (finalizerFree)
 import qualified Foreign.Marshal.Alloc as Alloc
 import Foreign.C.Types (CInt)
@@ -247,8 +247,11 @@ collectList f t xs0 ds0 = sequence <$> go xs0 ds0
 -- and one call reads all their adjoints.
 
 -- | The dual of a list of inputs: one call makes the input nodes, with
--- consecutive ids.  A short list (at most 'shortList' elements, still in
--- cache) gets its duals at once.  A long one is walked once, copying the
+-- consecutive ids.  A short list (at most 'shortList' elements) gets its
+-- first dual at once, which is all the read-out needs, and the rest in one
+-- go when the forward pass first uses them: a list of many short lists
+-- (a matrix's rows) then never has all its duals in the heap at once, each
+-- row's being garbage once used.  A long one is walked once, copying the
 -- values into a C buffer (outside the garbage-collected heap) and counting
 -- them; its duals are then made from the buffer lazily, a chunk of
 -- 'chunkLen' at a time, so the forward pass consumes them as it goes: a
@@ -258,7 +261,9 @@ inputDoubles :: Ptr CTape -> [Double] -> IO [D]
 inputDoubles t xs = case lengthUpTo shortList xs of
   Just n -> do
     first <- inputRange t n
-    pure (if first == -1 then constants else duals first xs)
+    pure $ case xs of
+      x : rest | first /= -1 -> let !d = D x first in d : duals (first + 1) rest
+      _ -> constants
   Nothing -> do
     (buf, n) <- copyDoubles xs
     first <- inputRange t n
@@ -339,25 +344,25 @@ chunkLen = 512
 
 -- | Read-out for 'inputDoubles': remembers the first id and the length, and
 -- after a sweep copies the adjoints out with one call; the list is then
--- made lazily, in chunks, from that copy.
+-- made lazily, in chunks, from that copy, so a gradient of many rows is
+-- built a row at a time as it is used, not whole before it is returned.
+-- A short list's copy is a pinned array the collector frees; a long one's
+-- is malloc'ed.
 collectDoubles :: Ptr CTape -> [Double] -> [D] -> IO (Collect [Double])
 collectDoubles t xs ds = case ds of
   D _ first : _ | first /= -1 -> case lengthUpTo shortList xs of
-    Just n -> pure $ allocaArray n $ \p -> do
-      _ <- c_adjoints_read t first (fromIntegral n) p
-      let go !k acc | k < 0 = pure acc
-                    | otherwise = peekElemOff p k >>= \v -> go (k - 1) (v : acc)
-      go (n - 1) []
+    Just n -> pure (mallocForeignPtrArray n >>= readInto first n)
     Nothing -> do
       !n <- rangeLength t first xs
-      pure $ do
-        -- malloc'ed: a large block in the garbage-collected heap would count
-        -- towards its old generation and bring its next major collection
-        -- nearer, which copies everything live
-        buf <- mallocArray n >>= newForeignPtr finalizerFree
-        _ <- withForeignPtr buf $ \p -> c_adjoints_read t first (fromIntegral n) p
-        pure (chunksFrom buf 0 n)
+      -- malloc'ed: a large block in the garbage-collected heap would count
+      -- towards its old generation and bring its next major collection
+      -- nearer, which copies everything live
+      pure (mallocArray n >>= newForeignPtr finalizerFree >>= readInto first n)
   _ -> pure (pure (map (const 0) xs))
+  where
+    readInto first n buf = do
+      _ <- withForeignPtr buf $ \p -> c_adjoints_read t first (fromIntegral n) p
+      pure (chunksFrom buf 0 n)
 {-# INLINE collectDoubles #-}
 
 -- | Elements i .. n-1 of a buffer as a lazy list, 'chunkLen' at a time.
