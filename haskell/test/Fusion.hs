@@ -56,6 +56,10 @@ differentiable [d|
       go acc (a : as) (b : bs) = go (acc + a * b) as bs
       go acc _ _ = acc
 
+  -- a matrix given as rows
+  rowSquares :: [[Double]] -> Double
+  rowSquares m = sum (map (\r -> sum (map (\x -> x * x) r)) m)
+
   -- products whose factors are themselves recorded when first used
   dotOfSquares :: [Double] -> Double
   dotOfSquares xs = sum (zipWith (*) (map (\x -> x * x) xs) xs)
@@ -107,6 +111,19 @@ spec = describe "fused sums" $ do
       Left (ErrorCall m) -> m `shouldBe` "element 41"
       Right v -> expectationFailure ("no error, " ++ show v)
     $(grad 'dotFused) (xs, reverse xs) `shouldBe` (reverse xs, xs)
+  it "rows of many lengths (read out by count or by the noted length): exact gradients, also after a failed run" $ do
+    let rowsOf lens = [[fromIntegral (i + j) / 7 | j <- [1 .. len]] | (i, len) <- zip [1 :: Int ..] lens]
+        twice = map (map (* 2))
+        m1 = rowsOf [300, 129, 128, 1, 5000, 0, 200]
+    $(grad 'rowSquares) m1 `shouldBe` twice m1
+    -- a run whose input walk fails after noting the first rows' lengths,
+    -- then rows of other lengths (Sweeps.hs checks that the failed run's
+    -- notes are dropped with its tape)
+    let broken = rowsOf [300, 200] ++ [[1, 2] ++ error "a row's spine"]
+    r <- try (evaluate (length (concat ($(grad 'rowSquares) broken))))
+    either (\(ErrorCall m) -> m `shouldBe` "a row's spine") (\v -> expectationFailure (show v)) r
+    let m2 = rowsOf [150, 400, 3]
+    $(grad 'rowSquares) m2 `shouldBe` twice m2
   it "long input lists: exact gradients (ys, xs) of a dot product, every time" $ do
     let n = 20000 :: Int
         xs = map fromIntegral [1 .. n]

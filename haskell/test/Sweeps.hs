@@ -6,9 +6,11 @@
 -- gradients.
 module Sweeps (spec) where
 
-import Control.Exception (evaluate)
+import Control.Exception (ErrorCall (..), evaluate, throwIO, try)
 import Control.Monad (replicateM_)
+import Data.IORef (newIORef, readIORef, writeIORef)
 import Data.List (isInfixOf)
+import Foreign.Ptr (nullPtr)
 import Test.Hspec
 import Test.QuickCheck
 
@@ -16,7 +18,7 @@ import Check (dualRevError)
 import Numeric.DualRev
 import Numeric.DualRev.Internal.Engine.FFI (c_record0, c_record1)
 import Numeric.DualRev.Internal.Run.AD (AD (..), D)
-import Numeric.DualRev.Internal.Run.Runners (collectD, gradRun, inputD)
+import Numeric.DualRev.Internal.Run.Runners (collectD, gradRun, inputD, inputDoubles, notedRanges, withPooledTape)
 
 differentiable [d|
   poly :: (Double, Double) -> Double
@@ -40,6 +42,15 @@ failedAfter n = gradRun inputD collectD f
 
 spec :: Spec
 spec = describe "sweeps (quick and safe calls)" $ do
+  it "a run that fails between its input walk and its read-out leaves no list length noted for its tape" $ do
+    tape <- newIORef nullPtr
+    r <- try $ withPooledTape $ \t -> do
+      writeIORef tape t
+      _ <- inputDoubles t (replicate 300 1)
+      readIORef tape >>= notedRanges >>= (`shouldBe` 1)
+      throwIO (ErrorCall "stop")
+    either (\(ErrorCall m) -> m `shouldBe` "stop") (\() -> expectationFailure "no error") r
+    readIORef tape >>= notedRanges >>= (`shouldBe` 0)
   it "a failed forward pass is an error on a small tape (the quick call)" $ do
     m <- dualRevError (failedAfter 0 2)
     m `shouldSatisfy` ("dualrev: the tape reported" `isInfixOf`)

@@ -21,7 +21,7 @@ module Numeric.DualRev.Internal.Run.Runners
     -- * Lists
   , inputList, primalList, seedList, collectList
     -- * Lists of Double
-  , inputDoubles, collectDoubles
+  , inputDoubles, collectDoubles, notedRanges
     -- * Shape errors
   , throwShape
   ) where
@@ -32,7 +32,7 @@ import Control.Exception (SomeException, catch, evaluate, onException, throwIO)
 import Control.Monad (void, when)
 import Data.Int (Int64)
 import qualified Data.Map.Strict as M
-import Data.IORef (IORef, atomicModifyIORef', newIORef)
+import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import qualified Foreign.Concurrent as Conc
 import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Array (mallocArray, reallocArray)
@@ -74,6 +74,7 @@ withPooledTape act = run
       caps <- getNumCapabilities
       t <- c_tape_take (fromIntegral caps) >>= madeTape
       r <- act t `catch` \e -> do
+        forgetRanges t
         c_tape_free t
         rethrowRerunnable e run
       c_tape_give t
@@ -167,7 +168,7 @@ differentiateRun inp prim seed col f x = unsafePerformIO $ rerunnable $ do
   -- run inside the collector, must not do
   fp <- Conc.newForeignPtr t0 (c_tape_free t0)
   -- a failed run's tape goes now rather than at some later collection
-  (readOut, y', y) <- (`onException` finalizeForeignPtr fp) $ withForeignPtr fp $ \t -> do
+  (readOut, y', y) <- (`onException` (forgetRanges t0 >> finalizeForeignPtr fp)) $ withForeignPtr fp $ \t -> do
     x' <- inp t x
     readOut <- col t x x'
     y' <- unAD (f x') t
@@ -272,6 +273,7 @@ inputDoubles :: Ptr CTape -> [Double] -> IO [D]
 inputDoubles t xs = case lengthUpTo shortList xs of
   Just n -> do
     first <- inputRange t n
+    when (first /= -1 && n > countedList) (noteRange t first n)
     pure $ case xs of
       x : rest | first /= -1 -> let !d = D x first in d : duals (first + 1) rest
       _ -> constants
@@ -298,19 +300,35 @@ lengthUpTo k = go 0
         go !i (_ : rest) | i < k = go (i + 1) rest
                          | otherwise = Nothing
 
--- | The lengths of the long input lists of the runs under way, by tape
--- and first id: the read-out of a list of a million elements learns its
--- length here instead of walking the list again (a walk through memory
--- that is no longer in any cache costs as much as the recording of an
--- element).  A short list is counted, as it is still in cache.  Every
--- 'inputDoubles' of 'gradRun' and 'differentiateRun' is followed by its
--- 'collectDoubles', which takes the entry out.
+-- | The lengths of the input lists of more than 'countedList' elements of
+-- the runs under way, by tape and first id: the read-out learns a list's
+-- length here instead of walking the list again (the rows of a large
+-- matrix are out of every cache by the time they are read out, and a walk
+-- costs a cache miss an element; a note and its look-up cost one map
+-- operation each).  A shorter list is counted again.  Every 'inputDoubles'
+-- of 'gradRun' and 'differentiateRun' is followed by its 'collectDoubles',
+-- which takes the entry out; a run that fails between the two forgets its
+-- tape's entries ('forgetRanges'), since a later tape at the same address
+-- starts its ids again.
 rangeLengths :: IORef (M.Map (Ptr CTape, Int64) Int)
 rangeLengths = unsafePerformIO (newIORef M.empty)
 {-# NOINLINE rangeLengths #-}
 
+-- | How many list lengths are noted for a tape (for the tests).
+notedRanges :: Ptr CTape -> IO Int
+notedRanges t = M.size . M.filterWithKey (\(t', _) _ -> t' == t) <$> readIORef rangeLengths
+
+-- | Drops the noted lengths of a tape about to be freed.
+forgetRanges :: Ptr CTape -> IO ()
+forgetRanges t = atomicModifyIORef' rangeLengths (\m -> (M.filterWithKey (\(t', _) _ -> t' /= t) m, ()))
+
+-- | The longest list whose duals are made at once (see 'inputDoubles').
 shortList :: Int
 shortList = 4096
+
+-- | The longest input list the read-out counts rather than looks up.
+countedList :: Int
+countedList = 128
 
 noteRange :: Ptr CTape -> Int64 -> Int -> IO ()
 noteRange t first n = atomicModifyIORef' rangeLengths (\m -> (M.insert (t, first) n m, ()))
@@ -361,14 +379,14 @@ chunkLen = 512
 -- is malloc'ed.
 collectDoubles :: Ptr CTape -> [Double] -> [D] -> IO (Collect [Double])
 collectDoubles t xs ds = case ds of
-  D _ first : _ | first /= -1 -> case lengthUpTo shortList xs of
-    Just n -> pure (mallocForeignPtrArray n >>= readInto first n)
-    Nothing -> do
-      !n <- rangeLength t first xs
-      -- malloc'ed: a large block in the garbage-collected heap would count
-      -- towards its old generation and bring its next major collection
-      -- nearer, which copies everything live
-      pure (mallocArray n >>= newForeignPtr finalizerFree >>= readInto first n)
+  D _ first : _ | first /= -1 -> do
+    !n <- maybe (rangeLength t first xs) pure (lengthUpTo countedList xs)
+    pure $ if n <= countedList
+      then mallocForeignPtrArray n >>= readInto first n
+      -- a longer one malloc'ed: blocks of the garbage-collected heap (a
+      -- matrix's rows) would count towards its old generation and bring
+      -- its next major collection nearer, which copies everything live
+      else mallocArray n >>= newForeignPtr finalizerFree >>= readInto first n
   _ -> pure (pure (map (const 0) xs))
   where
     readInto first n buf = do
