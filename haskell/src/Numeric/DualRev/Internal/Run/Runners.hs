@@ -322,7 +322,8 @@ notedRanges t = M.size . M.filterWithKey (\(t', _) _ -> t' == t) <$> readIORef r
 forgetRanges :: Ptr CTape -> IO ()
 forgetRanges t = atomicModifyIORef' rangeLengths (\m -> (M.filterWithKey (\(t', _) _ -> t' /= t) m, ()))
 
--- | The longest list whose duals are made at once (see 'inputDoubles').
+-- | The longest input list whose duals are made from the list itself, in
+-- one go; a longer one is copied to a C buffer first (see 'inputDoubles').
 shortList :: Int
 shortList = 4096
 
