@@ -28,7 +28,7 @@ module Numeric.DualRev.Internal.Run.Runners
 
 import Control.Concurrent (getNumCapabilities, myThreadId, throwTo)
 import Control.Concurrent.MVar (newMVar, withMVar)
-import Control.Exception (SomeException, catch, evaluate, onException, throwIO)
+import Control.Exception (catch, evaluate, onException, throwIO)
 import Control.Monad (void, when)
 import Data.Int (Int64)
 import qualified Data.Map.Strict as M
@@ -64,22 +64,14 @@ madeTape t = do
 -- is cleared and returned (or freed if the run throws).  Not masked: an
 -- asynchronous exception arriving between taking the tape and entering the
 -- handler would lose that one tape's memory, which costs less than masking
--- every gradient.  Meant for the body of a pure value: one handler both
--- frees the tape and does what 'rerunnable' does (a small gradient's run is
--- short enough that a second handler frame shows).
+-- every gradient.  Meant for the body of a pure value (see 'rerunnable').
 withPooledTape :: (Ptr CTape -> IO a) -> IO a
-withPooledTape act = run
-  where
-    run = do
-      caps <- getNumCapabilities
-      t <- c_tape_take (fromIntegral caps) >>= madeTape
-      r <- act t `catch` \e -> do
-        forgetRanges t
-        c_tape_free t
-        rethrowRerunnable e run
-      c_tape_give t
-      pure r
-{-# INLINE withPooledTape #-}
+withPooledTape act = rerunnable $ do
+  caps <- getNumCapabilities
+  t <- c_tape_take (fromIntegral caps) >>= madeTape
+  r <- act t `onException` (forgetRanges t >> c_tape_free t)
+  c_tape_give t
+  pure r
 
 -- | The body of a pure value computed with unsafePerformIO.  GHC leaves
 -- such a value to be evaluated again after an asynchronous exception
@@ -93,18 +85,14 @@ withPooledTape act = run
 -- 'try', a second exception could suspend the thunk between catching the
 -- first and rethrowing it, and every later use would raise that stale one.
 rerunnable :: IO a -> IO a
-rerunnable io = io `catch` \e -> rethrowRerunnable e (rerunnable io)
-
--- | 'rerunnable''s handler: an asynchronous exception again to this thread,
--- then the run again once resumed; any other exception rethrown.
-rethrowRerunnable :: SomeException -> IO a -> IO a
-rethrowRerunnable e again
-  | isAsync e = do
+rerunnable io = io `catch` \e ->
+  if isAsync e
+    then do
       me <- myThreadId
       throwTo me e
       -- resumed by a later use of the value, with that use's masking state
-      again
-  | otherwise = throwIO e
+      rerunnable io
+    else throwIO e
 
 -- | The reverse pass; it reports the tape's sticky status too, so a failure
 -- anywhere in the forward pass surfaces here.  On a pooled tape it is an
