@@ -1,3 +1,4 @@
+{-# LANGUAGE LambdaCase #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
 -- splices generate (so exposed, but hidden from the documentation).
@@ -12,14 +13,16 @@ module Numeric.DualRev.Internal.Run.Parallel
   , isAsync
   ) where
 
-import Control.Concurrent (ThreadId, forkIO, forkOn, getNumCapabilities, isCurrentThreadBound, myThreadId, rtsSupportsBoundThreads, threadCapability, throwTo)
-import Control.Concurrent.MVar (MVar, newEmptyMVar, putMVar, takeMVar)
-import Control.Exception (SomeAsyncException, SomeException, catch, evaluate, finally, fromException, mask, throwIO, try, uninterruptibleMask_)
+import Control.Concurrent (ThreadId, forkOn, getNumCapabilities, myThreadId, threadCapability, throwTo, yield)
+import Control.Concurrent.MVar (MVar, newEmptyMVar, putMVar, takeMVar, tryTakeMVar)
+import Control.Exception (SomeAsyncException, SomeException, allowInterrupt, catch, evaluate, finally, fromException, mask, throwIO, try, uninterruptibleMask_)
 import Control.Monad (forM_, when)
 import Data.Bits (clearBit, setBit, testBit)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import qualified Data.Map.Strict as M
 import Data.Maybe (fromMaybe, isJust)
+import Data.Word (Word64)
+import GHC.Clock (getMonotonicTimeNSec)
 import System.IO.Unsafe (unsafePerformIO)
 import Foreign.Marshal.Array (allocaArray)
 import Foreign.Ptr (Ptr)
@@ -39,34 +42,14 @@ parPairD ma mb = AD $ \t -> do
     -- add cost (and move the work between OS threads), so the two sides
     -- record in order on the current job, exactly as without (|*|)
     then (,) <$> unAD ma t <*> unAD mb t
-    else forked t ma mb
-
-forked :: Ptr CTape -> AD a -> AD b -> IO (a, b)
-forked t ma mb = do
-  -- a bound thread (main is one) that blocks on the MVar below hands its
-  -- capability to another OS thread and needs an OS context switch to
-  -- resume; run the whole pair (and the forks nested in it) on an unbound
-  -- thread instead, so only this outermost pair pays that once
-  bound <- isCurrentThreadBound
-  if bound && rtsSupportsBoundThreads
-    then unbound (pairOn t ma mb)
     else pairOn t ma mb
 
--- | Like 'Control.Concurrent.runInUnboundThread', but the caller never
--- returns before the unbound thread has finished: that thread records on
--- the tape, which the caller frees (or lets the garbage collector free)
--- once it leaves, also when it leaves by an exception.  The side the caller
--- records on goes with it.
-unbound :: IO a -> IO a
-unbound io = do
-  me <- myThreadId
-  reg <- M.lookup me <$> readIORef sides
-  mask $ \restore -> do
-    done <- newEmptyMVar
-    tid <- forkIO $ attempt (restore (maybe io (`onSide` io) reg)) >>= putMVar done
-    (r, interrupted) <- await done tid
-    maybe (either throwIO pure r) throwIO interrupted
-
+-- | The pair on two jobs.  It runs on the calling thread, bound or not:
+-- the caller waits for the other side with 'spinTake', so a bound thread
+-- (main is one) keeps its capability and its OS thread.  (Moving the pair
+-- to an unbound thread instead, so that blocking cost no OS context
+-- switch, made the calling thread block for the whole pair, and its OS
+-- thread hand the capability over and back at every gradient.)
 pairOn :: Ptr CTape -> AD a -> AD b -> IO (a, b)
 pairOn t ma mb = do
   root <- rootHandle t
@@ -131,9 +114,31 @@ attempt = try
 await :: MVar r -> ThreadId -> IO (r, Maybe SomeException)
 await done tid = go Nothing
   where
-    go interrupted = ((\r -> (r, interrupted)) <$> takeMVar done) `catch` \e -> do
+    go interrupted = ((\r -> (r, interrupted)) <$> spinTake done) `catch` \e -> do
       stop tid e
       go (Just (fromMaybe e interrupted))
+
+-- | takeMVar, after polling for up to 'spinNs'.  A blocked thread leaves
+-- its capability idle, and an idle capability's OS thread goes to sleep:
+-- waking it again is a system call and an OS context switch (measured: a
+-- fork-join of four near-empty sides cost 67 us, nearly all in the kernel,
+-- with 29 futex calls).  The two sides of a pair usually finish close
+-- together, so a short poll mostly avoids that.  The poll yields, so other
+-- Haskell threads run and a garbage collection can start, and it takes
+-- asynchronous exceptions even when masked, as takeMVar would.
+spinTake :: MVar a -> IO a
+spinTake mv = getMonotonicTimeNSec >>= poll
+  where
+    poll t0 = tryTakeMVar mv >>= \case
+      Just r -> pure r
+      Nothing -> do
+        allowInterrupt
+        now <- getMonotonicTimeNSec
+        if now - t0 < spinNs then yield >> poll t0 else takeMVar mv
+
+-- | How long 'spinTake' polls (ns).
+spinNs :: Word64
+spinNs = 200000
 
 -- | Pass an exception on to a forked thread.  Uninterruptible: a second
 -- exception must not take the caller out of the wait; the thread takes
