@@ -120,10 +120,11 @@ await done tid = go Nothing
 
 -- | takeMVar, after polling for up to 'spinNs'.  A blocked thread leaves
 -- its capability idle, and an idle capability's OS thread goes to sleep:
--- waking it again is a system call and an OS context switch (measured: a
--- fork-join of four near-empty sides cost 67 us, nearly all in the kernel,
--- with 29 futex calls).  The two sides of a pair usually finish close
--- together, so a short poll mostly avoids that.  The poll yields, so other
+-- waking it again is a system call and an OS context switch.  The two
+-- sides of a pair usually finish close together, so a short poll mostly
+-- avoids that (bench/README.md, "Fork-join in Haskell": with it and
+-- 'pairOn' on the calling thread, fparticles-fork at -N2 went from 138 to
+-- 90 us and from 29 to 15 futex calls per gradient).  The poll yields, so other
 -- Haskell threads run and a garbage collection can start, and it takes
 -- asynchronous exceptions even when masked, as takeMVar would.
 spinTake :: MVar a -> IO a
