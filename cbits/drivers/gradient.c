@@ -37,20 +37,5 @@ dr_status dr_gradient(dr_tape *t, dr_real y, size_t n, const dr_real *x,
     int64_t ry;
     if (DR_UNLIKELY(!dr__sweep_seq_ok(t) || !dr__rel(t, y.idx, &ry)))
         return dr_jacobian(t, 1, &y, n, x, g);
-    /* every id checked before anything changes (as dr__sweep_ready) */
-    const uint64_t base = (uint64_t)t->base, next = (uint64_t)t->next;
-    for (size_t i = 0; i < n; i++)
-        if (DR_UNLIKELY((uint64_t)x[i].idx - base >= next &&
-                        x[i].idx != DR_NONE))
-            return DR_EINVAL;
-    dr_status st = dr__sweep_seq(t, ry);
-    if (DR_UNLIKELY(st != DR_OK))
-        return st;
-    /* (no storage only when nothing was recorded: then no r < next) */
-    const double *A = t->adj_raw ? t->adj_raw + 1 : NULL;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t r = (uint64_t)x[i].idx - base;
-        g[i] = r < next ? A[r] : 0.0;
-    }
-    return DR_OK;
+    return dr__sweep_seq(t, ry, n, x, g);
 }

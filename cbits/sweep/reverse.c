@@ -317,14 +317,26 @@ static __attribute__((noinline)) void ext_reverse(dr_tape *t, double *A,
    loop */
 #define SMALL_SWEEP 64
 
-dr_status dr__sweep_seq(dr_tape *t, int64_t ry)
+dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n, const dr_real *x,
+                        double *g)
 {
-    int64_t need = t->next;
+    /* every id of x checked before anything changes (as dr__sweep_ready) */
+    const uint64_t base = (uint64_t)t->base;
+    const int64_t need = t->next;
+    for (size_t i = 0; i < n; i++)
+        if (DR_UNLIKELY((uint64_t)x[i].idx - base >= (uint64_t)need &&
+                        x[i].idx != DR_NONE))
+            return DR_EINVAL;
     if (DR_UNLIKELY((uint64_t)need > t->adj_cap || !t->adj_raw)) {
         t->adj_valid = 0;
         dr_status st = dr__adj_ensure(t);
-        if (st != DR_OK || !t->adj_raw)
-            return st; /* (no adjoint storage: nothing was recorded) */
+        if (st != DR_OK)
+            return st;
+        if (!t->adj_raw) { /* nothing was recorded: no id is on the tape */
+            for (size_t i = 0; i < n; i++)
+                g[i] = 0.0;
+            return DR_OK;
+        }
     }
     /* the sink and every node's slot, at once: cheaper than the deferred
        zeroing's bookkeeping on the small tapes this path is for; a few
@@ -335,32 +347,36 @@ dr_status dr__sweep_seq(dr_tape *t, int64_t ry)
     else
         memset(t->adj_raw, 0, (size_t)(need + 1) * sizeof(double));
     t->adj_valid = need;
-    if (ry < 0)
-        return DR_OK; /* a constant: every adjoint is zero */
     double *A = t->adj_raw + 1;
-    A[ry] = 1.0;
-    sync_chunk(t);
-    dr_chunk *c = t->chunk;
-    if (c->prev || c->n - c->lead > SMALL_SWEEP) {
-        dr_sweep s = {A, t, false, 0, NULL, {NULL}, 0};
-        dr__sweep_chunks(c, &s);
-        return DR_OK;
-    }
-    /* a few nodes: the plain loop, from y down (nodes after y add nothing
-       to it), without the register carry, whose setup costs more than it
-       saves here */
-    const int64_t first = c->first;
-    for (int64_t id = ry; id >= first + (int64_t)c->lead; id--) {
-        const dr_node *p = &c->nodes[id - first];
-        int32_t a = p->a;
-        double g = A[id];
-        if (a <= 0 || g == 0.0) {
-            if (a == DR_EXT_TAG)
-                ext_reverse(t, A, p, g);
-            continue;
+    if (ry >= 0) {
+        A[ry] = 1.0;
+        sync_chunk(t);
+        dr_chunk *c = t->chunk;
+        if (c->prev || c->n - c->lead > SMALL_SWEEP) {
+            dr_sweep s = {A, t, false, 0, NULL, {NULL}, 0};
+            dr__sweep_chunks(c, &s);
+        } else {
+            /* a few nodes: the plain loop, from y down (nodes after y add
+               nothing to it), without the register carry, whose setup
+               costs more than it saves here */
+            const int64_t first = c->first;
+            for (int64_t id = ry; id >= first + (int64_t)c->lead; id--) {
+                const dr_node *p = &c->nodes[id - first];
+                int32_t a = p->a;
+                double gy = A[id];
+                if (a <= 0 || gy == 0.0) {
+                    if (a == DR_EXT_TAG)
+                        ext_reverse(t, A, p, gy);
+                    continue;
+                }
+                A[id - a] += p->da * gy;
+                A[p->b ? id - p->b : -1] += p->db * gy;
+            }
         }
-        A[id - a] += p->da * g;
-        A[p->b ? id - p->b : -1] += p->db * g;
+    } /* (else y is a constant: every adjoint is zero) */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = (uint64_t)x[i].idx - base;
+        g[i] = r < (uint64_t)need ? A[r] : 0.0;
     }
     return DR_OK;
 }

@@ -47,9 +47,13 @@ DR_HIDDEN dr_status dr__sweep_ready(const dr_tape *t, size_t m,
                                     const dr_real *x);
 /* one gradient's sweep: clear the adjoints, seed y with 1, sweep */
 DR_HIDDEN dr_status dr__sweep_from(dr_tape *t, dr_idx y);
-/* the same for the common case, checked by the caller (dr__sweep_seq_ok):
-   the relative id ry (-1: a constant) */
-DR_HIDDEN dr_status dr__sweep_seq(dr_tape *t, int64_t ry);
+/* a whole gradient in the common case, checked by the caller
+   (dr__sweep_seq_ok): sweep from relative id ry (-1: a constant) and read
+   the adjoints of x[0..n-1] into g (0 for DR_NONE); DR_EINVAL, and nothing
+   changed, if an id of x is not on the tape.  One function, so that a
+   small gradient makes one call below the public one. */
+DR_HIDDEN dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n,
+                                  const dr_real *x, double *g);
 /* whether dr__sweep_seq may sweep t: a whole root handle that never forked
    (one job, sequential), no sticky status, and no ext record with adjoint
    storage of its own (array nodes, whose rules may allocate) */

@@ -116,7 +116,8 @@ static dr_status clear_any(dr_tape *t);
 
 /* a cleared tape's counters: ids keep growing across clears, so stale ids
    are recognisably stale; reserved is what the kept chunk holds */
-static void restart(dr_tape *t, int64_t reserved)
+static inline __attribute__((always_inline)) void restart(dr_tape *t,
+                                                    int64_t reserved)
 {
     int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
     t->base += used > t->next ? used : t->next;
