@@ -114,16 +114,26 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
 dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
                         const double *partials)
 {
+    /* the ids below lim are on the tape (dr__rel_arg, its bound read once:
+       the loops' stores into the record could alias the tape's fields,
+       and the compiler would load them again per term) */
+    const uint64_t base = (uint64_t)t->base;
+    uint64_t lim = (uint64_t)t->next;
+    if ((t->state & DR_ST_REC) && (uint64_t)t->rec->next_ > lim)
+        lim = (uint64_t)t->rec->next_;
+    /* every id checked, and the active ones counted, before anything is
+       written: a bad id records nothing */
     size_t k = 0, first[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
-        int64_t r;
-        if (!dr__rel_arg(t, args[i], &r)) {
+        if (args[i] == DR_NONE)
+            continue;
+        if (DR_UNLIKELY((uint64_t)args[i] - base >= lim)) {
             dr__fail(t, DR_EINVAL);
             return DR_NONE;
         }
-        if (r >= 0 && k < 2)
+        if (k < 2)
             first[k] = i;
-        k += r >= 0;
+        k++;
     }
     if (k == 0)
         return DR_NONE;
@@ -138,11 +148,20 @@ dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
     nary_ext *x = nary_new(t, k, k);
     if (!x)
         return DR_NONE;
-    for (size_t i = 0, j = 0; i < n; i++)
-        if (args[i] != DR_NONE) {
-            dr__rel_arg(t, args[i], &x->args[j]);
-            x->partials[j++] = partials[i];
+    int64_t *restrict xa = x->args;
+    double *restrict xd = x->partials;
+    if (k == n) { /* no constant among them (a dot product's terms) */
+        for (size_t i = 0; i < n; i++) {
+            xa[i] = (int64_t)((uint64_t)args[i] - base);
+            xd[i] = partials[i];
         }
+    } else {
+        for (size_t i = 0, j = 0; i < n; i++)
+            if (args[i] != DR_NONE) {
+                xa[j] = (int64_t)((uint64_t)args[i] - base);
+                xd[j++] = partials[i];
+            }
+    }
     dr_idx id = dr__record_ext(t, &x->hdr);
     if (dr__order2(t) && id != DR_NONE)
         dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
