@@ -114,13 +114,10 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
 dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
                         const double *partials)
 {
-    /* the ids below lim are on the tape (dr__rel_arg, its bound read once:
-       the loops' stores into the record could alias the tape's fields,
-       and the compiler would load them again per term) */
-    const uint64_t base = (uint64_t)t->base;
-    uint64_t lim = (uint64_t)t->next;
-    if ((t->state & DR_ST_REC) && (uint64_t)t->rec->next_ > lim)
-        lim = (uint64_t)t->rec->next_;
+    /* dr__rel_arg's test with its bound read once: the loops' stores into
+       the record could alias the tape's fields, and the compiler would
+       load them again per term */
+    const uint64_t base = (uint64_t)t->base, lim = dr__arg_limit(t);
     /* every id checked, and the active ones counted, before anything is
        written: a bad id records nothing */
     size_t k = 0, first[2] = {0, 0};

@@ -145,6 +145,16 @@ static inline int64_t dr__rel_of(const dr_tape *t, dr_idx id)
     return r;
 }
 
+/* the relative ids below this may be a new node's arguments: those under
+   t->next, and those an open recorder handed out past it */
+static inline uint64_t dr__arg_limit(const dr_tape *t)
+{
+    uint64_t lim = (uint64_t)t->next;
+    if ((t->state & DR_ST_REC) && (uint64_t)t->rec->next_ > lim)
+        lim = (uint64_t)t->rec->next_;
+    return lim;
+}
+
 /* dr__rel for the arguments of a node being recorded: also the ids an open
    recorder handed out since it last took the cursor (t->next is behind
    them until it gives it back); kept out of dr__rel, whose loops over many
@@ -154,7 +164,7 @@ static inline bool dr__rel_arg(const dr_tape *t, dr_idx id, int64_t *rel)
     if (DR_LIKELY(dr__rel(t, id, rel)))
         return true;
     uint64_t r = (uint64_t)id - (uint64_t)t->base;
-    if ((t->state & DR_ST_REC) && r < (uint64_t)t->rec->next_) {
+    if (r < dr__arg_limit(t)) {
         *rel = (int64_t)r;
         return true;
     }

@@ -107,7 +107,6 @@ static inline dr_status chunks_rev(dr_chunk *c, dr_vsweep *s, const size_t k)
                     continue;
                 }
 #endif
-#pragma GCC unroll 16
                 for (size_t j = 0; j < k; j++) {
                     double gj = g[j];
                     pa[j] += da * gj;
