@@ -6,10 +6,14 @@
  * tiny and huge values, domain edges), and constants, a NULL tape and ids
  * not on the tape are treated as dr_OP treats them.
  *
+ * The input ranges a front end reads back (dr_fe_input_range, _len) are
+ * looked up in order, out of order, after clears, restores and forks.
+ *
  * The derivatives themselves are tested in test_ops.c and test_semantics.c.
  */
 #include "check.h"
 #include "record/frontend.h"
+#include "tape/tape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -210,11 +214,78 @@ static void test_statement(void **state)
                      DR_NONE);
 }
 
+/* every range's length from its first id, in the order made, backwards and
+   at random; ids that start no range (inside one, past the tape, made by
+   dr_input_range) answer 0; a clear, a restore past a range and a range
+   made while forked forget or never note it; bad tapes answer 0 / DR_NONE */
+static void test_input_ranges(void **state)
+{
+    (void)state;
+    enum { R = 300 }; /* past the notes' first allocation */
+    dr_tape *t = chk_tape_new();
+    static dr_idx first[R];
+    static size_t len[R];
+    for (size_t k = 0; k < R; k++) {
+        len[k] = 1 + (k * 7919) % 97;
+        first[k] = dr_fe_input_range(t, len[k]);
+        assert_int_not_equal(first[k], DR_NONE);
+        if (k % 50 == 0) /* ranges need not be adjacent */
+            (void)dr_mul(t, dr_input(t, 2.0), dr_input(t, 3.0));
+    }
+    for (size_t k = 0; k < R; k++)
+        assert_int_equal(dr_fe_input_len(t, first[k]), len[k]);
+    for (size_t k = R; k-- > 0;)
+        assert_int_equal(dr_fe_input_len(t, first[k]), len[k]);
+    for (size_t i = 0; i < 1000; i++) {
+        size_t k = (i * 2654435761u) % R;
+        assert_int_equal(dr_fe_input_len(t, first[k]), len[k]);
+    }
+    dr_idx plain;
+    CHK_STATUS(dr_input_range(t, 5, &plain), DR_OK);
+    assert_int_equal(dr_fe_input_len(t, plain), 0);
+    assert_int_equal(dr_fe_input_len(t, first[3] + 1), 0);
+    assert_int_equal(dr_fe_input_len(t, first[R - 1] + 100000), 0);
+    assert_int_equal(dr_fe_input_len(t, DR_NONE), 0);
+    assert_int_equal(dr_fe_input_range(t, 0), DR_NONE);
+
+    /* a restore drops the ranges made since the save; the ids come again */
+    dr_tape_pos pos;
+    dr__tape_save(t, &pos);
+    dr_idx gone = dr_fe_input_range(t, 40);
+    assert_int_equal(dr_fe_input_len(t, gone), 40);
+    dr__tape_restore(t, &pos);
+    assert_int_equal(dr_fe_input_len(t, gone), 0);
+    dr_idx again = dr_fe_input_range(t, 3);
+    assert_int_equal(again, gone);
+    assert_int_equal(dr_fe_input_len(t, again), 3);
+    assert_int_equal(dr_fe_input_len(t, first[7]), len[7]);
+
+    /* a clear forgets every range */
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    assert_int_equal(dr_fe_input_len(t, first[0]), 0);
+    dr_idx f = dr_fe_input_range(t, 9);
+    assert_int_equal(dr_fe_input_len(t, f), 9);
+
+    /* a child handle of a fork makes its range but notes nothing */
+    dr_tape *kids[2];
+    CHK_STATUS(dr_fork(t, 2, kids), DR_OK);
+    dr_idx kf = dr_fe_input_range(kids[0], 4);
+    assert_int_not_equal(kf, DR_NONE);
+    assert_int_equal(dr_fe_input_len(kids[0], kf), 0);
+    CHK_STATUS(dr_join(t), DR_OK);
+    assert_int_equal(dr_fe_input_len(t, kf), 0);
+    assert_int_equal(dr_fe_input_len(t, f), 9);
+    dr_tape_free(t);
+
+    assert_int_equal(dr_fe_input_range(NULL, 3), DR_NONE);
+    assert_int_equal(dr_fe_input_len(NULL, 0), 0);
+}
+
 int main(void)
 {
     enum { NU = sizeof unaries / sizeof unaries[0],
            NB = sizeof binaries / sizeof binaries[0] };
-    struct CMUnitTest tests[NU + NB + 3];
+    struct CMUnitTest tests[NU + NB + 4];
     static char names[NU + NB][32];
     size_t n = 0;
     for (size_t i = 0; i < NU; i++, n++) {
@@ -230,5 +301,6 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_powi);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_bad_arguments);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_statement);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_input_ranges);
     return _cmocka_run_group_tests("frontend", tests, n, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include "record/record.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define DR_FE_UNARY(op)                                                      \
     double dr_fe_##op(double x) { return dr_rule_##op(x); }                  \
@@ -173,4 +174,61 @@ dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,
 {
     dr_real y = {yv, yi};
     return dr_tangent_record(t, from, k, seed_ids, seeds, y, out);
+}
+
+/* keep (first, n) at the end of t's notes; those from first on (ids a
+   restore handed out again) are dropped, so the notes stay sorted */
+static void note_range(dr_tape *t, dr_idx first, size_t n)
+{
+    while (t->fe_ranges_n && t->fe_ranges[t->fe_ranges_n - 1].first >= first)
+        t->fe_ranges_n--;
+    if (t->fe_ranges_n == t->fe_ranges_cap) {
+        size_t cap = t->fe_ranges_cap ? 2 * t->fe_ranges_cap : 64;
+        if (cap > SIZE_MAX / sizeof(dr_fe_range))
+            return;
+        dr_fe_range *p = dr__malloc(cap * sizeof *p);
+        if (!p)
+            return;
+        for (size_t i = 0; i < t->fe_ranges_n; i++)
+            p[i] = t->fe_ranges[i];
+        dr__free(t->fe_ranges);
+        dr__bytes_add(t, (ptrdiff_t)((cap - t->fe_ranges_cap) * sizeof *p));
+        t->fe_ranges = p;
+        t->fe_ranges_cap = cap;
+    }
+    t->fe_ranges[t->fe_ranges_n].first = first;
+    t->fe_ranges[t->fe_ranges_n].n = n;
+    t->fe_ranges_n++;
+}
+
+dr_idx dr_fe_input_range(dr_tape *t, size_t n)
+{
+    dr_idx first = DR_NONE;
+    if (dr_input_range(t, n, &first) == DR_OK && first != DR_NONE &&
+        t->root == t && t->state == 0)
+        note_range(t, first, n);
+    return first;
+}
+
+size_t dr_fe_input_len(dr_tape *t, dr_idx first)
+{
+    if (!t || t->root != t)
+        return 0;
+    const dr_fe_range *r = t->fe_ranges;
+    size_t k = t->fe_cursor;
+    if (k >= t->fe_ranges_n || r[k].first != first) {
+        size_t lo = 0, hi = t->fe_ranges_n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (r[mid].first < first)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == t->fe_ranges_n || r[lo].first != first)
+            return 0;
+        k = lo;
+    }
+    t->fe_cursor = k + 1;
+    return r[k].n;
 }

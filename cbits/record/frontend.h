@@ -97,6 +97,21 @@ DR_API dr_idx dr_fe_stmt(dr_tape *t, size_t n, dr_idx a0, double d0,
                          dr_idx a5, double d5);
 
 /*
+ * Inputs a front end holds as linked lists, whose read-out of adjoints
+ * needs each list's length: dr_fe_input_range is dr_input_range that
+ * returns the first id (DR_NONE for n == 0 and on failure, the tape's
+ * status then tells) and, on a root handle that is not forked, notes the
+ * range's length; dr_fe_input_len(t, first) answers it (0: no range noted
+ * starts at first), so the front end need not walk a list again, cache
+ * miss by cache miss, to count it.  The look-ups cost O(1) each when they
+ * come in the order the ranges were made, O(log ranges) otherwise.  Notes
+ * go with dr_tape_clear and with the nodes a restore drops; one that finds
+ * no memory is not kept (its look-up answers 0, the tape is not failed).
+ */
+DR_API dr_idx dr_fe_input_range(dr_tape *t, size_t n);
+DR_API size_t dr_fe_input_len(dr_tape *t, dr_idx first);
+
+/*
  * dr_tangent_record for foreign-function interfaces that cannot pass a
  * dr_real by value: y as its value and id, the tangent into *out.
  */

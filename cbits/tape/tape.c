@@ -71,6 +71,7 @@ void dr_tape_free(dr_tape *t)
     dr__scratch_free(t);
     dr__free(t->adj_raw);
     dr__free(t->oplog);
+    dr__free(t->fe_ranges);
     dr__free(t->tan_raw);
     dr__free(t);
 }
@@ -130,6 +131,8 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->owned = NULL;
     t->adj_valid = 0;
     t->oplog_n = 0;
+    t->fe_ranges_n = 0;
+    t->fe_cursor = 0;
     t->tan_valid = 0;
     t->status = DR_OK;
 }
@@ -226,6 +229,10 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
         t->arena->used = pos->arena_used;
     if (t->oplog_n > pos->next)
         t->oplog_n = pos->next;
+    /* the noted input ranges among the dropped nodes */
+    while (t->fe_ranges_n &&
+           t->fe_ranges[t->fe_ranges_n - 1].first >= t->base + pos->next)
+        t->fe_ranges_n--;
 }
 
 void dr__owned_release(dr_owned *o, const dr_owned *until)

@@ -156,6 +156,11 @@ struct dr_owned {
 DR_HIDDEN void dr__owned_release(dr_owned *o, const dr_owned *until);
 
 struct dr_par;     /* the jobs layer's state (jobs/jobs.h)              */
+/* an input range noted for a front end (record/frontend.c) */
+typedef struct dr_fe_range {
+    int64_t first; /* its first public id */
+    size_t n;
+} dr_fe_range;
 struct dr_sharing; /* the lock and per-thread chunk lists (sharing.c)   */
 
 /*
@@ -193,6 +198,10 @@ struct dr_tape {
                                by relative id (record/record.h)       */
     size_t oplog_cap;  /* record: entries allocated                       */
     int64_t oplog_n;   /* record: relative ids < oplog_n have an entry     */
+    dr_fe_range *fe_ranges; /* record: [root] the input ranges of
+                               dr_fe_input_range, by increasing first id */
+    size_t fe_ranges_n, fe_ranges_cap; /* record: entries noted; allocated */
+    size_t fe_cursor;  /* record: the entry the next look-up likely asks for */
 
     /* [root] shared storage */
     int64_t reserved;  /* relative ids handed out to chunks (atomic)      */

@@ -13,7 +13,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
   , c_tape_status, c_strerror
   , c_record0, c_record1, c_record2, c_recordn
-  , c_input_range, c_input_first, c_adjoints_read
+  , c_input_range, c_input_first, c_fe_input_range, c_fe_input_len, c_adjoints_read
   , c_seed, c_reverse, c_reverse_quick, c_gradient_quick, quickOrSafe, c_adjoint, c_adjoints_clear
   , c_fork, c_join, c_set_threads, c_get_threads
   , c_tape_take, c_tape_give
@@ -53,6 +53,13 @@ foreign import ccall unsafe "dr_input_range"
 -- haskell/cbits/hs_scalar_args.c.
 foreign import ccall unsafe "drhs_input_first"
   c_input_first :: Ptr CTape -> CSize -> IO Int64
+-- | dr_fe_input_range / dr_fe_input_len (cbits/record/frontend.h): an
+-- input range whose length the tape notes, and that length from its first
+-- id (0: none noted), so a list's read-out need not count the list again.
+foreign import ccall unsafe "dr_fe_input_range"
+  c_fe_input_range :: Ptr CTape -> CSize -> IO Int64
+foreign import ccall unsafe "dr_fe_input_len"
+  c_fe_input_len :: Ptr CTape -> Int64 -> IO CSize
 foreign import ccall unsafe "dr_adjoints_read"
   c_adjoints_read :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
 

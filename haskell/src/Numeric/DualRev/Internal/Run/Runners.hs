@@ -21,7 +21,7 @@ module Numeric.DualRev.Internal.Run.Runners
     -- * Lists
   , inputList, primalList, seedList, collectList
     -- * Lists of Double
-  , inputDoubles, collectDoubles, notedRanges
+  , inputDoubles, collectDoubles
     -- * Shape errors
   , throwShape
   ) where
@@ -31,8 +31,6 @@ import Control.Concurrent.MVar (newMVar, withMVar)
 import Control.Exception (catch, evaluate, onException, throwIO)
 import Control.Monad (void, when)
 import Data.Int (Int64)
-import qualified Data.Map.Strict as M
-import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import qualified Foreign.Concurrent as Conc
 import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Array (mallocArray, reallocArray)
@@ -69,7 +67,7 @@ withPooledTape :: (Ptr CTape -> IO a) -> IO a
 withPooledTape act = rerunnable $ do
   caps <- getNumCapabilities
   t <- c_tape_take (fromIntegral caps) >>= madeTape
-  r <- act t `onException` (forgetRanges t >> c_tape_free t)
+  r <- act t `onException` c_tape_free t
   c_tape_give t
   pure r
 
@@ -156,7 +154,7 @@ differentiateRun inp prim seed col f x = unsafePerformIO $ rerunnable $ do
   -- run inside the collector, must not do
   fp <- Conc.newForeignPtr t0 (c_tape_free t0)
   -- a failed run's tape goes now rather than at some later collection
-  (readOut, y', y) <- (`onException` (forgetRanges t0 >> finalizeForeignPtr fp)) $ withForeignPtr fp $ \t -> do
+  (readOut, y', y) <- (`onException` finalizeForeignPtr fp) $ withForeignPtr fp $ \t -> do
     x' <- inp t x
     readOut <- col t x x'
     y' <- unAD (f x') t
@@ -261,16 +259,13 @@ inputDoubles :: Ptr CTape -> [Double] -> IO [D]
 inputDoubles t xs = case lengthUpTo shortList xs of
   Just n -> do
     first <- inputRange t n
-    when (first /= -1 && n > countedList) (noteRange t first n)
     pure $ case xs of
       x : rest | first /= -1 -> let !d = D x first in d : duals (first + 1) rest
       _ -> constants
   Nothing -> do
     (buf, n) <- copyDoubles xs
     first <- inputRange t n
-    if first == -1
-      then pure constants
-      else noteRange t first n >> pure (dualsFrom buf first 0 n)
+    pure (if first == -1 then constants else dualsFrom buf first 0 n)
   where
     -- on failure (out of memory) constants; the sweep reports the tape's status
     constants = map (\x -> D x (-1)) xs
@@ -278,8 +273,12 @@ inputDoubles t xs = case lengthUpTo shortList xs of
     duals _ [] = []
 {-# INLINE inputDoubles #-}
 
+-- | The input nodes of a list of n, their first id (-1: none); the tape
+-- notes n, which the read-out asks for ('collectDoubles') instead of
+-- walking the list again: by then a matrix's rows are out of every cache,
+-- and a walk costs a cache miss an element.
 inputRange :: Ptr CTape -> Int -> IO Int64
-inputRange t n = c_input_first t (fromIntegral n)
+inputRange t n = c_fe_input_range t (fromIntegral n)
 
 -- | The length of a list if it is at most k.
 lengthUpTo :: Int -> [a] -> Maybe Int
@@ -288,45 +287,22 @@ lengthUpTo k = go 0
         go !i (_ : rest) | i < k = go (i + 1) rest
                          | otherwise = Nothing
 
--- | The lengths of the input lists of more than 'countedList' elements of
--- the runs under way, by tape and first id: the read-out learns a list's
--- length here instead of walking the list again (the rows of a large
--- matrix are out of every cache by the time they are read out, and a walk
--- costs a cache miss an element; a note and its look-up cost one map
--- operation each).  A shorter list is counted again.  Every 'inputDoubles'
--- of 'gradRun' and 'differentiateRun' is followed by its 'collectDoubles',
--- which takes the entry out; a run that fails between the two forgets its
--- tape's entries ('forgetRanges'), since a later tape at the same address
--- starts its ids again.
-rangeLengths :: IORef (M.Map (Ptr CTape, Int64) Int)
-rangeLengths = unsafePerformIO (newIORef M.empty)
-{-# NOINLINE rangeLengths #-}
-
--- | How many list lengths are noted for a tape (for the tests).
-notedRanges :: Ptr CTape -> IO Int
-notedRanges t = M.size . M.filterWithKey (\(t', _) _ -> t' == t) <$> readIORef rangeLengths
-
--- | Drops the noted lengths of a tape about to be freed.
-forgetRanges :: Ptr CTape -> IO ()
-forgetRanges t = atomicModifyIORef' rangeLengths (\m -> (M.filterWithKey (\(t', _) _ -> t' /= t) m, ()))
-
 -- | The longest input list whose duals are made from the list itself, in
 -- one go; a longer one is copied to a C buffer first (see 'inputDoubles').
 shortList :: Int
 shortList = 4096
 
--- | The longest input list the read-out counts rather than looks up.
-countedList :: Int
-countedList = 128
+-- | The longest input list whose read-out is copied to a pinned array of
+-- the garbage-collected heap rather than a malloc'ed one.
+pinnedList :: Int
+pinnedList = 128
 
-noteRange :: Ptr CTape -> Int64 -> Int -> IO ()
-noteRange t first n = atomicModifyIORef' rangeLengths (\m -> (M.insert (t, first) n m, ()))
-
--- | The length of a long input list of 'inputDoubles' with that first id.
+-- | The length of the input list of 'inputDoubles' with that first id, as
+-- the tape noted it (counted again if it has no note).
 rangeLength :: Ptr CTape -> Int64 -> [Double] -> IO Int
 rangeLength t first xs = do
-  mn <- atomicModifyIORef' rangeLengths (\m -> (M.delete (t, first) m, M.lookup (t, first) m))
-  pure (maybe (length xs) id mn)
+  n <- c_fe_input_len t first
+  pure (if n == 0 then length xs else fromIntegral n)
 
 -- | The values of a list in a malloc'ed buffer (freed by the garbage
 -- collector's finalizer), and their count.
@@ -369,8 +345,8 @@ chunkLen = 512
 collectDoubles :: Ptr CTape -> [Double] -> [D] -> IO (Collect [Double])
 collectDoubles t xs ds = case ds of
   D _ first : _ | first /= -1 -> do
-    !n <- maybe (rangeLength t first xs) pure (lengthUpTo countedList xs)
-    pure $ if n <= countedList
+    !n <- rangeLength t first xs
+    pure $ if n <= pinnedList
       then mallocForeignPtrArray n >>= readInto first n
       -- a longer one malloc'ed: blocks of the garbage-collected heap (a
       -- matrix's rows) would count towards its old generation and bring
