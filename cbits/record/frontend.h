@@ -66,7 +66,7 @@ DR_API dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n,
  * product joining an active sum), since a node of given partials is linear
  * to second order (dualrev.h, "second order").
  */
-#define DR_FE_DOT_CHUNK 32
+#define DR_FE_DOT_CHUNK 128
 /* DR_FE_DOT_CHUNK, for front ends that batch their calls by it */
 DR_API size_t dr_fe_dot_chunk(void);
 DR_API dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,

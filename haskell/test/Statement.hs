@@ -22,6 +22,7 @@ import Twins (agrees)
 import Numeric.DualRev
 import Numeric.DualRev.Internal.Engine.FFI (CTape, c_record0, c_tape_free, c_tape_len, c_tape_new)
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
+import Numeric.DualRev.Internal.Engine.ScalarFFI (c_fe_dot_chunk)
 import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
 import Numeric.DualRev.Internal.Run.Ops (sumZipWithTimesD)
 
@@ -64,10 +65,11 @@ differentiable [d|
   innerO xs = derivative (\y -> sum (zipWith (\a b -> a * b) (map (* y) xs) (map (* y) xs))) (head xs)
   |]
 
--- | Lists whose lengths cross the batches of 32 products.
+-- | Lists whose lengths cross the batches of products (DR_FE_DOT_CHUNK).
 genList :: Gen [Double]
 genList = do
-  n <- elements ([0 .. 6] ++ [31, 32, 33, 64, 65, 100])
+  let b = fromIntegral c_fe_dot_chunk
+  n <- elements ([0 .. 6] ++ [b - 1, b, b + 1, 2 * b, 2 * b + 1, 3 * b + 4])
   vectorOf n (choose (-3, 3))
 
 -- | Two lists of the same length.
@@ -115,12 +117,13 @@ spec = describe "sums of products as statements" $ do
     property $ forAll genList $ \xs0 ->
       agrees (fst . $(differentiate 'innerS)) (fst . $(differentiate 'innerO))
              $(grad 'innerS) $(grad 'innerO) (1 : xs0)
-  it "records one node per 32 products (the batch), whatever the constants" $ do
-    mapM (\n -> nodesWith n (const False) (const False)) [0, 1, 31, 32, 33, 64, 65, 100]
+  it "records one node per batch of products (DR_FE_DOT_CHUNK), whatever the constants" $ do
+    let b = fromIntegral c_fe_dot_chunk
+    mapM (\n -> nodesWith n (const False) (const False)) [0, 1, b - 1, b, b + 1, 2 * b, 2 * b + 1, 3 * b + 4]
       `shouldReturn` [0, 1, 1, 1, 2, 2, 3, 4]
     -- all constants: no node; constants on one side only: still one node
-    nodesWith 40 (const True) (const True) `shouldReturn` 0
-    nodesWith 40 (const False) even `shouldReturn` 2
+    nodesWith (b + 8) (const True) (const True) `shouldReturn` 0
+    nodesWith (b + 8) (const False) even `shouldReturn` 2
   it "the value of a recorded sum of products is the left fold of the products" $
     property $ forAll genList $ \xs -> forAll (vectorOf (length xs) (choose (-3, 3))) $ \ys ->
       fst ($(differentiate 'dotS) (xs, ys)) === foldl (\s (x, y) -> s + x * y) 0 (zip xs ys)

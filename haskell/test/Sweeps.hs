@@ -6,7 +6,7 @@
 -- gradients.
 module Sweeps (spec) where
 
-import Control.Exception (ErrorCall (..), evaluate, throwIO, try)
+import Control.Exception (evaluate)
 import Control.Monad (forM_, replicateM_)
 import Foreign.Ptr (Ptr)
 import Data.List (isInfixOf)
