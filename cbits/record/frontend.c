@@ -176,8 +176,9 @@ dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,
     return dr_tangent_record(t, from, k, seed_ids, seeds, y, out);
 }
 
-/* keep (first, n) at the end of t's notes; those from first on (ids a
-   restore handed out again) are dropped, so the notes stay sorted */
+/* keep (first, n) at the end of t's notes; any from first on are dropped
+   (a restore drops its own; this keeps the notes sorted, which the look-up's
+   binary search needs, whatever order ids come in) */
 static void note_range(dr_tape *t, dr_idx first, size_t n)
 {
     while (t->fe_ranges_n && t->fe_ranges[t->fe_ranges_n - 1].first >= first)

@@ -155,12 +155,13 @@ struct dr_owned {
 /* release o and every one after it, up to (without) until */
 DR_HIDDEN void dr__owned_release(dr_owned *o, const dr_owned *until);
 
-struct dr_par;     /* the jobs layer's state (jobs/jobs.h)              */
 /* an input range noted for a front end (record/frontend.c) */
 typedef struct dr_fe_range {
     int64_t first; /* its first public id */
     size_t n;
 } dr_fe_range;
+
+struct dr_par;     /* the jobs layer's state (jobs/jobs.h)              */
 struct dr_sharing; /* the lock and per-thread chunk lists (sharing.c)   */
 
 /*
