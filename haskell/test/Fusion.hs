@@ -111,14 +111,14 @@ spec = describe "fused sums" $ do
       Left (ErrorCall m) -> m `shouldBe` "element 41"
       Right v -> expectationFailure ("no error, " ++ show v)
     $(grad 'dotFused) (xs, reverse xs) `shouldBe` (reverse xs, xs)
-  it "rows of many lengths (read out by count or by the noted length): exact gradients, also after a failed run" $ do
+  it "rows of many lengths (read out by the length the tape noted): exact gradients, also after a failed run" $ do
     let rowsOf lens = [[fromIntegral (i + j) / 7 | j <- [1 .. len]] | (i, len) <- zip [1 :: Int ..] lens]
         twice = map (map (* 2))
         m1 = rowsOf [300, 129, 128, 1, 5000, 0, 200]
     $(grad 'rowSquares) m1 `shouldBe` twice m1
-    -- a run whose input walk fails after noting the first rows' lengths,
-    -- then rows of other lengths (Sweeps.hs checks that the failed run's
-    -- notes are dropped with its tape)
+    -- a run whose input walk fails after its tape noted the first rows'
+    -- lengths, then rows of other lengths: the failed run's notes go with
+    -- its tape and must not size the later run's read-out
     let broken = rowsOf [300, 200] ++ [[1, 2] ++ error "a row's spine"]
     r <- try (evaluate (length (concat ($(grad 'rowSquares) broken))))
     either (\(ErrorCall m) -> m `shouldBe` "a row's spine") (\v -> expectationFailure (show v)) r
