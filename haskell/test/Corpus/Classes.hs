@@ -7,6 +7,7 @@
 module Corpus.Classes (spec) where
 
 import Test.Hspec
+import Test.QuickCheck (choose)
 
 import Check
 import Numeric.DualRev
@@ -262,8 +263,12 @@ spec = describe "classes and instances" $ do
     rotate $(grad 'rotate)
   checkGrad "user class with a default method" ((,) <$> pos <*> pos) shapes $(grad 'shapes)
   checkGrad "superclass and default using it" ((,) <$> pos <*> pos) cans $(grad 'cans)
+  -- Starting at least sqrt 2 from the origin keeps the five Euler steps
+  -- more than 1.1 away from the force's singularity; nearer starts can
+  -- fall onto it, where the function is too ill-conditioned for finite
+  -- differences to check anything.
   checkGrad "vector-space class with operators, a constant, a polymorphic integrator"
-    ((,) <$> pos <*> pos) orbit $(grad 'orbit)
+    ((,) <$> choose (1, 3) <*> choose (1, 3)) orbit $(grad 'orbit)
   checkGrad "a method unsaturated" (listOf1N 5 dbl) perimeters $(grad 'perimeters)
   checkGrad "Eq and Ord instances" (listOf1N 5 ((,) <$> dbl <*> dbl)) heaviest $(grad 'heaviest)
   checkGrad "deriving Functor: fmap on user types" (listOf1N 4 dbl) fmaps $(grad 'fmaps)
