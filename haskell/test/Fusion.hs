@@ -114,7 +114,10 @@ spec = describe "fused sums" $ do
   it "rows of many lengths (read out by the length the tape noted): exact gradients, also after a failed run" $ do
     let rowsOf lens = [[fromIntegral (i + j) / 7 | j <- [1 .. len]] | (i, len) <- zip [1 :: Int ..] lens]
         twice = map (map (* 2))
-        m1 = rowsOf [300, 129, 128, 1, 5000, 0, 200]
+        -- lengths on both sides of where the input walk's copy of a row
+        -- first grows (64), of the longest row copied to the heap (4096)
+        -- and of the longest read-out in a pinned array (128)
+        m1 = rowsOf [300, 129, 128, 1, 5000, 0, 200, 64, 65, 4096, 4097]
     $(grad 'rowSquares) m1 `shouldBe` twice m1
     -- a run whose input walk fails after its tape noted the first rows'
     -- lengths, then rows of other lengths: the failed run's notes go with

@@ -1,5 +1,3 @@
-{-# LANGUAGE MagicHash #-}
-{-# LANGUAGE UnboxedTuples #-}
 {-# LANGUAGE BangPatterns #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
@@ -30,18 +28,14 @@ import Control.Concurrent (getNumCapabilities, myThreadId, throwTo)
 import Control.Concurrent.MVar (newMVar, withMVar)
 import Control.Exception (catch, evaluate, onException, throwIO)
 import Control.Monad (void, when)
-import Data.Int (Int64)
 import qualified Foreign.Concurrent as Conc
-import Foreign.ForeignPtr (ForeignPtr, finalizeForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
-import Foreign.Marshal.Array (mallocArray, reallocArray)
-import Foreign.Marshal.Alloc (finalizerFree)
-import qualified Foreign.Marshal.Alloc as Alloc
+import Foreign.ForeignPtr (finalizeForeignPtr, withForeignPtr)
 import Foreign.C.Types (CInt)
 import Foreign.Ptr (Ptr, nullPtr)
-import Foreign.Storable (peekElemOff, pokeElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.DoubleListWalks (collectDoubles, inputDoubles)
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Run.Parallel (isAsync, useCapabilities)
 
@@ -239,135 +233,6 @@ collectList f t xs0 ds0 = sequence <$> go xs0 ds0
         go _ _ = pure []
 {-# INLINE collectList #-}
 
-
-------------------------------------------------------------------------------
--- Lists of Double: one call makes all the input nodes, with consecutive ids,
--- and one call reads all their adjoints.
-
--- | The dual of a list of inputs: one call makes the input nodes, with
--- consecutive ids.  A short list (at most 'shortList' elements) gets its
--- first dual at once, which is all the read-out needs, and the rest in one
--- go when the forward pass first uses them: a list of many short lists
--- (a matrix's rows) then never has all its duals in the heap at once, each
--- row's being garbage once used.  A long one is walked once, copying the
--- values into a C buffer (outside the garbage-collected heap) and counting
--- them; its duals are then made from the buffer lazily, a chunk of
--- 'chunkLen' at a time, so the forward pass consumes them as it goes: a
--- long dual list never lives in the heap whole, and an element costs its
--- two cells and no thunk.
-inputDoubles :: Ptr CTape -> [Double] -> IO [D]
-inputDoubles t xs = case lengthUpTo shortList xs of
-  Just n -> do
-    first <- inputRange t n
-    pure $ case xs of
-      x : rest | first /= -1 -> let !d = D x first in d : duals (first + 1) rest
-      _ -> constants
-  Nothing -> do
-    (buf, n) <- copyDoubles xs
-    first <- inputRange t n
-    pure (if first == -1 then constants else dualsFrom buf first 0 n)
-  where
-    -- on failure (out of memory) constants; the sweep reports the tape's status
-    constants = map (\x -> D x (-1)) xs
-    duals !i (x : rest) = let !d = D x i; !ds = duals (i + 1) rest in d : ds
-    duals _ [] = []
-{-# INLINE inputDoubles #-}
-
--- | The input nodes of a list of n, their first id (-1: none); the tape
--- notes n, which the read-out asks for ('collectDoubles') instead of
--- walking the list again: by then a matrix's rows are out of every cache,
--- and a walk costs a cache miss an element.
-inputRange :: Ptr CTape -> Int -> IO Int64
-inputRange t n = c_fe_input_range t (fromIntegral n)
-
--- | The length of a list if it is at most k.
-lengthUpTo :: Int -> [a] -> Maybe Int
-lengthUpTo k = go 0
-  where go !i [] = Just i
-        go !i (_ : rest) | i < k = go (i + 1) rest
-                         | otherwise = Nothing
-
--- | The longest input list whose duals are made from the list itself, in
--- one go; a longer one is copied to a C buffer first (see 'inputDoubles').
-shortList :: Int
-shortList = 4096
-
--- | The longest input list whose read-out is copied to a pinned array of
--- the garbage-collected heap rather than a malloc'ed one.
-pinnedList :: Int
-pinnedList = 128
-
--- | The length of the input list of 'inputDoubles' with that first id, as
--- the tape noted it (counted again if it has no note).
-rangeLength :: Ptr CTape -> Int64 -> [Double] -> IO Int
-rangeLength t first xs = do
-  n <- c_fe_input_len t first
-  pure (if n == 0 then length xs else fromIntegral n)
-
--- | The values of a list in a malloc'ed buffer (freed by the garbage
--- collector's finalizer), and their count.
-copyDoubles :: [Double] -> IO (ForeignPtr Double, Int)
-copyDoubles xs0 = do
-  p0 <- mallocArray 1024
-  let go !p !_ !k [] = pure (p, k)
-      go !p !cap !k (x : rest)
-        | k < cap = pokeElemOff p k x >> go p cap (k + 1) rest
-        | otherwise = do
-            p' <- reallocArray p (2 * cap)
-            pokeElemOff p' k x
-            go p' (2 * cap) (k + 1) rest
-  (p, n) <- go p0 (1024 :: Int) 0 xs0 `onException` Alloc.free p0
-  fp <- newForeignPtr finalizerFree p
-  pure (fp, n)
-
--- | Duals of elements i .. n-1 of the buffer, ids from @first + i@.
-dualsFrom :: ForeignPtr Double -> Int64 -> Int -> Int -> [D]
-dualsFrom buf first i n
-  | i >= n = []
-  | otherwise = unsafeDupablePerformIO $ withForeignPtr buf $ \p ->
-      let j = min n (i + chunkLen)
-          go !k acc | k < i = pure acc
-                    | otherwise = do
-                        v <- peekElemOff p k
-                        let !d = D v (first + fromIntegral k)
-                        go (k - 1) (d : acc)
-      in go (j - 1) (dualsFrom buf first j n)
-
-chunkLen :: Int
-chunkLen = 512
-
--- | Read-out for 'inputDoubles': remembers the first id and the length, and
--- after a sweep copies the adjoints out with one call; the list is then
--- made lazily, in chunks, from that copy, so a gradient of many rows is
--- built a row at a time as it is used, not whole before it is returned.
--- A short list's copy is a pinned array the collector frees; a long one's
--- is malloc'ed.
-collectDoubles :: Ptr CTape -> [Double] -> [D] -> IO (Collect [Double])
-collectDoubles t xs ds = case ds of
-  D _ first : _ | first /= -1 -> do
-    !n <- rangeLength t first xs
-    pure $ if n <= pinnedList
-      then mallocForeignPtrArray n >>= readInto first n
-      -- a longer one malloc'ed: blocks of the garbage-collected heap (a
-      -- matrix's rows) would count towards its old generation and bring
-      -- its next major collection nearer, which copies everything live
-      else mallocArray n >>= newForeignPtr finalizerFree >>= readInto first n
-  _ -> pure (pure (map (const 0) xs))
-  where
-    readInto first n buf = do
-      _ <- withForeignPtr buf $ \p -> c_adjoints_read t first (fromIntegral n) p
-      pure (chunksFrom buf 0 n)
-{-# INLINE collectDoubles #-}
-
--- | Elements i .. n-1 of a buffer as a lazy list, 'chunkLen' at a time.
-chunksFrom :: ForeignPtr Double -> Int -> Int -> [Double]
-chunksFrom buf i n
-  | i >= n = []
-  | otherwise = unsafeDupablePerformIO $ withForeignPtr buf $ \p ->
-      let j = min n (i + chunkLen)
-          go !k acc | k < i = pure acc
-                    | otherwise = do { v <- peekElemOff p k; go (k - 1) (v : acc) }
-      in go (j - 1) (chunksFrom buf j n)
 
 -- | A leaf of the generated walk that forces discrete outputs: weak head normal form.
 forceLeaf :: a -> b -> IO b
