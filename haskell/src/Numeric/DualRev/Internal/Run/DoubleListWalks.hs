@@ -71,9 +71,11 @@ valueAt (Values _ a) (I# i) = D# (indexDoubleArray# a i)
 -- | The values of a list of at most 'shortList' elements, Nothing for a
 -- longer one.
 copyShort :: [Double] -> IO (Maybe Values)
-copyShort xs0 = IO $ \s0 -> case newByteArray# 512# s0 of
-  (# s1, a #) -> go a 64# 0# xs0 s1
+copyShort xs0 = IO $ \s0 -> case newByteArray# (cap0 *# 8#) s0 of
+  (# s1, a #) -> go a cap0 0# xs0 s1
   where
+    -- room for this many values first, doubled as needed
+    cap0 = 64#
     go a _ i [] s = case shrinkMutableByteArray# a (i *# 8#) s of
       s' -> case unsafeFreezeByteArray# a s' of
         (# s'', b #) -> (# s'', Just (Values (I# i) b) #)
@@ -100,8 +102,9 @@ dualsOf vs@(Values n _) first i = go (n - 1) []
 inputRange :: Ptr CTape -> Int -> IO Int64
 inputRange t n = c_fe_input_range t (fromIntegral n)
 
--- | The longest input list whose duals are made from the list itself, in
--- one go; a longer one is copied to a C buffer first (see 'inputDoubles').
+-- | The longest input list copied to an array of the garbage-collected heap,
+-- its duals made in one go; a longer one is copied to a C buffer, its duals
+-- made a chunk at a time (see 'inputDoubles').
 shortList :: Int
 shortList = 4096
 
