@@ -233,6 +233,8 @@ collectList f t xs0 ds0 = sequence <$> go xs0 ds0
         go _ _ = pure []
 {-# INLINE collectList #-}
 
+------------------------------------------------------------------------------
+-- Leaves and errors of the generated walks
 
 -- | A leaf of the generated walk that forces discrete outputs: weak head normal form.
 forceLeaf :: a -> b -> IO b
