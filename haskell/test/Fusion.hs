@@ -127,6 +127,13 @@ spec = describe "fused sums" $ do
     either (\(ErrorCall m) -> m `shouldBe` "a row's spine") (\v -> expectationFailure (show v)) r
     let m2 = rowsOf [150, 400, 3]
     $(grad 'rowSquares) m2 `shouldBe` twice m2
+    -- a long row whose spine raises after the input walk's buffer has
+    -- grown several times: that error, the buffer freed once, and the
+    -- next gradient right
+    let longBroken = [map fromIntegral [1 .. 20000 :: Int] ++ error "a long row's spine"]
+    r2 <- try (evaluate (length (concat ($(grad 'rowSquares) longBroken))))
+    either (\(ErrorCall m) -> m `shouldBe` "a long row's spine") (\v -> expectationFailure (show v)) r2
+    $(grad 'rowSquares) m2 `shouldBe` twice m2
   it "long input lists: exact gradients (ys, xs) of a dot product, every time" $ do
     let n = 20000 :: Int
         xs = map fromIntegral [1 .. n]

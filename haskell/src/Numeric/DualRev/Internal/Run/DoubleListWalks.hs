@@ -14,13 +14,14 @@ module Numeric.DualRev.Internal.Run.DoubleListWalks
 
 import Control.Exception (onException)
 import Data.Int (Int64)
+import Data.IORef (newIORef, readIORef, writeIORef)
 import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (finalizerFree)
 import qualified Foreign.Marshal.Alloc as Alloc
 import Foreign.Marshal.Array (mallocArray, reallocArray)
 import Foreign.Ptr (Ptr)
 import Foreign.Storable (peekElemOff, pokeElemOff)
-import GHC.Exts (ByteArray#, Double (..), Int (..), copyMutableByteArray#, indexDoubleArray#, isTrue#, newByteArray#, shrinkMutableByteArray#, unsafeFreezeByteArray#, writeDoubleArray#, (*#), (+#), (<#), (>=#))
+import GHC.Exts (ByteArray#, Ptr (..), Double (..), Int (..), copyByteArrayToAddr#, copyMutableByteArray#, indexDoubleArray#, isTrue#, newByteArray#, shrinkMutableByteArray#, unsafeFreezeByteArray#, writeDoubleArray#, (*#), (+#), (<#), (>=#))
 import GHC.IO (IO (..))
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
@@ -43,14 +44,14 @@ import Numeric.DualRev.Internal.Engine.FFI
 -- costs its two cells and no thunk.
 inputDoubles :: Ptr CTape -> [Double] -> IO [D]
 inputDoubles t xs = do
-  short <- copyShort xs
-  case short of
-    Just vs@(Values n _) -> do
+  copied <- copyShort xs
+  case copied of
+    Short vs@(Values n _) -> do
       first <- inputRange t n
       pure $ if first == -1 || n == 0 then constants
         else let !d = D (valueAt vs 0) first in d : dualsOf vs first 1
-    Nothing -> do
-      (buf, n) <- copyDoubles xs
+    Long prefix rest -> do
+      (buf, n) <- copyDoubles prefix rest
       first <- inputRange t n
       pure (if first == -1 then constants else dualsFrom buf first 0 n)
   where
@@ -68,9 +69,13 @@ valueAt :: Values -> Int -> Double
 valueAt (Values _ a) (I# i) = D# (indexDoubleArray# a i)
 {-# INLINE valueAt #-}
 
--- | The values of a list of at most 'shortList' elements, Nothing for a
--- longer one.
-copyShort :: [Double] -> IO (Maybe Values)
+-- | What the walk of 'copyShort' found: a short list's values, or the
+-- first 'shortList' values of a longer one and the rest of its cells.
+data Copied = Short Values | Long Values [Double]
+
+-- | The values of a list of at most 'shortList' elements; of a longer one,
+-- those it walked before it knew, so that 'copyDoubles' goes on from there.
+copyShort :: [Double] -> IO Copied
 copyShort xs0 = IO $ \s0 -> case newByteArray# (cap0 *# 8#) s0 of
   (# s1, a #) -> go a cap0 0# xs0 s1
   where
@@ -78,10 +83,11 @@ copyShort xs0 = IO $ \s0 -> case newByteArray# (cap0 *# 8#) s0 of
     cap0 = 64#
     go a _ i [] s = case shrinkMutableByteArray# a (i *# 8#) s of
       s' -> case unsafeFreezeByteArray# a s' of
-        (# s'', b #) -> (# s'', Just (Values (I# i) b) #)
+        (# s'', b #) -> (# s'', Short (Values (I# i) b) #)
     go a cap i (D# x : rest) s
       | isTrue# (i <# cap) = case writeDoubleArray# a i x s of s' -> go a cap (i +# 1#) rest s'
-      | isTrue# (i >=# shortList#) = (# s, Nothing #)
+      | isTrue# (i >=# shortList#) = case unsafeFreezeByteArray# a s of
+          (# s', b #) -> (# s', Long (Values (I# i) b) (D# x : rest) #)
       | otherwise = case newByteArray# (cap *# 16#) s of
           (# s', a' #) -> case copyMutableByteArray# a 0# a' 0# (cap *# 8#) s' of
             s'' -> case writeDoubleArray# a' i x s'' of
@@ -120,19 +126,25 @@ rangeLength t first xs = do
   n <- c_fe_input_len t first
   pure (if n == 0 then length xs else fromIntegral n)
 
--- | The values of a list in a malloc'ed buffer (freed by the garbage
--- collector's finalizer), and their count.
-copyDoubles :: [Double] -> IO (ForeignPtr Double, Int)
-copyDoubles xs0 = do
-  p0 <- mallocArray 1024
+-- | The values of a long list in a malloc'ed buffer (freed by the garbage
+-- collector's finalizer), and their count: those 'copyShort' copied, then
+-- the rest.  If the rest raises, the buffer is freed (the one a
+-- reallocation left, not the first).
+copyDoubles :: Values -> [Double] -> IO (ForeignPtr Double, Int)
+copyDoubles (Values n0@(I# n0#) b) rest0 = do
+  let cap0 = 2 * n0
+  p0@(Ptr a0) <- mallocArray cap0
+  IO $ \s -> (# copyByteArrayToAddr# b 0# a0 (n0# *# 8#) s, () #)
+  cur <- newIORef p0
   let go !p !_ !k [] = pure (p, k)
       go !p !cap !k (x : rest)
         | k < cap = pokeElemOff p k x >> go p cap (k + 1) rest
         | otherwise = do
             p' <- reallocArray p (2 * cap)
+            writeIORef cur p'
             pokeElemOff p' k x
             go p' (2 * cap) (k + 1) rest
-  (p, n) <- go p0 (1024 :: Int) 0 xs0 `onException` Alloc.free p0
+  (p, n) <- go p0 cap0 n0 rest0 `onException` (readIORef cur >>= Alloc.free)
   fp <- newForeignPtr finalizerFree p
   pure (fp, n)
 
