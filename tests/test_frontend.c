@@ -214,6 +214,82 @@ static void test_statement(void **state)
                      DR_NONE);
 }
 
+/* dr_fe_stmt2 and dr_fe_stmt3 record what dr_fe_stmt of two and three
+   leaves records (the same nodes, ids and partials, constants and repeated
+   leaves included), and fail, refuse order 2 and NULL as it does */
+static void test_statement_small(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new(), *u = chk_tape_new();
+    dr_real x[3], y[3];
+    for (int i = 0; i < 3; i++) {
+        x[i] = dr_input(t, 1.0 + i);
+        y[i] = dr_input(u, 1.0 + i);
+    }
+    /* leaf ids as positions into x / y; -1 a constant */
+    static const int cases[][3] = {{0, 1, -1}, {0, -1, 1}, {-1, 0, 2},
+                                   {2, 2, 0},  {-1, -1, 1}, {-1, -1, -1},
+                                   {1, 0, 2}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int *k = cases[c];
+        dr_idx at[3], au[3];
+        for (int i = 0; i < 3; i++) {
+            at[i] = k[i] < 0 ? DR_NONE : x[k[i]].idx;
+            au[i] = k[i] < 0 ? DR_NONE : y[k[i]].idx;
+        }
+        double d[3] = {2.0 + (double)c, -0.5, 3.25};
+        size_t lt = dr_tape_len(t), lu = dr_tape_len(u);
+        dr_idx a = dr_fe_stmt3(t, at[0], d[0], at[1], d[1], at[2], d[2]);
+        dr_idx b = dr_fe_stmt(u, 3, au[0], d[0], au[1], d[1], au[2], d[2],
+                              0, 0, 0, 0, 0, 0);
+        assert_int_equal(dr_tape_len(t) - lt, dr_tape_len(u) - lu);
+        assert_int_equal(a == DR_NONE, b == DR_NONE);
+        /* the two-leaf call on the first two leaves */
+        lt = dr_tape_len(t);
+        lu = dr_tape_len(u);
+        dr_idx a2 = dr_fe_stmt2(t, at[0], d[0], at[1], d[1]);
+        dr_idx b2 = dr_fe_stmt(u, 2, au[0], d[0], au[1], d[1], au[2], d[2],
+                               0, 0, 0, 0, 0, 0);
+        assert_int_equal(dr_tape_len(t) - lt, dr_tape_len(u) - lu);
+        assert_int_equal(a2 == DR_NONE, b2 == DR_NONE);
+        dr_idx outs_t[2] = {a, a2}, outs_u[2] = {b, b2};
+        for (int o = 0; o < 2; o++) {
+            if (outs_t[o] == DR_NONE)
+                continue;
+            double gt[3], gu[3];
+            dr_real rt = {0.0, outs_t[o]}, ru = {0.0, outs_u[o]};
+            CHK_STATUS(dr_gradient(t, rt, 3, x, gt), DR_OK);
+            CHK_STATUS(dr_gradient(u, ru, 3, y, gu), DR_OK);
+            for (int i = 0; i < 3; i++)
+                assert_true(gt[i] == gu[i]);
+        }
+    }
+    /* a leaf not on the tape */
+    assert_int_equal(dr_fe_stmt2(t, x[0].idx, 1.0, x[2].idx + 1000, 1.0),
+                     DR_NONE);
+    CHK_STATUS(dr_tape_status(t), DR_EINVAL);
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    dr_real a = dr_input(t, 1.0), b = dr_input(t, 2.0);
+    assert_int_equal(dr_fe_stmt3(t, a.idx, 1.0, DR_NONE, 1.0, b.idx + 1000,
+                                 1.0),
+                     DR_NONE);
+    CHK_STATUS(dr_tape_status(t), DR_EINVAL);
+    /* order 2: nothing recorded */
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    a = dr_input(t, 1.0);
+    b = dr_input(t, 2.0);
+    size_t len = dr_tape_len(t);
+    assert_int_equal(dr_fe_stmt2(t, a.idx, 1.0, b.idx, 1.0), DR_FE_STMT_BY_OPS);
+    assert_int_equal(dr_fe_stmt3(t, a.idx, 1.0, b.idx, 1.0, a.idx, 1.0),
+                     DR_FE_STMT_BY_OPS);
+    assert_int_equal(dr_tape_len(t), len);
+    dr_tape_free(t);
+    dr_tape_free(u);
+    assert_int_equal(dr_fe_stmt2(NULL, 0, 1.0, 0, 1.0), DR_NONE);
+    assert_int_equal(dr_fe_stmt3(NULL, 0, 1.0, 0, 1.0, 0, 1.0), DR_NONE);
+}
+
 /* every range's length from its first id, in the order made, backwards and
    at random; ids that start no range (inside one, past the tape, made by
    dr_input_range) answer 0; a clear, a restore past a range and a range
@@ -301,6 +377,7 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_powi);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_bad_arguments);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_statement);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_statement_small);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_input_ranges);
     return _cmocka_run_group_tests("frontend", tests, n, NULL, NULL);
 }

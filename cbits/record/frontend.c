@@ -137,20 +137,23 @@ stmt_link(dr_tape *t, size_t *k, dr_idx *y, double *dy, dr_idx a, double d)
     return *y != DR_NONE;
 }
 
-dr_idx dr_fe_stmt(dr_tape *t, size_t n, dr_idx a0, double d0, dr_idx a1,
-                  double d1, dr_idx a2, double d2, dr_idx a3, double d3,
-                  dr_idx a4, double d4, dr_idx a5, double d5)
+/* a statement of n leaves (n a constant where the entry points below
+   inline it, so each compiles to straight-line code over its register
+   arguments) */
+static inline __attribute__((always_inline)) dr_idx
+stmt(dr_tape *t, size_t n, dr_idx a0, double d0, dr_idx a1, double d1,
+     dr_idx a2, double d2, dr_idx a3, double d3, dr_idx a4, double d4,
+     dr_idx a5, double d5)
 {
-    if (!t)
+    if (DR_UNLIKELY(!t))
         return DR_NONE;
-    if (dr__order2(t))
+    if (DR_UNLIKELY(dr__order2(t)))
         return DR_FE_STMT_BY_OPS;
     /* the active leaves as a chain of two-argument nodes, each over the
        one before it (partial 1) and the next leaf: k - 1 nodes for k > 1
        leaves, recorded in one call, and as cheap to sweep as any; an n-ary
        node would cost an arena record and an indirect call in the sweep,
-       more than the few nodes it saves.  Straight-line code over the
-       arguments, which stay in registers. */
+       more than the few nodes it saves */
     size_t k = 0;
     dr_idx y = DR_NONE;
     double dy = 0.0;
@@ -166,6 +169,26 @@ dr_idx dr_fe_stmt(dr_tape *t, size_t n, dr_idx a0, double d0, dr_idx a1,
     if (k == 1) /* one leaf: its node */
         y = dr__rec2(t, y, dy, DR_NONE, 0.0);
     return y;
+}
+
+dr_idx dr_fe_stmt(dr_tape *t, size_t n, dr_idx a0, double d0, dr_idx a1,
+                  double d1, dr_idx a2, double d2, dr_idx a3, double d3,
+                  dr_idx a4, double d4, dr_idx a5, double d5)
+{
+    return stmt(t, n, a0, d0, a1, d1, a2, d2, a3, d3, a4, d4, a5, d5);
+}
+
+dr_idx dr_fe_stmt2(dr_tape *t, dr_idx a0, double d0, dr_idx a1, double d1)
+{
+    return stmt(t, 2, a0, d0, a1, d1, DR_NONE, 0, DR_NONE, 0, DR_NONE, 0,
+                DR_NONE, 0);
+}
+
+dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1, double d1,
+                   dr_idx a2, double d2)
+{
+    return stmt(t, 3, a0, d0, a1, d1, a2, d2, DR_NONE, 0, DR_NONE, 0,
+                DR_NONE, 0);
 }
 
 dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,

@@ -95,6 +95,13 @@ DR_API dr_idx dr_fe_stmt(dr_tape *t, size_t n, dr_idx a0, double d0,
                          dr_idx a1, double d1, dr_idx a2, double d2,
                          dr_idx a3, double d3, dr_idx a4, double d4,
                          dr_idx a5, double d5);
+/* dr_fe_stmt of two and of three leaves: the most common statements, in
+   calls with fewer arguments (all in registers) and code without the
+   checks of n */
+DR_API dr_idx dr_fe_stmt2(dr_tape *t, dr_idx a0, double d0, dr_idx a1,
+                          double d1);
+DR_API dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1,
+                          double d1, dr_idx a2, double d2);
 
 /*
  * Inputs a front end holds as linked lists, whose read-out of adjoints

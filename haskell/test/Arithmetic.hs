@@ -39,6 +39,15 @@ differentiable [d|
   repS (x, y) = x * x * x - 0.5 * x * y + negate (y * x) - (-3)
   repO (x, y) = sub (add (sub (mul (mul x x) x) (mul (mul 0.5 x) y)) (ng (mul y x))) (-3)
 
+  -- one leaf, and four: the engine's calls of two and three leaves take
+  -- one and three, the general call four
+  oneS, oneO :: (Double, Double) -> Double
+  oneS (x, _) = x * x * x - 2 * x
+  oneO (x, _) = sub (mul (mul x x) x) (mul 2 x)
+  fourS, fourO :: ((Double, Double), (Double, Double)) -> Double
+  fourS ((a, b), (c, d)) = a * b - c * d / 3
+  fourO ((a, b), (c, d)) = sub (mul a b) (dv (mul c d) 3)
+
   -- division on both sides
   divS, divO :: (Double, Double, Double) -> Double
   divS (x, y, z) = (x + y) / z - x / (y * z + 4)
@@ -101,6 +110,10 @@ spec = describe "arithmetic expressions as statements" $ do
     property $ forAll (triple small) $ agrees polyS polyO $(grad 'polyS) $(grad 'polyO)
   it "a repeated leaf, negative literals and negate" $
     property $ forAll ((,) <$> small <*> small) $ agrees repS repO $(grad 'repS) $(grad 'repO)
+  it "one leaf, and four leaves" $
+    property $ forAll ((,) <$> small <*> small) (agrees oneS oneO $(grad 'oneS) $(grad 'oneO))
+      .&&. forAll ((,) <$> ((,) <$> small <*> small) <*> ((,) <$> small <*> small))
+             (agrees fourS fourO $(grad 'fourS) $(grad 'fourO))
   it "division" $
     property $ forAll ((,,) <$> small <*> small <*> away) $ \(x, y, z) ->
       abs (y * z + 4) > 0.5 ==> agrees divS divO $(grad 'divS) $(grad 'divO) (x, y, z)
@@ -131,6 +144,10 @@ spec = describe "arithmetic expressions as statements" $ do
         poly _ = error "three inputs"
     nodesOf 1 six [1, 2, 3, 4, 5, 6] `shouldReturn` 5
     nodesOf 1 poly [1, 2, 3] `shouldReturn` 2
+    nodesOf 1 (\xs -> oneS'drw (head xs, head xs)) [1] `shouldReturn` 1
+    nodesOf 1 (\xs -> case xs of
+                       [a, b, c, d] -> fourS'drw ((a, b), (c, d))
+                       _ -> error "four inputs") [1, 2, 3, 4] `shouldReturn` 3
     -- second order: the operations one by one (four multiplications and
     -- adds, the literal's product included)
     nodesOf 2 poly [1, 2, 3] `shouldReturn` 5

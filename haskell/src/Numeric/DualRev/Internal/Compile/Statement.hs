@@ -33,7 +33,7 @@ import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Core (Expr (..))
 import Numeric.DualRev.Internal.Run.AD (D (..))
-import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves, stmtRec)
+import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves, stmtRec, stmtRec2, stmtRec3)
 
 -- | The operations a statement is made of.
 data Op = Add | Sub | Mul | Div | Neg
@@ -101,10 +101,15 @@ statementBody tree toD fromD byOps = do
   let partial k = case [a | (j, a) <- contribs, j == k] of
         [] -> LitE (RationalL 0)
         as -> foldl1 (\p q -> InfixE (Just p) (VarE '(+)) (Just q)) (map adjExp as)
-      pad = replicate (stmtMaxLeaves - length uniq) [LitE (IntegerL (-1)), LitE (RationalL 0)]
+      -- two or three leaves (one padded to two) take the calls of that
+      -- many, the rest the call of stmtMaxLeaves
+      (recorder, counted, width) = case length uniq of
+        n | n <= 2 -> ('stmtRec2, [], 2)
+          | n == 3 -> ('stmtRec3, [], 3)
+          | otherwise -> ('stmtRec, [LitE (IntegerL (fromIntegral n))], stmtMaxLeaves)
+      pad = replicate (width - length uniq) [LitE (IntegerL (-1)), LitE (RationalL 0)]
       args = concat ([[VarE i, partial k] | (k, i) <- zip [0 ..] is] ++ pad)
-      call = foldl AppE (VarE 'stmtRec)
-        ([byOps, VarE fromD, root, LitE (IntegerL (fromIntegral (length uniq)))] ++ args)
+      call = foldl AppE (VarE recorder) ([byOps, VarE fromD, root] ++ counted ++ args)
       body = LetE (fwd ++ bwd) call
       unpack (l, x, i) inner =
         CaseE (AppE (VarE toD) l) [Match (ConP 'D [VarP x, VarP i]) (NormalB inner) []]

@@ -46,6 +46,13 @@ foreign import ccall unsafe "dr_fe_dot_chunk" c_fe_dot_chunk :: CSize
 foreign import ccall unsafe "dr_fe_stmt"
   c_fe_stmt :: Ptr CTape -> CSize -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double
             -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double -> IO Int64
+-- | 'c_fe_stmt' of two and of three leaves (fewer arguments, all in
+-- registers).
+foreign import ccall unsafe "dr_fe_stmt2"
+  c_fe_stmt2 :: Ptr CTape -> Int64 -> Double -> Int64 -> Double -> IO Int64
+foreign import ccall unsafe "dr_fe_stmt3"
+  c_fe_stmt3 :: Ptr CTape -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double
+             -> IO Int64
 -- | The most leaves 'c_fe_stmt' takes (DR_FE_STMT_MAX): the six pairs of
 -- its binding, which the transform's 'stmtMaxLeaves' mirrors.
 foreign import ccall unsafe "dr_fe_stmt_max" c_fe_stmt_max :: CSize
