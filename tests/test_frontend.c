@@ -359,9 +359,18 @@ static void test_input_ranges(void **state)
 
 int main(void)
 {
+    /* (the array is sized from this list, so a test added here has room) */
+    static const struct CMUnitTest fixed[] = {
+        cmocka_unit_test(test_powi),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_statement),
+        cmocka_unit_test(test_statement_small),
+        cmocka_unit_test(test_input_ranges),
+    };
     enum { NU = sizeof unaries / sizeof unaries[0],
-           NB = sizeof binaries / sizeof binaries[0] };
-    struct CMUnitTest tests[NU + NB + 4];
+           NB = sizeof binaries / sizeof binaries[0],
+           NF = sizeof fixed / sizeof fixed[0] };
+    struct CMUnitTest tests[NU + NB + NF];
     static char names[NU + NB][32];
     size_t n = 0;
     for (size_t i = 0; i < NU; i++, n++) {
@@ -374,10 +383,7 @@ int main(void)
         tests[n] = (struct CMUnitTest){names[n], test_binary, NULL, NULL,
                                        (void *)&binaries[i]};
     }
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_powi);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_bad_arguments);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_statement);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_statement_small);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_input_ranges);
+    for (size_t i = 0; i < NF; i++)
+        tests[n++] = fixed[i];
     return _cmocka_run_group_tests("frontend", tests, n, NULL, NULL);
 }
