@@ -81,13 +81,24 @@ static inline void carry_store(carry *k, int64_t ia, double va, int64_t ib,
 }
 
 /*
- * The hot loop.  Nodes are visited newest first; a node whose adjoint is zero
- * is skipped (see the header: unreached nodes never turn 0 * inf into NaN).
- * A missing second argument adds into the sink slot adj[-1].
+ * The hot loop over one job's chunks, newest node first.  A node whose
+ * adjoint is zero is skipped (see the header: unreached nodes never turn
+ * 0 * inf into NaN).
+ *
+ * par is a constant in each caller.  Without it (no sibling job runs), a
+ * missing second argument adds into the sink slot adj[-1], cheaper than a
+ * branch per node.  With it, sibling jobs run beside this one: arguments
+ * below s->own_lo belong to ancestor jobs that siblings also add into, so
+ * they are added atomically, and a missing argument (the shared sink) is
+ * skipped.  The job's own slots are its alone, so the register carry works
+ * as in the sequential loop: only own slots are read (g), so a carried
+ * ancestor slot is never matched.
  */
-void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
+static inline __attribute__((always_inline)) void
+sweep_chunks(dr_chunk *c, dr_sweep *s, const bool par)
 {
     double *restrict A = s->adj;
+    const int64_t lo = par ? s->own_lo : 0;
     carry k = {-2, -2, -2, 0.0, 0.0, 0.0};
     for (; c; c = c->prev) {
         const dr_node *nodes = c->nodes;
@@ -106,62 +117,45 @@ void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
                 continue; /* an input: nothing to propagate */
             }
             double g = carry_load(&k, A, id);
-            if (g != 0.0) {
-                int64_t ia = id - a;
-                /* a one-argument node (b == 0) adds 0 into the sink slot,
-                   cheaper than a branch per node */
-                int64_t ib = p->b ? id - p->b : -1;
-                double va = A[ia] + p->da * g;
+            if (g == 0.0)
+                continue;
+            int64_t ia = id - a;
+            int64_t ib = p->b ? id - p->b : -1;
+            double va, vb;
+            if (!par || DR_LIKELY(ia >= lo && ib >= lo)) {
+                va = A[ia] + p->da * g;
                 A[ia] = va;
-                double vb = A[ib] + p->db * g;
+                vb = A[ib] + p->db * g;
                 A[ib] = vb;
-                carry_store(&k, ia, va, ib, vb);
+            } else {
+                va = p->da * g;
+                if (ia >= lo) {
+                    va += A[ia];
+                    A[ia] = va;
+                } else {
+                    dr__atomic_add(&A[ia], va);
+                }
+                vb = p->db * g;
+                if (ib >= lo) {
+                    vb += A[ib];
+                    A[ib] = vb;
+                } else if (p->b) {
+                    dr__atomic_add(&A[ib], vb);
+                }
             }
+            carry_store(&k, ia, va, ib, vb);
         }
     }
 }
 
-/*
- * The loop of a job swept while sibling jobs may run: arguments below
- * own_lo belong to ancestor jobs that siblings also add into, so they are
- * added atomically; a missing argument (the shared sink) is skipped.
- */
-static inline void acc_par(double *A, int64_t r, double v, int64_t lo)
+void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
 {
-    if (DR_LIKELY(r >= lo))
-        A[r] += v;
-    else
-        dr__atomic_add(&A[r], v);
+    sweep_chunks(c, s, false);
 }
 
 void dr__sweep_chunks_atomic(dr_chunk *c, dr_sweep *s)
 {
-    double *A = s->adj;
-    const int64_t lo = s->own_lo;
-    for (; c; c = c->prev) {
-        const dr_node *nodes = c->nodes;
-        const size_t lead = c->lead;
-        int64_t id = c->first + (int64_t)c->n;
-        for (size_t k = c->n; k-- > lead;) {
-            const dr_node *p = &nodes[k];
-            --id;
-            int32_t a = p->a;
-            if (DR_UNLIKELY(a <= 0)) {
-                if (a == DR_EXT_TAG)
-                    {
-                    dr_ext *e = dr__node_ext(p);
-                    e->reverse(e, s, A[id]);
-                }
-                continue;
-            }
-            double g = A[id];
-            if (g != 0.0) {
-                acc_par(A, id - a, p->da * g, lo);
-                if (p->b)
-                    acc_par(A, id - p->b, p->db * g, lo);
-            }
-        }
-    }
+    sweep_chunks(c, s, true);
 }
 
 static void sync_chunk(dr_tape *t)
