@@ -70,7 +70,7 @@ EXTRA_BENCH := $(if $(wildcard bench/c/fparticles_par.c),$(B)/fparticles-par) \
 .PHONY: bench bench-c bench-extra bench-deps bench-hs-build bench-tools
 
 bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench $(B)/second-order-bench \
-         bench-tools
+         $(B)/fork-fold bench-tools
 
 # CoDiPack and Adept: built only when their checkouts are named; a missing
 # or broken checkout is an error when it is named (so it is not silently
@@ -111,6 +111,11 @@ $(B)/forward-bench: bench/c/forward_bench.c $(LIB_A) include/dualrev.h
 
 # profiling aid (not run by the driver): fdotprod's time phase by phase
 $(B)/profile-phases: bench/c/profile_phases.c $(HDR) $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
+
+# profiling aid (not run by the driver): the parallel sweep of forked folds
+$(B)/fork-fold: bench/c/fork_fold.c $(LIB_A) include/dualrev.h
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
