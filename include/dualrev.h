@@ -1036,11 +1036,16 @@ DR_API dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
  * job runs on the calling thread, children last-to-first: the result is
  * bit-identical to the sequential recording of the same program (children
  * in order 0..n-1), and deterministic.  With more threads, sibling jobs run
- * at once on the tape's worker pool, and additions that siblings make into
- * the adjoint of a node recorded before their fork are atomic: the order of
- * those additions varies, so adjoints agree with the sequential result to
- * rounding (and are bit-identical when no two siblings touch the same
- * ancestor node).  Each job's own nodes are swept by one thread, in order.
+ * at once on the tape's worker pool.  What a job adds into the adjoint of a
+ * node recorded before its fork is noted in a log of the job's, and the job
+ * that forked adds its children's logs in once they are all done, in the
+ * order the sequential sweep makes those additions: the adjoints are
+ * bit-identical to one thread's, at any thread count.  Two exceptions
+ * agree to rounding only: sibling jobs that take an array recorded before
+ * their fork sum into its adjoint in the order they finish (see
+ * "Fork-join" under arrays), and so into whatever that adjoint flows to;
+ * and a sweep that ran out of memory for a log adds atomically from then
+ * on.  Each job's own nodes are swept by one thread, in order.
  * The pool is created on first use (threads - 1 workers; the calling thread
  * works too), reused by later sweeps and dr_fork_run calls, and stopped by
  * dr_tape_free or a dr_set_threads with another count.  If a thread cannot

@@ -92,6 +92,8 @@ struct dr_kid {
     dr_tape *handle;     /* while forked: the child's recording handle   */
     dr_chunk *chunk;     /* after join: newest chunk of the final job     */
     dr_hist *hist;       /* after join: history of the final job          */
+    dr_anc_log log;      /* during a parallel sweep: its adds into the
+                            ancestors, until the forking task adds them  */
 };
 struct dr_hist {
     dr_chunk *before_chunk; /* the job that forked: its newest chunk ...  */

@@ -6,18 +6,22 @@
  * sweep_history hook) this file walks the history backwards: for a fork
  * record, the child tasks are resolved (concurrently when a pool is
  * running), then the forking job.  While siblings run, adds into ids below
- * the fork's mark (ancestor jobs) are atomic; ids at or above it belong to
- * the running task alone.
+ * the fork's mark (ancestor jobs) go to the running task's log
+ * (dr_anc_log); ids at or above it belong to the running task alone.  When
+ * all the children are done, the task that forked adds their logs in, the
+ * last child's first, as a sequential sweep adds them: the adjoints come
+ * out the same, bit for bit, at any number of threads.
  */
 #include "jobs/jobs.h"
 
 #include <stdint.h>
 
-static void sweep_job(dr_par *P, dr_chunk *c, int64_t lo, bool atomic)
+static void sweep_job(dr_par *P, dr_chunk *c, int64_t lo, bool atomic,
+                      dr_anc_log *log)
 {
     if (!c)
         return;
-    dr_sweep s = {P->adj, P->pool.root, atomic, lo, NULL, {NULL}, 0};
+    dr_sweep s = {P->adj, P->pool.root, atomic, lo, NULL, {NULL}, 0, log};
     if (atomic)
         dr__sweep_chunks_atomic(c, &s);
     else
@@ -25,26 +29,46 @@ static void sweep_job(dr_par *P, dr_chunk *c, int64_t lo, bool atomic)
 }
 
 static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
-                    bool atomic);
+                    bool atomic, dr_anc_log *log);
 
-/* a kid's task in a sweep: resolve its child task beside its siblings */
+/* a kid's task in a sweep: resolve its child task beside its siblings,
+   logging its adds into the ancestors */
 static void run_kid(dr_task *task, dr_pool *pool)
 {
     dr_kid *k = (dr_kid *)task;
-    resolve(pool->root->parallel, k->chunk, k->hist, k->owner->mark, true);
+    k->log = (dr_anc_log){NULL, NULL, 0};
+    resolve(pool->root->parallel, k->chunk, k->hist, k->owner->mark, true,
+            &k->log);
 }
 
-/*
- * Resolve a task backwards from its job (c, h): sweep the job, then for its
- * fork record the children (concurrently if the pool is on and more than
- * one has work), then the job that forked, and so on back to the task's
- * start.  lo/atomic describe what may run beside this task.
- */
+/* after the kids of h ran side by side: their logs, the last kid's first,
+   each in its order, into the adjoints (or, for ids below this task's own,
+   into its log: as dr__acc puts any add of this task) */
+static void add_logs(dr_par *P, dr_hist *h, int64_t lo, bool atomic,
+                     dr_anc_log *log)
+{
+    dr_tape *R = P->pool.root;
+    dr_sweep s = {P->adj, R, atomic, lo, NULL, {NULL}, 0, log};
+    for (size_t i = h->n; i-- > 0;) {
+        dr_anc_log *L = &h->kids[i].log;
+        if (!L->first)
+            continue;
+        for (dr_scratch *b = L->first; b; b = b->next) {
+            const double *e = b->data;
+            size_t n = b == L->last ? L->n : DR_LOG_BLOCK;
+            for (size_t j = 0; j < n; j++)
+                dr__acc(&s, (int64_t)e[2 * j], e[2 * j + 1]);
+        }
+        dr__blocks_give(R, L->first, L->last);
+        *L = (dr_anc_log){NULL, NULL, 0};
+    }
+}
+
 static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
-                    bool atomic)
+                    bool atomic, dr_anc_log *log)
 {
     for (;;) {
-        sweep_job(P, c, lo, atomic);
+        sweep_job(P, c, lo, atomic, log);
         if (!h)
             return;
         size_t live = 0, one = 0, mine = SIZE_MAX;
@@ -64,10 +88,12 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
             if (mine != SIZE_MAX)
                 one = mine;
             dr__kids_run(P, h, one, true, run_kid);
+            add_logs(P, h, lo, atomic, log);
         } else {
             for (size_t i = h->n; i-- > 0;)
                 if (!dr__kid_empty(&h->kids[i]))
-                    resolve(P, h->kids[i].chunk, h->kids[i].hist, lo, atomic);
+                    resolve(P, h->kids[i].chunk, h->kids[i].hist, lo, atomic,
+                            log);
         }
         c = h->before_chunk;
         h = h->before_hist;
@@ -83,7 +109,7 @@ dr_status dr__sweep_forks(dr_tape *t, double *adj)
         t->state |= DR_ST_PSWEEP;
         dr__blas_solo_hold(); /* jobs' array rules run BLAS single-threaded */
     }
-    resolve(P, NULL, t->hist, 0, false);
+    resolve(P, NULL, t->hist, 0, false, NULL);
     if (P->use_pool)
         dr__blas_solo_release();
     t->state &= ~DR_ST_PSWEEP;

@@ -18,15 +18,33 @@
  * rule of a node kind recorded in this layer (n-ary nodes) must not reach
  * up for it.
  */
+/*
+ * What one task of a parallel sweep adds into its ancestor jobs' scalar
+ * adjoints, in the order it adds them: (relative id, value) pairs, two
+ * doubles an entry (an id is far below 2^53, so exact), in scratch blocks
+ * (dr__block_take) chained oldest first.  The task that forked adds its
+ * children's logs in once all of them are done (jobs/parallel_sweep.c),
+ * child by child in the order a sequential sweep takes them, so every
+ * adjoint receives the same additions in the same order at any thread
+ * count.
+ */
+#define DR_LOG_BLOCK (DR_SCRATCH_BLOCK / 2) /* entries a block */
+typedef struct dr_anc_log {
+    dr_scratch *first, *last; /* NULL until the first add               */
+    size_t n;                 /* entries in the last block              */
+} dr_anc_log;
+
 typedef struct dr_sweep {
     double *adj;     /* adjoint array, indexed by relative id; adj[-1] sink */
     dr_tape *tape;
-    bool atomic;     /* foreign writes must be atomic (parallel sweep)     */
+    bool atomic;     /* siblings run beside this job (parallel sweep)      */
     int64_t own_lo;  /* relative ids >= own_lo belong to the running job   */
     dr_scratch *pending; /* array adjoints of ancestor jobs accumulated by
                             the running rule, added in after it (arrays) */
     void *held[4];       /* locks the running rule holds (arrays)         */
     unsigned nheld;
+    dr_anc_log *log;     /* where adds into ids < own_lo go while atomic;
+                            NULL: they are atomic adds                    */
 } dr_sweep;
 
 /*
@@ -78,11 +96,12 @@ struct dr_ext {
  * Accumulation into the scalar adjoint array during a sweep.  In a parallel
  * sweep (s->atomic) several sibling jobs run at once and may add into the
  * same adjoint of an ancestor job: ids below s->own_lo are such "foreign"
- * ids and are added atomically; a job's own ids (>= own_lo) are only touched
- * by the job's own task and use plain adds.  The sink adj[-1] (missing
- * arguments) is skipped in parallel sweeps (it is shared).
- * Atomic adds may change the order of additions between runs, so parallel
- * sweeps agree with sequential ones to rounding, not bit for bit.
+ * ids, and their adds go to the task's log (dr_anc_log), added in by the
+ * forking task in a fixed order; a job's own ids (>= own_lo) are only
+ * touched by the job's own task and use plain adds.  The sink adj[-1]
+ * (missing arguments) is skipped in parallel sweeps (it is shared).
+ * Without a log (out of memory) a foreign add is atomic, made in whatever
+ * order the siblings reach it: the result then agrees to rounding only.
  */
 static inline void dr__atomic_add(double *p, double v)
 {
@@ -93,12 +112,28 @@ static inline void dr__atomic_add(double *p, double v)
     } while (!__atomic_compare_exchange(p, &old, &nw, true, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED));
 }
+/* the log's out-of-line part: a new block, or (no log, out of memory) the
+   atomic add (ancestor_log.c) */
+DR_HIDDEN void dr__anc_add_slow(dr_sweep *s, int64_t rel, double v);
+/* add v into ancestor id rel (< s->own_lo, >= 0) in a parallel sweep */
+static inline void dr__anc_add(dr_sweep *s, int64_t rel, double v)
+{
+    dr_anc_log *L = s->log;
+    if (DR_LIKELY(L && L->last && L->n < DR_LOG_BLOCK)) {
+        double *e = L->last->data + 2 * L->n;
+        e[0] = (double)rel;
+        e[1] = v;
+        L->n++;
+    } else {
+        dr__anc_add_slow(s, rel, v);
+    }
+}
 static inline void dr__acc(dr_sweep *s, int64_t rel, double v)
 {
     if (DR_LIKELY(!s->atomic) || rel >= s->own_lo)
         s->adj[rel] += v;
     else if (rel >= 0)
-        dr__atomic_add(&s->adj[rel], v);
+        dr__anc_add(s, rel, v);
 }
 /* for adjoint storage owned by an ext record (arrays): true if the record
    with relative id rel may be written by sibling jobs at the same time, so

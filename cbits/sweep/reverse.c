@@ -89,10 +89,12 @@ static inline void carry_store(carry *k, int64_t ia, double va, int64_t ib,
  * missing second argument adds into the sink slot adj[-1], cheaper than a
  * branch per node.  With it, sibling jobs run beside this one: arguments
  * below s->own_lo belong to ancestor jobs that siblings also add into, so
- * they are added atomically, and a missing argument (the shared sink) is
- * skipped.  The job's own slots are its alone, so the register carry works
- * as in the sequential loop: only own slots are read (g), so a carried
- * ancestor slot is never matched.
+ * those adds go to the task's log (record.h, dr__anc_add), and a missing
+ * argument (the shared sink) is skipped.  The job's own slots are its
+ * alone, so the register carry works as in the sequential loop: only own
+ * slots are read (g), so a carried ancestor slot is never matched.  Each
+ * product is rounded before it is added, in both modes, so a logged add
+ * made later gives the bits the sequential loop gives.
  */
 static inline __attribute__((always_inline)) void
 sweep_chunks(dr_chunk *c, dr_sweep *s, const bool par)
@@ -133,14 +135,14 @@ sweep_chunks(dr_chunk *c, dr_sweep *s, const bool par)
                     va += A[ia];
                     A[ia] = va;
                 } else {
-                    dr__atomic_add(&A[ia], va);
+                    dr__anc_add(s, ia, va);
                 }
                 vb = p->db * g;
                 if (ib >= lo) {
                     vb += A[ib];
                     A[ib] = vb;
                 } else if (p->b) {
-                    dr__atomic_add(&A[ib], vb);
+                    dr__anc_add(s, ib, vb);
                 }
             }
             carry_store(&k, ia, va, ib, vb);
@@ -203,7 +205,7 @@ dr_status dr_reverse(dr_tape *t)
     if (!t->adj_raw)
         return DR_OK; /* nothing was ever recorded: nothing to sweep */
     sync_chunk(t);
-    dr_sweep s = {t->adj_raw + 1, t, false, 0, NULL, {NULL}, 0};
+    dr_sweep s = {t->adj_raw + 1, t, false, 0, NULL, {NULL}, 0, NULL};
     t->adj_raw[0] = 0.0;
     dr__sweep_chunks(t->chunk, &s);
     /* the jobs before the last join, if the tape ever forked: the jobs
@@ -302,7 +304,7 @@ dr_status dr__sweep_ready(const dr_tape *t, size_t m, const dr_real *y,
 static __attribute__((noinline)) void ext_reverse(dr_tape *t, double *A,
                                                   const dr_node *p, double g)
 {
-    dr_sweep s = {A, t, false, 0, NULL, {NULL}, 0};
+    dr_sweep s = {A, t, false, 0, NULL, {NULL}, 0, NULL};
     dr_ext *e = dr__node_ext(p);
     e->reverse(e, &s, g);
 }
@@ -347,7 +349,7 @@ dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n, const dr_real *x,
         sync_chunk(t);
         dr_chunk *c = t->chunk;
         if (c->prev || c->n - c->lead > SMALL_SWEEP) {
-            dr_sweep s = {A, t, false, 0, NULL, {NULL}, 0};
+            dr_sweep s = {A, t, false, 0, NULL, {NULL}, 0, NULL};
             dr__sweep_chunks(c, &s);
         } else {
             /* a few nodes: the plain loop, from y down (nodes after y add

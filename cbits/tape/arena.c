@@ -91,9 +91,26 @@ void *dr__arena_alloc(dr_tape *t, size_t bytes)
 }
 
 
-/* (new buffers too are allocated under the lock, as all allocation while
-   other threads may use the tape: the user's allocator need not be
-   thread-safe) */
+/* a new buffer of n doubles; NULL when out of memory.  Called under the
+   lock, as all allocation while other threads may use the tape: the user's
+   allocator need not be thread-safe. */
+static dr_scratch *scratch_new(dr_tape *R, size_t n)
+{
+    if (n > SIZE_MAX / sizeof(double) - 64)
+        return NULL;
+    dr_scratch *b = dr__malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    b->data = dr__malloc_aligned((n ? n : 1) * sizeof(double), &b->raw);
+    if (!b->data) {
+        dr__free(b);
+        return NULL;
+    }
+    b->cap = n;
+    dr__bytes_add(R, (ptrdiff_t)(sizeof *b + n * sizeof(double)));
+    return b;
+}
+
 dr_scratch *dr__scratch_take(dr_tape *R, size_t n)
 {
     dr__lock(R);
@@ -101,21 +118,34 @@ dr_scratch *dr__scratch_take(dr_tape *R, size_t n)
     while (*pp && (*pp)->cap < n)
         pp = &(*pp)->next;
     dr_scratch *b = *pp;
-    if (b) {
+    if (b)
         *pp = b->next;
-    } else if (n <= SIZE_MAX / sizeof(double) - 64 &&
-               (b = dr__malloc(sizeof *b)) != NULL) {
-        b->data = dr__malloc_aligned((n ? n : 1) * sizeof(double), &b->raw);
-        if (b->data) {
-            b->cap = n;
-            dr__bytes_add(R, (ptrdiff_t)(sizeof *b + n * sizeof(double)));
-        } else {
-            dr__free(b);
-            b = NULL;
-        }
-    }
+    else
+        b = scratch_new(R, n);
     dr__unlock(R);
     return b;
+}
+
+dr_scratch *dr__block_take(dr_tape *R)
+{
+    dr__lock(R);
+    dr_scratch *b = R->block_spare;
+    if (b)
+        R->block_spare = b->next;
+    else
+        b = scratch_new(R, DR_SCRATCH_BLOCK);
+    dr__unlock(R);
+    if (b)
+        b->next = NULL;
+    return b;
+}
+
+void dr__blocks_give(dr_tape *R, dr_scratch *first, dr_scratch *last)
+{
+    dr__lock(R);
+    last->next = R->block_spare;
+    R->block_spare = first;
+    dr__unlock(R);
 }
 
 void dr__scratch_give(dr_tape *R, dr_scratch *b)
@@ -127,13 +157,20 @@ void dr__scratch_give(dr_tape *R, dr_scratch *b)
     dr__unlock(R);
 }
 
-void dr__scratch_free(dr_tape *R)
+static void free_list(dr_scratch *b)
 {
-    for (dr_scratch *b = R->scratch; b;) {
+    while (b) {
         dr_scratch *nx = b->next;
         dr__free(b->raw);
         dr__free(b);
         b = nx;
     }
+}
+
+void dr__scratch_free(dr_tape *R)
+{
+    free_list(R->scratch);
     R->scratch = NULL;
+    free_list(R->block_spare);
+    R->block_spare = NULL;
 }

@@ -211,6 +211,7 @@ struct dr_tape {
     dr_arena_block *arena_free, *blocks; /* free blocks; every block     */
 
     dr_scratch *scratch; /* spare scratch buffers                     */
+    dr_scratch *block_spare; /* spare scratch blocks (dr__block_take)  */
     double *adj_raw;    /* sweep: adjoint storage, adj_raw[0] the sink */
     size_t adj_cap;     /* sweep: slots after the sink                */
     int64_t adj_valid;  /* sweep: relative ids < adj_valid have live
@@ -302,7 +303,15 @@ DR_HIDDEN void *dr__arena_alloc(dr_tape *t, size_t bytes);
    Safe from any thread: they take the shared-storage lock. */
 DR_HIDDEN dr_scratch *dr__scratch_take(dr_tape *root, size_t n);
 DR_HIDDEN void dr__scratch_give(dr_tape *root, dr_scratch *b);
-/* the root's spare scratch buffers, for dr_tape_free */
+/* a scratch buffer of DR_SCRATCH_BLOCK doubles, from a list of its own
+   (taking one is O(1): a parallel sweep's logs take many, chained by next,
+   which this sets to NULL), or NULL when memory runs out; and a chain of
+   them (first .. last, linked by next) back.  Under the lock, as above. */
+#define DR_SCRATCH_BLOCK 112
+DR_HIDDEN dr_scratch *dr__block_take(dr_tape *root);
+DR_HIDDEN void dr__blocks_give(dr_tape *root, dr_scratch *first,
+                               dr_scratch *last);
+/* the root's spare scratch buffers and blocks, for dr_tape_free */
 DR_HIDDEN void dr__scratch_free(dr_tape *root);
 
 /* sharing.c: what a tape needs once several threads use it, made at its
