@@ -32,13 +32,16 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
                     bool atomic, dr_anc_log *log);
 
 /* a kid's task in a sweep: resolve its child task beside its siblings,
-   logging its adds into the ancestors */
+   logging its adds into the ancestors (in a log on this thread's stack
+   while it runs: the kids' records share cache lines, and a log's count
+   changes at every add) */
 static void run_kid(dr_task *task, dr_pool *pool)
 {
     dr_kid *k = (dr_kid *)task;
-    k->log = (dr_anc_log){NULL, NULL, 0};
+    dr_anc_log log = {NULL, NULL, 0};
     resolve(pool->root->parallel, k->chunk, k->hist, k->owner->mark, true,
-            &k->log);
+            &log);
+    k->log = log;
 }
 
 /* after the kids of h ran side by side: their logs, the last kid's first,
