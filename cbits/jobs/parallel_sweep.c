@@ -23,7 +23,7 @@ static void sweep_job(dr_par *P, dr_chunk *c, int64_t lo, bool atomic,
         return;
     dr_sweep s = {P->adj, P->pool.root, atomic, lo, NULL, {NULL}, 0, log};
     if (atomic)
-        dr__sweep_chunks_atomic(c, &s);
+        dr__sweep_chunks_par(c, &s);
     else
         dr__sweep_chunks(c, &s);
 }
@@ -67,6 +67,13 @@ static void add_logs(dr_par *P, dr_hist *h, int64_t lo, bool atomic,
     }
 }
 
+/*
+ * Resolve a task backwards from its job (c, h): sweep the job, then for its
+ * fork record the children (concurrently if the pool is on and more than
+ * one has work, then their logs), then the job that forked, and so on back
+ * to the task's start.  lo/atomic describe what may run beside this task,
+ * log where its adds into ids below lo go.
+ */
 static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
                     bool atomic, dr_anc_log *log)
 {

@@ -155,7 +155,7 @@ void dr__sweep_chunks(dr_chunk *c, dr_sweep *s)
     sweep_chunks(c, s, false);
 }
 
-void dr__sweep_chunks_atomic(dr_chunk *c, dr_sweep *s)
+void dr__sweep_chunks_par(dr_chunk *c, dr_sweep *s)
 {
     sweep_chunks(c, s, true);
 }

@@ -36,8 +36,9 @@ DR_HIDDEN dr_status dr__slots_seed(dr_tape *t, double **raw, size_t *cap,
 DR_HIDDEN dr_status dr__adj_ensure(dr_tape *t);
 /* sweep one job's chunks, newest first; plain adds (no sibling runs) */
 DR_HIDDEN void dr__sweep_chunks(dr_chunk *last, dr_sweep *s);
-/* the same where s->atomic: adds into ids < s->own_lo are atomic */
-DR_HIDDEN void dr__sweep_chunks_atomic(dr_chunk *last, dr_sweep *s);
+/* the same beside sibling jobs (s->atomic): adds into ids < s->own_lo go
+   to s->log */
+DR_HIDDEN void dr__sweep_chunks_par(dr_chunk *last, dr_sweep *s);
 
 /* what every driver checks before touching anything, so that a bad call
    changes nothing: a whole root handle (dr__whole), no sticky status, and
