@@ -7,7 +7,8 @@
 -- really run in parallel.
 module Main (main) where
 
-import Control.Exception (evaluate, try, SomeException)
+import Control.Concurrent (getNumCapabilities, setNumCapabilities)
+import Control.Exception (evaluate, finally, try, SomeException)
 import Test.Hspec
 import Test.QuickCheck
 
@@ -72,6 +73,21 @@ differentiable [d|
         (a, b) = simsFork l |*| simsFork r
     in a + b
 
+  -- the same with a damping c that every job reads: the jobs' adds into
+  -- its adjoint meet
+  simC :: Double -> (Double, Double) -> Double
+  simC c (p, v) = go (50 :: Int) p v
+    where go n q w | n == 0 = q * w
+                   | otherwise = go (n - 1) (q + 0.05 * w) (w - 0.05 * (c * q + 0.2 * w))
+
+  simsForkC :: (Double, [(Double, Double)]) -> Double
+  simsForkC (_, []) = 0
+  simsForkC (c, [p]) = simC c p
+  simsForkC (c, ps) =
+    let (l, r) = splitAt (length ps `div` 2) ps
+        (a, b) = simsForkC (c, l) |*| simsForkC (c, r)
+    in a + b
+
   transposeF :: Mat -> Mat
   transposeF m = mtranspose m
 
@@ -80,6 +96,19 @@ differentiable [d|
     let (a, (b, c)) = vsum (vexp v) |*| (msumAll (msquare m) |*| vdot v (matVec m v))
     in a * b + c
   |]
+
+-- | The gradient of simsForkC at x, computed with c capabilities: with two
+-- the pairs record as jobs swept in parallel, with one they record in
+-- order on one job.  (NOINLINE, and c an argument, so that the two calls
+-- are not shared.)
+simsForkGradAt :: Int -> (Double, [(Double, Double)]) -> IO [Double]
+simsForkGradAt c x = do
+  setNumCapabilities c
+  let (gc, gps) = $(grad 'simsForkC) x
+      g = gc : concat [[a, b] | (a, b) <- gps]
+  _ <- evaluate (sum g)
+  pure g
+{-# NOINLINE simsForkGradAt #-}
 
 -- | Central finite differences of f at x along each coordinate of a flat
 -- parameter vector.
@@ -144,6 +173,14 @@ main = hspec $ do
       forAll (choose (0, 9)) $ \k -> forAll (vectorOf k ((,) <$> choose (-1, 1) <*> choose (-1, 1))) $ \ps ->
         close 1e-12 (concat [[a, b] | (a, b) <- $(grad 'simsFork) ps])
                     (concat [[a, b] | (a, b) <- $(grad 'simsSeq) ps])
+    it "a forked tree's gradient is the same, bit for bit, at two capabilities and at one" $
+      forAll (choose (0.1, 1)) $ \c -> forAll (choose (2, 9)) $ \k ->
+        forAll (vectorOf k ((,) <$> choose (-1, 1) <*> choose (-1, 1))) $ \ps ->
+          ioProperty $ do
+            n <- getNumCapabilities
+            (gPar, gSeq) <- ((,) <$> simsForkGradAt (max 2 n) (c, ps) <*> simsForkGradAt 1 (c, ps))
+                              `finally` setNumCapabilities n
+            pure (gPar === gSeq)
     it "forked array operations: finite differences" $
       forAll (vecs 2) $ \v -> forAll (vecs 4) $ \m ->
         let f ps = let (pv, pm) = splitAt 2 ps in forkArrays (vfromList pv, matOf 2 2 pm)
