@@ -21,10 +21,13 @@ hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
 
 # cabal rebuilds a C source when it changes, not when a header does: when a
 # header changes, drop the package's C objects so none is built against an
-# old struct layout
+# old struct layout, and the library's build record, without which cabal
+# would find the package up to date and keep linking the objects it built
+# before (when no source file changed too)
 $(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*/*.h) include/dualrev.h
 	@mkdir -p $(HS_BUILD)
-	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*cbits*' \( -name '*.o' -o -name '*.dyn_o' \) -delete; fi
+	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*cbits*' \( -name '*.o' -o -name '*.dyn_o' \) -delete; \
+	  rm -f $(HS_BUILD)/dist/build/*/*/dualrev-$(VERSION)/cache/build; fi
 	@touch $@
 
 # GHC does not recompile a module when only the Template Haskell code that
