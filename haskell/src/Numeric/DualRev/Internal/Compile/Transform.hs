@@ -751,7 +751,7 @@ wrapperDec d w k = do
 -- | Worker parameters and body for a function's equations.
 funBody :: Env -> Int -> [C.Clause] -> Q ([Pat], Exp)
 funBody env _ [C.Clause ps b ws] | not (canFall b) = do
-  ps' <- mapM (transPat env) ps
+  ps' <- mapM (fmap strictVar . transPat env) ps
   e <- transWhereBody (addVars (concatMap patVars ps) env) ws b (errExp (failMsg env "a function"))
   pure (ps', e)
 funBody env k cs = do
@@ -762,6 +762,14 @@ funBody env k cs = do
       alts = [Alt (case ps of { [q] -> q; _ -> TupP ps }) b ws | C.Clause ps b ws <- cs]
   e <- transAlts env scrut alts (errExp (failMsg env "a function"))
   pure (map VarP as, e)
+
+-- | A variable parameter of a worker taken strictly.  Differentiable code
+-- is call-by-value, so the argument is a value already; saying so lets GHC
+-- pass the fields of a tuple or record argument in registers (a loop whose
+-- state is a tuple allocated it again at every step).
+strictVar :: Pat -> Pat
+strictVar (VarP v) = BangP (VarP v)
+strictVar q = q
 
 -- | The worker's type: the first k argument types transformed, then @AD r'@.
 workerType :: TyEnv -> Int -> Type -> Q Type
