@@ -67,11 +67,10 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
 
 /* ------------------------------------------------------------- recording */
 
-dr_real dr_input(dr_tape *t, double v)
+/* an input node of value v (logged for second order) on t (not NULL) */
+static inline dr_idx input_node(dr_tape *t, double v)
 {
-    dr_real r = {v, DR_NONE};
-    if (DR_UNLIKELY(!t))
-        return r;
+    dr_idx id;
     dr_node *p = t->cur;
     dr_chunk *c = t->chunk;
     /* (a cursor short of its end is in a chunk of its own job) */
@@ -81,12 +80,20 @@ dr_real dr_input(dr_tape *t, double v)
         c->lead++;
         t->cur = p + 1;
         t->len++;
-        r.idx = t->base + t->next++;
+        id = t->base + t->next++;
     } else {
-        r.idx = dr__push(t, -1, 0.0, -1, 0.0);
+        id = dr__push(t, -1, 0.0, -1, 0.0);
     }
-    if (dr__order2(t) && r.idx != DR_NONE)
-        dr__oplog(t, r.idx, DR_OPC_INPUT, 0.0, 0.0, v, DR_NONE, DR_NONE);
+    if (dr__order2(t) && id != DR_NONE)
+        dr__oplog(t, id, DR_OPC_INPUT, 0.0, 0.0, v, DR_NONE, DR_NONE);
+    return id;
+}
+
+dr_real dr_input(dr_tape *t, double v)
+{
+    dr_real r = {v, DR_NONE};
+    if (DR_LIKELY(t != NULL))
+        r.idx = input_node(t, v);
     return r;
 }
 
@@ -157,10 +164,7 @@ dr_real dr_const(double v)
 
 dr_idx dr_record0(dr_tape *t)
 {
-    dr_idx id = t ? dr__push(t, -1, 0.0, -1, 0.0) : DR_NONE;
-    if (dr__order2(t) && id != DR_NONE)
-        dr__oplog(t, id, DR_OPC_INPUT, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
-    return id;
+    return t ? input_node(t, 0.0) : DR_NONE;
 }
 
 dr_idx dr_record1(dr_tape *t, dr_idx a, double da)

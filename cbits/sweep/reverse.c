@@ -216,9 +216,11 @@ dr_status dr_reverse(dr_tape *t)
                                  may fail */
 }
 
-dr_status dr_adjoint_get(const dr_tape *t, dr_idx id, double *out)
+/* dr_adjoint_get, in line in both public reads (a gradient read one input
+   at a time calls dr_adjoint once an input) */
+static inline dr_status adjoint_get(const dr_tape *t, dr_idx id, double *out)
 {
-    if (!t || !out || t->root != t)
+    if (!t || t->root != t)
         return DR_EINVAL;
     int64_t r;
     if (!dr__rel(t, id, &r))
@@ -227,10 +229,15 @@ dr_status dr_adjoint_get(const dr_tape *t, dr_idx id, double *out)
     return DR_OK;
 }
 
+dr_status dr_adjoint_get(const dr_tape *t, dr_idx id, double *out)
+{
+    return out ? adjoint_get(t, id, out) : DR_EINVAL;
+}
+
 double dr_adjoint(const dr_tape *t, dr_idx id)
 {
     double v;
-    if (dr_adjoint_get(t, id, &v) != DR_OK)
+    if (adjoint_get(t, id, &v) != DR_OK)
         return __builtin_nan("");
     return v;
 }
