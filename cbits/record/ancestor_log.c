@@ -13,7 +13,6 @@ void dr__anc_add_slow(dr_sweep *s, int64_t rel, double v)
        the sweep) */
     dr_scratch *b = L ? dr__block_take(s->tape->root) : NULL;
     if (b) {
-        b->owner = L;
         if (L->last)
             L->last->next = b;
         else

@@ -12,13 +12,6 @@
 #include "record/scalar_rules.h"
 
 /*
- * State of one reverse sweep, as an extended node's reverse rule gets it.
- * The sweep layer fills it in and drives the rules; it is declared here,
- * with the nodes, because a node kind is its record plus its rule, and the
- * rule of a node kind recorded in this layer (n-ary nodes) must not reach
- * up for it.
- */
-/*
  * What one task of a parallel sweep adds into its ancestor jobs' scalar
  * adjoints, in the order it adds them: (relative id, value) pairs, two
  * doubles an entry (an id is far below 2^53, so exact), in scratch blocks
@@ -34,6 +27,13 @@ typedef struct dr_anc_log {
     size_t n;                 /* entries in the last block              */
 } dr_anc_log;
 
+/*
+ * State of one reverse sweep, as an extended node's reverse rule gets it.
+ * The sweep layer fills it in and drives the rules; it is declared here,
+ * with the nodes, because a node kind is its record plus its rule, and the
+ * rule of a node kind recorded in this layer (n-ary nodes) must not reach
+ * up for it.
+ */
 typedef struct dr_sweep {
     double *adj;     /* adjoint array, indexed by relative id; adj[-1] sink */
     dr_tape *tape;
