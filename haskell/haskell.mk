@@ -48,6 +48,7 @@ hs-lib: hs-deps
 # tests again on two capabilities, the compile-fail cases, then the
 # comparison with ad where ad is installed
 test-hs: hs-deps
+	sh tools/check-hs-rebuild.sh
 	$(CABAL) build -v1 dualrev:tests
 	$(CABAL) test -v1 dualrev:tests --test-show-details=direct
 	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test)" --match "/Overloaded/" +RTS -N2 -RTS
