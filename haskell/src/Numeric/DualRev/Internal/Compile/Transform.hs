@@ -761,7 +761,7 @@ funBody env k cs = do
         _ -> TupE (map (Just . VarE) as)
       alts = [Alt (case ps of { [q] -> q; _ -> TupP ps }) b ws | C.Clause ps b ws <- cs]
   e <- transAlts env scrut alts (errExp (failMsg env "a function"))
-  pure (map VarP as, e)
+  pure (map (strictVar . VarP) as, e)
 
 -- | A variable parameter of a worker taken strictly.  Differentiable code
 -- is call-by-value, so the argument is a value already; saying so lets GHC
