@@ -24,6 +24,12 @@ FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_dualrev
 FUZZ_DRV     := $(FUZZ_DIR)/fuzz_regress
 FUZZ_CORPUS  := tests/fuzz/corpus
+# the target's sources: the decoder and first-order operations, the
+# reference, and one file per area of the API (tests/fuzz/README.md)
+FUZZ_SRC     := $(addprefix tests/fuzz/,fuzz_dualrev.c fuzz_ref.c \
+                  fuzz_modes.c fuzz_second_order.c fuzz_loops.c \
+                  fuzz_external.c fuzz_tapes.c)
+FUZZ_SRC_HDR := tests/fuzz/fuzz_ref.h tests/fuzz/fuzz_model.h
 FUZZ_WORK    := $(FUZZ_DIR)/work
 
 FUZZ_BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
@@ -46,16 +52,16 @@ $(FUZZ_DIR)/obj/%.o: cbits/%.c $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CF) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
 
-$(FUZZ_BIN): tests/fuzz/fuzz_dualrev.c $(FUZZ_LIB_OBJ) $(FUZZ_HDRS)
+$(FUZZ_BIN): $(FUZZ_SRC) $(FUZZ_SRC_HDR) $(FUZZ_LIB_OBJ) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CF) -fsanitize=fuzzer $(FUZZ_SAN) \
-	    tests/fuzz/fuzz_dualrev.c $(FUZZ_LIB_OBJ) -o $@ \
+	    $(FUZZ_SRC) $(FUZZ_LIB_OBJ) -o $@ \
 	    $(FUZZ_BLAS_LIBS) -lpthread -lm
 
 # the plain driver: gcc, no sanitizers needed (add them with FUZZ_CFLAGS)
-$(FUZZ_DRV): tests/fuzz/fuzz_dualrev.c $(FUZZ_LIB_SRC) $(FUZZ_HDRS)
+$(FUZZ_DRV): $(FUZZ_SRC) $(FUZZ_SRC_HDR) $(FUZZ_LIB_SRC) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(FUZZ_CF) -DFUZZ_DRIVER tests/fuzz/fuzz_dualrev.c \
+	$(CC) $(FUZZ_CF) -DFUZZ_DRIVER $(FUZZ_SRC) \
 	    $(FUZZ_LIB_SRC) -o $@ $(FUZZ_BLAS_LIBS) -lpthread -lm
 
 fuzz-build: $(FUZZ_BIN)

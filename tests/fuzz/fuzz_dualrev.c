@@ -4,545 +4,44 @@
  * The input bytes are decoded into a program of API calls on one tape
  * (scalar operations, inputs, user-recorded nodes, the inline recorder,
  * small arrays, fork-join, seeds, sweeps, gradients, clears, invalid ids and
- * sizes).  Next to the engine the harness runs its own forward-mode
- * reference: every value it knows carries a tangent vector over up to NT
- * input directions, with derivative rules written here from calculus.  Every
+ * sizes; and, in the files beside this one, forward and vector modes,
+ * second order, checkpointed loops, external functions and a second tape).
+ * Next to the engine the harness runs its own forward-mode reference
+ * (fuzz_ref.c): every value it knows carries a tangent vector over up to NT
+ * input directions, with derivative rules written from calculus.  Every
  * gradient, Jacobian or adjoint the engine returns with DR_OK is compared
  * with the tangents; every status (returned or sticky) is compared with what
  * the header promises.  A mismatch, like a crash or undefined behaviour, is a
  * finding: the harness prints it and aborts.
  *
- * Built two ways (tests/fuzz/fuzz.mk):
+ * This file holds the model (fuzz_model.h), the decoder and the operations
+ * of the first-order API.  Built two ways (tests/fuzz/fuzz.mk):
  *   - with -fsanitize=fuzzer: LLVMFuzzerTestOneInput is the libFuzzer entry;
  *   - with -DFUZZ_DRIVER: a main() that runs every file named on the command
  *     line (directories: every file in them), for regression runs with gcc.
  */
-#include "dualrev.h"
+#include "fuzz_model.h"
 
 #include <dirent.h>
-#include <float.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* ------------------------------------------------------------- limits */
-
-#define NT 32        /* tangent directions (inputs the reference follows)  */
-#define NS 32        /* scalar slots                                        */
-#define NA 10        /* array slots                                         */
-#define MAXE 16      /* elements of an array the harness makes              */
-#define MAXJOBS 64   /* jobs per tape between clears (visibility masks)     */
-#define MAXLEV 3     /* the root and two nested fork levels                 */
-#define MAXOPS 600   /* decoded operations per input                        */
-#define MAXIDS 8192  /* ids remembered for the collision check             */
-#define NSTALE 16    /* ids from before a clear, kept for misuse            */
-
-/* a partial or growth factor beyond these makes a direction "wild": the
-   engine's reverse order and the forward reference may overflow or
-   underflow differently there, so it is not compared */
-#define PBIG 1e100
-#define GROW_MAX 1e100
-#define SHRINK_MIN 1e-150
-
-typedef uint64_t dmask;
-
-/* A value of the reference: its value and, per direction d, the tangent
-   t[d], a bound a[d] on the sum of |path products| (the scale of rounding
-   differences), an error e[d] from partials that two formulas give
-   differently, and the largest / smallest product of partials along any
-   path (g[d] / l[d]).  Bit d of s: some path (even with zero partials) leads
-   from direction d here; bit d of w: direction d is not comparable. */
-typedef struct dual {
-    double v;
-    dmask s, w;
-    double t[NT], a[NT], e[NT], g[NT], l[NT];
-} dual;
-
-typedef struct term {
-    const dual *x;
-    double p;  /* partial                                 */
-    double dp; /* its uncertainty (0: well conditioned)   */
-} term;
-
-/* ---------------------------------------------------------- findings */
-
-static const uint8_t *g_input;
-/* an array operation's operands include an active one (set while decoding
-   the operands; an array result is active exactly then) */
-static bool g_act;
-/* FUZZ_TRACE=1 in the environment prints the program as it runs */
-static int g_trace = -1;
-#define TRACE(...)                                                         \
-    do {                                                                   \
-        if (g_trace > 0)                                                   \
-            fprintf(stderr, __VA_ARGS__);                                  \
-    } while (0)
-static size_t g_input_len;
-
-static void finding(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2), noreturn));
-static void finding(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "\n*** dualrev fuzz finding: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    if (g_input) {
-        fprintf(stderr, "input (%zu bytes):", g_input_len);
-        for (size_t i = 0; i < g_input_len && i < 512; i++)
-            fprintf(stderr, "%s%02x", i % 32 ? " " : "\n  ", g_input[i]);
-        fprintf(stderr, "\n");
-    }
-    abort();
-}
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond))                                                       \
-            finding(__VA_ARGS__);                                          \
-    } while (0)
-
-static const char *sn(dr_status s) { return dr_strerror(s); }
-
-/* -------------------------------------------------------------- duals */
-
-static void dual_const(dual *o, double v)
-{
-    memset(o, 0, sizeof *o);
-    o->v = v;
-}
-
-static void dual_input(dual *o, double v, int dim)
-{
-    dual_const(o, v);
-    if (dim >= 0) {
-        o->s = (dmask)1 << dim;
-        o->t[dim] = 1.0;
-        o->a[dim] = 1.0;
-        o->g[dim] = 1.0;
-        o->l[dim] = 1.0;
-    }
-}
-
-/* a value whose derivative the reference cannot know: every direction is
-   wild */
-static void dual_unknown(dual *o, double v)
-{
-    dual_const(o, v);
-    o->s = o->w = ~(dmask)0;
-}
-
-/* out = value v with tangent sum_i p_i x_i (the chain rule); out may not
-   alias any x */
-static void lin(dual *o, double v, int n, const term *tm)
-{
-    dual_const(o, v);
-    for (int i = 0; i < n; i++) {
-        const dual *x = tm[i].x;
-        if (!x || !x->s)
-            continue;
-        double p = tm[i].p;
-        bool huge = !(fabs(p) <= PBIG);
-        /* x's wild directions stay wild through a non-zero partial; through
-           a zero one the sweep adds 0 * (a finite adjoint) = 0 into x, so
-           nothing of x's own subtree is reached from here (an infinite
-           adjoint here would come from a huge partial further on, which
-           marks these directions wild there) */
-        if (p != 0.0 || tm[i].dp != 0.0)
-            o->w |= x->w | (huge ? x->s : 0);
-        if (p == 0.0 || huge) {
-            /* a zero partial still joins the paths (the sweep multiplies
-               by it); what it carries is zero */
-            dmask m = x->s & ~o->s;
-            for (int d = 0; d < NT; d++) {
-                if (m >> d & 1) {
-                    o->g[d] = 1.0;
-                    o->l[d] = 1.0;
-                }
-                /* a zero partial that another formula makes non-zero */
-                if (x->s >> d & 1)
-                    o->e[d] += tm[i].dp * x->a[d];
-            }
-            o->s |= x->s;
-            continue;
-        }
-        double ap = fabs(p), gp = ap > 1 ? ap : 1, lp = ap < 1 ? ap : 1;
-        for (int d = 0; d < NT; d++) {
-            if (!(x->s >> d & 1))
-                continue;
-            bool first = !(o->s >> d & 1);
-            o->t[d] += p * x->t[d];
-            o->a[d] += ap * x->a[d];
-            o->e[d] += ap * x->e[d] + tm[i].dp * x->a[d];
-            double gg = gp * x->g[d], ll = lp * x->l[d];
-            if (first || gg > o->g[d])
-                o->g[d] = gg;
-            if (first || ll < o->l[d])
-                o->l[d] = ll;
-            o->s |= (dmask)1 << d;
-        }
-    }
-    for (int d = 0; d < NT; d++)
-        if (o->s >> d & 1)
-            if (!isfinite(o->t[d]) || !(o->a[d] <= 1e150) ||
-                !(o->g[d] <= GROW_MAX) || !(o->l[d] >= SHRINK_MIN) ||
-                !isfinite(o->e[d]))
-                o->w |= (dmask)1 << d;
-}
-
-static void lin1(dual *o, double v, const dual *x, double p, double dp)
-{
-    term tm[1] = {{x, p, dp}};
-    lin(o, v, 1, tm);
-}
-static void lin2(dual *o, double v, const dual *x, double p, double dpx,
-                 const dual *y, double q, double dpy)
-{
-    term tm[2] = {{x, p, dpx}, {y, q, dpy}};
-    lin(o, v, 2, tm);
-}
-
-/* engine result g against the reference for direction d of r; weight scales
-   the reference (seeds) */
-static void cmp_deriv(const char *what, double g, const dual *r, int d,
-                      int k)
-{
-    if (d < 0)
-        return;
-    if (!(r->s >> d & 1)) {
-        CHECK(g == 0.0,
-              "%s[%d]: engine %.17g, but the output does not depend on "
-              "that input (expected exactly 0)",
-              what, k, g);
-        return;
-    }
-    if (r->w >> d & 1)
-        return;
-    double ref = r->t[d];
-    double tol = 1e-9 * r->a[d] + 8.0 * r->e[d] + 1e-290;
-    CHECK(fabs(g - ref) <= tol,
-          "%s[%d]: engine %.17g, reference %.17g (|diff| %.3g > tol %.3g; "
-          "scale %.3g, formula err %.3g)",
-          what, k, g, ref, fabs(g - ref), tol, r->a[d], r->e[d]);
-}
-
-/* -------------------------------------------------------- value checks */
-
-static void cmp_value(const char *what, double eng, double ref, double scale,
-                      bool args_nan)
-{
-    if (args_nan || !(scale <= 1e280))
-        return; /* sums that overflow: the order decides inf or NaN */
-    if (isnan(ref) || isnan(eng)) {
-        CHECK(isnan(ref) && isnan(eng), "%s: value engine %.17g, reference "
-              "%.17g", what, eng, ref);
-        return;
-    }
-    if (isinf(ref) || isinf(eng)) {
-        if (fabs(isinf(ref) ? eng : ref) > 1e280)
-            return; /* overflow at the edge: rounding decides */
-        CHECK(eng == ref, "%s: value engine %.17g, reference %.17g", what, eng,
-              ref);
-        return;
-    }
-    double m = fmax(fabs(eng), fabs(ref));
-    if (m > 1e280 || scale > 1e280)
-        return;
-    double tol = 1e-11 * (m > scale ? m : scale) + 1e-280;
-    CHECK(fabs(eng - ref) <= tol,
-          "%s: value engine %.17g, reference %.17g (scale %.3g)", what, eng,
-          ref, scale);
-}
-
-/* ------------------------------------------------------ reference math */
-
-enum {
-    U_NEG, U_SQRT, U_CBRT, U_EXP, U_EXPM1, U_LOG, U_LOG1P, U_SIN, U_COS,
-    U_TAN, U_ASIN, U_ACOS, U_ATAN, U_SINH, U_COSH, U_TANH, U_ABS, U_ERF,
-    U_SIGMOID, U_RELU, U_SQUARE, N_UNARY
-};
-enum {
-    B_ADD, B_SUB, B_MUL, B_DIV, B_ATAN2, B_POW, B_MIN, B_MAX, B_HYPOT,
-    N_BINARY
-};
-static const char *const unary_name[N_UNARY] = {
-    "neg", "sqrt", "cbrt", "exp", "expm1", "log", "log1p", "sin", "cos",
-    "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "abs", "erf",
-    "sigmoid", "relu", "square"};
-static const char *const binary_name[N_BINARY] = {
-    "add", "sub", "mul", "div", "atan2", "pow", "min", "max", "hypot"};
-
-static double sigmoid_val(double x)
-{
-    if (x >= 0)
-        return 1.0 / (1.0 + exp(-x));
-    double e = exp(x);
-    return e / (1.0 + e);
-}
-
-/* |p - q| where both are finite, else 0 */
-static double disagree(double p, double q)
-{
-    return (isfinite(p) && isfinite(q)) ? fabs(p - q) : 0.0;
-}
-
-/* value and derivative of a one-argument function at x */
-static void ref_unary(int f, double x, double *y, double *p, double *dp)
-{
-    double v = 0, d = 0, alt = NAN;
-    switch (f) {
-    case U_NEG: v = -x; d = -1; break;
-    case U_SQRT: v = sqrt(x); d = 0.5 / v; alt = 1.0 / (2.0 * sqrt(x)); break;
-    case U_CBRT:
-        v = cbrt(x);
-        d = 1.0 / (3.0 * v * v);
-        if (x != 0)
-            alt = v / (3.0 * x);
-        break;
-    case U_EXP: v = exp(x); d = v; break;
-    case U_EXPM1: v = expm1(x); d = v + 1.0; alt = exp(x); break;
-    case U_LOG: v = log(x); d = 1.0 / x; break;
-    case U_LOG1P: v = log1p(x); d = 1.0 / (1.0 + x); break;
-    case U_SIN: v = sin(x); d = cos(x); break;
-    case U_COS: v = cos(x); d = -sin(x); break;
-    case U_TAN: {
-        v = tan(x);
-        double c = cos(x);
-        d = 1.0 / (c * c);
-        alt = 1.0 + v * v;
-        break;
-    }
-    case U_ASIN:
-        v = asin(x);
-        d = 1.0 / sqrt((1.0 - x) * (1.0 + x));
-        alt = 1.0 / sqrt(1.0 - x * x);
-        break;
-    case U_ACOS:
-        v = acos(x);
-        d = -1.0 / sqrt((1.0 - x) * (1.0 + x));
-        alt = -1.0 / sqrt(1.0 - x * x);
-        break;
-    case U_ATAN: v = atan(x); d = 1.0 / (1.0 + x * x); break;
-    case U_SINH: v = sinh(x); d = cosh(x); break;
-    case U_COSH: v = cosh(x); d = sinh(x); break;
-    case U_TANH: {
-        v = tanh(x);
-        double c = cosh(x);
-        d = 1.0 / (c * c);
-        alt = 1.0 - v * v;
-        break;
-    }
-    case U_ABS:
-        v = fabs(x);
-        d = x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : NAN;
-        break;
-    case U_ERF:
-        v = erf(x);
-        d = 1.1283791670955126 * exp(-x * x);
-        break;
-    case U_SIGMOID: {
-        v = sigmoid_val(x);
-        double e = exp(-fabs(x));
-        d = e / ((1.0 + e) * (1.0 + e));
-        alt = v * (1.0 - v);
-        break;
-    }
-    case U_RELU: v = x > 0 ? x : 0.0; d = x > 0 ? 1.0 : 0.0; break;
-    case U_SQUARE: v = x * x; d = 2.0 * x; break;
-    }
-    *y = v;
-    *p = d;
-    *dp = disagree(d, alt);
-}
-
-/* value and both partials of a two-argument function */
-static void ref_binary(int f, double a, double b, double *y, double *pa,
-                       double *dpa, double *pb, double *dpb)
-{
-    double v = 0, da = 0, db = 0, alta = NAN, altb = NAN;
-    switch (f) {
-    case B_ADD: v = a + b; da = 1; db = 1; break;
-    case B_SUB: v = a - b; da = 1; db = -1; break;
-    case B_MUL: v = a * b; da = b; db = a; break;
-    case B_DIV:
-        v = a / b;
-        da = 1.0 / b;
-        db = -v / b;
-        altb = -a / (b * b);
-        break;
-    case B_ATAN2: { /* atan2(y = a, x = b) */
-        v = atan2(a, b);
-        double r2 = a * a + b * b, h = hypot(a, b);
-        da = (b / h) / h;
-        db = (-a / h) / h;
-        alta = b / r2;
-        altb = -a / r2;
-        break;
-    }
-    case B_POW:
-        v = pow(a, b);
-        if (b == 0) {
-            da = 0;
-        } else {
-            da = b * pow(a, b - 1.0);
-            if (a != 0 && isfinite(a))
-                alta = b * v / a;
-        }
-        db = v == 0 ? 0.0 : v * log(a);
-        break;
-    case B_MIN:
-        v = fmin(a, b);
-        if (isnan(a) && isnan(b)) {
-            da = db = NAN;
-        } else if (isnan(a)) {
-            db = 1;
-        } else if (isnan(b)) {
-            da = 1;
-        } else if (a <= b) {
-            da = 1;
-        } else {
-            db = 1;
-        }
-        break;
-    case B_MAX:
-        v = fmax(a, b);
-        if (isnan(a) && isnan(b)) {
-            da = db = NAN;
-        } else if (isnan(a)) {
-            db = 1;
-        } else if (isnan(b)) {
-            da = 1;
-        } else if (a >= b) {
-            da = 1;
-        } else {
-            db = 1;
-        }
-        break;
-    case B_HYPOT:
-        v = hypot(a, b);
-        if (v == 0) {
-            da = db = 0;
-        } else {
-            da = a / v;
-            db = b / v;
-        }
-        break;
-    }
-    *y = v;
-    *pa = da;
-    *pb = db;
-    *dpa = disagree(da, alta);
-    *dpb = disagree(db, altb);
-}
-
-/* ------------------------------------------------------------ the model */
-
-enum { V_CONST, V_VALID, V_INVALID, V_UNKNOWN };
-
-/* an operand of an operation: what the engine gets and what it means */
-typedef struct opnd {
-    dr_real r;
-    const dual *d;
-    int kind;
-} opnd;
-
-typedef struct sslot {
-    bool live;
-    int epoch, job;
-    int dim;      /* the input direction it is, or -1 */
-    dr_real r;
-    dual d;
-} sslot;
-
-typedef struct aslot {
-    bool live, failed, active;
-    int epoch, job;
-    dr_arr h;
-    int rank;
-    int64_t rows, cols, n;
-    bool input;
-    int dim[MAXE];
-    dual el[MAXE];
-} aslot;
-
-/* the expected sticky status of a handle */
-typedef struct hstat {
-    dr_status st;
-} hstat;
-
-/* one level of the fork stack: level 0 is the root */
-typedef struct level {
-    dr_tape *h;
-    int job;
-    hstat hs;
-    /* while this level is forked (a level above it exists) */
-    int nk, cur;
-    dr_tape *kids[3];
-    int kjob[3];
-    dr_status kst[3];
-} level;
-
-/* a group of consecutive input ids (dr_inputs / dr_input_range) */
-typedef struct group {
-    int epoch;
-    dr_idx first;
-    int n;
-    int dim[8];
-} group;
-
-static struct state {
-    dr_tape *T;
-    int epoch;
-    sslot s[NS];
-    aslot a[NA];
-    level L[MAXLEV];
-    int depth;
-    int ndim;
-    dmask anc[MAXJOBS];
-    int njobs;
-    bool poison;     /* array values or seeds not finite: sweeps may make
-                        NaN where the reference cannot follow; no
-                        gradient comparisons until the next clear */
-    unsigned threads;
-    /* recorder */
-    bool rec_open;
-    dr_rec rec;
-    /* ids */
-    dr_idx ids[MAXIDS];
-    int nids;
-    dr_idx max_id;
-    dr_idx stale[NSTALE];
-    int nstale;
-    group grp[4];
-    int ngrp;
-    int last_slot;
-} S;
-
+struct state S;
+bool g_act;
 
 /* ------------------------------------------------------ the input reader */
 
-typedef struct rd {
-    const uint8_t *p;
-    size_t n, i;
-} rd;
-
-static unsigned u8(rd *r) { return r->i < r->n ? r->p[r->i++] : 0; }
-static unsigned u16(rd *r) { return u8(r) | u8(r) << 8; }
-static uint64_t u64(rd *r)
+unsigned u8(rd *r) { return r->i < r->n ? r->p[r->i++] : 0; }
+unsigned u16(rd *r) { return u8(r) | u8(r) << 8; }
+uint64_t u64(rd *r)
 {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
         v |= (uint64_t)u8(r) << (8 * i);
     return v;
 }
-static bool eof(const rd *r) { return r->i >= r->n; }
+bool eof(const rd *r) { return r->i >= r->n; }
 
 static const double vtab[] = {
     0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, 0.25,
@@ -554,7 +53,7 @@ static const double vtab[] = {
 
 /* a double: mostly small multiples of 1/8, sometimes special values, rarely
    raw bits */
-static double rdv(rd *r)
+double rdv(rd *r)
 {
     unsigned b = u8(r);
     if (b < 160)
@@ -568,7 +67,7 @@ static double rdv(rd *r)
 }
 
 /* a finite, moderate weight for seeds */
-static double rdw(rd *r)
+double rdw(rd *r)
 {
     static const double w[] = {1.0, -1.0, 0.5, 2.0, -3.0, 0.0, 1e-3, 7.0};
     return w[u8(r) % 8];
@@ -576,9 +75,9 @@ static double rdw(rd *r)
 
 /* ------------------------------------------------------------- helpers */
 
-static level *top(void) { return &S.L[S.depth]; }
+level *top(void) { return &S.L[S.depth]; }
 
-static int new_job(dmask base)
+int new_job(dmask base)
 {
     if (S.njobs >= MAXJOBS)
         return -1;
@@ -589,18 +88,18 @@ static int new_job(dmask base)
 
 static bool visible_job(int job) { return S.anc[top()->job] >> job & 1; }
 
-static bool svisible(const sslot *x)
+bool svisible(const sslot *x)
 {
     return x->live && x->epoch == S.epoch && visible_job(x->job);
 }
-static bool avisible(const aslot *x)
+bool avisible(const aslot *x)
 {
     return x->live && !x->failed && x->epoch == S.epoch &&
            visible_job(x->job);
 }
 
 /* remember an id the engine handed out; ids must never repeat */
-static void note_id(dr_idx id)
+void note_id(dr_idx id)
 {
     if (id == DR_NONE)
         return;
@@ -613,7 +112,7 @@ static void note_id(dr_idx id)
         S.max_id = id;
 }
 
-static bool known_id(dr_idx id)
+bool known_id(dr_idx id)
 {
     for (int i = 0; i < S.nids; i++)
         if (S.ids[i] == id)
@@ -622,7 +121,7 @@ static bool known_id(dr_idx id)
 }
 
 /* the model's view of a failure: the first one sticks */
-static void stick(hstat *h, dr_status st)
+void stick(hstat *h, dr_status st)
 {
     if (h->st == DR_OK)
         h->st = st;
@@ -630,7 +129,7 @@ static void stick(hstat *h, dr_status st)
 
 /* after a call that may fail with one of `allowed` (bit per status, bit 0:
    may also succeed): the handle's sticky status must agree */
-static void sync_status(const char *what, dr_tape *h, hstat *hs,
+void sync_status(const char *what, dr_tape *h, hstat *hs,
                         unsigned allowed)
 {
     dr_status now = dr_tape_status(h);
@@ -643,9 +142,8 @@ static void sync_status(const char *what, dr_tape *h, hstat *hs,
           "(mask %#x)", what, sn(now), allowed);
     hs->st = now;
 }
-#define ST(x) (1u << (x))
 
-static void check_sticky(const char *what, dr_tape *h, const hstat *hs)
+void check_sticky(const char *what, dr_tape *h, const hstat *hs)
 {
     dr_status now = dr_tape_status(h);
     CHECK(now == hs->st, "%s: sticky status %s, model %s", what, sn(now),
@@ -653,7 +151,7 @@ static void check_sticky(const char *what, dr_tape *h, const hstat *hs)
 }
 
 /* pick a visible scalar slot near index k, or -1 */
-static int pick_s(unsigned k)
+int pick_s(unsigned k)
 {
     for (int i = 0; i < NS; i++) {
         int j = (int)((k + (unsigned)i) % NS);
@@ -663,7 +161,7 @@ static int pick_s(unsigned k)
     return -1;
 }
 
-static int pick_a(unsigned k)
+int pick_a(unsigned k)
 {
     for (int i = 0; i < NA; i++) {
         int j = (int)((k + (unsigned)i) % NA);
@@ -673,8 +171,18 @@ static int pick_a(unsigned k)
     return -1;
 }
 
+int pick_input(unsigned k)
+{
+    for (int i = 0; i < NS; i++) {
+        int j = (int)((k + (unsigned)i) % NS);
+        if (svisible(&S.s[j]) && S.s[j].dim >= 0)
+            return j;
+    }
+    return -1;
+}
+
 /* an operand from one byte: a slot (when one is visible) or a constant */
-static opnd operand(rd *r, dual *cbuf)
+opnd operand(rd *r, dual *cbuf)
 {
     unsigned b = u8(r);
     opnd o;
@@ -695,7 +203,7 @@ static opnd operand(rd *r, dual *cbuf)
 
 /* an operand with a wrong id: one from before a clear, DR_NONE-like
    negatives, random bits, or ids far beyond anything handed out */
-static opnd bad_operand(rd *r, dual *cbuf)
+opnd bad_operand(rd *r, dual *cbuf)
 {
     double v = rdv(r);
     dual_const(cbuf, v);
@@ -752,7 +260,7 @@ static opnd bad_operand(rd *r, dual *cbuf)
 /* -------------------------------------------------- scalar operations */
 
 /* the engine side of a scalar operation */
-static dr_real eng_unary(dr_tape *t, int f, dr_real a)
+dr_real eng_unary(dr_tape *t, int f, dr_real a)
 {
     switch (f) {
     case U_NEG: return dr_neg(t, a);
@@ -779,7 +287,7 @@ static dr_real eng_unary(dr_tape *t, int f, dr_real a)
     }
 }
 
-static dr_real eng_binary(dr_tape *t, int f, dr_real a, dr_real b)
+dr_real eng_binary(dr_tape *t, int f, dr_real a, dr_real b)
 {
     switch (f) {
     case B_ADD: return dr_add(t, a, b);
@@ -794,16 +302,7 @@ static dr_real eng_binary(dr_tape *t, int f, dr_real a, dr_real b)
     }
 }
 
-/* where a scalar operation records (the main program or a fork_run job) */
-typedef struct sctx {
-    dr_tape *h;
-    hstat *hs;
-    dr_idx *ids; /* fork_run jobs collect their ids here (NULL: note_id) */
-    int *nids;
-    int cap;
-} sctx;
-
-static void ctx_note(sctx *c, dr_idx id)
+void ctx_note(sctx *c, dr_idx id)
 {
     if (!c->ids) {
         note_id(id);
@@ -818,7 +317,7 @@ static void ctx_note(sctx *c, dr_idx id)
  * operands' values.  Checks the value, the id and the status, and leaves the
  * model's result in *out (value: the engine's).
  */
-static void finish_scalar(sctx *c, const char *what, dr_real res,
+void finish_scalar(sctx *c, const char *what, dr_real res,
                           const dual *ref, int n, const opnd *ops,
                           double scale, bool nan_args, dual *out)
 {
@@ -865,7 +364,7 @@ static void finish_scalar(sctx *c, const char *what, dr_real res,
     out->v = res.val;
 }
 
-static void do_unary(sctx *c, int f, opnd a, dual *out, dr_real *rout)
+void do_unary(sctx *c, int f, opnd a, dual *out, dr_real *rout)
 {
     dr_real res = eng_unary(c->h, f, a.r);
     double y, p, dp;
@@ -877,7 +376,7 @@ static void do_unary(sctx *c, int f, opnd a, dual *out, dr_real *rout)
     *rout = res;
 }
 
-static void do_binary(sctx *c, int f, opnd a, opnd b, dual *out,
+void do_binary(sctx *c, int f, opnd a, opnd b, dual *out,
                       dr_real *rout)
 {
     dr_real res = eng_binary(c->h, f, a.r, b.r);
@@ -895,7 +394,7 @@ static void do_binary(sctx *c, int f, opnd a, opnd b, dual *out,
     *rout = res;
 }
 
-static void do_powi(sctx *c, opnd a, int n, dual *out, dr_real *rout)
+void do_powi(sctx *c, opnd a, int n, dual *out, dr_real *rout)
 {
     dr_real res = dr_powi(c->h, a.r, n);
     double x = a.r.val;
@@ -909,7 +408,7 @@ static void do_powi(sctx *c, opnd a, int n, dual *out, dr_real *rout)
 }
 
 /* store a scalar result in slot j */
-static void put_s(int j, dr_real r, const dual *d, int dim)
+void put_s(int j, dr_real r, const dual *d, int dim)
 {
     sslot *x = &S.s[j];
     x->live = true;
@@ -928,13 +427,13 @@ static void put_s(int j, dr_real r, const dual *d, int dim)
                 TRACE("      d%d: t %.17g a %.3g\n", q, d->t[q], d->a[q]);
 }
 
-static sctx main_ctx(void)
+sctx main_ctx(void)
 {
     sctx c = {top()->h, &top()->hs, NULL, NULL, 0};
     return c;
 }
 
-static int new_dim(void) { return S.ndim < NT ? S.ndim++ : -1; }
+int new_dim(void) { return S.ndim < NT ? S.ndim++ : -1; }
 
 /* ------------------------------------------------------- op: inputs */
 
@@ -1166,6 +665,13 @@ static void op_rec(rd *r)
             return;
         }
         dr_status st = dr_rec_begin(lv->h, &S.rec);
+        if (S.order == 2) {
+            /* inline code logs nothing for second order */
+            CHECK(st == DR_EINVAL, "dr_rec_begin on a tape of order 2: %s",
+                  sn(st));
+            check_sticky("dr_rec_begin (order 2)", lv->h, &lv->hs);
+            return;
+        }
         CHECK(st == DR_OK, "dr_rec_begin: %s", sn(st));
         S.rec_open = true;
         return;
@@ -1177,6 +683,14 @@ static void op_rec(rd *r)
     if (what == 2) { /* a second recorder on a busy handle */
         dr_rec r2;
         dr_status st = dr_rec_begin(lv->h, &r2);
+        if (!S.rec_open && S.order == 2) {
+            CHECK(st == DR_EINVAL, "dr_rec_begin on a tape of order 2: %s",
+                  sn(st));
+            CHECK(dr_rec_end(&r2) == DR_EINVAL, "dr_rec_end of a recorder "
+                  "that did not begin");
+            check_sticky("dr_rec_begin (order 2)", lv->h, &lv->hs);
+            return;
+        }
         if (!S.rec_open) {
             CHECK(st == DR_OK, "dr_rec_begin (second recorder): %s", sn(st));
             dr_status e = dr_rec_end(&r2);
@@ -1280,7 +794,7 @@ static void op_rec(rd *r)
 /* ---------------------------------------------------------- op: arrays */
 
 /* store an array result */
-static aslot *put_a(int j, dr_arr h, int rank, int64_t rows, int64_t cols)
+aslot *put_a(int j, dr_arr h, int rank, int64_t rows, int64_t cols)
 {
     aslot *x = &S.a[j];
     memset(x, 0, sizeof *x);
@@ -1301,14 +815,14 @@ static aslot *put_a(int j, dr_arr h, int rank, int64_t rows, int64_t cols)
     return x;
 }
 
-static void put_failed_a(int j)
+void put_failed_a(int j)
 {
     aslot *x = put_a(j, (dr_arr){DR_NONE, 0, 0, 0, NULL}, 0, 0, 0);
     x->failed = true;
 }
 
 /* an array op the engine must refuse with one of `allowed` */
-static void arr_expect_fail(const char *what, dr_arr h, unsigned allowed)
+void arr_expect_fail(const char *what, dr_arr h, unsigned allowed)
 {
     CHECK(h.idx == DR_NONE && h.rank == 0 && h.val == NULL,
           "%s: expected a failure, got id %lld rank %d", what,
@@ -2491,14 +2005,14 @@ static void op_arr_struct(rd *r)
 /* ------------------------------------------------ op: sweeps, gradients */
 
 /* the status a whole-tape call must give now (before its own checks) */
-static dr_status whole_status(void)
+dr_status whole_status(void)
 {
     if (S.depth > 0 || S.rec_open)
         return DR_EBUSY;
     return DR_OK;
 }
 
-static bool comparable(void) { return !S.poison; }
+bool comparable(void) { return !S.poison; }
 
 /* gradient of y (slot or constant) w.r.t. a list of xs */
 static void op_gradient(rd *r)
@@ -2848,7 +2362,14 @@ static void op_fork(rd *r)
             check_sticky("dr_fork (recorder open)", lv->h, &lv->hs);
             return;
         }
+        if (S.order == 2) { /* jobs log nothing for second order */
+            CHECK(st == DR_EINVAL, "dr_fork on a tape of order 2: %s",
+                  sn(st));
+            check_sticky("dr_fork (order 2)", lv->h, &lv->hs);
+            return;
+        }
         CHECK(st == DR_OK, "dr_fork(%zu): %s", n, sn(st));
+        S.forked = true;
         lv->nk = (int)n;
         lv->cur = 0;
         for (size_t i = 0; i < n; i++) {
@@ -3114,6 +2635,13 @@ static void op_fork_run(rd *r)
         check_sticky("dr_fork_run (recorder open)", lv->h, &lv->hs);
         return;
     }
+    if (S.order == 2) { /* jobs log nothing for second order */
+        CHECK(st == DR_EINVAL, "dr_fork_run on a tape of order 2: %s",
+              sn(st));
+        check_sticky("dr_fork_run (order 2)", lv->h, &lv->hs);
+        return;
+    }
+    S.forked = true;
     /* a job that left a recorder open (or a fork) makes the whole call
        DR_EBUSY, and its handle's status DR_EBUSY, which the join passes
        up; the nodes of an unfinished recorder are dropped, so that job's
@@ -3182,6 +2710,14 @@ static void forget_all(void)
     S.njobs = 0;
     S.L[0].job = new_job(0);
     S.L[0].hs.st = DR_OK;
+    /* the order stays; nothing is recorded yet */
+    S.forked = false;
+    S.epoch_from = dr_tape_mark(S.T);
+    S.o2_bad = INT64_MAX;
+    S.o1_from = S.order == 1 ? dr_tape_mark(S.T) : DR_NONE;
+    S.no_fwd = false;
+    S.nexternal = 0;
+    fz_cleared();
 }
 
 /* a small computation on a cleared tape: its gradient must be right */
@@ -3395,8 +2931,19 @@ static const opfn OPS[] = {
     op_arr_create, op_arr_elementwise, op_arr_scale, op_arr_bcast,
     op_arr_linalg, op_arr_reduce, op_arr_struct, op_gradient, op_gradient,
     op_gradient_range, op_seed_reverse, op_seed_reverse, op_fork, op_fork,
-    op_fork_run, op_threads, op_clear, op_misuse};
+    op_fork_run, op_threads, op_clear, op_misuse,
+    /* the other files' */
+    op_modes, op_modes, op_order, op_second_order, op_loop, op_external,
+    op_other_tape};
 #define NOPS (sizeof OPS / sizeof OPS[0])
+
+/* the array operations: their nodes have no second-order rule */
+static bool array_op(opfn f)
+{
+    return f == op_arr_create || f == op_arr_elementwise ||
+           f == op_arr_scale || f == op_arr_bcast || f == op_arr_linalg ||
+           f == op_arr_reduce || f == op_arr_struct;
+}
 
 /* close whatever the program left open, then check the last result */
 static void finish_program(void)
@@ -3463,17 +3010,29 @@ static int run_one(const uint8_t *data, size_t size)
     S.max_id = 0;
     S.L[0].h = S.T;
     S.L[0].job = new_job(0);
+    S.order = 1;
+    S.epoch_from = S.o1_from = dr_tape_mark(S.T);
+    S.o2_bad = INT64_MAX;
+    fz_start();
     rd r = {data, size, 0};
     for (int n = 0; n < MAXOPS && !eof(&r); n++) {
         unsigned op = u8(&r);
         g_act = false;
         TRACE("op %u at byte %zu (depth %d, rec %d)\n", op % (unsigned)NOPS,
               r.i - 1, S.depth, (int)S.rec_open);
-        OPS[op % NOPS](&r);
+        opfn f = OPS[op % NOPS];
+        dr_idx mark = dr_tape_mark(S.T);
+        f(&r);
+        /* an array operation recorded at order 2: a Hessian of a result
+           recorded from here on answers DR_ENOTSUP */
+        if (S.order == 2 && array_op(f) && dr_tape_mark(S.T) != mark &&
+            mark < S.o2_bad)
+            S.o2_bad = mark;
     }
     finish_program();
     dr_tape_free(S.T);
     S.T = NULL;
+    fz_end();
     g_input = NULL;
     return 0;
 }

@@ -1,0 +1,242 @@
+/*
+ * fuzz_model.h - the fuzz target's model of the tape it drives: the slots
+ * that hold the program's values with their reference, the fork stack,
+ * the expected sticky statuses, the ids handed out; the input reader; the
+ * helpers every operation uses; and the operations of the files beside
+ * fuzz_dualrev.c (tests/fuzz/README.md).
+ */
+#ifndef FUZZ_MODEL_H
+#define FUZZ_MODEL_H
+
+#include "fuzz_ref.h"
+
+/* ------------------------------------------------------------ the model */
+
+enum { V_CONST, V_VALID, V_INVALID, V_UNKNOWN };
+
+/* an operand of an operation: what the engine gets and what it means */
+typedef struct opnd {
+    dr_real r;
+    const dual *d;
+    int kind;
+} opnd;
+
+typedef struct sslot {
+    bool live;
+    int epoch, job;
+    int dim;      /* the input direction it is, or -1 */
+    dr_real r;
+    dual d;
+} sslot;
+
+typedef struct aslot {
+    bool live, failed, active;
+    int epoch, job;
+    dr_arr h;
+    int rank;
+    int64_t rows, cols, n;
+    bool input;
+    int dim[MAXE];
+    dual el[MAXE];
+} aslot;
+
+/* the expected sticky status of a handle */
+typedef struct hstat {
+    dr_status st;
+} hstat;
+
+/* one level of the fork stack: level 0 is the root */
+typedef struct level {
+    dr_tape *h;
+    int job;
+    hstat hs;
+    /* while this level is forked (a level above it exists) */
+    int nk, cur;
+    dr_tape *kids[3];
+    int kjob[3];
+    dr_status kst[3];
+} level;
+
+/* a group of consecutive input ids (dr_inputs / dr_input_range) */
+typedef struct group {
+    int epoch;
+    dr_idx first;
+    int n;
+    int dim[8];
+} group;
+
+struct state {
+    dr_tape *T;
+    int epoch;
+    sslot s[NS];
+    aslot a[NA];
+    level L[MAXLEV];
+    int depth;
+    int ndim;
+    dmask anc[MAXJOBS];
+    int njobs;
+    bool poison;     /* array values or seeds not finite: sweeps may make
+                        NaN where the reference cannot follow; no
+                        gradient comparisons until the next clear */
+    unsigned threads;
+    /* recorder */
+    bool rec_open;
+    dr_rec rec;
+    /* ids */
+    dr_idx ids[MAXIDS];
+    int nids;
+    dr_idx max_id;
+    dr_idx stale[NSTALE];
+    int nstale;
+    group grp[4];
+    int ngrp;
+    int last_slot;
+    /* second order (fuzz_second_order.c): the tape's order; it forked
+       since the last clear (order 2 is refused then); the id from which
+       nodes were recorded at order 1 (DR_NONE: none since the order
+       became 1 or the clear); the first id of a node without a
+       second-order rule (INT64_MAX: none) */
+    int order;
+    dr_idx epoch_from; /* the tape's first id since the last clear */
+    bool forked;
+    dr_idx o1_from;
+    dr_idx o2_bad;
+    /* an external function without a forward rule is on the tape: the
+       forward and vector-forward modes answer DR_ENOTSUP (fuzz_external.c) */
+    bool no_fwd;
+    /* a checkpointed loop or an external is on the tape (their rules run
+       user code: a second sweep must still give the same bits) */
+    int nexternal;
+};
+extern struct state S;
+/* an array operation's operands include an active one (set while decoding
+   the operands; an array result is active exactly then) */
+extern bool g_act;
+
+/* ------------------------------------------------------ the input reader */
+
+typedef struct rd {
+    const uint8_t *p;
+    size_t n, i;
+} rd;
+
+unsigned u8(rd *r);
+unsigned u16(rd *r);
+uint64_t u64(rd *r);
+bool eof(const rd *r);
+/* a double: mostly small multiples of 1/16, sometimes special values,
+   rarely raw bits */
+double rdv(rd *r);
+/* a finite, moderate weight for seeds */
+double rdw(rd *r);
+
+/* ------------------------------------------------------------- helpers */
+
+level *top(void);
+int new_job(dmask base);
+bool svisible(const sslot *x);
+bool avisible(const aslot *x);
+/* remember an id the engine handed out; ids must never repeat */
+void note_id(dr_idx id);
+bool known_id(dr_idx id);
+/* the model's view of a failure: the first one sticks */
+void stick(hstat *h, dr_status st);
+/* after a call that may fail with one of `allowed` (bit per status, bit 0:
+   may also succeed): the handle's sticky status must agree */
+void sync_status(const char *what, dr_tape *h, hstat *hs, unsigned allowed);
+#define ST(x) (1u << (x))
+void check_sticky(const char *what, dr_tape *h, const hstat *hs);
+/* a visible scalar (array) slot near index k, or -1 */
+int pick_s(unsigned k);
+int pick_a(unsigned k);
+/* a visible slot holding an input (dim >= 0) near k, or -1 */
+int pick_input(unsigned k);
+/* an operand from one byte: a slot (when one is visible) or a constant */
+opnd operand(rd *r, dual *cbuf);
+/* an operand with a wrong id (kind -1: an array id, not for scalars) */
+opnd bad_operand(rd *r, dual *cbuf);
+
+/* the engine side of a scalar operation */
+dr_real eng_unary(dr_tape *t, int f, dr_real a);
+dr_real eng_binary(dr_tape *t, int f, dr_real a, dr_real b);
+
+/* where a scalar operation records (the main program or a fork_run job) */
+typedef struct sctx {
+    dr_tape *h;
+    hstat *hs;
+    dr_idx *ids; /* fork_run jobs collect their ids here (NULL: note_id) */
+    int *nids;
+    int cap;
+} sctx;
+sctx main_ctx(void);
+void finish_scalar(sctx *c, const char *what, dr_real res, const dual *ref,
+                   int n, const opnd *ops, double scale, bool nan_args,
+                   dual *out);
+void do_unary(sctx *c, int f, opnd a, dual *out, dr_real *rout);
+void do_binary(sctx *c, int f, opnd a, opnd b, dual *out, dr_real *rout);
+void do_powi(sctx *c, opnd a, int n, dual *out, dr_real *rout);
+/* store a scalar result in slot j */
+void put_s(int j, dr_real r, const dual *d, int dim);
+int new_dim(void);
+/* store an array result / a failed one */
+aslot *put_a(int j, dr_arr h, int rank, int64_t rows, int64_t cols);
+void put_failed_a(int j);
+void arr_expect_fail(const char *what, dr_arr h, unsigned allowed);
+/* the status a whole-tape call must give now (before its own checks) */
+dr_status whole_status(void);
+/* derivatives are comparable (no non-finite array values) */
+bool comparable(void);
+
+/* ------------------------------------------ operations of other files */
+
+/* fuzz_modes.c: forward and vector modes */
+void op_modes(rd *r);
+/* fuzz_second_order.c: the main tape's order, its Hessians, and
+   programs on a tape of order 2 checked against hyper-dual numbers */
+void op_order(rd *r);
+void op_second_order(rd *r);
+/* fuzz_loops.c: checkpointed loops against the same loop unrolled */
+void op_loop(rd *r);
+/* fuzz_external.c: external functions */
+void op_external(rd *r);
+/* fuzz_tapes.c: ids of a second live tape */
+void op_other_tape(rd *r);
+
+/* the second live tape (fuzz_tapes.c): created on first use, freed at the
+   end of the input; the ids it handed out since its last clear are noted
+   (scalar and array ids), for operations of the main tape to be refused */
+dr_tape *other_tape(void);
+void other_tape_note(dr_idx id, bool array);
+/* after every dr_tape_clear of the second tape */
+void other_tape_reset(void);
+
+/* A context given to a tape with a destroy callback (externals, loops)
+   starts with an `owned`: the callback counts, and when the tape is
+   cleared or freed the harness checks that it ran once and frees it.  A
+   context whose call failed (or that has no destroy callback) stays the
+   caller's. */
+typedef struct owned {
+    int destroyed;      /* times destroy was called                     */
+    bool by_tape;       /* the tape must call destroy (else: never)     */
+    int tape;           /* which tape holds it (TAPE_*)                 */
+    struct owned *next;
+} owned;
+enum { TAPE_MAIN = 1, TAPE_OTHER, TAPE_SCRATCH };
+/* a successful recording call: tape holds o */
+void owned_give(owned *o, int tape, bool by_tape);
+/* the destroy callback of every such context */
+void owned_destroy(void *ctx);
+/* the tape was cleared or freed: what it held has gone */
+void owned_gone(int tape, const char *when);
+
+/* hooks: a program starts; the main tape was cleared; the program ended
+   and its tape was freed (everything it held must be gone) */
+void fz_start(void);
+void fz_cleared(void);
+void fz_end(void);
+/* per area: the main tape was cleared (fuzz_modes.c); the program ended
+   (fuzz_loops.c: its scratch tape) */
+void modes_cleared(void);
+void loops_end(void);
+
+#endif /* FUZZ_MODEL_H */

@@ -1,0 +1,1647 @@
+/*
+ * fuzz_second_order.c - second order: dr_tape_set_order, dr_hvp,
+ * dr_hessian, dr_tangent_record (tests/fuzz/README.md, "Second order").
+ *
+ * Two operations:
+ *
+ * - op_second_order runs a program of its own on the second tape
+ *   (fuzz_tapes.c), cleared and set to order 2: inputs, every scalar
+ *   operation, powi, user-recorded (linear) nodes, marks, recorded tangents
+ *   (nested derivatives), an array node or nodes recorded at order 1 (no
+ *   second-order rule), and the refusals of dr_tape_set_order.  Beside it
+ *   runs a hyper-dual reference: value, gradient and Hessian over up to HN
+ *   inputs, with the second derivative of every scalar rule written here
+ *   from calculus.  Then the gradient, Hessian-vector products, the dense
+ *   Hessian and recorded tangents (to third order) are compared with it.
+ *
+ * - op_order sets the main tape's order (with the refusals the header
+ *   documents) and takes Hessians and recorded tangents on it: their
+ *   statuses, that the tape is unchanged by dr_hvp / dr_hessian, zeros
+ *   where the result depends on no input, and a recorded tangent's value
+ *   against the first-order reference.  While the main tape is of order 2
+ *   every other operation checks its first-order results as always.
+ */
+#include "fuzz_model.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------ hyper-duals */
+
+#define HN 6         /* directions of the hyper-dual reference */
+#define HH (HN * HN)
+#define HALL ((uint64_t)(((uint64_t)1 << HH) - 1))
+#define GALL ((uint8_t)((1u << HN) - 1))
+
+/*
+ * A value with its gradient g and Hessian h (row-major, h[i * HN + j]) over
+ * HN input directions.  As for the first-order duals each entry carries the
+ * sum of |products| of the path partials that make it (ga, ha: the scale of
+ * rounding in any order), an error from partials that two formulas give
+ * differently (ge, he), a bit saying that some term reaches it (gs, hs;
+ * without one the engine's result must be exactly 0) and one saying that
+ * it cannot be compared (gw, hw).  big / small: the largest and smallest
+ * product of partials along any path (any direction): beyond GROW_MAX and
+ * SHRINK_MIN the orders may overflow or underflow differently.
+ */
+typedef struct hdual {
+    double v;
+    uint8_t gs, gw;
+    uint64_t hs, hw;
+    double big, small;
+    double g[HN], ga[HN], ge[HN];
+    double h[HH], ha[HH], he[HH];
+} hdual;
+
+static void hd_const(hdual *o, double v)
+{
+    memset(o, 0, sizeof *o);
+    o->v = v;
+    o->big = o->small = 1.0;
+}
+
+static void hd_input(hdual *o, double v, int dim)
+{
+    hd_const(o, v);
+    if (dim >= 0) {
+        o->gs = (uint8_t)(1u << dim);
+        o->g[dim] = 1.0;
+        o->ga[dim] = 1.0;
+    }
+}
+
+/* nothing known: every entry may be anything */
+static void hd_unknown(hdual *o, double v)
+{
+    hd_const(o, v);
+    o->gs = o->gw = GALL;
+    o->hs = o->hw = HALL;
+}
+
+/* a value of moderate size (its products neither over- nor underflow) */
+static bool moderate(double x)
+{
+    return x == 0.0 || (fabs(x) >= 1e-60 && fabs(x) <= 1e60);
+}
+
+/* The rule of one operation over n <= 4 arguments: the first partials p
+   (with dp, their formula error), and the second partials q[a][b]
+   (qz: present at all, i.e. not identically zero as a function; qs: the
+   size of the terms a formula for it adds, which is the scale of its
+   rounding; dq: formula error).  wild2: the second partials are not
+   comparable here (outside the domain where the engine's intermediate
+   values are of moderate size). */
+#define HMAXA 4
+typedef struct hrule {
+    int n;
+    double p[HMAXA], dp[HMAXA];
+    double q[HMAXA][HMAXA], qs[HMAXA][HMAXA], dq[HMAXA][HMAXA];
+    bool qz[HMAXA][HMAXA];
+    bool wild2;
+} hrule;
+
+static void rule_init(hrule *R, int n)
+{
+    memset(R, 0, sizeof *R);
+    R->n = n;
+}
+
+/* the symmetric second partial of a, b (both orders) */
+static void rule_q(hrule *R, int a, int b, double q, double qs, double dq)
+{
+    R->q[a][b] = R->q[b][a] = q;
+    R->qs[a][b] = R->qs[b][a] = fmax(fabs(q), qs);
+    R->dq[a][b] = R->dq[b][a] = dq;
+    R->qz[a][b] = R->qz[b][a] = true;
+}
+
+static bool huge_or_nan(double p) { return !(fabs(p) <= PBIG); }
+
+/* o = the operation of rule R on the arguments x[0..n-1] at value v
+   (o may not alias any x; two x may be the same) */
+static void hd_apply(hdual *o, double v, const hrule *R,
+                     const hdual *const *x)
+{
+    hd_const(o, v);
+    double big = 1.0, small = 1.0;
+    for (int a = 0; a < R->n; a++) {
+        const hdual *X = x[a];
+        double p = R->p[a], dp = R->dp[a];
+        if (!X->gs)
+            continue;
+        double ap = fabs(p);
+        if (p != 0.0) {
+            big = fmax(big, X->big * fmax(1.0, ap));
+            small = fmin(small, X->small * fmin(1.0, ap));
+        }
+        bool huge = huge_or_nan(p);
+        if (p != 0.0 || dp != 0.0) {
+            o->gw |= X->gw | (huge ? X->gs : 0);
+            o->hw |= X->hw | (huge ? X->hs : 0);
+        }
+        o->gs |= X->gs;
+        o->hs |= X->hs;
+        if (huge)
+            continue;
+        for (int i = 0; i < HN; i++) {
+            if (!(X->gs >> i & 1))
+                continue;
+            o->g[i] += p * X->g[i];
+            o->ga[i] += ap * X->ga[i];
+            o->ge[i] += ap * X->ge[i] + dp * X->ga[i];
+        }
+        for (int e = 0; e < HH; e++) {
+            if (!(X->hs >> e & 1))
+                continue;
+            o->h[e] += p * X->h[e];
+            o->ha[e] += ap * X->ha[e];
+            o->he[e] += ap * X->he[e] + dp * X->ha[e];
+        }
+    }
+    /* the second partials: q_ab g_a g_b^T over ordered pairs (a, b) */
+    for (int a = 0; a < R->n; a++)
+        for (int b = 0; b < R->n; b++) {
+            if (!R->qz[a][b])
+                continue;
+            const hdual *A = x[a], *B = x[b];
+            if (!A->gs || !B->gs)
+                continue;
+            double q = R->q[a][b], qs = R->qs[a][b], dq = R->dq[a][b];
+            bool bad = R->wild2 || huge_or_nan(q) || huge_or_nan(qs) ||
+                       !isfinite(dq);
+            if (q != 0.0) {
+                big = fmax(big, A->big * B->big * fmax(1.0, fabs(q)));
+                small = fmin(small, A->small * B->small * fmin(1.0, fabs(q)));
+            }
+            for (int i = 0; i < HN; i++) {
+                if (!(A->gs >> i & 1))
+                    continue;
+                for (int j = 0; j < HN; j++) {
+                    if (!(B->gs >> j & 1))
+                        continue;
+                    int e = i * HN + j;
+                    uint64_t bit = (uint64_t)1 << e;
+                    o->hs |= bit;
+                    if (bad || (A->gw >> i & 1) || (B->gw >> j & 1)) {
+                        o->hw |= bit;
+                        continue;
+                    }
+                    o->h[e] += q * A->g[i] * B->g[j];
+                    o->ha[e] += qs * A->ga[i] * B->ga[j];
+                    o->he[e] += fabs(q) * (A->ge[i] * B->ga[j] +
+                                           A->ga[i] * B->ge[j]) +
+                                dq * A->ga[i] * B->ga[j];
+                }
+            }
+        }
+    o->big = big;
+    o->small = small;
+    if (!(big <= GROW_MAX) || !(small >= SHRINK_MIN)) {
+        o->gw |= o->gs;
+        o->hw |= o->hs;
+    }
+    for (int i = 0; i < HN; i++)
+        if ((o->gs >> i & 1) &&
+            (!isfinite(o->g[i]) || !(o->ga[i] <= 1e150) || !isfinite(o->ge[i])))
+            o->gw |= (uint8_t)(1u << i);
+    for (int e = 0; e < HH; e++)
+        if ((o->hs >> e & 1) &&
+            (!isfinite(o->h[e]) || !(o->ha[e] <= 1e150) || !isfinite(o->he[e])))
+            o->hw |= (uint64_t)1 << e;
+}
+
+/* engine result against sum_i w[i] g[i] (w over directions) */
+static void hd_cmp_g(const char *what, double eng, const hdual *r,
+                     const double *w, int k)
+{
+    double ref = 0, a = 0, e = 0;
+    bool any = false;
+    for (int i = 0; i < HN; i++) {
+        if (w[i] == 0.0 || !(r->gs >> i & 1))
+            continue;
+        if (r->gw >> i & 1)
+            return;
+        any = true;
+        ref += w[i] * r->g[i];
+        a += fabs(w[i]) * r->ga[i];
+        e += fabs(w[i]) * r->ge[i];
+    }
+    if (!any) {
+        CHECK(eng == 0.0, "%s[%d]: engine %.17g, but the value depends on "
+              "none of the inputs (expected exactly 0)", what, k, eng);
+        return;
+    }
+    if (!isfinite(ref) || !(a <= 1e150))
+        return;
+    double tol = 1e-9 * a + 8.0 * e + 1e-290;
+    CHECK(fabs(eng - ref) <= tol,
+          "%s[%d]: engine %.17g, reference %.17g (|diff| %.3g > tol %.3g; "
+          "scale %.3g, formula err %.3g)",
+          what, k, eng, ref, fabs(eng - ref), tol, a, e);
+}
+
+/* engine result against sum_j w[j] h[i][j] (row i; i < 0: no direction,
+   then the result must be 0) */
+static void hd_cmp_h(const char *what, double eng, const hdual *r, int i,
+                     const double *w, int k)
+{
+    double ref = 0, a = 0, e = 0;
+    bool any = false;
+    for (int j = 0; i >= 0 && j < HN; j++) {
+        int x = i * HN + j;
+        if (w[j] == 0.0 || !(r->hs >> x & 1))
+            continue;
+        if (r->hw >> x & 1)
+            return;
+        any = true;
+        ref += w[j] * r->h[x];
+        a += fabs(w[j]) * r->ha[x];
+        e += fabs(w[j]) * r->he[x];
+    }
+    if (!any) {
+        CHECK(eng == 0.0, "%s[%d]: engine %.17g, but no second derivative "
+              "reaches it (expected exactly 0)", what, k, eng);
+        return;
+    }
+    if (!isfinite(ref) || !(a <= 1e150))
+        return;
+    double tol = 1e-9 * a + 8.0 * e + 1e-290;
+    CHECK(fabs(eng - ref) <= tol,
+          "%s[%d]: engine %.17g, reference %.17g (|diff| %.3g > tol %.3g; "
+          "scale %.3g, formula err %.3g)",
+          what, k, eng, ref, fabs(eng - ref), tol, a, e);
+}
+
+/* the recorded tangent of y with seeds s[0..k-1] on the directions
+   d[0..k-1]: value sum_i s_i g_y[d_i], gradient
+   sum_i (s_i H_y[d_i][.] + g_y[d_i] grad s_i); its Hessian would take
+   third derivatives (unknown) */
+static void hd_tangent(hdual *o, const hdual *y, int k, const int *d,
+                       const hdual *const *s)
+{
+    hd_const(o, 0.0);
+    o->hs = o->hw = HALL;
+    double v = 0;
+    for (int q = 0; q < k; q++) {
+        const hdual *S2 = s[q];
+        int di = d[q];
+        if (!(y->gs >> di & 1))
+            continue;
+        o->gw |= (y->gw >> di & 1) ? GALL : 0;
+        v += S2->v * y->g[di];
+        for (int j = 0; j < HN; j++) {
+            int x = di * HN + j;
+            if (y->hs >> x & 1) {
+                o->gs |= (uint8_t)(1u << j);
+                if (y->hw >> x & 1)
+                    o->gw |= (uint8_t)(1u << j);
+                o->g[j] += S2->v * y->h[x];
+                o->ga[j] += fabs(S2->v) * y->ha[x];
+                o->ge[j] += fabs(S2->v) * y->he[x];
+            }
+            if (S2->gs >> j & 1) {
+                o->gs |= (uint8_t)(1u << j);
+                if (S2->gw >> j & 1)
+                    o->gw |= (uint8_t)(1u << j);
+                o->g[j] += y->g[di] * S2->g[j];
+                o->ga[j] += y->ga[di] * S2->ga[j];
+                o->ge[j] += y->ge[di] * S2->ga[j] + y->ga[di] * S2->ge[j];
+            }
+        }
+        o->big = fmax(o->big, y->big * fmax(1.0, S2->big));
+        o->small = fmin(o->small, y->small * fmin(1.0, S2->small));
+    }
+    o->v = v;
+    if (!(o->big <= GROW_MAX) || !(o->small >= SHRINK_MIN))
+        o->gw = GALL;
+    for (int j = 0; j < HN; j++)
+        if (!isfinite(o->g[j]) || !(o->ga[j] <= 1e150))
+            o->gw |= (uint8_t)(1u << j);
+}
+
+/* -------------------------------------------- second-order rules
+ * Every scalar operation of the header: its value, partials and second
+ * partials, from calculus.  Piecewise rules (abs, relu, min, max, hypot at
+ * the origin, pow's conventions) have the partials the header documents
+ * at the recorded point, and no second partials (a partial that is a
+ * constant has derivative 0).
+ */
+
+enum { U2_ASINH = N_UNARY, U2_ACOSH, U2_ATANH, U2_SOFTPLUS, N2_UNARY };
+enum { B2_LOGBASE = N_BINARY, N2_BINARY };
+static const char *const u2_name[N2_UNARY - N_UNARY] = {
+    "asinh", "acosh", "atanh", "softplus"};
+
+static const char *unary2_name(int f)
+{
+    return f < N_UNARY ? unary_name[f] : u2_name[f - N_UNARY];
+}
+static const char *binary2_name(int f)
+{
+    return f < N_BINARY ? binary_name[f] : "logbase";
+}
+
+static dr_real eng_unary2(dr_tape *t, int f, dr_real a)
+{
+    switch (f) {
+    case U2_ASINH: return dr_asinh(t, a);
+    case U2_ACOSH: return dr_acosh(t, a);
+    case U2_ATANH: return dr_atanh(t, a);
+    case U2_SOFTPLUS: return dr_softplus(t, a);
+    default: return eng_unary(t, f, a);
+    }
+}
+
+static dr_real eng_binary2(dr_tape *t, int f, dr_real a, dr_real b)
+{
+    return f == B2_LOGBASE ? dr_logbase(t, a, b) : eng_binary(t, f, a, b);
+}
+
+/* value and rule of a one-argument operation at x (the engine's value y) */
+static double rule_unary(int f, double x, double y, hrule *R)
+{
+    rule_init(R, 1);
+    double v, p, dp, q = 0, qs = 0, alt = NAN;
+    bool has_q = true;
+    if (f < N_UNARY) {
+        ref_unary(f, x, &v, &p, &dp);
+    } else {
+        switch (f) {
+        case U2_ASINH:
+            v = asinh(x);
+            p = 1.0 / hypot(x, 1.0);
+            dp = disagree(p, 1.0 / sqrt(x * x + 1.0));
+            break;
+        case U2_ACOSH:
+            v = acosh(x);
+            p = 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0));
+            dp = disagree(p, 1.0 / sqrt(x * x - 1.0));
+            break;
+        case U2_ATANH:
+            v = atanh(x);
+            p = 1.0 / ((1.0 - x) * (1.0 + x));
+            dp = disagree(p, 1.0 / (1.0 - x * x));
+            break;
+        default: { /* softplus: log(1 + e^x), derivative the sigmoid */
+            v = fmax(x, 0.0) + log1p(exp(-fabs(x)));
+            p = sigmoid_val(x);
+            double e = exp(-fabs(x));
+            dp = disagree(p, x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e)) +
+                 1e-15 * fabs(p);
+            break;
+        }
+        }
+    }
+    switch (f) {
+    case U_NEG: case U_ABS: case U_RELU:
+        has_q = false; /* linear, or piecewise constant partials */
+        break;
+    case U_SQRT: q = -0.25 / (x * y); alt = -0.25 / pow(x, 1.5); break;
+    case U_CBRT: q = -2.0 / (9.0 * x * y * y); break;
+    case U_EXP: q = y; break;
+    case U_EXPM1: q = exp(x); break;
+    case U_LOG: q = -1.0 / (x * x); break;
+    case U_LOG1P: q = -1.0 / ((1.0 + x) * (1.0 + x)); break;
+    case U_SIN: q = -sin(x); break;
+    case U_COS: q = -cos(x); break;
+    case U_TAN: {
+        double c = cos(x);
+        q = 2.0 * y / (c * c);
+        alt = 2.0 * y * (1.0 + y * y);
+        break;
+    }
+    case U_ASIN:
+    case U_ACOS: {
+        double s = (1.0 - x) * (1.0 + x);
+        q = (f == U_ASIN ? x : -x) / (s * sqrt(s));
+        /* (1 + x) and (1 - x) cancel in the derivative of s */
+        qs = fabs(p * p * p) * (fabs(1.0 - x) + fabs(1.0 + x)) / 2.0;
+        break;
+    }
+    case U_ATAN: {
+        double d = 1.0 + x * x;
+        q = -2.0 * x / (d * d);
+        break;
+    }
+    case U_SINH: q = sinh(x); break;
+    case U_COSH: q = cosh(x); break;
+    case U_TANH: {
+        double c = cosh(x);
+        q = -2.0 * y / (c * c);
+        alt = -2.0 * sinh(x) / (c * c * c);
+        break;
+    }
+    case U_ERF: q = -2.0 * x * p; break;
+    case U_SIGMOID:
+        /* s'' = s' (1 - 2 s) = -tanh(x / 2) s'; (1 - s) and s cancel */
+        q = -tanh(x / 2.0) * p;
+        alt = p * (1.0 - 2.0 * y);
+        qs = fabs(p);
+        break;
+    case U_SQUARE: /* (as mul(a, a): not reached) */
+        q = 2.0;
+        break;
+    case U2_ASINH: q = -x * p * p * p; break;
+    case U2_ACOSH: q = -x * p * p * p; break;
+    case U2_ATANH:
+        q = 2.0 * x * p * p;
+        qs = p * p * (fabs(1.0 - x) + fabs(1.0 + x));
+        break;
+    case U2_SOFTPLUS: {
+        double e = exp(-fabs(x));
+        q = e / ((1.0 + e) * (1.0 + e));
+        alt = p * (1.0 - p);
+        break;
+    }
+    }
+    R->p[0] = p;
+    R->dp[0] = dp;
+    if (has_q) {
+        rule_q(R, 0, 0, q, qs, disagree(q, alt));
+        R->wild2 = !moderate(x) || !moderate(y) || !moderate(p) ||
+                   !moderate(q) || !isfinite(q);
+    }
+    return v;
+}
+
+/* value and rule of a two-argument operation at (a, b), engine value y */
+static double rule_binary(int f, double a, double b, double y, hrule *R)
+{
+    rule_init(R, 2);
+    double v, pa, dpa, pb, dpb;
+    if (f < N_BINARY) {
+        ref_binary(f, a, b, &v, &pa, &dpa, &pb, &dpb);
+    } else { /* logbase(b0 = a, x = b): log x / log b0 */
+        double lb = log(a), lx = log(b);
+        v = lx / lb;
+        pa = -v / (a * lb);
+        dpa = disagree(pa, -lx / (a * lb * lb));
+        pb = 1.0 / (b * lb);
+        dpb = 0;
+    }
+    R->p[0] = pa;
+    R->dp[0] = dpa;
+    R->p[1] = pb;
+    R->dp[1] = dpb;
+    bool dom = moderate(a) && moderate(b) && moderate(y) && moderate(pa) &&
+               moderate(pb);
+    switch (f) {
+    case B_ADD: case B_SUB: case B_MIN: case B_MAX:
+        return v;
+    case B_MUL:
+        rule_q(R, 0, 1, 1.0, 1.0, 0.0);
+        return v;
+    case B_DIV:
+        rule_q(R, 0, 1, -1.0 / (b * b), 0.0, 0.0);
+        rule_q(R, 1, 1, 2.0 * y / (b * b), 0.0, 0.0);
+        break;
+    case B_ATAN2: {
+        double r2 = a * a + b * b;
+        rule_q(R, 0, 0, -2.0 * a * b / (r2 * r2), 1.0 / r2, 0.0);
+        rule_q(R, 0, 1, (a * a - b * b) / (r2 * r2), 1.0 / r2, 0.0);
+        rule_q(R, 1, 1, 2.0 * a * b / (r2 * r2), 1.0 / r2, 0.0);
+        dom = dom && r2 >= 1e-100 && r2 <= 1e100;
+        break;
+    }
+    case B_POW: {
+        /* at a <= 0, b beyond small integers or a^b out of range the
+           conventions (and logarithms of negatives) take over */
+        double la = log(a), am1 = pow(a, b - 1.0);
+        rule_q(R, 0, 0, b * (b - 1.0) * pow(a, b - 2.0), 0.0, 0.0);
+        rule_q(R, 0, 1, am1 * (1.0 + b * la),
+               fabs(am1) * (1.0 + fabs(b * la)), 0.0);
+        rule_q(R, 1, 1, y * la * la, 0.0, 0.0);
+        dom = dom && a > 0 && fabs(b) <= 64 && y != 0 && moderate(am1);
+        break;
+    }
+    case B_HYPOT:
+        if (y == 0.0) /* partials 0 at the origin: no second ones */
+            return v;
+        rule_q(R, 0, 0, b * b / (y * y * y), 2.0 / y, 0.0);
+        rule_q(R, 0, 1, -a * b / (y * y * y), 0.0, 0.0);
+        rule_q(R, 1, 1, a * a / (y * y * y), 2.0 / y, 0.0);
+        break;
+    default: { /* logbase */
+        double lb = log(a);
+        rule_q(R, 0, 0, y * (lb + 2.0) / (a * a * lb * lb),
+               fabs(y) * (fabs(lb) + 2.0) / (a * a * lb * lb), 0.0);
+        rule_q(R, 0, 1, -1.0 / (b * a * lb * lb), 0.0, 0.0);
+        rule_q(R, 1, 1, -1.0 / (b * b * lb), 0.0, 0.0);
+        dom = dom && a > 0 && b > 0 && fabs(lb) >= 1e-8;
+        break;
+    }
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if (R->qz[i][j] && !moderate(R->q[i][j]))
+                dom = false;
+    R->wild2 = !dom;
+    return v;
+}
+
+/* powi: n x^(n-1), n (n-1) x^(n-2) */
+static double rule_powi(double x, int n, hrule *R)
+{
+    rule_init(R, 1);
+    double v = pow(x, (double)n);
+    double p = n == 0 ? 0.0 : (double)n * pow(x, (double)n - 1.0);
+    double alt = (n != 0 && x != 0 && isfinite(x)) ? (double)n * v / x : NAN;
+    R->p[0] = p;
+    R->dp[0] = disagree(p, alt) + 1e-13 * fabs(p);
+    if (n != 0 && n != 1) {
+        double q = (double)n * ((double)n - 1.0) * pow(x, (double)n - 2.0);
+        rule_q(R, 0, 0, q, 0.0, 1e-13 * fabs(q));
+        R->wild2 = !moderate(x) || !moderate(v) || !moderate(p) ||
+                   !moderate(q);
+    }
+    return v;
+}
+
+/* ------------------------------------------------ the second tape's
+ * program (op_second_order) */
+
+#define NH 8 /* slots */
+
+typedef struct hslot {
+    bool live;
+    bool input;  /* an input node (of this program, at order 2) */
+    int hdim;    /* its direction, or -1 */
+    dr_real r;
+    hdual d;
+} hslot;
+
+/* ranges of ids of nodes without a second-order rule */
+#define NBAD 8
+typedef struct bads {
+    int n;
+    bool lost; /* more than NBAD: either answer goes */
+    dr_idx lo[NBAD], hi[NBAD];
+} bads;
+
+static struct sostate {
+    dr_tape *t;
+    hslot s[NH];
+    int ndim;
+    dr_idx base;  /* the tape's first id (dr_hvp replays from there) */
+    dr_idx from0; /* the mark taken when the tape became of order 2 */
+    dr_idx mark[2];
+    bads bad;
+    hstat hs;
+} Q;
+
+static void bad_add(bads *b, dr_idx lo, dr_idx hi)
+{
+    if (hi <= lo)
+        return;
+    if (b->n == NBAD) {
+        b->lost = true;
+        return;
+    }
+    b->lo[b->n] = lo;
+    b->hi[b->n++] = hi;
+}
+
+/* 1: a node of ids [from, y] has no rule, 0: none has, -1: not known */
+static int bad_in(const bads *b, dr_idx from, dr_idx y)
+{
+    if (from > y)
+        return 0;
+    for (int i = 0; i < b->n; i++)
+        if (b->lo[i] <= y && b->hi[i] > from)
+            return 1;
+    return b->lost ? -1 : 0;
+}
+
+static int pick_h(unsigned k)
+{
+    for (int i = 0; i < NH; i++) {
+        int j = (int)((k + (unsigned)i) % NH);
+        if (Q.s[j].live)
+            return j;
+    }
+    return -1;
+}
+
+/* an operand: a slot or a constant */
+typedef struct hop {
+    dr_real r;
+    const hdual *d;
+} hop;
+
+static hop hoperand(rd *r, hdual *cbuf)
+{
+    unsigned b = u8(r);
+    int j = (b & 0xe0) == 0xe0 ? -1 : pick_h(b);
+    if (j < 0) {
+        double v = rdv(r);
+        hd_const(cbuf, v);
+        hop o = {dr_const(v), cbuf};
+        return o;
+    }
+    hop o = {Q.s[j].r, &Q.s[j].d};
+    return o;
+}
+
+static void hput(int j, dr_real r, const hdual *d, bool input, int hdim)
+{
+    hslot *x = &Q.s[j % NH];
+    x->live = true;
+    x->r = r;
+    x->d = *d;
+    x->input = input;
+    x->hdim = hdim;
+    TRACE("  h%d = id %lld val %.17g gs %#x gw %#x hs %#llx hw %#llx\n",
+          j % NH, (long long)r.idx, r.val, d->gs, d->gw,
+          (unsigned long long)d->hs, (unsigned long long)d->hw);
+    if (r.idx != DR_NONE)
+        other_tape_note(r.idx, false);
+}
+
+/* the common tail of a scalar operation on the second tape */
+static void hfinish(const char *what, dr_real res, double ref_v,
+                    const hdual *ref, int n, const hop *ops, bool nan_args,
+                    int dst)
+{
+    bool active = false;
+    for (int i = 0; i < n; i++)
+        active |= ops[i].r.idx != DR_NONE;
+    TRACE("  (2nd) %s(%lld, %lld) -> %lld\n", what, (long long)ops[0].r.idx,
+          n > 1 ? (long long)ops[1].r.idx : -9LL, (long long)res.idx);
+    cmp_value(what, res.val, ref_v, 0.0, nan_args);
+    check_sticky(what, Q.t, &Q.hs);
+    hdual out;
+    if (!active) {
+        CHECK(res.idx == DR_NONE, "%s of constants (order 2) gave id %lld",
+              what, (long long)res.idx);
+        hd_const(&out, res.val);
+    } else {
+        CHECK(res.idx != DR_NONE, "%s (order 2) gave a constant: %s", what,
+              sn(dr_tape_status(Q.t)));
+        out = *ref;
+        out.v = res.val;
+    }
+    hput(dst, res, &out, false, -1);
+}
+
+static void h_input(rd *r)
+{
+    double v = rdv(r);
+    int dst = (int)u8(r);
+    dr_real x;
+    if (dst & 0x80) { /* through dr_inputs */
+        dr_status st = dr_inputs(Q.t, 1, &v, &x);
+        CHECK(st == DR_OK, "dr_inputs (order 2): %s", sn(st));
+    } else {
+        x = dr_input(Q.t, v);
+    }
+    CHECK(x.idx != DR_NONE, "dr_input (order 2) failed");
+    int dim = Q.ndim < HN ? Q.ndim++ : -1;
+    hdual d;
+    hd_input(&d, v, dim);
+    hput(dst, x, &d, true, dim);
+}
+
+static void h_unary(rd *r)
+{
+    int f = (int)(u8(r) % N2_UNARY);
+    hdual cb;
+    hop a = hoperand(r, &cb);
+    int dst = (int)u8(r);
+    if (f == U_SQUARE) { /* mul(a, a) */
+        hrule R;
+        double v = rule_binary(B_MUL, a.r.val, a.r.val, a.r.val * a.r.val,
+                               &R);
+        dr_real res = dr_mul(Q.t, a.r, a.r);
+        hdual ref;
+        const hdual *x[2] = {a.d, a.d};
+        hd_apply(&ref, res.val, &R, x);
+        hop ops[2] = {a, a};
+        hfinish("square", res, v, &ref, 2, ops, isnan(a.r.val), dst);
+        return;
+    }
+    dr_real res = eng_unary2(Q.t, f, a.r);
+    hrule R;
+    double v = rule_unary(f, a.r.val, res.val, &R);
+    hdual ref;
+    const hdual *x[1] = {a.d};
+    hd_apply(&ref, res.val, &R, x);
+    hfinish(unary2_name(f), res, v, &ref, 1, &a, isnan(a.r.val), dst);
+}
+
+static void h_binary(rd *r)
+{
+    int f = (int)(u8(r) % N2_BINARY);
+    hdual cb1, cb2;
+    hop a = hoperand(r, &cb1);
+    hop b = hoperand(r, &cb2);
+    int dst = (int)u8(r);
+    dr_real res = eng_binary2(Q.t, f, a.r, b.r);
+    hrule R;
+    double v = rule_binary(f, a.r.val, b.r.val, res.val, &R);
+    hdual ref;
+    const hdual *x[2] = {a.d, b.d};
+    hd_apply(&ref, res.val, &R, x);
+    hop ops[2] = {a, b};
+    hfinish(binary2_name(f), res, v, &ref, 2, ops,
+            isnan(a.r.val) || isnan(b.r.val), dst);
+}
+
+static void h_powi(rd *r)
+{
+    static const int ns[] = {2, 3, -1, -2, 0, 1, 5, 12, -7, 40,
+                             INT_MAX, INT_MIN, INT_MIN + 1, 1000};
+    hdual cb;
+    hop a = hoperand(r, &cb);
+    int n = ns[u8(r) % (sizeof ns / sizeof ns[0])];
+    int dst = (int)u8(r);
+#ifdef FUZZ_KNOWN_POWI_INT_MIN
+    if (n == INT_MIN)
+        n = INT_MIN + 1;
+#endif
+    dr_real res = dr_powi(Q.t, a.r, n);
+    hrule R;
+    double v = rule_powi(a.r.val, n, &R);
+    hdual ref;
+    const hdual *x[1] = {a.d};
+    hd_apply(&ref, res.val, &R, x);
+    hfinish("powi", res, v, &ref, 1, &a, isnan(a.r.val), dst);
+}
+
+/* user-recorded nodes: linear to second order */
+static void h_record(rd *r)
+{
+    unsigned k = u8(r);
+    int n = (int)(k % 5);
+    hdual cb[4];
+    hop ops[4];
+    dr_idx args[4];
+    hrule R;
+    rule_init(&R, n > 4 ? 4 : n);
+    const hdual *x[4];
+    for (int i = 0; i < n; i++) {
+        ops[i] = hoperand(r, &cb[i]);
+        args[i] = ops[i].r.idx;
+        R.p[i] = rdv(r);
+        x[i] = ops[i].d;
+    }
+    double v = rdv(r);
+    dr_idx id;
+    if (n == 0)
+        id = (k & 8) ? dr_record0(Q.t) : dr_recordn(Q.t, 0, NULL, NULL);
+    else if (n == 1 && !(k & 8))
+        id = dr_record1(Q.t, args[0], R.p[0]);
+    else if (n == 2 && !(k & 8))
+        id = dr_record2(Q.t, args[0], R.p[0], args[1], R.p[1]);
+    else
+        id = dr_recordn(Q.t, (size_t)n, args, R.p);
+    CHECK(id != DR_NONE, "dr_record (order 2) failed: %s",
+          sn(dr_tape_status(Q.t)));
+    check_sticky("dr_record (order 2)", Q.t, &Q.hs);
+    hdual out;
+    hd_apply(&out, v, &R, x);
+    /* a node without arguments is an input as far as the engine knows, but
+       not one of the reference's */
+    hput((int)u8(r), (dr_real){v, id}, &out, false, -1);
+}
+
+/* a recorded tangent: the derivative of y in the directions of seeds on
+   input slots, as a value on the tape (a nested derivative) */
+static void h_tangent(rd *r, bool check_only)
+{
+    unsigned k = u8(r);
+    int yj = pick_h(u8(r));
+    if (yj < 0)
+        return;
+    hslot *Y = &Q.s[yj];
+    int ns = (int)(k % 4);
+    dr_idx from;
+    switch (k >> 2 & 3) {
+    case 0: from = Q.from0; break;
+    case 1: from = Q.mark[0]; break;
+    case 2: from = Q.mark[1]; break;
+    default: from = dr_tape_mark(Q.t); break;
+    }
+    dr_idx ids[3];
+    dr_real seeds[3];
+    int dims[3];
+    const hdual *sd[3];
+    hdual cbs[3];
+    bool valid = true; /* the reference holds */
+    int n = 0;
+    for (int i = 0; i < ns; i++) {
+        int j = pick_h(u8(r));
+        if (j < 0 || !Q.s[j].input)
+            continue;
+        bool dup = false;
+        for (int q = 0; q < n; q++)
+            dup |= ids[q] == Q.s[j].r.idx;
+        if (dup)
+            continue;
+        ids[n] = Q.s[j].r.idx;
+        dims[n] = Q.s[j].hdim;
+        valid &= dims[n] >= 0 && ids[n] >= from;
+        unsigned b = u8(r);
+        int sj = pick_h(b);
+        if ((b & 0xc0) == 0xc0 && sj >= 0) { /* an active seed */
+            seeds[n] = Q.s[sj].r;
+            sd[n] = &Q.s[sj].d;
+        } else {
+            double w = rdw(r);
+            seeds[n] = dr_const(w);
+            hd_const(&cbs[n], w);
+            sd[n] = &cbs[n];
+        }
+        n++;
+    }
+    dr_idx mark = dr_tape_mark(Q.t);
+    dr_real out = {12345.0, 12345};
+    dr_status st = dr_tangent_record(Q.t, from, (size_t)n, ids, seeds, Y->r,
+                                     &out);
+    int bad = Y->r.idx == DR_NONE ? 0 : bad_in(&Q.bad, from, Y->r.idx);
+    /* a seeded node is not replayed: a seed on a node without a rule is
+       fine (only inputs are seeded here, which have one) */
+    dr_status want = bad == 1 ? DR_ENOTSUP : DR_OK;
+    TRACE("  dr_tangent_record(from %lld, %d seeds, y %lld) -> %s, %lld\n",
+          (long long)from, n, (long long)Y->r.idx, sn(st),
+          (long long)out.idx);
+    if (bad < 0) {
+        CHECK(st == DR_OK || st == DR_ENOTSUP, "dr_tangent_record: %s",
+              sn(st));
+    } else {
+        CHECK(st == want, "dr_tangent_record: %s, expected %s", sn(st),
+              sn(want));
+    }
+    check_sticky("dr_tangent_record", Q.t, &Q.hs);
+    if (st != DR_OK) {
+        CHECK(dr_tape_mark(Q.t) == mark, "dr_tangent_record failed with %s "
+              "and recorded nodes", sn(st));
+        return;
+    }
+    hdual ref;
+    if (valid) {
+        hd_tangent(&ref, &Y->d, n, dims, sd);
+        double w[HN] = {0};
+        for (int i = 0; i < n; i++)
+            w[dims[i]] += seeds[i].val;
+        /* the value is a first derivative: compare it as one */
+        hd_cmp_g("dr_tangent_record value", out.val, &Y->d, w, 0);
+        bool any = false;
+        for (int i = 0; i < n; i++)
+            any |= Y->d.gs >> dims[i] & 1;
+        if (!any)
+            CHECK(out.idx == DR_NONE && out.val == 0.0,
+                  "dr_tangent_record of a value that depends on no seed: "
+                  "id %lld value %.17g", (long long)out.idx, out.val);
+    } else {
+        hd_unknown(&ref, out.val);
+    }
+    ref.v = out.val;
+    if (out.idx == DR_NONE)
+        hd_const(&ref, out.val);
+    if (!check_only)
+        hput((int)u8(r), out, &ref, false, -1);
+}
+
+/* an array node (no second-order rule) whose sum is a scalar node */
+static void h_array(rd *r)
+{
+    hdual cb1, cb2;
+    hop a = hoperand(r, &cb1), b = hoperand(r, &cb2);
+    dr_idx mark = dr_tape_mark(Q.t);
+    dr_real xs[2] = {a.r, b.r};
+    dr_arr v = dr_arr_from_reals(Q.t, 2, xs);
+    CHECK(v.idx != DR_NONE, "dr_arr_from_reals (order 2): %s",
+          sn(dr_tape_status(Q.t)));
+    other_tape_note(v.idx, true);
+    dr_real s = dr_arr_sum(Q.t, v);
+    check_sticky("array at order 2", Q.t, &Q.hs);
+    bad_add(&Q.bad, mark, dr_tape_mark(Q.t));
+    /* the sum is linear: its first and second derivatives are known */
+    hrule R;
+    rule_init(&R, 2);
+    R.p[0] = R.p[1] = 1.0;
+    const hdual *x[2] = {a.d, b.d};
+    hdual ref;
+    hd_apply(&ref, s.val, &R, x);
+    if (s.idx == DR_NONE)
+        hd_const(&ref, s.val);
+    cmp_value("dr_arr_sum (order 2)", s.val, a.r.val + b.r.val,
+              fabs(a.r.val) + fabs(b.r.val),
+              isnan(a.r.val) || isnan(b.r.val));
+    hput((int)u8(r), s, &ref, false, -1);
+}
+
+/* nodes recorded at order 1 between nodes of order 2 */
+static void h_order1(rd *r)
+{
+    dr_status st = dr_tape_set_order(Q.t, 1);
+    CHECK(st == DR_OK && dr_tape_order(Q.t) == 1, "dr_tape_set_order(1): "
+          "%s", sn(st));
+    dr_idx mark = dr_tape_mark(Q.t);
+    if (u8(r) & 1)
+        h_unary(r);
+    else
+        h_binary(r);
+    bad_add(&Q.bad, mark, dr_tape_mark(Q.t));
+    st = dr_tape_set_order(Q.t, 2);
+    CHECK(st == DR_OK && dr_tape_order(Q.t) == 2, "dr_tape_set_order(2) "
+          "again: %s", sn(st));
+}
+
+/* a Hessian's inputs: input slots (distinct unless repeated on purpose),
+   constants */
+typedef struct hx {
+    int n;
+    dr_real x[HN];
+    int dim[HN]; /* -1: a constant, or an input the reference does not
+                    follow (-2) */
+    bool rep;    /* an input appears twice */
+} hx;
+
+static void pick_xs(rd *r, hx *X)
+{
+    X->n = (int)(u8(r) % (HN + 1));
+    X->rep = false;
+    for (int i = 0; i < X->n; i++) {
+        unsigned b = u8(r);
+        int j = pick_h(b);
+        if (j < 0 || !Q.s[j].input || (b & 0xe0) == 0xe0) {
+            X->x[i] = dr_const(0.5);
+            X->dim[i] = -1;
+            continue;
+        }
+        X->x[i] = Q.s[j].r;
+        X->dim[i] = Q.s[j].hdim >= 0 ? Q.s[j].hdim : -2;
+        for (int q = 0; q < i; q++)
+            if (X->x[q].idx == X->x[i].idx)
+                X->rep = true;
+    }
+#ifdef FUZZ_KNOWN_REPEATED_SEEDS
+    if (X->rep) { /* the last of a repeated input only */
+        for (int i = 0; i < X->n; i++)
+            for (int q = i + 1; q < X->n; q++)
+                if (X->x[q].idx == X->x[i].idx && X->dim[i] >= -1) {
+                    X->x[i] = dr_const(0.5);
+                    X->dim[i] = -1;
+                }
+        X->rep = false;
+    }
+#endif
+}
+
+/* the checks at the end of a program: gradient, Hessian-vector product,
+   Hessian, recorded tangents of y with respect to the inputs */
+static void h_checks(rd *r)
+{
+    int yj = pick_h(u8(r));
+    if (yj < 0)
+        return;
+    hslot *Y = &Q.s[yj];
+    hx X;
+    pick_xs(r, &X);
+    /* dr_hvp / dr_hessian replay from the tape's first id (the nodes
+       recorded before it became of order 2 too, h_pre); the recorded
+       tangents below from the mark taken then */
+    int bad = Y->r.idx == DR_NONE ? 0 : bad_in(&Q.bad, Q.base, Y->r.idx);
+    int badt = Y->r.idx == DR_NONE ? 0 : bad_in(&Q.bad, Q.from0, Y->r.idx);
+    double g[HN], hv[HN], H[HH], v[HN];
+    for (int i = 0; i < HN; i++)
+        v[i] = rdw(r);
+    size_t len = dr_tape_len(Q.t);
+    dr_idx mark = dr_tape_mark(Q.t);
+    /* the gradient, first order on a tape of order 2 */
+    dr_status st = dr_gradient(Q.t, Y->r, (size_t)X.n, X.x, g);
+    CHECK(st == DR_OK, "dr_gradient (order 2): %s", sn(st));
+    for (int i = 0; i < X.n; i++) {
+        double w[HN] = {0};
+        if (X.dim[i] == -1 || Y->r.idx == DR_NONE) {
+            CHECK(g[i] == 0.0, "dr_gradient (order 2) w.r.t. a constant: "
+                  "%.17g", g[i]);
+            continue;
+        }
+        if (X.dim[i] < 0)
+            continue;
+        w[X.dim[i]] = 1.0;
+        hd_cmp_g("dr_gradient (order 2)", g[i], &Y->d, w, i);
+    }
+    /* H v, and the dense H */
+    dr_status want = bad == 1 ? DR_ENOTSUP : DR_OK;
+    bool hess = u8(r) & 1;
+    if (hess)
+        st = dr_hessian(Q.t, Y->r, (size_t)X.n, X.n ? X.x : NULL,
+                        X.n ? H : NULL);
+    else
+        st = dr_hvp(Q.t, Y->r, (size_t)X.n, X.n ? X.x : NULL,
+                    X.n ? v : NULL, X.n ? hv : NULL);
+    const char *nm = hess ? "dr_hessian" : "dr_hvp";
+    TRACE("  %s(y %lld, n %d) -> %s\n", nm, (long long)Y->r.idx, X.n, sn(st));
+    if (bad < 0)
+        CHECK(st == DR_OK || st == DR_ENOTSUP, "%s: %s", nm, sn(st));
+    else
+        CHECK(st == want, "%s: %s, expected %s", nm, sn(st), sn(want));
+    CHECK(dr_tape_len(Q.t) == len && dr_tape_mark(Q.t) == mark,
+          "%s changed the tape: %zu nodes, mark %lld (before %zu, %lld)", nm,
+          dr_tape_len(Q.t), (long long)dr_tape_mark(Q.t), len,
+          (long long)mark);
+    check_sticky(nm, Q.t, &Q.hs);
+    if (st == DR_OK) {
+        /* direction weights: the sum over the x entries of each input */
+        double w[HN] = {0};
+        for (int j = 0; j < X.n; j++)
+            if (X.dim[j] >= 0)
+                w[X.dim[j]] += v[j];
+        bool untracked = false;
+        for (int j = 0; j < X.n; j++)
+            untracked |= X.dim[j] == -2 && v[j] != 0.0;
+        for (int i = 0; i < X.n; i++) {
+            int di = X.dim[i];
+            if (di == -2 || Y->r.idx == DR_NONE) {
+                if (Y->r.idx == DR_NONE)
+                    for (int j = 0; j < (hess ? X.n : 1); j++)
+                        CHECK((hess ? H[i * X.n + j] : hv[i]) == 0.0,
+                              "%s of a constant: %.17g", nm,
+                              hess ? H[i * X.n + j] : hv[i]);
+                continue;
+            }
+            if (!hess) {
+                if (!untracked)
+                    hd_cmp_h("dr_hvp", hv[i], &Y->d, di, w, i);
+                continue;
+            }
+            for (int j = 0; j < X.n; j++) {
+                double e[HN] = {0};
+                if (X.dim[j] == -2)
+                    continue;
+                if (X.dim[j] >= 0)
+                    e[X.dim[j]] = 1.0;
+                hd_cmp_h("dr_hessian", H[i * X.n + j], &Y->d, di, e,
+                         i * X.n + j);
+            }
+        }
+    }
+    /* the same by hand: a recorded tangent in the direction v on the
+       inputs, and its gradient */
+    if (u8(r) & 1 || X.n == 0)
+        return;
+    dr_idx ids[HN];
+    dr_real seeds[HN];
+    int dims[HN], n = 0;
+    const hdual *sd[HN];
+    hdual cst[HN];
+    for (int i = 0; i < X.n; i++) {
+        if (X.dim[i] < 0)
+            continue;
+        bool dup = false;
+        for (int q = 0; q < n; q++)
+            dup |= ids[q] == X.x[i].idx;
+        if (dup)
+            continue;
+        ids[n] = X.x[i].idx;
+        dims[n] = X.dim[i];
+        seeds[n] = dr_const(v[i]);
+        hd_const(&cst[n], v[i]);
+        sd[n] = &cst[n];
+        n++;
+    }
+    dr_real yd = {0, 0};
+    st = dr_tangent_record(Q.t, Q.from0, (size_t)n, ids, seeds, Y->r, &yd);
+    want = badt == 1 ? DR_ENOTSUP : DR_OK;
+    if (badt < 0)
+        CHECK(st == DR_OK || st == DR_ENOTSUP, "dr_tangent_record: %s",
+              sn(st));
+    else
+        CHECK(st == want, "dr_tangent_record: %s, expected %s", sn(st),
+              sn(want));
+    check_sticky("dr_tangent_record", Q.t, &Q.hs);
+    if (st != DR_OK)
+        return;
+    hdual T1;
+    hd_tangent(&T1, &Y->d, n, dims, sd);
+    double w[HN] = {0};
+    for (int i = 0; i < n; i++)
+        w[dims[i]] += seeds[i].val;
+    hd_cmp_g("dr_tangent_record value", yd.val, &Y->d, w, 0);
+    if (yd.idx == DR_NONE)
+        hd_const(&T1, yd.val);
+    T1.v = yd.val;
+    st = dr_gradient(Q.t, yd, (size_t)X.n, X.x, g);
+    CHECK(st == DR_OK, "dr_gradient of a recorded tangent: %s", sn(st));
+    for (int i = 0; i < X.n; i++) {
+        double e[HN] = {0};
+        if (X.dim[i] == -2)
+            continue;
+        if (X.dim[i] >= 0)
+            e[X.dim[i]] = 1.0;
+        hd_cmp_g("gradient of a recorded tangent (H v)", g[i], &T1, e, i);
+    }
+    /* third order: the tangent of the tangent; its value is w^T H v */
+    dr_real ydd = {0, 0};
+    for (int i = 0; i < n; i++) {
+        seeds[i] = dr_const(rdw(r));
+        hd_const(&cst[i], seeds[i].val);
+    }
+    st = dr_tangent_record(Q.t, Q.from0, (size_t)n, ids, seeds, yd, &ydd);
+    /* (nodes recorded after y, before the tangent, are replayed too) */
+    int bad2 = yd.idx == DR_NONE ? 0 : bad_in(&Q.bad, Q.from0, yd.idx);
+    if (bad2 < 0)
+        CHECK(st == DR_OK || st == DR_ENOTSUP, "dr_tangent_record of a "
+              "recorded tangent: %s", sn(st));
+    else
+        CHECK(st == (bad2 ? DR_ENOTSUP : DR_OK), "dr_tangent_record of a "
+              "recorded tangent: %s", sn(st));
+    if (st != DR_OK)
+        return;
+    double w2[HN] = {0};
+    for (int i = 0; i < n; i++)
+        w2[dims[i]] += seeds[i].val;
+    hd_cmp_g("dr_tangent_record of a tangent (w^T H v)", ydd.val, &T1, w2, 0);
+    st = dr_gradient(Q.t, ydd, (size_t)X.n, X.x, g);
+    CHECK(st == DR_OK, "dr_gradient of a third-order tangent: %s", sn(st));
+    other_tape_note(yd.idx, false);
+    other_tape_note(ydd.idx, false);
+}
+
+/* the refusals of dr_tape_set_order and of the calls that cannot take
+   second order, on the second tape before its program */
+static void h_pre(rd *r, unsigned k)
+{
+    dr_tape *t = Q.t;
+    if (k & 1) { /* a fork since the last clear */
+        dr_tape *kid[1];
+        dr_status st = dr_fork(t, 1, kid);
+        CHECK(st == DR_OK, "dr_fork (second tape): %s", sn(st));
+        dr_real x = dr_input(kid[0], 1.0);
+        CHECK(x.idx != DR_NONE, "dr_input on a child of the second tape");
+        st = dr_tape_set_order(t, 2);
+        CHECK(st == DR_EBUSY, "dr_tape_set_order(2) while forked: %s",
+              sn(st));
+        st = dr_tape_set_order(kid[0], 2);
+        CHECK(st == DR_EINVAL, "dr_tape_set_order on a child handle: %s",
+              sn(st));
+        CHECK(dr_join(t) == DR_OK, "dr_join (second tape)");
+        st = dr_tape_set_order(t, 2);
+        CHECK(st == DR_EBUSY, "dr_tape_set_order(2) after a fork since the "
+              "last clear: %s", sn(st));
+        CHECK(dr_tape_order(t) == 1, "the order after a refusal");
+        CHECK(dr_tape_clear(t) == DR_OK, "dr_tape_clear (second tape)");
+        other_tape_reset();
+        Q.base = dr_tape_mark(t);
+    }
+    if (k & 2) { /* a recorder open */
+        dr_rec rec;
+        CHECK(dr_rec_begin(t, &rec) == DR_OK, "dr_rec_begin (second tape)");
+        dr_status st = dr_tape_set_order(t, 2);
+        CHECK(st == DR_EBUSY, "dr_tape_set_order(2) with a recorder open: "
+              "%s", sn(st));
+        CHECK(dr_rec_end(&rec) == DR_OK, "dr_rec_end (second tape)");
+    }
+    if (k & 4) { /* orders that do not exist */
+        static const int bad[] = {0, 3, -1, INT_MIN, INT_MAX, 100};
+        int o = bad[u8(r) % 6];
+        dr_status st = dr_tape_set_order(t, o);
+        CHECK(st == DR_EINVAL, "dr_tape_set_order(%d): %s", o, sn(st));
+        CHECK(dr_tape_set_order(NULL, 2) == DR_EINVAL,
+              "dr_tape_set_order(NULL)");
+        CHECK(dr_tape_order(NULL) == 0, "dr_tape_order(NULL)");
+        CHECK(dr_tape_order(t) == 1, "the order after dr_tape_set_order(%d)",
+              o);
+    }
+    if (k & 8) { /* nodes recorded at order 1 before: no rule */
+        dr_idx mark = dr_tape_mark(t);
+        double v = rdv(r);
+        dr_real x = dr_input(t, v);
+        dr_real y = dr_sin(t, x);
+        hdual d;
+        hd_const(&d, v); /* the reference follows no direction of it */
+        hput(0, x, &d, false, -1);
+        hd_const(&d, y.val);
+        hput(1, y, &d, false, -1);
+        bad_add(&Q.bad, mark, dr_tape_mark(t));
+    }
+}
+
+/* what a tape of order 2 refuses */
+static void h_refusals(void)
+{
+    dr_tape *t = Q.t;
+    dr_rec rec;
+    dr_status st = dr_rec_begin(t, &rec);
+    CHECK(st == DR_EINVAL, "dr_rec_begin on a tape of order 2: %s", sn(st));
+    dr_tape *kid[1];
+    st = dr_fork(t, 1, kid);
+    CHECK(st == DR_EINVAL, "dr_fork on a tape of order 2: %s", sn(st));
+    check_sticky("refusals at order 2", t, &Q.hs);
+}
+
+static dr_status dummy_step(void *ctx, dr_tape *t, size_t k, size_t n,
+                            const dr_real *x, dr_real *y)
+{
+    (void)ctx, (void)k;
+    for (size_t i = 0; i < n; i++)
+        y[i] = dr_sin(t, x[i]);
+    return dr_tape_status(t);
+}
+static void dummy_rev(void *ctx, size_t n, const double *x, size_t m,
+                      const double *y, const double *ybar, double *xbar)
+{
+    (void)ctx, (void)x, (void)m, (void)y, (void)ybar;
+    for (size_t i = 0; i < n; i++)
+        xbar[i] = 0.0;
+}
+
+/* externals and loops give no second derivatives: DR_ENOTSUP, nothing
+   recorded, outputs the constants of their values */
+static void h_refusals_ext(void)
+{
+    dr_tape *t = Q.t;
+    int j = pick_h(0);
+    dr_real x = j >= 0 ? Q.s[j].r : dr_const(1.0);
+    dr_idx mark = dr_tape_mark(t);
+    dr_external f = {NULL, dummy_rev, NULL, NULL};
+    double y = 2.5;
+    dr_real out = {0, 0};
+    dr_status st = dr_record_external(t, &f, 1, &x, 1, &y, &out);
+    CHECK(st == DR_ENOTSUP, "dr_record_external at order 2: %s", sn(st));
+    CHECK(out.idx == DR_NONE && out.val == 2.5, "a refused external's "
+          "output");
+    dr_loop loop = {NULL, dummy_step, NULL, 0};
+    st = dr_record_checkpointed(t, &loop, 3, 1, &x, 1, &out);
+    CHECK(st == DR_ENOTSUP, "dr_record_checkpointed at order 2: %s", sn(st));
+    CHECK(out.idx == DR_NONE && (out.val == x.val ||
+                                 (isnan(x.val) && isnan(out.val))),
+          "a refused loop's output");
+    CHECK(dr_tape_mark(t) == mark, "a refused call recorded nodes");
+    check_sticky("refused externals", t, &Q.hs);
+}
+
+/* misuse of dr_hvp / dr_hessian / dr_tangent_record */
+static void h_misuse(rd *r)
+{
+    dr_tape *t = Q.t;
+    int j = pick_h(u8(r));
+    if (j < 0)
+        return;
+    dr_real y = Q.s[j].r;
+    dr_real x[1] = {y};
+    double v[1] = {1.0}, out[1];
+    dr_real o = {1, 1};
+    size_t len = dr_tape_len(t);
+    switch (u8(r) % 6) {
+    case 0:
+        CHECK(dr_tangent_record(t, Q.from0, 0, NULL, NULL, y, NULL) ==
+                  DR_EINVAL, "dr_tangent_record(out NULL)");
+        CHECK(dr_tangent_record(t, Q.from0, 1, NULL, NULL, y, &o) ==
+                  DR_EINVAL, "dr_tangent_record(seeds NULL)");
+        break;
+    case 1: { /* from not on the tape */
+        static const dr_idx bad[] = {INT64_MIN, -5, INT64_MAX};
+        dr_idx from = bad[u8(r) % 3];
+        dr_status st = dr_tangent_record(t, from, 0, NULL, NULL, y, &o);
+        CHECK(st == DR_EINVAL, "dr_tangent_record(from %lld): %s",
+              (long long)from, sn(st));
+        st = dr_tangent_record(t, dr_tape_mark(t) + 1, 0, NULL, NULL, y, &o);
+        CHECK(st == DR_EINVAL, "dr_tangent_record(from beyond the mark): "
+              "%s", sn(st));
+        break;
+    }
+    case 2: /* NULL arrays */
+        CHECK(dr_hvp(t, y, 1, x, NULL, out) == DR_EINVAL, "dr_hvp(v NULL)");
+        CHECK(dr_hvp(t, y, 1, x, v, NULL) == DR_EINVAL, "dr_hvp(out NULL)");
+        CHECK(dr_hessian(t, y, 1, x, NULL) == DR_EINVAL,
+              "dr_hessian(H NULL)");
+        CHECK(dr_hessian(t, y, 1, NULL, out) == DR_EINVAL,
+              "dr_hessian(x NULL)");
+        CHECK(dr_hvp(NULL, y, 0, NULL, NULL, NULL) == DR_EINVAL,
+              "dr_hvp(NULL tape)");
+        CHECK(dr_hessian(t, y, (size_t)1 << 33, x, out) == DR_EINVAL,
+              "dr_hessian with n * n overflowing");
+        break;
+    case 3: { /* a seed value not on the tape */
+#ifndef FUZZ_KNOWN_TANGENT_SEED
+        int k = pick_h(u8(r));
+        if (k < 0 || !Q.s[k].input)
+            break;
+        dr_idx id = Q.s[k].r.idx;
+        dr_real s = {1.0, INT64_MAX - 3};
+        dr_idx mark = dr_tape_mark(t);
+        dr_status st = dr_tangent_record(t, Q.from0, 1, &id, &s, y, &o);
+        CHECK(st == DR_EINVAL, "dr_tangent_record with a seed value not on "
+              "the tape: %s", sn(st));
+        CHECK(dr_tape_mark(t) == mark, "dr_tangent_record with a seed value "
+              "not on the tape recorded nodes (%lld ids)",
+              (long long)(dr_tape_mark(t) - mark));
+#endif
+        break;
+    }
+    case 4: { /* order 1 now: Hessians are refused, tangents go on */
+        CHECK(dr_tape_set_order(t, 1) == DR_OK, "dr_tape_set_order(1)");
+        dr_status st = dr_hvp(t, y, 1, x, v, out);
+        CHECK(st == DR_ENOTSUP, "dr_hvp at order 1: %s", sn(st));
+        st = dr_hessian(t, y, 1, x, out);
+        CHECK(st == DR_ENOTSUP, "dr_hessian at order 1: %s", sn(st));
+        CHECK(dr_tape_set_order(t, 2) == DR_OK, "dr_tape_set_order(2)");
+        break;
+    }
+    default: { /* ids of the main tape */
+#ifndef FUZZ_KNOWN_SHARED_IDS
+        int mj = pick_s(u8(r));
+        if (mj < 0 || S.s[mj].r.idx == DR_NONE)
+            break;
+        dr_real m = S.s[mj].r;
+        dr_status st = dr_hvp(t, m, 1, x, v, out);
+        CHECK(st == DR_EINVAL, "dr_hvp with y of another tape: %s", sn(st));
+        st = dr_hessian(t, y, 1, &m, out);
+        CHECK(st == DR_EINVAL, "dr_hessian with x of another tape: %s",
+              sn(st));
+        dr_idx id = m.idx;
+        dr_real s = dr_const(1.0);
+        st = dr_tangent_record(t, Q.from0, 1, &id, &s, y, &o);
+        CHECK(st == DR_EINVAL, "dr_tangent_record with a seed id of "
+              "another tape: %s", sn(st));
+        st = dr_tangent_record(t, m.idx, 0, NULL, NULL, y, &o);
+        CHECK(st == DR_EINVAL, "dr_tangent_record from an id of another "
+              "tape: %s", sn(st));
+#endif
+        break;
+    }
+    }
+    CHECK(dr_tape_len(t) == len, "a refused call recorded nodes");
+    check_sticky("second-order misuse", t, &Q.hs);
+}
+
+void op_second_order(rd *r)
+{
+    unsigned k = u8(r);
+    memset(&Q, 0, sizeof Q);
+    Q.t = other_tape();
+    if (!Q.t)
+        return;
+    dr_status st = dr_tape_clear(Q.t);
+    CHECK(st == DR_OK, "dr_tape_clear (second tape): %s", sn(st));
+    other_tape_reset();
+    Q.base = dr_tape_mark(Q.t);
+    st = dr_tape_set_order(Q.t, 1);
+    CHECK(st == DR_OK, "dr_tape_set_order(1) (second tape): %s", sn(st));
+    h_pre(r, k);
+    st = dr_tape_set_order(Q.t, 2);
+    CHECK(st == DR_OK, "dr_tape_set_order(2): %s", sn(st));
+    CHECK(dr_tape_order(Q.t) == 2, "dr_tape_order after setting 2");
+    Q.from0 = dr_tape_mark(Q.t);
+    Q.mark[0] = Q.mark[1] = Q.from0;
+    if (k & 0x10)
+        h_refusals();
+    int nops = (int)(u8(r) % 20);
+    for (int i = 0; i < nops && !eof(r); i++) {
+        unsigned op = u8(r);
+        TRACE(" (2nd) op %u\n", op % 12);
+        switch (op % 12) {
+        case 0: case 1: h_input(r); break;
+        case 2: case 3: h_unary(r); break;
+        case 4: case 5: h_binary(r); break;
+        case 6: h_powi(r); break;
+        case 7: h_record(r); break;
+        case 8: Q.mark[u8(r) & 1] = dr_tape_mark(Q.t); break;
+        case 9: h_tangent(r, false); break;
+        case 10: h_array(r); break;
+        default:
+            if (op & 0x80)
+                h_order1(r);
+            else
+                h_misuse(r);
+            break;
+        }
+    }
+    if (k & 0x20)
+        h_refusals_ext();
+    h_checks(r);
+}
+
+/* ------------------------------------------------- the main tape's order */
+
+/* the first id (from the tape's first on) of a node without a
+   second-order rule, INT64_MAX if none */
+static dr_idx main_first_bad(void)
+{
+    dr_idx b = S.o2_bad;
+    if (S.order == 1 && S.o1_from != DR_NONE &&
+        dr_tape_mark(S.T) != S.o1_from && S.o1_from < b)
+        b = S.o1_from;
+    return b;
+}
+
+static void o_set(unsigned k, rd *r)
+{
+    int order = (k & 0x10) ? 1 : 2;
+    bool bad = (k & 0xe0) == 0xe0;
+    if (bad) {
+        static const int bo[] = {0, 3, -2, INT_MAX};
+        order = bo[u8(r) % 4];
+    }
+    bool child = S.depth > 0 && !(k & 0x08);
+    dr_tape *h = child ? top()->h : S.T;
+    dr_status st = dr_tape_set_order(h, order);
+    dr_status want = DR_OK;
+    if (bad || child)
+        want = DR_EINVAL;
+    else if (order == 2 && (S.depth > 0 || S.rec_open || S.forked))
+        want = DR_EBUSY;
+    TRACE("  dr_tape_set_order(%d) -> %s\n", order, sn(st));
+    if (!bad && !child && order == 1 && (S.depth > 0 || S.rec_open))
+        /* (the header's "any time on a root handle that is not forked,
+           has no open recorder" reads as if order 1 were refused there
+           too; the library accepts it, which changes nothing) */
+        CHECK(st == DR_OK || st == DR_EBUSY, "dr_tape_set_order(1) while "
+              "busy: %s", sn(st));
+    else
+        CHECK(st == want, "dr_tape_set_order(%d): %s, expected %s", order,
+              sn(st), sn(want));
+    if (st == DR_OK && order != S.order) {
+        if (order == 2) {
+            if (dr_tape_mark(S.T) != S.o1_from && S.o1_from < S.o2_bad)
+                S.o2_bad = S.o1_from;
+            S.o1_from = DR_NONE;
+        } else {
+            S.o1_from = dr_tape_mark(S.T);
+        }
+        S.order = order;
+    }
+    CHECK(dr_tape_order(S.T) == S.order && dr_tape_order(top()->h) == S.order,
+          "dr_tape_order %d, expected %d", dr_tape_order(S.T), S.order);
+    check_sticky("dr_tape_set_order", top()->h, &top()->hs);
+}
+
+/* a Hessian on the main tape: its status, the tape unchanged, and zeros
+   where y depends on no input */
+static void o_hessian(unsigned k, rd *r)
+{
+    dual cb;
+    opnd y = operand(r, &cb);
+    int n = (int)(u8(r) % 5);
+    dr_real x[4];
+    int dim[4];
+    bool xbad = false;
+    for (int i = 0; i < n; i++) {
+        unsigned b = u8(r);
+        int j = pick_input(b);
+        dim[i] = -1;
+        if ((b & 0xf0) == 0xf0) {
+            dual c2;
+            opnd o = bad_operand(r, &c2);
+            if (o.kind != V_INVALID)
+                return;
+            x[i] = o.r;
+            xbad = true;
+        } else if (j < 0 || (b & 0xc0) == 0xc0) {
+            x[i] = dr_const(2.0);
+        } else {
+            x[i] = S.s[j].r;
+            dim[i] = S.s[j].dim;
+        }
+        for (int q = 0; q < i; q++)
+            if (x[q].idx == x[i].idx && x[i].idx != DR_NONE) {
+#ifdef FUZZ_KNOWN_REPEATED_SEEDS
+                x[i] = dr_const(2.0);
+                dim[i] = -1;
+#endif
+            }
+    }
+    double v[4], out[16];
+    for (int i = 0; i < 4; i++)
+        v[i] = rdw(r);
+    bool child = S.depth > 0 && (k & 0x08);
+    dr_tape *t = child ? top()->h : S.T;
+    size_t len = dr_tape_len(S.T);
+    dr_idx mark = dr_tape_mark(S.T);
+    bool hess = k & 0x10;
+    dr_status st = hess ? dr_hessian(t, y.r, (size_t)n, x, out)
+                        : dr_hvp(t, y.r, (size_t)n, x, v, out);
+    const char *nm = hess ? "dr_hessian" : "dr_hvp";
+    dr_status want = child ? DR_EINVAL : whole_status();
+    if (want == DR_OK && S.L[0].hs.st != DR_OK)
+        want = S.L[0].hs.st;
+    if (want == DR_OK && (xbad || y.kind == V_INVALID))
+        want = DR_EINVAL;
+    if (want == DR_OK && S.order < 2)
+        want = DR_ENOTSUP;
+    if (want == DR_OK && y.r.idx != DR_NONE && main_first_bad() <= y.r.idx)
+        want = DR_ENOTSUP;
+    TRACE("  %s(y %lld, n %d) on the main tape -> %s\n", nm,
+          (long long)y.r.idx, n, sn(st));
+    CHECK(st == want, "%s: %s, expected %s", nm, sn(st), sn(want));
+    if (S.depth == 0 && !S.rec_open)
+        CHECK(dr_tape_len(S.T) == len && dr_tape_mark(S.T) == mark,
+              "%s changed the main tape", nm);
+    check_sticky(nm, top()->h, &top()->hs);
+    if (st != DR_OK || !comparable() || y.kind != V_VALID)
+        return;
+    /* a row (or entry) for an input y does not depend on is exactly 0;
+       so is everything of a y that depends on none of them */
+    for (int i = 0; i < n; i++) {
+        bool dep_i = dim[i] >= 0 && (y.d->s >> dim[i] & 1);
+        if (dim[i] >= 0 && (y.d->w >> dim[i] & 1))
+            continue;
+        for (int j = 0; j < (hess ? n : 1); j++) {
+            double e = hess ? out[i * n + j] : out[i];
+            if (x[i].idx == DR_NONE || (dim[i] >= 0 && !dep_i))
+                CHECK(e == 0.0, "%s[%d]: %.17g where y does not depend on "
+                      "that input", nm, hess ? i * n + j : i, e);
+        }
+    }
+}
+
+/* a recorded tangent on the main tape: its value is a directional
+   derivative (the first-order reference's), the node a new value */
+static void o_tangent(unsigned k, rd *r)
+{
+    dual cb;
+    opnd y = operand(r, &cb);
+    if (y.kind != V_CONST && y.kind != V_VALID)
+        return;
+    int ns = (int)(u8(r) % 4);
+    dr_idx ids[3];
+    dr_real seeds[3];
+    double w[NT] = {0};
+    int n = 0;
+    bool sbad = false;
+    for (int i = 0; i < ns; i++) {
+        int j = pick_input(u8(r));
+        if (j < 0)
+            continue;
+        bool dup = false;
+        for (int q = 0; q < n; q++)
+            dup |= ids[q] == S.s[j].r.idx;
+        if (dup)
+            continue;
+        ids[n] = S.s[j].r.idx;
+        seeds[n] = dr_const(rdw(r));
+        w[S.s[j].dim] += seeds[n].val;
+        n++;
+    }
+    if ((k & 0xe0) == 0xe0 && n > 0) { /* a seed id that is not on it */
+        dual c2;
+        opnd o = bad_operand(r, &c2);
+        if (o.kind != V_INVALID)
+            return;
+        ids[0] = o.r.idx;
+        sbad = true;
+    }
+    bool now = k & 0x10; /* from the current mark: nothing replayed */
+    dr_idx from = now ? dr_tape_mark(S.T) : S.epoch_from;
+    bool child = S.depth > 0 && (k & 0x08);
+    dr_tape *t = child ? top()->h : S.T;
+    dr_idx mark = dr_tape_mark(S.T);
+    dr_real out = {99.0, 99};
+    dr_status st = dr_tangent_record(t, from, (size_t)n, ids, seeds, y.r, &out);
+    dr_status want = child ? DR_EINVAL : whole_status();
+    if (want == DR_OK && S.L[0].hs.st != DR_OK)
+        want = S.L[0].hs.st;
+    if (want == DR_OK && sbad)
+        want = DR_EINVAL;
+    if (want == DR_OK && !now && y.r.idx != DR_NONE &&
+        main_first_bad() <= y.r.idx)
+        want = DR_ENOTSUP;
+    TRACE("  dr_tangent_record(main, %d seeds, y %lld) -> %s\n", n,
+          (long long)y.r.idx, sn(st));
+    CHECK(st == want, "dr_tangent_record (main tape): %s, expected %s",
+          sn(st), sn(want));
+    check_sticky("dr_tangent_record", top()->h, &top()->hs);
+    if (st != DR_OK) {
+        if (S.depth == 0 && !S.rec_open)
+            CHECK(dr_tape_mark(S.T) == mark, "dr_tangent_record failed (%s) "
+                  "and recorded nodes", sn(st));
+        return;
+    }
+    if (comparable()) {
+        if (now) { /* nothing replayed: y's own seed, else 0 */
+            double s = 0;
+            for (int i = 0; i < n; i++)
+                if (ids[i] == y.r.idx)
+                    s = seeds[i].val;
+            CHECK(out.val == s, "dr_tangent_record from the mark: %.17g, "
+                  "expected %.17g", out.val, s);
+        } else {
+            cmp_comb("dr_tangent_record (main tape)", out.val, y.d, w, 0);
+        }
+    }
+    dual d;
+    if (out.idx == DR_NONE) {
+        dual_const(&d, out.val);
+    } else {
+        note_id(out.idx);
+        dual_unknown(&d, out.val); /* its derivatives are second order */
+    }
+    put_s((int)(u8(r) % NS), out, &d, -1);
+    /* the recorded nodes have a rule at order 2; at order 1 they are
+       nodes of order 1 like any other (main_first_bad) */
+}
+
+void op_order(rd *r)
+{
+    unsigned k = u8(r);
+    switch (k % 4) {
+    case 0: o_set(k, r); break;
+    case 1: case 2: o_hessian(k, r); break;
+    default: o_tangent(k, r); break;
+    }
+}
