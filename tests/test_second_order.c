@@ -10,6 +10,7 @@
 #include "check.h"
 #include "record/frontend.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,18 @@ static void test_powi(void **state)
                 double H, n = ns[i], x = xs[j];
                 hessian_at(prog_powi, &c, 1, &xs[j], &H);
                 CHK_CLOSE(H, n * (n - 1) * pow(x, n - 2), 1e-13, 1e-300);
+            }
+    /* the extreme exponents (n - 1 is no int for INT_MIN), at +-1 where
+       every power is finite: n (n - 1) (+-1)^n */
+    static const int big[] = {INT_MIN, INT_MIN + 1, INT_MAX, INT_MAX - 1};
+    for (int fe = 0; fe < 2; fe++)
+        for (size_t i = 0; i < sizeof big / sizeof *big; i++)
+            for (double x = -1.0; x <= 1.0; x += 2.0) {
+                chk_context("%spowi(%g, %d)", fe ? "fe_" : "", x, big[i]);
+                opctx c = {.fe = fe, .n = big[i]};
+                double H, n = big[i];
+                hessian_at(prog_powi, &c, 1, &x, &H);
+                CHK_SAME(H, n * (n - 1) * (x < 0 && big[i] % 2 ? -1.0 : 1.0));
             }
 }
 

@@ -10,6 +10,7 @@
  */
 #include "record/record.h"
 
+#include <limits.h>
 #include <stdint.h>
 
 static const dr_real ZERO = {0.0, DR_NONE};
@@ -141,10 +142,13 @@ static void partials(dr_tape *t, int op, dr_real a, dr_real b, dr_real c,
     case DR_OPC_sigmoid: /* c (1 - c), as c sigmoid(-a): no cancellation */
         *pa = dr_mul(t, c, dr_sigmoid(t, dr_neg(t, a)));
         break;
-    case DR_OPC_powi: /* n a^(n-1), b.val = n */
+    case DR_OPC_powi: /* n a^(n-1), b.val = n; n - 1 is no int for
+                         n = INT_MIN: a power with a constant exponent */
         *pa = b.val == 0.0 ? ZERO
-                           : dr_mul(t, K(b.val),
-                                    dr_powi(t, a, (int)(b.val - 1.0)));
+              : dr_mul(t, K(b.val),
+                       b.val > (double)INT_MIN
+                           ? dr_powi(t, a, (int)(b.val - 1.0))
+                           : dr_pow(t, a, K(b.val - 1.0)));
         break;
     case DR_OPC_add:
         *pa = K(1.0);
