@@ -435,6 +435,14 @@ sctx main_ctx(void)
 
 int new_dim(void) { return S.ndim < NT ? S.ndim++ : -1; }
 
+void level_start(level *lv, dr_tape *h)
+{
+    lv->h = h;
+    lv->order = 1;
+    lv->first = lv->o1_from = dr_tape_mark(h);
+    memset(&lv->bad, 0, sizeof lv->bad);
+}
+
 /* ------------------------------------------------------- op: inputs */
 
 static void op_input(rd *r)
@@ -665,7 +673,7 @@ static void op_rec(rd *r)
             return;
         }
         dr_status st = dr_rec_begin(lv->h, &S.rec);
-        if (S.order == 2) {
+        if (lv->order == 2) {
             /* inline code logs nothing for second order */
             CHECK(st == DR_EINVAL, "dr_rec_begin on a tape of order 2: %s",
                   sn(st));
@@ -683,7 +691,7 @@ static void op_rec(rd *r)
     if (what == 2) { /* a second recorder on a busy handle */
         dr_rec r2;
         dr_status st = dr_rec_begin(lv->h, &r2);
-        if (!S.rec_open && S.order == 2) {
+        if (!S.rec_open && lv->order == 2) {
             CHECK(st == DR_EINVAL, "dr_rec_begin on a tape of order 2: %s",
                   sn(st));
             CHECK(dr_rec_end(&r2) == DR_EINVAL, "dr_rec_end of a recorder "
@@ -2362,14 +2370,13 @@ static void op_fork(rd *r)
             check_sticky("dr_fork (recorder open)", lv->h, &lv->hs);
             return;
         }
-        if (S.order == 2) { /* jobs log nothing for second order */
-            CHECK(st == DR_EINVAL, "dr_fork on a tape of order 2: %s",
+        if (lv->order == 2) { /* jobs log nothing for second order */
+            CHECK(st == DR_EINVAL, "dr_fork on a handle of order 2: %s",
                   sn(st));
             check_sticky("dr_fork (order 2)", lv->h, &lv->hs);
             return;
         }
         CHECK(st == DR_OK, "dr_fork(%zu): %s", n, sn(st));
-        S.forked = true;
         lv->nk = (int)n;
         lv->cur = 0;
         for (size_t i = 0; i < n; i++) {
@@ -2384,7 +2391,7 @@ static void op_fork(rd *r)
         S.depth++;
         level *nl = top();
         memset(nl, 0, sizeof *nl);
-        nl->h = kids[0];
+        level_start(nl, kids[0]);
         nl->job = job;
         return;
     }
@@ -2418,7 +2425,7 @@ static void op_fork(rd *r)
         pl->kjob[pl->cur] = job;
         level *nl = top();
         memset(nl, 0, sizeof *nl);
-        nl->h = pl->kids[pl->cur];
+        level_start(nl, pl->kids[pl->cur]);
         nl->job = job;
         return;
     }
@@ -2446,6 +2453,8 @@ static void op_fork(rd *r)
         CHECK(y.idx == DR_NONE, "a joined handle recorded");
         dr_idx id = dr_record0(dead);
         CHECK(id == DR_NONE, "a joined handle recorded an input");
+        CHECK(dr_tape_set_order(dead, 2) == DR_EINVAL,
+              "dr_tape_set_order on a joined handle");
         dr_status want = pl->kst[0] != DR_OK ? pl->kst[0] : DR_EINVAL;
         CHECK(dr_tape_status(dead) == want, "status of a joined "
               "handle: %s, expected %s", sn(dr_tape_status(dead)), sn(want));
@@ -2635,13 +2644,12 @@ static void op_fork_run(rd *r)
         check_sticky("dr_fork_run (recorder open)", lv->h, &lv->hs);
         return;
     }
-    if (S.order == 2) { /* jobs log nothing for second order */
-        CHECK(st == DR_EINVAL, "dr_fork_run on a tape of order 2: %s",
+    if (lv->order == 2) { /* jobs log nothing for second order */
+        CHECK(st == DR_EINVAL, "dr_fork_run on a handle of order 2: %s",
               sn(st));
         check_sticky("dr_fork_run (order 2)", lv->h, &lv->hs);
         return;
     }
-    S.forked = true;
     /* a job that left a recorder open (or a fork) makes the whole call
        DR_EBUSY, and its handle's status DR_EBUSY, which the join passes
        up; the nodes of an unfinished recorder are dropped, so that job's
@@ -2710,11 +2718,11 @@ static void forget_all(void)
     S.njobs = 0;
     S.L[0].job = new_job(0);
     S.L[0].hs.st = DR_OK;
-    /* the order stays; nothing is recorded yet */
-    S.forked = false;
-    S.epoch_from = dr_tape_mark(S.T);
-    S.o2_bad = INT64_MAX;
-    S.o1_from = S.order == 1 ? dr_tape_mark(S.T) : DR_NONE;
+    /* the root's order stays; nothing is recorded yet */
+    level *L0 = &S.L[0];
+    L0->first = dr_tape_mark(S.T);
+    L0->o1_from = L0->order == 1 ? L0->first : DR_NONE;
+    memset(&L0->bad, 0, sizeof L0->bad);
     S.no_fwd = false;
     S.nexternal = 0;
     fz_cleared();
@@ -3010,9 +3018,7 @@ static int run_one(const uint8_t *data, size_t size)
     S.max_id = 0;
     S.L[0].h = S.T;
     S.L[0].job = new_job(0);
-    S.order = 1;
-    S.epoch_from = S.o1_from = dr_tape_mark(S.T);
-    S.o2_bad = INT64_MAX;
+    level_start(&S.L[0], S.T);
     fz_start();
     rd r = {data, size, 0};
     for (int n = 0; n < MAXOPS && !eof(&r); n++) {
@@ -3021,13 +3027,13 @@ static int run_one(const uint8_t *data, size_t size)
         TRACE("op %u at byte %zu (depth %d, rec %d)\n", op % (unsigned)NOPS,
               r.i - 1, S.depth, (int)S.rec_open);
         opfn f = OPS[op % NOPS];
-        dr_idx mark = dr_tape_mark(S.T);
+        level *lv = top();
+        dr_idx mark = dr_tape_mark(lv->h);
         f(&r);
-        /* an array operation recorded at order 2: a Hessian of a result
-           recorded from here on answers DR_ENOTSUP */
-        if (S.order == 2 && array_op(f) && dr_tape_mark(S.T) != mark &&
-            mark < S.o2_bad)
-            S.o2_bad = mark;
+        /* an array operation recorded at order 2: its nodes have no rule
+           (the handle's level is the same: array operations do not fork) */
+        if (lv == top() && lv->order == 2 && array_op(f))
+            bad_add(&lv->bad, mark, dr_tape_mark(lv->h));
     }
     finish_program();
     dr_tape_free(S.T);

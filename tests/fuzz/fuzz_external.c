@@ -196,7 +196,7 @@ void op_external(rd *r)
         break;
     default: break;
     }
-    if (want == DR_OK && S.order == 2)
+    if (want == DR_OK && S.L[0].order == 2)
         want = DR_ENOTSUP;
     if (want == DR_OK && hs->st != DR_OK)
         want = hs->st;
@@ -226,6 +226,10 @@ void op_external(rd *r)
         return;
     }
     owned_give(&E->own, TAPE_MAIN, f.destroy != NULL);
+    /* (a child of order 2 records it, under a root of order 1: a node
+       without a second-order rule for the child) */
+    if (h == lv->h && lv->order == 2)
+        bad_add(&lv->bad, mark, dr_tape_mark(h));
     if (!f.forward)
         S.no_fwd = true;
     S.nexternal++;

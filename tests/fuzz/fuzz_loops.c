@@ -253,10 +253,6 @@ static void check_repeats(rd *r)
     size_t snap = (b & 2) ? big[u8(r) % 13] : u8(r) % 12;
     if (b & 4)
         nseg += u8(r);
-#ifdef FUZZ_KNOWN_LOOP_REPEATS
-    if (nseg > ((size_t)1 << 32))
-        return;
-#endif
     size_t got = dr_loop_repeats(nseg, snap);
     size_t want = repeats_ref(nseg, snap);
     CHECK(got == want, "dr_loop_repeats(%zu, %zu) = %zu, expected %zu", nseg,
@@ -327,7 +323,7 @@ static void main_loop(unsigned k, rd *r, lprog *P)
         hs = &S.L[S.depth - 1].hs;
         want = DR_EBUSY;
     }
-    if (want == DR_OK && S.order == 2)
+    if (want == DR_OK && S.L[0].order == 2)
         want = DR_ENOTSUP;
     if (want == DR_OK && hs->st != DR_OK)
         want = hs->st;
@@ -355,6 +351,8 @@ static void main_loop(unsigned k, rd *r, lprog *P)
         return;
     }
     owned_give(&P->own, TAPE_MAIN, use_destroy);
+    if (h == lv->h && lv->order == 2) /* (a child of order 2) */
+        bad_add(&lv->bad, mark, dr_tape_mark(h));
     S.nexternal++;
     /* the same loop unrolled, with the reference */
     dr_tape *t = scratch();
@@ -418,10 +416,6 @@ static void failing_loop(unsigned k, rd *r, lprog *P)
     bool capture = k & 0x10;
     dr_status want = DR_OK;
     if (capture) {
-#ifdef FUZZ_KNOWN_SHARED_IDS
-        free(P);
-        return;
-#endif
         int j = pick_s(u8(r));
         if (j < 0 || S.s[j].r.idx == DR_NONE) {
             free(P);
@@ -448,7 +442,7 @@ static void failing_loop(unsigned k, rd *r, lprog *P)
         free(P);
         return;
     }
-    dr_status pre = S.order == 2 ? DR_ENOTSUP : lv->hs.st;
+    dr_status pre = S.L[0].order == 2 ? DR_ENOTSUP : lv->hs.st;
     dr_loop loop = {P, lstep, owned_destroy, seg};
     dr_real out[LN];
     dr_idx mark = dr_tape_mark(lv->h);
@@ -472,6 +466,8 @@ static void failing_loop(unsigned k, rd *r, lprog *P)
         P->fail_at = 0;
         P->use_capture = false;
         owned_give(&P->own, TAPE_MAIN, true);
+        if (lv->order == 2)
+            bad_add(&lv->bad, mark, dr_tape_mark(lv->h));
         for (int i = 0; i < n; i++) {
             dual d;
             if (out[i].idx == DR_NONE) {

@@ -45,11 +45,29 @@ typedef struct hstat {
     dr_status st;
 } hstat;
 
+/* ranges [lo, hi) of ids of nodes without a second-order rule for a
+   handle (fuzz_second_order.c) */
+#define NBAD 8
+typedef struct bads {
+    int n;
+    bool lost; /* more than NBAD: not known */
+    dr_idx lo[NBAD], hi[NBAD];
+} bads;
+void bad_add(bads *b, dr_idx lo, dr_idx hi);
+
 /* one level of the fork stack: level 0 is the root */
 typedef struct level {
     dr_tape *h;
     int job;
     hstat hs;
+    /* second order belongs to a handle: its order (children start at 1),
+       the id from which it recorded at order 1 (DR_NONE: at order 2), the
+       ranges of nodes it recorded without a rule while at order 2, and
+       its first id (the root's: since the last clear) */
+    int order;
+    dr_idx o1_from;
+    bads bad;
+    dr_idx first;
     /* while this level is forked (a level above it exists) */
     int nk, cur;
     dr_tape *kids[3];
@@ -91,16 +109,6 @@ struct state {
     group grp[4];
     int ngrp;
     int last_slot;
-    /* second order (fuzz_second_order.c): the tape's order; it forked
-       since the last clear (order 2 is refused then); the id from which
-       nodes were recorded at order 1 (DR_NONE: none since the order
-       became 1 or the clear); the first id of a node without a
-       second-order rule (INT64_MAX: none) */
-    int order;
-    dr_idx epoch_from; /* the tape's first id since the last clear */
-    bool forked;
-    dr_idx o1_from;
-    dr_idx o2_bad;
     /* an external function without a forward rule is on the tape: the
        forward and vector-forward modes answer DR_ENOTSUP (fuzz_external.c) */
     bool no_fwd;
@@ -178,6 +186,8 @@ void do_powi(sctx *c, opnd a, int n, dual *out, dr_real *rout);
 /* store a scalar result in slot j */
 void put_s(int j, dr_real r, const dual *d, int dim);
 int new_dim(void);
+/* a new level of the fork stack on handle h (order 1, nothing recorded) */
+void level_start(level *lv, dr_tape *h);
 /* store an array result / a failed one */
 aslot *put_a(int j, dr_arr h, int rank, int64_t rows, int64_t cols);
 void put_failed_a(int j);

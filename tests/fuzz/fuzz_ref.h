@@ -37,16 +37,6 @@
 #define GROW_MAX 1e100
 #define SHRINK_MIN 1e-150
 
-/* --------------------------------------------------- known defects
- * Defects of cbits/ that the checks below find and that are being fixed
- * elsewhere.  Each FUZZ_KNOWN_* skips (only) the check that finds it, so
- * that the target runs clean meanwhile; -DFUZZ_KNOWN_FIXED (FUZZ_CFLAGS)
- * runs every check.  A guard whose defect is fixed is deleted with its
- * #ifdef.  (None at present.)
- */
-#ifndef FUZZ_KNOWN_FIXED
-#endif
-
 typedef uint64_t dmask;
 
 /* A value of the reference: its value and, per direction d, the tangent

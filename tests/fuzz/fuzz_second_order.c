@@ -571,14 +571,6 @@ typedef struct hslot {
     hdual d;
 } hslot;
 
-/* ranges of ids of nodes without a second-order rule */
-#define NBAD 8
-typedef struct bads {
-    int n;
-    bool lost; /* more than NBAD: either answer goes */
-    dr_idx lo[NBAD], hi[NBAD];
-} bads;
-
 static struct sostate {
     dr_tape *t;
     hslot s[NH];
@@ -590,7 +582,7 @@ static struct sostate {
     hstat hs;
 } Q;
 
-static void bad_add(bads *b, dr_idx lo, dr_idx hi)
+void bad_add(bads *b, dr_idx lo, dr_idx hi)
 {
     if (hi <= lo)
         return;
@@ -755,10 +747,6 @@ static void h_powi(rd *r)
     hop a = hoperand(r, &cb);
     int n = ns[u8(r) % (sizeof ns / sizeof ns[0])];
     int dst = (int)u8(r);
-#ifdef FUZZ_KNOWN_POWI_INT_MIN
-    if (n == INT_MIN)
-        n = INT_MIN + 1;
-#endif
     dr_real res = dr_powi(Q.t, a.r, n);
     hrule R;
     double v = rule_powi(a.r.val, n, &R);
@@ -833,11 +821,7 @@ static void h_tangent(rd *r, bool check_only)
         int j = pick_h(u8(r));
         if (j < 0 || !Q.s[j].input)
             continue;
-        bool dup = false;
-        for (int q = 0; q < n; q++)
-            dup |= ids[q] == Q.s[j].r.idx;
-        if (dup)
-            continue;
+        /* (a seed id given twice takes the sum of its seeds) */
         ids[n] = Q.s[j].r.idx;
         dims[n] = Q.s[j].hdim;
         valid &= dims[n] >= 0 && ids[n] >= from;
@@ -977,17 +961,6 @@ static void pick_xs(rd *r, hx *X)
             if (X->x[q].idx == X->x[i].idx)
                 X->rep = true;
     }
-#ifdef FUZZ_KNOWN_REPEATED_SEEDS
-    if (X->rep) { /* the last of a repeated input only */
-        for (int i = 0; i < X->n; i++)
-            for (int q = i + 1; q < X->n; q++)
-                if (X->x[q].idx == X->x[i].idx && X->dim[i] >= -1) {
-                    X->x[i] = dr_const(0.5);
-                    X->dim[i] = -1;
-                }
-        X->rep = false;
-    }
-#endif
 }
 
 /* the checks at the end of a program: gradient, Hessian-vector product,
@@ -1162,31 +1135,55 @@ static void h_checks(rd *r)
     other_tape_note(ydd.idx, false);
 }
 
-/* the refusals of dr_tape_set_order and of the calls that cannot take
-   second order, on the second tape before its program */
+/* the refusals of dr_tape_set_order, and a derivative inside a job, on the
+   second tape before its program; what is recorded here has no rule for
+   the root */
 static void h_pre(rd *r, unsigned k)
 {
     dr_tape *t = Q.t;
-    if (k & 1) { /* a fork since the last clear */
+    if ((k & 0x41) == 0x41) { /* a job of order 2 */
         dr_tape *kid[1];
         dr_status st = dr_fork(t, 1, kid);
         CHECK(st == DR_OK, "dr_fork (second tape): %s", sn(st));
-        dr_real x = dr_input(kid[0], 1.0);
+        double v = rdv(r);
+        dr_real x = dr_input(kid[0], v);
         CHECK(x.idx != DR_NONE, "dr_input on a child of the second tape");
         st = dr_tape_set_order(t, 2);
         CHECK(st == DR_EBUSY, "dr_tape_set_order(2) while forked: %s",
               sn(st));
         st = dr_tape_set_order(kid[0], 2);
-        CHECK(st == DR_EINVAL, "dr_tape_set_order on a child handle: %s",
+        CHECK(st == DR_OK && dr_tape_order(kid[0]) == 2 &&
+                  dr_tape_order(t) == 1,
+              "dr_tape_set_order(2) on a child handle: %s (orders %d, root "
+              "%d)", sn(st), dr_tape_order(kid[0]), dr_tape_order(t));
+        dr_rec rec;
+        st = dr_rec_begin(kid[0], &rec);
+        CHECK(st == DR_EINVAL, "dr_rec_begin on a child of order 2: %s",
               sn(st));
+        dr_tape *gk[1];
+        st = dr_fork(kid[0], 1, gk);
+        CHECK(st == DR_EINVAL, "dr_fork on a child of order 2: %s", sn(st));
+        /* a nested derivative inside the job: d/dx sin(x) */
+        dr_real y = dr_sin(kid[0], x);
+        dr_idx from = x.idx;
+        dr_real s = dr_const(1.0), d = {0, 0};
+        st = dr_tangent_record(kid[0], from, 1, &x.idx, &s, y, &d);
+        CHECK(st == DR_OK, "dr_tangent_record on a child handle: %s",
+              sn(st));
+        double ref = cos(v);
+        CHECK(d.val == ref || (isnan(d.val) && isnan(ref)) ||
+                  fabs(d.val - ref) <= 1e-15,
+              "dr_tangent_record on a child handle: %.17g, cos %.17g",
+              d.val, ref);
         CHECK(dr_join(t) == DR_OK, "dr_join (second tape)");
-        st = dr_tape_set_order(t, 2);
-        CHECK(st == DR_EBUSY, "dr_tape_set_order(2) after a fork since the "
-              "last clear: %s", sn(st));
-        CHECK(dr_tape_order(t) == 1, "the order after a refusal");
-        CHECK(dr_tape_clear(t) == DR_OK, "dr_tape_clear (second tape)");
-        other_tape_reset();
-        Q.base = dr_tape_mark(t);
+        st = dr_tape_set_order(kid[0], 2);
+        CHECK(st == DR_EINVAL, "dr_tape_set_order on a joined handle: %s",
+              sn(st));
+        if (d.idx != DR_NONE) { /* an ordinary node for the root */
+            hdual hd;
+            hd_const(&hd, d.val);
+            hput(2, d, &hd, false, -1);
+        }
     }
     if (k & 2) { /* a recorder open */
         dr_rec rec;
@@ -1207,8 +1204,7 @@ static void h_pre(rd *r, unsigned k)
         CHECK(dr_tape_order(t) == 1, "the order after dr_tape_set_order(%d)",
               o);
     }
-    if (k & 8) { /* nodes recorded at order 1 before: no rule */
-        dr_idx mark = dr_tape_mark(t);
+    if ((k & 0x88) == 0x88) { /* nodes recorded at order 1 before */
         double v = rdv(r);
         dr_real x = dr_input(t, v);
         dr_real y = dr_sin(t, x);
@@ -1217,7 +1213,6 @@ static void h_pre(rd *r, unsigned k)
         hput(0, x, &d, false, -1);
         hd_const(&d, y.val);
         hput(1, y, &d, false, -1);
-        bad_add(&Q.bad, mark, dr_tape_mark(t));
     }
 }
 
@@ -1318,7 +1313,6 @@ static void h_misuse(rd *r)
               "dr_hessian with n * n overflowing");
         break;
     case 3: { /* a seed value not on the tape */
-#ifndef FUZZ_KNOWN_TANGENT_SEED
         int k = pick_h(u8(r));
         if (k < 0 || !Q.s[k].input)
             break;
@@ -1331,20 +1325,26 @@ static void h_misuse(rd *r)
         CHECK(dr_tape_mark(t) == mark, "dr_tangent_record with a seed value "
               "not on the tape recorded nodes (%lld ids)",
               (long long)(dr_tape_mark(t) - mark));
-#endif
+        check_sticky("dr_tangent_record with a seed value not on the tape",
+                     t, &Q.hs);
         break;
     }
-    case 4: { /* order 1 now: Hessians are refused, tangents go on */
+    case 4: { /* order 1 now: what was recorded at order 2 keeps its
+                 rules */
         CHECK(dr_tape_set_order(t, 1) == DR_OK, "dr_tape_set_order(1)");
+        int bad = y.idx == DR_NONE ? 0 : bad_in(&Q.bad, Q.base, y.idx);
         dr_status st = dr_hvp(t, y, 1, x, v, out);
-        CHECK(st == DR_ENOTSUP, "dr_hvp at order 1: %s", sn(st));
+        if (bad >= 0)
+            CHECK(st == (bad ? DR_ENOTSUP : DR_OK), "dr_hvp at order 1 of a "
+                  "value recorded at order 2: %s", sn(st));
         st = dr_hessian(t, y, 1, x, out);
-        CHECK(st == DR_ENOTSUP, "dr_hessian at order 1: %s", sn(st));
+        if (bad >= 0)
+            CHECK(st == (bad ? DR_ENOTSUP : DR_OK), "dr_hessian at order 1 "
+                  "of a value recorded at order 2: %s", sn(st));
         CHECK(dr_tape_set_order(t, 2) == DR_OK, "dr_tape_set_order(2)");
         break;
     }
     default: { /* ids of the main tape */
-#ifndef FUZZ_KNOWN_SHARED_IDS
         int mj = pick_s(u8(r));
         if (mj < 0 || S.s[mj].r.idx == DR_NONE)
             break;
@@ -1362,7 +1362,6 @@ static void h_misuse(rd *r)
         st = dr_tangent_record(t, m.idx, 0, NULL, NULL, y, &o);
         CHECK(st == DR_EINVAL, "dr_tangent_record from an id of another "
               "tape: %s", sn(st));
-#endif
         break;
     }
     }
@@ -1384,6 +1383,7 @@ void op_second_order(rd *r)
     st = dr_tape_set_order(Q.t, 1);
     CHECK(st == DR_OK, "dr_tape_set_order(1) (second tape): %s", sn(st));
     h_pre(r, k);
+    bad_add(&Q.bad, Q.base, dr_tape_mark(Q.t)); /* recorded at order 1 */
     st = dr_tape_set_order(Q.t, 2);
     CHECK(st == DR_OK, "dr_tape_set_order(2): %s", sn(st));
     CHECK(dr_tape_order(Q.t) == 2, "dr_tape_order after setting 2");
@@ -1419,15 +1419,14 @@ void op_second_order(rd *r)
 
 /* ------------------------------------------------- the main tape's order */
 
-/* the first id (from the tape's first on) of a node without a
-   second-order rule, INT64_MAX if none */
-static dr_idx main_first_bad(void)
+/* 1: a node of ids [from, y] of handle lv has no second-order rule for
+   it, 0: none has, -1: not known */
+static int level_bad(const level *lv, dr_idx from, dr_idx y)
 {
-    dr_idx b = S.o2_bad;
-    if (S.order == 1 && S.o1_from != DR_NONE &&
-        dr_tape_mark(S.T) != S.o1_from && S.o1_from < b)
-        b = S.o1_from;
-    return b;
+    bads b = lv->bad;
+    if (lv->order == 1 && lv->o1_from != DR_NONE)
+        bad_add(&b, lv->o1_from, dr_tape_mark(lv->h));
+    return bad_in(&b, from, y);
 }
 
 static void o_set(unsigned k, rd *r)
@@ -1438,37 +1437,43 @@ static void o_set(unsigned k, rd *r)
         static const int bo[] = {0, 3, -2, INT_MAX};
         order = bo[u8(r) % 4];
     }
-    bool child = S.depth > 0 && !(k & 0x08);
-    dr_tape *h = child ? top()->h : S.T;
-    dr_status st = dr_tape_set_order(h, order);
+    /* the top handle (a child when forked), or the root */
+    level *lv = (k & 0x08) ? &S.L[0] : top();
+    bool forked = lv != top(), rec = lv == top() && S.rec_open;
+    dr_status st = dr_tape_set_order(lv->h, order);
     dr_status want = DR_OK;
-    if (bad || child)
+    if (bad)
         want = DR_EINVAL;
-    else if (order == 2 && (S.depth > 0 || S.rec_open || S.forked))
+    else if (order == 2 && (forked || rec))
         want = DR_EBUSY;
-    TRACE("  dr_tape_set_order(%d) -> %s\n", order, sn(st));
-    if (!bad && !child && order == 1 && (S.depth > 0 || S.rec_open))
-        /* (the header's "any time on a root handle that is not forked,
-           has no open recorder" reads as if order 1 were refused there
-           too; the library accepts it, which changes nothing) */
+    TRACE("  dr_tape_set_order(%d) on level %d -> %s\n", order,
+          (int)(lv - S.L), sn(st));
+    if (!bad && order == 1 && (forked || rec))
+        /* (the header's "any time on a root or child handle that is not
+           forked and has no open recorder" reads as if order 1 were
+           refused there too; the library accepts it, which changes
+           nothing) */
         CHECK(st == DR_OK || st == DR_EBUSY, "dr_tape_set_order(1) while "
               "busy: %s", sn(st));
     else
         CHECK(st == want, "dr_tape_set_order(%d): %s, expected %s", order,
               sn(st), sn(want));
-    if (st == DR_OK && order != S.order) {
+    if (st == DR_OK && order != lv->order) {
+        dr_idx mark = dr_tape_mark(lv->h);
         if (order == 2) {
-            if (dr_tape_mark(S.T) != S.o1_from && S.o1_from < S.o2_bad)
-                S.o2_bad = S.o1_from;
-            S.o1_from = DR_NONE;
+            if (lv->o1_from != DR_NONE)
+                bad_add(&lv->bad, lv->o1_from, mark);
+            lv->o1_from = DR_NONE;
         } else {
-            S.o1_from = dr_tape_mark(S.T);
+            lv->o1_from = mark;
         }
-        S.order = order;
+        lv->order = order;
     }
-    CHECK(dr_tape_order(S.T) == S.order && dr_tape_order(top()->h) == S.order,
-          "dr_tape_order %d, expected %d", dr_tape_order(S.T), S.order);
-    check_sticky("dr_tape_set_order", top()->h, &top()->hs);
+    for (int d = 0; d <= S.depth; d++)
+        CHECK(dr_tape_order(S.L[d].h) == S.L[d].order,
+              "dr_tape_order of level %d: %d, expected %d", d,
+              dr_tape_order(S.L[d].h), S.L[d].order);
+    check_sticky("dr_tape_set_order", lv->h, &lv->hs);
 }
 
 /* a Hessian on the main tape: its status, the tape unchanged, and zeros
@@ -1498,13 +1503,6 @@ static void o_hessian(unsigned k, rd *r)
             x[i] = S.s[j].r;
             dim[i] = S.s[j].dim;
         }
-        for (int q = 0; q < i; q++)
-            if (x[q].idx == x[i].idx && x[i].idx != DR_NONE) {
-#ifdef FUZZ_KNOWN_REPEATED_SEEDS
-                x[i] = dr_const(2.0);
-                dim[i] = -1;
-#endif
-            }
     }
     double v[4], out[16];
     for (int i = 0; i < 4; i++)
@@ -1522,13 +1520,19 @@ static void o_hessian(unsigned k, rd *r)
         want = S.L[0].hs.st;
     if (want == DR_OK && (xbad || y.kind == V_INVALID))
         want = DR_EINVAL;
-    if (want == DR_OK && S.order < 2)
-        want = DR_ENOTSUP;
-    if (want == DR_OK && y.r.idx != DR_NONE && main_first_bad() <= y.r.idx)
-        want = DR_ENOTSUP;
+    int bad = 0;
+    if (want == DR_OK && y.r.idx != DR_NONE) {
+        /* dr_hvp replays from the tape's first id */
+        bad = level_bad(&S.L[0], S.L[0].first, y.r.idx);
+        if (bad == 1)
+            want = DR_ENOTSUP;
+    }
     TRACE("  %s(y %lld, n %d) on the main tape -> %s\n", nm,
           (long long)y.r.idx, n, sn(st));
-    CHECK(st == want, "%s: %s, expected %s", nm, sn(st), sn(want));
+    if (bad < 0)
+        CHECK(st == DR_OK || st == DR_ENOTSUP, "%s: %s", nm, sn(st));
+    else
+        CHECK(st == want, "%s: %s, expected %s", nm, sn(st), sn(want));
     if (S.depth == 0 && !S.rec_open)
         CHECK(dr_tape_len(S.T) == len && dr_tape_mark(S.T) == mark,
               "%s changed the main tape", nm);
@@ -1539,8 +1543,6 @@ static void o_hessian(unsigned k, rd *r)
        so is everything of a y that depends on none of them */
     for (int i = 0; i < n; i++) {
         bool dep_i = dim[i] >= 0 && (y.d->s >> dim[i] & 1);
-        if (dim[i] >= 0 && (y.d->w >> dim[i] & 1))
-            continue;
         for (int j = 0; j < (hess ? n : 1); j++) {
             double e = hess ? out[i * n + j] : out[i];
             if (x[i].idx == DR_NONE || (dim[i] >= 0 && !dep_i))
@@ -1550,34 +1552,38 @@ static void o_hessian(unsigned k, rd *r)
     }
 }
 
-/* a recorded tangent on the main tape: its value is a directional
-   derivative (the first-order reference's), the node a new value */
+/* a recorded tangent on the main tape (the root, or a child handle: a
+   derivative inside a job): its value is a directional derivative (the
+   first-order reference's), the node a new value */
 static void o_tangent(unsigned k, rd *r)
 {
     dual cb;
     opnd y = operand(r, &cb);
     if (y.kind != V_CONST && y.kind != V_VALID)
         return;
+    level *lv = (k & 0x08) ? &S.L[0] : top();
+    bool forked = lv != top();
     int ns = (int)(u8(r) % 4);
     dr_idx ids[3];
     dr_real seeds[3];
     double w[NT] = {0};
     int n = 0;
-    bool sbad = false;
+    dr_idx lowest = INT64_MAX;
     for (int i = 0; i < ns; i++) {
         int j = pick_input(u8(r));
         if (j < 0)
             continue;
-        bool dup = false;
-        for (int q = 0; q < n; q++)
-            dup |= ids[q] == S.s[j].r.idx;
-        if (dup)
+        /* on a child: its own inputs (the replay starts at the first) */
+        if (lv != &S.L[0] && S.s[j].job != lv->job)
             continue;
         ids[n] = S.s[j].r.idx;
         seeds[n] = dr_const(rdw(r));
         w[S.s[j].dim] += seeds[n].val;
+        if (ids[n] < lowest)
+            lowest = ids[n];
         n++;
     }
+    bool sbad = false;
     if ((k & 0xe0) == 0xe0 && n > 0) { /* a seed id that is not on it */
         dual c2;
         opnd o = bad_operand(r, &c2);
@@ -1586,38 +1592,47 @@ static void o_tangent(unsigned k, rd *r)
         ids[0] = o.r.idx;
         sbad = true;
     }
-    bool now = k & 0x10; /* from the current mark: nothing replayed */
-    dr_idx from = now ? dr_tape_mark(S.T) : S.epoch_from;
-    bool child = S.depth > 0 && (k & 0x08);
-    dr_tape *t = child ? top()->h : S.T;
-    dr_idx mark = dr_tape_mark(S.T);
+    /* from the current mark (nothing replayed), or the first id the
+       handle recorded (the root: since the clear; a child: its lowest
+       seeded input) */
+    bool now = (k & 0x10) || (lv != &S.L[0] && n == 0);
+    dr_idx from = now ? dr_tape_mark(lv->h)
+                  : lv == &S.L[0] ? S.L[0].first : lowest;
+    dr_idx mark = dr_tape_mark(lv->h);
     dr_real out = {99.0, 99};
-    dr_status st = dr_tangent_record(t, from, (size_t)n, ids, seeds, y.r, &out);
-    dr_status want = child ? DR_EINVAL : whole_status();
-    if (want == DR_OK && S.L[0].hs.st != DR_OK)
-        want = S.L[0].hs.st;
+    dr_status st = dr_tangent_record(lv->h, from, (size_t)n, ids, seeds,
+                                     y.r, &out);
+    dr_status want = forked || (lv == top() && S.rec_open) ? DR_EBUSY
+                   : lv->hs.st;
     if (want == DR_OK && sbad)
         want = DR_EINVAL;
-    if (want == DR_OK && !now && y.r.idx != DR_NONE &&
-        main_first_bad() <= y.r.idx)
-        want = DR_ENOTSUP;
-    TRACE("  dr_tangent_record(main, %d seeds, y %lld) -> %s\n", n,
-          (long long)y.r.idx, sn(st));
-    CHECK(st == want, "dr_tangent_record (main tape): %s, expected %s",
-          sn(st), sn(want));
-    check_sticky("dr_tangent_record", top()->h, &top()->hs);
+    int bad = 0;
+    if (want == DR_OK && !now && y.r.idx != DR_NONE) {
+        bad = level_bad(lv, from, y.r.idx);
+        if (bad == 1)
+            want = DR_ENOTSUP;
+    }
+    TRACE("  dr_tangent_record(level %d, %d seeds, from %lld, y %lld) -> "
+          "%s\n", (int)(lv - S.L), n, (long long)from, (long long)y.r.idx,
+          sn(st));
+    if (bad < 0)
+        CHECK(st == DR_OK || st == DR_ENOTSUP, "dr_tangent_record: %s",
+              sn(st));
+    else
+        CHECK(st == want, "dr_tangent_record (main tape, level %d): %s, "
+              "expected %s", (int)(lv - S.L), sn(st), sn(want));
+    check_sticky("dr_tangent_record", lv->h, &lv->hs);
     if (st != DR_OK) {
-        if (S.depth == 0 && !S.rec_open)
-            CHECK(dr_tape_mark(S.T) == mark, "dr_tangent_record failed (%s) "
-                  "and recorded nodes", sn(st));
+        CHECK(dr_tape_mark(lv->h) == mark, "dr_tangent_record failed (%s) "
+              "and recorded nodes", sn(st));
         return;
     }
     if (comparable()) {
-        if (now) { /* nothing replayed: y's own seed, else 0 */
+        if (now) { /* nothing replayed: y's own seeds, else 0 */
             double s = 0;
             for (int i = 0; i < n; i++)
                 if (ids[i] == y.r.idx)
-                    s = seeds[i].val;
+                    s += seeds[i].val;
             CHECK(out.val == s, "dr_tangent_record from the mark: %.17g, "
                   "expected %.17g", out.val, s);
         } else {
@@ -1631,9 +1646,9 @@ static void o_tangent(unsigned k, rd *r)
         note_id(out.idx);
         dual_unknown(&d, out.val); /* its derivatives are second order */
     }
-    put_s((int)(u8(r) % NS), out, &d, -1);
-    /* the recorded nodes have a rule at order 2; at order 1 they are
-       nodes of order 1 like any other (main_first_bad) */
+    /* (a slot of the top level: the node's job) */
+    if (lv == top())
+        put_s((int)(u8(r) % NS), out, &d, -1);
 }
 
 void op_order(rd *r)

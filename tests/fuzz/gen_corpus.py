@@ -19,6 +19,8 @@ INPUT, INPUTS, CONST, UNARY, BINARY, POWI, BAD_ID, RECORD = 0, 1, 2, 3, 5, 7, 8,
 REC, ARR_CREATE, ARR_ELEM, ARR_SCALE, ARR_BCAST, ARR_LINALG = 10, 12, 14, 15, 16, 17
 ARR_REDUCE, ARR_STRUCT, GRADIENT, GRAD_RANGE, SEED_REV = 18, 19, 20, 22, 23
 FORK, FORK_RUN, THREADS, CLEAR, MISUSE = 25, 27, 28, 29, 30
+# the other files' operations (fuzz_modes.c, fuzz_second_order.c, ...)
+MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER = 31, 33, 34, 35, 36, 37
 
 FAMILIES = {
     "scalar": [UNARY, UNARY, BINARY, BINARY, POWI, GRADIENT, SEED_REV],
@@ -33,7 +35,23 @@ FAMILIES = {
     "forkrun": [FORK_RUN, THREADS, BINARY, GRADIENT, SEED_REV],
     "clear": [CLEAR, INPUT, BINARY, BAD_ID, GRADIENT],
     "misuse": [MISUSE, MISUSE, BINARY, GRADIENT, CLEAR],
+    "modes": [MODES, MODES, MODES, BINARY, UNARY, INPUT, ARR_CREATE,
+              ARR_ELEM, RECORD],
+    "modes-fork": [MODES, MODES, FORK, BINARY, FORK_RUN, INPUT],
+    "second": [SECOND, SECOND, BINARY],
+    "order": [ORDER, ORDER, ORDER, UNARY, BINARY, INPUT, RECORD, GRADIENT,
+              ARR_CREATE, ARR_REDUCE, SEED_REV],
+    "order-fork": [ORDER, ORDER, FORK, FORK, UNARY, BINARY, INPUT],
+    "loop": [LOOP, LOOP, BINARY, GRADIENT, SEED_REV, MODES],
+    "external": [EXTERNAL, EXTERNAL, UNARY, GRADIENT, SEED_REV, MODES,
+                 FORK, CLEAR],
+    "tapes": [OTHER, OTHER, OTHER, SECOND, BINARY, GRADIENT, ARR_CREATE],
 }
+
+# argument bytes per operation (default 3 to 8): the other files'
+# operations read more
+ARGS = {MODES: (8, 30), ORDER: (6, 16), SECOND: (40, 140), LOOP: (20, 60),
+        EXTERNAL: (16, 40), OTHER: (6, 16)}
 
 
 def small(rng):
@@ -54,9 +72,13 @@ def program(rng, family, length):
     ops = FAMILIES[family]
     while len(out) < length:
         op = rng.choice(ops)
+        if op in NEW_OPS:
+            out += rand_new_op(rng, op)
+            continue
         out.append(op)
         # argument bytes: mostly small values and slot numbers
-        for _ in range(rng.randrange(3, 9)):
+        lo, hi = ARGS.get(op, (3, 9))
+        for _ in range(rng.randrange(lo, hi)):
             out.append(small(rng) if rng.random() < 0.6
                        else rng.randrange(256))
     return bytes(out)
@@ -136,6 +158,472 @@ SPECIAL["array-blocks"] = (
     + bytes([ARR_STRUCT, 10, 4, 2, 1, 1])           # a4 = [a1 a1]
     + arr_sum(1, 5) + arr_sum(3, 6) + arr_sum(4, 7)
     + seeds(5, 6, 7))
+
+
+
+# ------------------------------------------------ the other files' operations
+# Encoders that mirror the decoders of fuzz_modes.c, fuzz_second_order.c,
+# fuzz_loops.c, fuzz_external.c and fuzz_tapes.c byte for byte; an operand
+# is a slot number (< 32) or C(x), a constant.
+
+W = {1.0: 0, -1.0: 1, 0.5: 2, 2.0: 3, -3.0: 4, 0.0: 5, 1e-3: 6, 7.0: 7}
+
+
+def C(x):
+    return bytes([0xe0, val(x)])
+
+
+def opnd(a):
+    return a if isinstance(a, bytes) else bytes([a])
+
+
+def kbyte(kind, mod, bits=0, clear=0):
+    """the least byte k with k % mod == kind, the bits set and clear"""
+    for k in range(256):
+        if k % mod == kind and k & bits == bits and not k & clear:
+            return k
+    raise ValueError((kind, mod, bits, clear))
+
+
+U = {n: i for i, n in enumerate(
+    "neg sqrt cbrt exp expm1 log log1p sin cos tan asin acos atan sinh cosh "
+    "tanh abs erf sigmoid relu square asinh acosh atanh softplus".split())}
+B = {n: i for i, n in enumerate(
+    "add sub mul div atan2 pow min max hypot logbase".split())}
+
+
+# -- forward and vector modes (op_modes): ys are slots, xs input slots
+def modes(kind, ys, xs, ws=(), kk=0, bits=0, clear=0):
+    k = kbyte(kind, 6, bits, clear)
+    out = bytes([MODES, k, len(ys), len(xs)])
+    for y in ys:
+        out += bytes([0]) + opnd(y)
+    out += bytes(xs)
+    if kind in (2, 3):
+        out += bytes([kk])
+    return out + bytes(W[w] for w in ws)
+
+
+def jvp(ys, xs, xdot, tangents=False):
+    return modes(0, ys, xs, xdot, bits=0x20 if tangents else 0,
+                 clear=0x40 if not tangents else 0x40)
+
+
+def vjp(ys, xs, ybar):
+    return modes(1, ys, xs, ybar, clear=0x40)
+
+
+def jvp_vec(ys, xs, kk, X):
+    return modes(2, ys, xs, X + [1.0] * (24 - len(X)), kk, clear=0x70)
+
+
+def vjp_vec(ys, xs, kk, Y):
+    return modes(3, ys, xs, Y + [1.0] * (12 - len(Y)), kk, clear=0x70)
+
+
+def forward(seeds_, clear_arrays=True, vec=None):
+    """seeds_: ('x', slot, w) or ('a', array slot, w); vec: (kk, array slot,
+    [w per direction], y slot, x slot, [xdot per direction])"""
+    bits = (0x10 if clear_arrays else 0) | (0x20 if vec else 0)
+    out = bytes([MODES, kbyte(4, 6, bits, 0x30 & ~bits), len(seeds_)])
+    for kind, slot, w in seeds_:
+        out += bytes([(0 if kind == "x" else 2) | slot << 3, W[w]])
+    if vec:
+        kk, a, ws, y, x, xd = vec
+        out += bytes([kk - 2, a] + [W[w] for w in ws] + [y, x]
+                     + [W[w] for w in xd])
+    return out
+
+
+# -- the main tape's order (op_order)
+def set_order(order, root=False):
+    bits = (0x10 if order == 1 else 0) | (0x08 if root else 0)
+    return bytes([ORDER, kbyte(0, 4, bits, 0xe0 | (0x18 & ~bits))])
+
+
+def hess(y, xs, v=(1.0, -1.0, 0.5, 2.0), dense=True):
+    k = kbyte(1, 4, 0x10 if dense else 0, 0x08 | (0 if dense else 0x10))
+    return bytes([ORDER, k]) + opnd(y) + bytes([len(xs)] + list(xs)
+                                               + [W[w] for w in v])
+
+
+def tangent_main(y, seeds_, dst, root=True):
+    k = kbyte(3, 4, 0x08 if root else 0, 0xf0 | (0 if root else 0x08))
+    out = bytes([ORDER, k]) + opnd(y) + bytes([len(seeds_)])
+    for slot, w in seeds_:
+        out += bytes([slot, W[w]])
+    return out + bytes([dst])
+
+
+# -- a program on the second tape (op_second_order)
+class Second:
+    def __init__(self, k=0, pre=b""):
+        self.k, self.pre, self.ops = k, pre, []
+
+    def input(self, x, dst, via_inputs=False):
+        self.ops.append(bytes([0, val(x), dst | (0x80 if via_inputs else 0)]))
+
+    def unary(self, f, a, dst):
+        self.ops.append(bytes([2, U[f]]) + opnd(a) + bytes([dst]))
+
+    def binary(self, f, a, b, dst):
+        self.ops.append(bytes([4, B[f]]) + opnd(a) + opnd(b) + bytes([dst]))
+
+    def powi(self, a, nidx, dst):
+        self.ops.append(bytes([6]) + opnd(a) + bytes([nidx, dst]))
+
+    def record(self, args, value, dst, nary=False):
+        k = len(args) | (8 if nary else 0)
+        out = bytes([7, k])
+        for a, p in args:
+            out += opnd(a) + bytes([val(p)])
+        self.ops.append(out + bytes([val(value), dst]))
+
+    def mark(self, i):
+        self.ops.append(bytes([8, i]))
+
+    def tangent(self, y, seeds_, dst, frm=0):
+        """seeds_: (input slot, weight) or (input slot, 'slot', active)"""
+        out = bytes([9, len(seeds_) | frm << 2, y])
+        for sd in seeds_:
+            if sd[1] == "slot":
+                out += bytes([sd[0], 0xc0 | sd[2]])
+            else:
+                out += bytes([sd[0], 0, W[sd[1]]])
+        self.ops.append(out + bytes([dst]))
+
+    def array(self, a, b, dst):
+        self.ops.append(bytes([10]) + opnd(a) + opnd(b) + bytes([dst]))
+
+    def order1(self, f, a, dst):
+        self.ops.append(bytes([0x83, 1, U[f]]) + opnd(a) + bytes([dst]))
+
+    def misuse(self, slot, case, extra=b""):
+        self.ops.append(bytes([11, slot, case]) + extra)
+
+    def checks(self, y, xs, v=(1.0, -1.0, 0.5, 2.0, -3.0, 1.0),
+               dense=True, tangent=True, w2=None):
+        out = bytes([y, len(xs)]) + bytes(0xe0 if x is None else x
+                                          for x in xs)
+        out += bytes(W[w] for w in v)
+        out += bytes([1 if dense else 0, 0 if tangent else 1])
+        if tangent:
+            n = len({x for x in xs if x is not None})
+            out += bytes(W[w] for w in (w2 or [0.5, -1.0, 2.0, 1.0, 1.0,
+                                               1.0])[:n])
+        return out
+
+    def bytes(self, *check_args, **check_kw):
+        return (bytes([SECOND, self.k]) + self.pre + bytes([len(self.ops)])
+                + b"".join(self.ops) + self.checks(*check_args, **check_kw))
+
+
+# -- checkpointed loops (op_loop)
+def loop_prog(n, ops, outmap):
+    """ops: (kind, f, a, b, c, kc): kind 0 unary f(a), 1 binary f(a, b),
+    2 f(a, c + kc k), 3 f(c + kc k, a)"""
+    out = bytes([n - 1, len(ops) - 1])
+    for kind, f, a, b, c, kc in ops:
+        out += bytes([kind, f, a, b, val(c), 3 if kc else 0])
+    return out + bytes(outmap)
+
+
+def loop(prog, x0, steps, seg, snap, w, k=0):
+    """on the main tape: x0 input slots, steps a byte < 24 (or 0x80 | the
+    index of the table), seg a byte (0x80: chosen by the library), snap a
+    byte (0xff: SIZE_MAX)"""
+    return (bytes([LOOP, k]) + prog + bytes(x0) + bytes([steps, seg, snap])
+            + bytes(W[x] for x in w))
+
+
+# -- external functions (op_external)
+def external(fn, xs, m, M, c, k=0):
+    out = bytes([EXTERNAL, k, fn, len(xs), m - 1])
+    for j in range(3):
+        out += bytes(int(M[j][i] * 4 + 4) for i in range(4))
+        out += bytes([int(c[j] * 8 + 4)])
+    for x in xs:
+        out += bytes([0]) + opnd(x)
+    return out
+
+
+MA = [[1, -0.5, 0.25, 0], [0.75, 1, -1, 0.5], [-0.25, 0.5, 1, -1]]
+CA = [0.25, -0.5, 0]
+
+
+# ------------------------------------------- hand-made: the other files'
+# a few inputs and values on the main tape: inputs in slots 0..3, then
+# s4 = sin s0, s5 = s4 s1, s6 = exp s2, s7 = s5 + s6, s8 = s7 / s3
+U_SIN, U_EXP, B_DIV = 7, 3, 3
+PRE = (inp(0.75, 0) + inp(-1.25, 1) + inp(0.5, 2) + inp(1.5, 3)
+       + un(U_SIN, 0, 4) + bi(B_MUL, 4, 1, 5) + un(U_EXP, 2, 6)
+       + bi(B_ADD, 5, 6, 7) + bi(B_DIV, 7, 3, 8))
+XS = [0, 1, 2, 3]
+
+SPECIAL["modes"] = (
+    PRE + jvp([5, 7, 8], XS, [1.0, -1.0, 0.5, 2.0], tangents=True)
+    + vjp([7, 8], XS, [1.0, -3.0])
+    + jvp_vec([7, 8], XS, 3, [1.0, 0.5, -1.0, 2.0, 0.0, 1.0, -3.0, 1.0,
+                              0.5, 7.0, 1.0, 2.0])
+    + vjp_vec([5, 7, 8], XS, 3, [1.0, 0.5, -1.0, 2.0, 0.0, 1.0, -3.0, 1.0,
+                                 0.5])
+    + vjp([8], [0, 0, 1], [2.0])                    # an input twice
+    + forward([("x", 0, 1.0), ("x", 2, -1.0), ("x", 0, 0.5)]))
+SPECIAL["modes-arrays"] = (
+    PRE + mat(0, M1) + arr_sum(0, 9) + bi(B_MUL, 9, 8, 10)
+    + forward([("a", 0, 1.0), ("x", 1, 0.5)], clear_arrays=True,
+              vec=(2, 0, [1.0, -1.0], 10, 1, [0.5, 2.0]))
+    + jvp([10, 9], XS, [1.0, 2.0, -1.0, 0.5])
+    + vjp_vec([10, 9], XS, 2, [1.0, -1.0, 0.5, 2.0]))
+
+# second order: every rule, in a function whose Hessian needs its second
+# partials: f(a b) a, f(a, b) a
+UVAL = {"acosh": (1.5, 2.0), "log1p": (0.75, 0.5)}
+for f in U:
+    a, b = UVAL.get(f, (0.75, 0.5))
+    P = Second()
+    P.input(a, 0)
+    P.input(b, 1)
+    P.binary("mul", 0, 1, 2)
+    P.unary(f, 2, 3)
+    P.binary("mul", 3, 0, 4)
+    SPECIAL["second-" + f] = P.bytes(4, [0, 1], dense=U[f] % 2 == 0)
+BVAL = {"pow": (1.5, 1.25), "logbase": (2.5, 1.5)}
+for f in B:
+    a, b = BVAL.get(f, (0.75, 1.25))
+    P = Second()
+    P.input(a, 0)
+    P.input(b, 1)
+    P.binary(f, 0, 1, 2)
+    P.binary("mul", 2, 0, 3)
+    SPECIAL["second-" + f] = P.bytes(3, [0, 1], dense=B[f] % 2 == 0)
+P = Second()                                  # extreme exponents at +-1
+P.input(1.0, 0)
+P.input(-1.0, 1)
+P.powi(0, 11, 2)                              # x^INT_MIN
+P.powi(1, 10, 3)                              # x^INT_MAX
+P.powi(0, 2, 4)                               # x^-1
+P.binary("add", 2, 3, 5)
+P.binary("add", 5, 4, 6)
+SPECIAL["second-powi"] = P.bytes(6, [0, 1, 0])
+P = Second()                                  # linear nodes, squared
+P.input(0.75, 0)
+P.input(-0.5, 1)
+P.input(2.0, 2)
+P.record([(0, 2.0), (1, -0.5)], 3.0, 3)
+P.record([(0, 1.5), (1, 0.25), (2, -1.0)], 0.5, 4, nary=True)
+P.binary("mul", 3, 4, 5)
+SPECIAL["second-record"] = P.bytes(5, [0, 1, 2])
+P = Second()                                  # an input given twice
+P.input(0.75, 0)
+P.input(-0.5, 1)
+P.binary("mul", 0, 0, 2)
+P.unary("sin", 2, 3)
+P.binary("mul", 3, 1, 4)
+SPECIAL["second-repeated"] = P.bytes(4, [0, 1, 0], dense=True)
+SPECIAL["second-repeated-hvp"] = P.bytes(4, [0, 0, 1], dense=False)
+P = Second()                                  # nested: d/dz sin(x z) x
+P.input(0.75, 0)
+P.input(-1.5, 1)
+P.mark(0)
+P.input(0.5, 2)
+P.binary("mul", 0, 2, 3)
+P.unary("sin", 3, 4)
+P.binary("mul", 4, 1, 5)
+P.tangent(5, [(2, 1.0)], 6, frm=1)            # from the mark
+P.tangent(5, [(2, "slot", 1), (0, 0.5)], 7)   # an active seed
+P.binary("mul", 6, 7, 3)
+SPECIAL["second-nested"] = P.bytes(3, [0, 1, 2])
+P = Second(k=0x41 | 2 | 4 | 0x10 | 0x20, pre=bytes([val(0.5), 3]))
+P.input(0.75, 0)                              # refusals, a job of order 2
+P.input(1.25, 1)
+P.binary("hypot", 0, 1, 2)
+P.array(0, 2, 3)                              # no rule: DR_ENOTSUP after
+P.unary("exp", 3, 4)
+P.order1("cos", 1, 5)                         # recorded at order 1
+P.misuse(2, 0)
+P.misuse(2, 1, bytes([0]))
+P.misuse(2, 2)
+P.misuse(2, 3, bytes([0]))
+P.misuse(2, 4)
+P.misuse(2, 5, bytes([0]))
+SPECIAL["second-refusals"] = P.bytes(2, [0, 1])
+SPECIAL["second-refusals-after"] = P.bytes(4, [0, 1])
+
+# the main tape's order: everything at order 2, then some at order 1
+SPECIAL["order"] = (
+    set_order(2, root=True) + PRE + hess(8, XS) + hess(7, [0, 2, 2, 3], dense=False)
+    + tangent_main(8, [(0, 1.0), (1, 0.5)], 9) + bi(B_MUL, 9, 8, 10)
+    + hess(10, XS) + set_order(1, root=True) + un(U_SIN, 10, 11)
+    + hess(8, XS) + hess(11, XS) + set_order(2, root=True)
+    + tangent_main(11, [(2, 2.0)], 12) + tangent_main(8, [(3, 1.0)], 13))
+SPECIAL["order-fork"] = (
+    PRE + bytes([FORK, 0, 0]) + set_order(2) + inp(0.25, 9)
+    + un(U_SIN, 9, 10) + bi(B_MUL, 10, 9, 11)
+    + tangent_main(11, [(9, 1.0)], 12, root=False)
+    + bytes([FORK, 2]) + set_order(2, root=True) + hess(8, XS)
+    + hess(12, XS))
+
+# checkpointed loops: state (s0, s1) -> (s0 + 0.25 + k / 8,
+# sin(s0 s1)), against the loop unrolled
+LP = loop_prog(2, [(1, B_MUL, 0, 1, 0, False), (0, U_SIN, 2, 0, 0, False),
+                   (2, B_ADD, 0, 0, 0.25, True)], [4, 3])
+LP3 = loop_prog(3, [(1, B_MUL, 0, 2, 0, False), (3, B_DIV, 1, 0, 1.5, False),
+                    (0, U_EXP, 4, 0, 0, False), (1, B_HYPOT, 3, 5, 0, False)],
+                [5, 2, 6])
+
+
+def steps_byte(idx):
+    """a byte choosing entry idx of the loop's table of step counts"""
+    return next(b for b in range(0x80, 0x100) if b % 10 == idx)
+
+
+SPECIAL["loop"] = (
+    PRE + loop(LP, [0, 1], steps_byte(7), 3, 2, [1.0, -1.0])   # 40 steps
+    + loop(LP, [2, 3], 13, 0x80, 0xff, [0.5, 2.0])            # 13, chosen
+    + loop(LP3, [0, 1, 2], steps_byte(8), 1, 0, [1.0, 0.5, -1.0])  # 100
+    + loop(LP3, [3, 1, 0], 5, 7, 8, [2.0, 1.0, 1.0])
+    + jvp([9, 10], XS, [1.0, -1.0, 0.5, 2.0]) + bytes([GRADIENT, 1, 3, 6])
+    + bytes([0, 9, 0, 10, 0, 11]) + bytes([0, 1, 2, 3, 4, 5]))
+SPECIAL["loop-misuse"] = (
+    PRE + bytes([LOOP, 0x15]) + LP + bytes([0, 1, 5, 1, 4])   # capture
+    + bytes([LOOP, 0x05]) + LP + bytes([0, 1, 9, 0, 3, 1, 2])  # a failure
+    + bytes([LOOP, 0x06]) + LP + bytes([val(0.5), val(1.0), 9, 2, 1, 5, 0, 0])
+    + bytes([LOOP, 0x06]) + LP + bytes([val(0.5), val(1.0), 9, 2, 1, 3, 1, 1])
+    + b"".join(bytes([LOOP, 7, 3, i, 2 + j]) for i in (9, 10, 11, 12)
+               for j in (0, 1, 3)))
+
+# external functions of every kind; one without a forward rule
+MX = [[1, -0.5, 0.25, 0.75], [0.75, 1, -1, 0.5], [-0.25, 0.5, 1, -1]]
+SPECIAL["external"] = (
+    PRE + external(1, [0, 1, 2], 2, MX, CA, k=0x90)        # sin(M x + c)
+    + bi(B_MUL, 9, 16, 24)
+    + external(2, [7, 3, 24], 3, MX, CA, k=0xa0)            # products
+    + external(3, [8, 0], 2, MX, CA, k=0xb0)                # exp (uses y)
+    + external(0, [], 1, MX, CA, k=0xc0)                    # no inputs
+    + bi(B_ADD, 10, 11, 25) + bi(B_MUL, 25, 27, 26) + bi(B_ADD, 26, 28, 29)
+    + seeds(29, 24) + jvp([29, 24], XS, [1.0, -1.0, 0.5, 2.0])
+    + vjp_vec([29, 24], XS, 2, [1.0, 0.5, -1.0, 2.0])
+    + bytes([GRADIENT, 1, 2, 4, 0, 29, 0, 24, 0, 1, 2, 3]))
+SPECIAL["external-nofwd"] = (
+    PRE + external(1, [0, 1], 2, MX, CA, k=0x91) + bi(B_MUL, 9, 16, 24)
+    + jvp([24], XS, [1.0, -1.0, 0.5, 2.0]) + vjp([24], XS, [1.0])
+    + bytes([FORK, 0, 1]) + external(2, [0, 1], 2, MX, CA, k=0xd0)
+    + bytes([FORK, 1]) + external(0, [2, 3], 1, MX, CA, k=0xe2)
+    + bytes([FORK, 2]) + bi(B_MUL, 13, 22, 30)
+    + b"".join(bytes([EXTERNAL, 0x0c, 1, 2, 0]) + bytes([4] * 15)
+               + bytes([0, 0, 0, 1, c]) for c in range(7)))
+
+# ids of the second tape on the main tape's operations, and back
+SPECIAL["tapes"] = (
+    PRE + bytes([OTHER, 0, 0, 0, val(0.5), U_SIN, 20])
+    + bytes([OTHER, 1, 1, 0, val(0.5), 4, B_MUL, 21])
+    + b"".join(bytes([OTHER, 2 | s << 4, 2, 0, val(1)]) for s in range(3))
+    + b"".join(bytes([OTHER, 3, 0, 0, val(1), 7, k2]) for k2 in range(16))
+    + bytes([OTHER, 5, 0, 0, val(1), 5, 0])
+    + bytes([OTHER, 5, 1, 0, val(1), 5, 1])
+    + b"".join(bytes([OTHER, 6, 0, 0, val(1), k2])
+               + (bytes([4]) if k2 % 4 == 3 else b"") for k2 in range(4))
+    + bytes([OTHER, 7, 0, 0, val(1), 6]))
+
+
+# --------------------------------------------- random programs of the
+# other files' operations, made with the encoders above
+def rand_second(rng):
+    P = Second(k=rng.choice([0, 0, 0x10, 0x20, 2, 4, 0x41, 0x88]),
+               pre=bytes([rng.randrange(40, 130), rng.randrange(256),
+                          rng.randrange(40, 130)]))
+    slots = []
+    for i in range(rng.randrange(2, 5)):
+        P.input(rng.randrange(-40, 40) / 16, i, rng.random() < 0.3)
+        slots.append(i)
+    for _ in range(rng.randrange(3, 12)):
+        a, b, dst = rng.choice(slots), rng.choice(slots), rng.randrange(8)
+        r = rng.random()
+        if r < 0.35:
+            P.unary(rng.choice(list(U)), a, dst)
+        elif r < 0.65:
+            P.binary(rng.choice(list(B)), a, b, dst)
+        elif r < 0.72:
+            P.powi(a, rng.randrange(14), dst)
+        elif r < 0.8:
+            P.record([(a, rng.randrange(-8, 8) / 4), (b, 0.5)],
+                     rng.randrange(-8, 8) / 4, dst, rng.random() < 0.5)
+        elif r < 0.85:
+            P.mark(rng.randrange(2))
+        elif r < 0.92:
+            ins = [s for s in slots if s < 4]
+            P.tangent(a, [(rng.choice(ins), rng.choice(list(W)))], dst,
+                      frm=rng.randrange(4))
+        elif r < 0.96:
+            P.array(a, b, dst)
+        else:
+            P.order1(rng.choice(list(U)), a, dst)
+        if dst not in slots:
+            slots.append(dst)
+    y = rng.choice(slots)
+    xs = [rng.choice([0, 1, 2, None]) for _ in range(rng.randrange(1, 5))]
+    return P.bytes(y, [x if x is None or x < 2 else 0 for x in xs],
+                   dense=rng.random() < 0.5, tangent=rng.random() < 0.7)
+
+
+def rand_new_op(rng, op):
+    """one of the other files' operations with meaningful arguments"""
+    sl = lambda: rng.randrange(9)
+    ws = lambda n: [rng.choice(list(W)) for _ in range(n)]
+    if op == MODES:
+        kind = rng.randrange(5)
+        ys = [sl() for _ in range(rng.randrange(4))]
+        xs = [rng.randrange(4) for _ in range(rng.randrange(7))]
+        if kind == 0:
+            return jvp(ys, xs, ws(len(xs)), rng.random() < 0.5)
+        if kind == 1:
+            return vjp(ys, xs, ws(len(ys)))
+        if kind == 2:
+            return jvp_vec(ys, xs, rng.randrange(5), ws(24))
+        if kind == 3:
+            return vjp_vec(ys, xs, rng.randrange(5), ws(12))
+        return forward([("x", rng.randrange(4), rng.choice(list(W)))
+                        for _ in range(rng.randrange(4))])
+    if op == ORDER:
+        r = rng.random()
+        if r < 0.3:
+            return set_order(rng.choice([1, 2, 2]), rng.random() < 0.5)
+        if r < 0.7:
+            return hess(sl(), [rng.randrange(4) for _ in range(
+                rng.randrange(5))], ws(4), rng.random() < 0.5)
+        return tangent_main(sl(), [(rng.randrange(4), rng.choice(list(W)))
+                                   for _ in range(rng.randrange(4))],
+                            rng.randrange(9, 32))
+    if op == SECOND:
+        return rand_second(rng)
+    if op == LOOP:
+        n = rng.randrange(1, 4)
+        ops = [(rng.randrange(4), rng.randrange(21), rng.randrange(8),
+                rng.randrange(8), rng.randrange(-16, 16) / 8,
+                rng.random() < 0.3) for _ in range(rng.randrange(1, 5))]
+        prog = loop_prog(n, ops, [rng.randrange(16) for _ in range(n)])
+        return loop(prog, [rng.randrange(4) for _ in range(n)],
+                    rng.randrange(24), rng.randrange(256),
+                    rng.randrange(10), ws(n), k=rng.choice([0, 0x10, 3]))
+    if op == EXTERNAL:
+        n = rng.randrange(5)
+        return external(rng.randrange(4), [sl() for _ in range(n)],
+                        rng.randrange(1, 4), MX, CA,
+                        k=rng.choice([0x90, 0x91, 0xa2, 0xb3]))
+    case = rng.randrange(8)
+    out = bytes([OTHER, case, rng.randrange(3), 0, val(0.5)])
+    if case in (0, 1, 3, 4, 5):
+        out += bytes([sl()]) if case != 0 else b""
+        out += bytes([rng.randrange(256), rng.randrange(9, 32)])
+    elif case == 6:
+        out += bytes([rng.randrange(3), 4])
+    elif case == 7:
+        out += bytes([sl()])
+    return out
+
+
+NEW_OPS = (MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER)
 
 
 def main():
