@@ -2090,6 +2090,15 @@ static void op_gradient(rd *r)
     dr_tape *t = child ? top()->h : S.T;
     dr_status st;
     bool use_null = n == 0 && (k & 0x80);
+    if (g_trace > 0) {
+        TRACE("  %s of", jac ? "dr_jacobian" : "dr_gradient");
+        for (int i = 0; i < m; i++)
+            TRACE(" %lld", (long long)y[i].idx);
+        TRACE(" w.r.t.");
+        for (int i = 0; i < n; i++)
+            TRACE(" %lld (dim %d)", (long long)x[i].idx, xdim[i]);
+        TRACE("\n");
+    }
     if (jac)
         st = dr_jacobian(t, (size_t)m, y, (size_t)n, use_null ? NULL : x,
                          use_null ? NULL : g);

@@ -235,6 +235,9 @@ void op_external(rd *r)
     S.nexternal++;
     double J[XM][XN];
     ext_jac(E, E->x, E->y, J);
+    /* every output's reference before any goes into a slot (the inputs'
+       may be there) */
+    static dual d[XM];
     for (size_t j = 0; j < E->m; j++) {
         CHECK(out[j].idx != DR_NONE && memcmp(&out[j].val, &E->y[j],
                                               sizeof(double)) == 0,
@@ -244,8 +247,8 @@ void op_external(rd *r)
         term tm[XN];
         for (size_t i = 0; i < E->n; i++)
             tm[i] = (term){xd[i], J[j][i], 0.0};
-        dual d;
-        lin(&d, out[j].val, (int)E->n, tm);
-        put_s((int)((k >> 4) + j * 7) % NS, out[j], &d, -1);
+        lin(&d[j], out[j].val, (int)E->n, tm);
     }
+    for (size_t j = 0; j < E->m; j++)
+        put_s((int)((k >> 4) + j * 7) % NS, out[j], &d[j], -1);
 }

@@ -44,10 +44,14 @@ typedef uint64_t dmask;
    differences), an error e[d] from partials that two formulas give
    differently, and the largest / smallest product of partials along any
    path (g[d] / l[d]).  Bit d of s: some path (even with zero partials) leads
-   from direction d here; bit d of w: direction d is not comparable. */
+   from direction d here; bit d of w: direction d is not comparable.  Bit d
+   of z: not comparable in a tangent recorded as operations
+   (dr_tangent_record), where a partial that is 0 multiplies an infinite
+   tangent as IEEE does (0 * inf = NaN) instead of being skipped as the
+   sweeps skip it: z holds w and what reaches here through zero partials. */
 typedef struct dual {
     double v;
-    dmask s, w;
+    dmask s, w, z;
     double t[NT], a[NT], e[NT], g[NT], l[NT];
 } dual;
 
@@ -102,6 +106,9 @@ void cmp_deriv(const char *what, double g, const dual *r, int d, int k);
    result none of them reaches must be exactly 0 */
 void cmp_comb(const char *what, double g, const dual *r, const double *w,
               int k);
+/* the same for a tangent recorded as operations (the mask z, not w) */
+void cmp_comb_rec(const char *what, double g, const dual *r, const double *w,
+                  int k);
 void cmp_value(const char *what, double eng, double ref, double scale,
                bool args_nan);
 
