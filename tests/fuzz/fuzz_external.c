@@ -93,8 +93,10 @@ static void same_values(const extctx *E, size_t n, const double *x, size_t m,
               y[j], E->y[j]);
 }
 
-/* the rules skip zero adjoints and tangents, as the sweeps do: an
-   infinite entry of J that nothing reaches makes no NaN */
+/* the rules skip zero adjoints, tangents and entries of J, as the sweeps
+   skip zero adjoints and the forward sweep zero partials and tangents: an
+   infinite entry of J that nothing reaches, or a zero one that an
+   infinite tangent reaches, makes no NaN */
 static void ext_reverse(void *ctx, size_t n, const double *x, size_t m,
                         const double *y, const double *ybar, double *xbar)
 {
@@ -106,7 +108,7 @@ static void ext_reverse(void *ctx, size_t n, const double *x, size_t m,
         CHECK(xbar[i] == 0.0, "an external's reverse rule got xbar[%zu] = "
               "%.17g, not zeroed", i, xbar[i]);
         for (size_t j = 0; j < m; j++)
-            if (ybar[j] != 0.0)
+            if (ybar[j] != 0.0 && J[j][i] != 0.0)
                 xbar[i] += ybar[j] * J[j][i];
     }
 }
@@ -123,7 +125,7 @@ static void ext_forward(void *ctx, size_t n, const double *x,
         CHECK(ydot[j] == 0.0, "an external's forward rule got ydot[%zu] = "
               "%.17g, not zeroed", j, ydot[j]);
         for (size_t i = 0; i < n; i++)
-            if (xdot[i] != 0.0)
+            if (xdot[i] != 0.0 && J[j][i] != 0.0)
                 ydot[j] += J[j][i] * xdot[i];
     }
 }
