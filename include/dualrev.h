@@ -583,7 +583,11 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  *  nodes recorded from now on, 1 to stop (the default).  Any time on a root
  *  handle that is not forked, has no open recorder (DR_EBUSY) and never
  *  forked since its last clear (DR_EBUSY); dr_tape_clear keeps the order.
- *  DR_EINVAL for another order or a child handle. */
+ *  DR_EINVAL for another order or a child handle.  Setting 1 keeps what
+ *  was recorded at order 2: dr_hvp, dr_hessian and dr_tangent_record
+ *  still work where every node they replay was recorded at order 2 (an
+ *  output recorded before the switch), and answer DR_ENOTSUP, recording
+ *  nothing, where one was recorded at order 1. */
 DR_API dr_status dr_tape_set_order(dr_tape *t, int order);
 /** The tape's order (1 or 2); 0 for NULL. */
 DR_API int dr_tape_order(const dr_tape *t);
@@ -593,12 +597,15 @@ DR_API int dr_tape_order(const dr_tape *t);
  * to y must have been recorded at order 2 (else DR_ENOTSUP).  Records the
  * tangent pass in direction v,
  * sweeps it in reverse, reads, and takes the recorded nodes off the tape
- * again: the tape is as before (its adjoints are not).
+ * again: the tape is as before (its adjoints are not).  A node given more
+ * than once in x is one variable: its direction is the sum of its places'
+ * (as in dr_jvp), and each of its places reads the same entry.
  */
 DR_API dr_status dr_hvp(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                         const double *v, double *out);
 /** The dense Hessian of y with respect to x[0..n-1] into H (n x n,
- *  row-major, symmetric): n Hessian-vector products on a tape of order 2. */
+ *  row-major, symmetric): n Hessian-vector products on a tape of order 2.
+ *  A node given twice in x has equal rows and columns at its places. */
 DR_API dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                             double *H);
 /**
@@ -611,9 +618,13 @@ DR_API dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
  * at order 2.  The recorded nodes carry their own second-order information
  * while the tape is of order 2, so *out can be passed to dr_tangent_record
  * again (higher derivatives).  A constant comes back if y does not depend
- * on the seeds.  DR_ENOTSUP, with nothing recorded, if a node from `from`
- * to y has no second-order rule or was recorded at order 1; DR_EINVAL for
- * ids not on the tape; the sticky status if it is set.
+ * on the seeds.  A seed id given more than once takes the sum of its
+ * seeds.  Every argument is checked before anything is recorded: DR_ENOTSUP
+ * if a node from `from` to y has no second-order rule or was recorded at
+ * order 1; DR_EINVAL for ids not on the tape (y, from, a seed id, or a
+ * seed's own id); the sticky status if it is set.  A call that fails
+ * changes nothing: the nodes it recorded before running out of memory are
+ * taken off again and the tape's status is left as it was.
  */
 DR_API dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
                                    const dr_idx *seed_ids, const dr_real *seeds,

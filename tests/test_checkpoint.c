@@ -469,6 +469,21 @@ static void test_errors(void **state)
     p = dr_const(2.0); /* (the same step with a constant is fine) */
     CHK_STATUS(dr_record_checkpointed(t, &capture, 5, N, x, 2, y), DR_OK);
     CHK_STATUS(dr_tape_clear(t), DR_OK);
+    /* the same on a tape that was never cleared, the parameter its first
+       node: the loop's tape numbers from the same id when ranges are not
+       per tape */
+    for (size_t steps = 1; steps <= 5; steps += 4) {
+        dr_tape *fresh = chk_tape_new();
+        p = dr_input(fresh, 2.0);
+        CHK_STATUS(dr_inputs(fresh, N, X0, x), DR_OK);
+        CHK_STATUS(dr_record_checkpointed(fresh, &capture, steps, N, x, 2, y),
+                   DR_EINVAL);
+        CHK_STATUS(dr_tape_status(fresh), DR_OK);
+        dr_real l = dr_mul(fresh, x[0], p);
+        CHK_STATUS(dr_gradient(fresh, l, 1, &p, g), DR_OK);
+        CHK_SAME(g[0], X0[0]);
+        dr_tape_free(fresh);
+    }
     /* order 2 and a forked handle */
     c.fail_at = 0;
     CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);

@@ -5,6 +5,7 @@
  * dr_set_allocator misuse, dr_strerror and the version.
  */
 #include "check.h"
+#include "tape/tape.h" /* the id range, test_id_range_renewed */
 
 #include <math.h>
 #include <stdio.h>
@@ -462,6 +463,79 @@ static void test_invalid_ids(void **state)
     chk_context(NULL);
 }
 
+/* Ids of another tape, both tapes fresh and of the same length (so the
+   relative ids coincide): every kind of call refuses them instead of
+   reading this tape's node of the same number. */
+static void test_ids_of_another_tape(void **state)
+{
+    (void)state;
+    dr_tape *a = chk_tape_new(), *b = chk_tape_new();
+    dr_real xa = dr_input(a, 2.0), xb = dr_input(b, 3.0);
+    assert_true(xa.idx != xb.idx);
+    /* an operation: the right value, a constant, sticky DR_EINVAL */
+    dr_real y = dr_mul(b, xb, xa);
+    CHK_SAME(y.val, 6.0);
+    assert_int_equal(y.idx, DR_NONE);
+    CHK_STATUS(dr_tape_status(b), DR_EINVAL);
+    CHK_STATUS(dr_tape_status(a), DR_OK);
+    CHK_STATUS(dr_tape_clear(b), DR_OK);
+    xb = dr_input(b, 3.0);
+    assert_int_equal(dr_record1(b, xa.idx, 1.0), DR_NONE);
+    CHK_STATUS(dr_tape_status(b), DR_EINVAL);
+    CHK_STATUS(dr_tape_clear(b), DR_OK);
+    /* drivers and queries */
+    xb = dr_input(b, 3.0);
+    y = dr_mul(b, xb, xb);
+    double g[2] = {-1.0, -1.0};
+    CHK_STATUS(dr_gradient(b, y, 1, &xa, g), DR_EINVAL);
+    CHK_STATUS(dr_gradient(b, xa, 1, &xb, g), DR_EINVAL);
+    CHK_STATUS(dr_seed(b, xa.idx, 1.0), DR_EINVAL);
+    CHK_STATUS(dr_adjoint_get(b, xa.idx, g), DR_EINVAL);
+    CHK_SAME(g[0], -1.0);
+    CHK_STATUS(dr_tape_status(b), DR_OK);
+    CHK_STATUS(dr_gradient(b, y, 1, &xb, g), DR_OK);
+    CHK_SAME(g[0], 6.0);
+    /* arrays: an array of the other tape is not an array of this one */
+    double v[2] = {1.0, 2.0};
+    dr_arr va = dr_arr_input(a, 1, 2, 1, v), vb = dr_arr_input(b, 1, 2, 1, v);
+    assert_true(va.idx != vb.idx);
+    dr_real d = dr_arr_dot(b, vb, va);
+    assert_int_equal(d.idx, DR_NONE);
+    CHK_STATUS(dr_tape_status(b), DR_EINVAL);
+    dr_tape_free(a);
+    dr_tape_free(b);
+}
+
+/* A tape cleared often enough to use up half of its id range takes a new
+   range: ids stay distinct from the old ones, and old ids stay refused. */
+static void test_id_range_renewed(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    dr_real x = dr_input(t, 1.0);
+    dr_idx old = x.idx;
+    for (int i = 0; i < 8; i++)
+        x = dr_sin(t, x);
+    dr_idx last = x.idx;
+    CHK_STATUS(dr_tape_clear(t), DR_OK); /* the range still holds */
+    x = dr_input(t, 1.0);
+    assert_true(x.idx > last && x.idx < t->id_end);
+    last = x.idx;
+    /* as if all but 2^39 + 1 ids of the range had been used already */
+    t->id_end = t->base + ((int64_t)1 << 39) + 1;
+    CHK_STATUS(dr_tape_clear(t), DR_OK); /* a new range */
+    x = dr_input(t, 1.0);
+    assert_true(x.idx < last || x.idx >= last + ((int64_t)1 << 39));
+    assert_true(x.idx >= 0 && x.idx < ((int64_t)1 << 61));
+    CHK_STATUS(dr_seed(t, old, 1.0), DR_EINVAL);
+    CHK_STATUS(dr_seed(t, last, 1.0), DR_EINVAL);
+    dr_real y = dr_exp(t, x);
+    double g;
+    CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
+    CHK_SAME(g, exp(1.0));
+    dr_tape_free(t);
+}
+
 /* The first error sticks: EINVAL then ENOMEM stays EINVAL, and the other
    way round. */
 static void test_first_error_sticks(void **state)
@@ -707,6 +781,8 @@ int main(void)
         cmocka_unit_test_teardown(test_oom_adjoints, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_oom_recordn, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_invalid_ids, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_ids_of_another_tape, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_id_range_renewed, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_first_error_sticks, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_null_tape_and_pointers, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_empty_tape, chk_alloc_teardown),

@@ -325,6 +325,53 @@ static void test_vector_nonfinite(void **state)
     dr_tape_free(t);
 }
 
+/* Products with no outputs or no inputs (NULL arrays allowed there) on a
+   plain tape, one with an array node and one that forked (the row-by-row
+   reverse path): zeros or nothing written, and no sweep per direction, so
+   a count of directions nothing could hold returns at once. */
+static void test_vector_empty(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 3; kind++) {
+        chk_context("tape kind %d", kind);
+        dr_tape *t = chk_tape_new();
+        dr_real x[2];
+        CHK_STATUS(dr_inputs(t, 2, (double[]){0.3, -0.8}, x), DR_OK);
+        dr_real y = dr_mul(t, x[0], dr_sin(t, x[1]));
+        if (kind == 1) {
+            dr_arr a = dr_arr_from_reals(t, 2, x);
+            y = dr_add(t, y, dr_arr_sum(t, a));
+        } else if (kind == 2) {
+            dr_tape *kids[1];
+            CHK_STATUS(dr_fork(t, 1, kids), DR_OK);
+            dr_real c = dr_exp(kids[0], x[0]);
+            CHK_STATUS(dr_join(t), DR_OK);
+            y = dr_add(t, y, c);
+        }
+        double Xbar[6] = {7, 7, 7, 7, 7, 7}, Ydot[3] = {7, 7, 7};
+        const size_t huge = (size_t)1 << 40;
+        CHK_STATUS(dr_vjp_vec(t, 0, NULL, 3, NULL, 2, x, Xbar), DR_OK);
+        for (int i = 0; i < 6; i++)
+            CHK_SAME(Xbar[i], 0.0);
+        CHK_STATUS(dr_vjp_vec(t, 1, &y, 3, (double[3]){1, 2, 3}, 0, NULL, NULL),
+                   DR_OK);
+        CHK_STATUS(dr_vjp_vec(t, 0, NULL, huge, NULL, 0, NULL, NULL), DR_OK);
+        if (kind != 1) { /* (arrays have no forward rule yet everywhere) */
+            CHK_STATUS(dr_jvp_vec(t, 0, NULL, 2, x, 3, (double[6]){0}, NULL),
+                       DR_OK);
+            CHK_STATUS(dr_jvp_vec(t, 0, NULL, 0, NULL, huge, NULL, NULL), DR_OK);
+            CHK_STATUS(dr_jvp_vec(t, 1, &y, 0, NULL, 3, NULL, Ydot), DR_OK);
+            for (int i = 0; i < 3; i++)
+                CHK_SAME(Ydot[i], 0.0);
+        }
+        /* the tape still answers a real product */
+        double g[2];
+        CHK_STATUS(dr_vjp_vec(t, 1, &y, 1, (double[1]){1}, 2, x, g), DR_OK);
+        CHK_CLOSE(g[1], x[0].val * cos(x[1].val) + (kind == 1), 1e-15, 0);
+        dr_tape_free(t);
+    }
+}
+
 /* a job graph: the forward sweep must take parents' nodes first */
 static void fork_child(dr_tape *c, dr_real base, dr_real *out, size_t i)
 {
@@ -564,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_transpose_identity),
         cmocka_unit_test(test_vector_mode),
         cmocka_unit_test(test_vector_nonfinite),
+        cmocka_unit_test(test_vector_empty),
         cmocka_unit_test(test_forked_tape),
         cmocka_unit_test(test_forward_api),
         cmocka_unit_test(test_arrays_mixed),

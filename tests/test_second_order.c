@@ -10,6 +10,7 @@
 #include "check.h"
 #include "record/frontend.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,18 @@ static void test_powi(void **state)
                 double H, n = ns[i], x = xs[j];
                 hessian_at(prog_powi, &c, 1, &xs[j], &H);
                 CHK_CLOSE(H, n * (n - 1) * pow(x, n - 2), 1e-13, 1e-300);
+            }
+    /* the extreme exponents (n - 1 is no int for INT_MIN), at +-1 where
+       every power is finite: n (n - 1) (+-1)^n */
+    static const int big[] = {INT_MIN, INT_MIN + 1, INT_MAX, INT_MAX - 1};
+    for (int fe = 0; fe < 2; fe++)
+        for (size_t i = 0; i < sizeof big / sizeof *big; i++)
+            for (double x = -1.0; x <= 1.0; x += 2.0) {
+                chk_context("%spowi(%g, %d)", fe ? "fe_" : "", x, big[i]);
+                opctx c = {.fe = fe, .n = big[i]};
+                double H, n = big[i];
+                hessian_at(prog_powi, &c, 1, &x, &H);
+                CHK_SAME(H, n * (n - 1) * (x < 0 && big[i] % 2 ? -1.0 : 1.0));
             }
 }
 
@@ -909,6 +922,117 @@ static void test_order_raised_midway(void **state)
     dr_tape_free(t);
 }
 
+/* ------------------------------------------------------ repeated inputs */
+
+/* An input given twice is one variable seen twice: dr_jvp adds the
+   directions of its places, so dr_hvp does too, and each place reads the
+   same row; the Hessian is symmetric with every entry of that variable. */
+static void test_repeated_inputs(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real a = dr_input(t, 0.7), b = dr_input(t, -1.3);
+    /* f = sin(a) b + a^3 */
+    dr_real y = dr_add(t, dr_mul(t, dr_sin(t, a), b), dr_powi(t, a, 3));
+    double faa = -sin(a.val) * b.val + 6 * a.val, fab = cos(a.val);
+    dr_real x[3] = {a, a, b};
+    double H[9], out[3], v[3] = {0.5, -2.0, 3.0};
+    CHK_STATUS(dr_hessian(t, y, 3, x, H), DR_OK);
+    const double want[9] = {faa, faa, fab, faa, faa, fab, fab, fab, 0.0};
+    for (int i = 0; i < 9; i++)
+        CHK_CLOSE(H[i], want[i], 1e-14, 1e-15);
+    CHK_STATUS(dr_hvp(t, y, 3, x, v, out), DR_OK);
+    for (int i = 0; i < 3; i++) {
+        double hv = 0;
+        for (int j = 0; j < 3; j++)
+            hv += want[i * 3 + j] * v[j];
+        CHK_CLOSE(out[i], hv, 1e-14, 1e-15);
+    }
+    /* the same as dr_jvp of the gradient: directions of a place add up */
+    double jv;
+    CHK_STATUS(dr_jvp(t, 1, &y, 3, x, v, &jv), DR_OK);
+    double g[3];
+    CHK_STATUS(dr_gradient(t, y, 3, x, g), DR_OK);
+    CHK_CLOSE(jv, g[0] * v[0] + g[1] * v[1] + g[2] * v[2], 1e-14, 0);
+    /* dr_tangent_record with a seed id twice: the seeds add up (also for
+       a seed before the mark, and an active seed) */
+    dr_real r, d = dr_const(2.0), e = dr_const(5.0);
+    dr_idx ids[2] = {a.idx, a.idx};
+    dr_real seeds[2] = {d, e};
+    CHK_STATUS(dr_tangent_record(t, a.idx, 2, ids, seeds, y, &r), DR_OK);
+    double fa = cos(a.val) * b.val + 3 * a.val * a.val;
+    CHK_CLOSE(r.val, 7.0 * fa, 1e-14, 0);
+    CHK_STATUS(dr_tangent_record(t, b.idx, 2, ids, seeds, y, &r), DR_OK);
+    CHK_CLOSE(r.val, 7.0 * fa, 1e-14, 0);
+    dr_real sb[2] = {b, b}; /* tangent 2b along a: d/da = 2 b f_a */
+    CHK_STATUS(dr_tangent_record(t, b.idx, 2, ids, sb, y, &r), DR_OK);
+    CHK_CLOSE(r.val, 2 * b.val * fa, 1e-14, 0);
+    double gr[2];
+    dr_real ab[2] = {a, b};
+    CHK_STATUS(dr_gradient(t, r, 2, ab, gr), DR_OK);
+    CHK_CLOSE(gr[0], 2 * b.val * faa, 1e-13, 0);
+    CHK_CLOSE(gr[1], 2 * fa + 2 * b.val * fab, 1e-13, 0);
+    dr_tape_free(t);
+}
+
+/* A failed dr_tangent_record changes nothing: a seed tangent that is not
+   on the tape is refused before anything is recorded. */
+static void test_tangent_record_checks_first(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new(), *other = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x = dr_input(t, 0.3), w = dr_input(other, 1.0);
+    dr_real y = dr_exp(t, dr_mul(t, x, x));
+    size_t len = dr_tape_len(t);
+    dr_real r = {1, 1}, bad = {1.0, (dr_idx)1 << 50};
+    dr_real seeds[2][1] = {{bad}, {w}};
+    for (int i = 0; i < 2; i++) {
+        CHK_STATUS(dr_tangent_record(t, x.idx, 1, &x.idx, seeds[i], y, &r),
+                   DR_EINVAL);
+        assert_int_equal(r.idx, DR_NONE);
+        assert_int_equal(dr_tape_len(t), len);
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+    }
+    /* the same call with a good seed works */
+    dr_real one = dr_const(1.0);
+    CHK_STATUS(dr_tangent_record(t, x.idx, 1, &x.idx, &one, y, &r), DR_OK);
+    CHK_CLOSE(r.val, 2 * x.val * exp(x.val * x.val), 1e-15, 0);
+    dr_tape_free(other);
+    dr_tape_free(t);
+}
+
+/* Order 2, then 1: what was recorded at order 2 keeps its rules, so every
+   second-order call works for outputs recorded before the switch, and
+   answers DR_ENOTSUP (nothing recorded) for later ones. */
+static void test_order_lowered(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x = dr_input(t, 0.4);
+    dr_real y = dr_mul(t, dr_sin(t, x), x);
+    CHK_STATUS(dr_tape_set_order(t, 1), DR_OK);
+    dr_real z = dr_exp(t, y);
+    double H, v = 1.0, out;
+    double want = 2 * cos(x.val) - x.val * sin(x.val);
+    CHK_STATUS(dr_hessian(t, y, 1, &x, &H), DR_OK);
+    CHK_CLOSE(H, want, 1e-15, 0);
+    CHK_STATUS(dr_hvp(t, y, 1, &x, &v, &out), DR_OK);
+    CHK_CLOSE(out, want, 1e-15, 0);
+    dr_real r, one = dr_const(1.0);
+    CHK_STATUS(dr_tangent_record(t, x.idx, 1, &x.idx, &one, y, &r), DR_OK);
+    size_t len = dr_tape_len(t);
+    CHK_STATUS(dr_hessian(t, z, 1, &x, &H), DR_ENOTSUP);
+    CHK_STATUS(dr_hvp(t, z, 1, &x, &v, &out), DR_ENOTSUP);
+    CHK_STATUS(dr_tangent_record(t, x.idx, 1, &x.idx, &one, z, &r),
+               DR_ENOTSUP);
+    assert_int_equal(dr_tape_len(t), len);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_tape_free(t);
+}
+
 /* ------------------------------------------------------------ error paths */
 
 static void test_errors(void **state)
@@ -1109,18 +1233,12 @@ static void oom_case(oom_kind kind, bool rest)
         } else {
             CHK_STATUS(st, DR_ENOMEM);
         }
-        if (kind != OOM_TANGENT) {
-            /* the tape as it was */
+        /* a failed call changes nothing: the tape as it was */
+        if (kind != OOM_TANGENT || st != DR_OK) {
             CHK_STATUS(dr_tape_status(t), DR_OK);
             assert_int_equal(dr_tape_len(t), len);
-        } else if (st != DR_OK) {
-            assert_int_equal(r.idx, DR_NONE);
-            /* the tangent's own buffers failed: nothing recorded;
-               else the tape failed as any recording does */
-            if (dr_tape_status(t) == DR_OK)
-                assert_int_equal(dr_tape_len(t), len);
-            else
-                CHK_STATUS(dr_tape_status(t), DR_ENOMEM);
+            if (kind == OOM_TANGENT)
+                assert_int_equal(r.idx, DR_NONE);
         }
         if (dr_tape_status(t) == DR_OK) {
             CHK_STATUS(dr_gradient(t, y, 3, x, g1), DR_OK);
@@ -1170,7 +1288,7 @@ static void test_oom_tangent(void **state)
 
 int main(void)
 {
-    enum { N_FIXED = 18 };
+    enum { N_FIXED = 21 };
     struct CMUnitTest tests[2 * NU + 2 * NB + N_FIXED];
     static char names[2 * NU + 2 * NB][32];
     size_t n = 0;
@@ -1207,6 +1325,9 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tangent_record_nary);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_input_kinds);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_order_raised_midway);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_repeated_inputs);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tangent_record_checks_first);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_order_lowered);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_errors);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_array_node);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test_teardown(

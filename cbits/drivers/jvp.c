@@ -62,7 +62,7 @@ dr_status dr_jvp_vec(dr_tape *t, size_t m, const dr_real *y, size_t n,
         || !vec_args_ok(m, k) || !vec_args_ok(n, k))
         return DR_EINVAL;
     dr_status st = dr__sweep_ready(t, m, y, n, x);
-    if (st != DR_OK || k == 0)
+    if (st != DR_OK || k == 0 || m == 0) /* nothing to write */
         return st;
     if (!dr__forward_ok(t))
         return DR_ENOTSUP;
@@ -92,6 +92,11 @@ dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
     dr_status st = dr__sweep_ready(t, m, y, n, x);
     if (st != DR_OK || k == 0)
         return st;
+    if (m == 0 || n == 0) { /* no sweep: J^T Ybar is zero or empty */
+        for (size_t i = 0; i < n * k; i++)
+            Xbar[i] = 0.0;
+        return DR_OK;
+    }
     st = vjp_wide(t, m, y, k, Ybar, n, x, Xbar);
     if (st != DR_ENOTSUP && st != DR_ENOMEM)
         return st;

@@ -10,7 +10,9 @@
  */
 #include "record/record.h"
 
+#include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 static const dr_real ZERO = {0.0, DR_NONE};
 
@@ -141,10 +143,13 @@ static void partials(dr_tape *t, int op, dr_real a, dr_real b, dr_real c,
     case DR_OPC_sigmoid: /* c (1 - c), as c sigmoid(-a): no cancellation */
         *pa = dr_mul(t, c, dr_sigmoid(t, dr_neg(t, a)));
         break;
-    case DR_OPC_powi: /* n a^(n-1), b.val = n */
+    case DR_OPC_powi: /* n a^(n-1), b.val = n; n - 1 is no int for
+                         n = INT_MIN: a power with a constant exponent */
         *pa = b.val == 0.0 ? ZERO
-                           : dr_mul(t, K(b.val),
-                                    dr_powi(t, a, (int)(b.val - 1.0)));
+              : dr_mul(t, K(b.val),
+                       b.val > (double)INT_MIN
+                           ? dr_powi(t, a, (int)(b.val - 1.0))
+                           : dr_pow(t, a, K(b.val - 1.0)));
         break;
     case DR_OPC_add:
         *pa = K(1.0);
@@ -202,25 +207,37 @@ static void partials(dr_tape *t, int op, dr_real a, dr_real b, dr_real c,
     }
 }
 
+/* a seed of a node before the replayed range: its relative id and tangent
+   (the sum of the tangents given for it) */
+typedef struct seed_before {
+    int64_t rel;
+    dr_real tan;
+} seed_before;
+
 typedef struct pass {
     dr_tape *t;
     int64_t lo, hi;       /* the relative ids replayed                 */
     dr_real *tan;         /* tangents of lo .. hi                      */
     bool *seeded;         /* ... of which these are given, not replayed */
-    size_t k;             /* seeds before lo                           */
-    const int64_t *rel;   /* their relative ids                        */
-    const dr_real *seeds;
+    size_t nb;            /* seeds before lo, by increasing rel         */
+    seed_before *before;
 } pass;
 
 static dr_real tangent_of(const pass *p, int64_t r)
 {
     if (r >= p->lo && r <= p->hi)
         return p->tan[r - p->lo];
-    if (r >= 0)
-        for (size_t i = 0; i < p->k; i++)
-            if (p->rel[i] == r)
-                return p->seeds[i];
-    return ZERO;
+    if (r < 0 || p->nb == 0)
+        return ZERO;
+    size_t a = 0, b = p->nb; /* binary search */
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (p->before[m].rel < r)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a < p->nb && p->before[a].rel == r ? p->before[a].tan : ZERO;
 }
 
 static dr_real value_node(const dr_tape *t, int64_t r, double v)
@@ -277,6 +294,62 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
     }
 }
 
+static int by_rel(const void *x, const void *y)
+{
+    int64_t a = ((const seed_before *)x)->rel, b = ((const seed_before *)y)->rel;
+    return (a > b) - (a < b);
+}
+
+/* the seeds' relative ids, every id and tangent checked, and every node
+   from lo to hi with a rule (or seeded): nothing is recorded before this */
+static dr_status check_pass(const dr_tape *t, int64_t lo, int64_t hi, size_t k,
+                            const dr_idx *seed_ids, const dr_real *seeds,
+                            int64_t *rel, bool *seeded)
+{
+    int64_t unused;
+    for (size_t i = 0; i < k; i++)
+        if (!dr__rel(t, seed_ids[i], &rel[i]) ||
+            !dr__rel(t, seeds[i].idx, &unused))
+            return DR_EINVAL;
+    for (size_t i = 0; i < k; i++)
+        if (rel[i] >= lo && rel[i] <= hi)
+            seeded[rel[i] - lo] = true;
+    for (int64_t r = lo; r <= hi; r++) {
+        const dr_oplog *e = dr__oplog_at(t, r);
+        if ((!e || e->op == DR_OPC_NONE) && !seeded[r - lo])
+            return DR_ENOTSUP;
+    }
+    return DR_OK;
+}
+
+/* the seeds into p: those in the range into p->tan, the others into
+   p->before, sorted; a node seeded more than once takes the sum */
+static void place_seeds(pass *p, size_t k, const int64_t *rel,
+                        const dr_real *seeds)
+{
+    dr_tape *t = p->t;
+    for (int64_t r = p->lo; r <= p->hi; r++)
+        if (p->seeded[r - p->lo])
+            p->tan[r - p->lo] = ZERO;
+    size_t nb = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (rel[i] >= p->lo && rel[i] <= p->hi) {
+            dr_real *d = &p->tan[rel[i] - p->lo];
+            *d = plus(t, *d, seeds[i]);
+        } else if (rel[i] >= 0) {
+            p->before[nb++] = (seed_before){rel[i], seeds[i]};
+        }
+    }
+    qsort(p->before, nb, sizeof *p->before, by_rel);
+    size_t m = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (m && p->before[m - 1].rel == p->before[i].rel)
+            p->before[m - 1].tan = plus(t, p->before[m - 1].tan, p->before[i].tan);
+        else
+            p->before[m++] = p->before[i];
+    p->nb = m;
+}
+
 dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
                             const dr_idx *seed_ids, const dr_real *seeds,
                             dr_real y, dr_real *out)
@@ -297,60 +370,44 @@ dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
         lo = t->next;
     else if (!dr__rel(t, from, &lo) || lo < 0)
         return DR_EINVAL;
-    dr_status st = DR_OK;
-    int64_t *rel = k ? dr__malloc(k * sizeof *rel) : NULL;
-    if (k && !rel)
+    if (k > SIZE_MAX / (sizeof(int64_t) + sizeof(seed_before)))
         return DR_ENOMEM;
-    for (size_t i = 0; i < k; i++)
-        if (!dr__rel(t, seed_ids[i], &rel[i]))
-            st = DR_EINVAL;
-    /* every node replayed needs a rule: check them all before recording */
-    for (int64_t r = lo; st == DR_OK && r <= hi; r++) {
-        const dr_oplog *e = dr__oplog_at(t, r);
-        if (!e || e->op == DR_OPC_NONE) {
-            bool seed = false;
-            for (size_t i = 0; i < k && !seed; i++)
-                seed = rel[i] == r;
-            if (!seed)
-                st = DR_ENOTSUP;
-        }
-    }
-    if (st != DR_OK || hi < 0) {
-        if (st == DR_OK) /* y is a constant */
-            *out = ZERO;
-        dr__free(rel);
-        return st;
-    }
-    pass p = {t, lo, hi, NULL, NULL, k, rel, seeds};
     size_t span = hi >= lo ? (size_t)(hi - lo + 1) : 0;
-    if (span) {
-        p.tan = dr__malloc(span * sizeof *p.tan);
-        p.seeded = dr__malloc(span * sizeof *p.seeded);
-        if (!p.tan || !p.seeded) {
-            dr__free(p.tan);
-            dr__free(p.seeded);
-            dr__free(rel);
-            return DR_ENOMEM;
-        }
+    if (span > SIZE_MAX / (sizeof(dr_real) + sizeof(bool)))
+        return DR_ENOMEM;
+    pass p = {t, lo, hi, NULL, NULL, 0, NULL};
+    int64_t *rel = dr__malloc(k * sizeof *rel + 1);
+    p.before = dr__malloc(k * sizeof *p.before + 1);
+    p.tan = dr__malloc(span * sizeof *p.tan + 1);
+    p.seeded = dr__malloc(span * sizeof *p.seeded + 1);
+    dr_status st = DR_ENOMEM;
+    if (rel && p.before && p.tan && p.seeded) {
         memset(p.seeded, 0, span * sizeof *p.seeded);
-        for (size_t i = 0; i < k; i++)
-            if (rel[i] >= lo && rel[i] <= hi) {
-                p.tan[rel[i] - lo] = seeds[i];
-                p.seeded[rel[i] - lo] = true;
-            }
+        st = check_pass(t, lo, hi, k, seed_ids, seeds, rel, p.seeded);
     }
-    for (int64_t r = lo; r <= hi; r++)
-        if (!p.seeded[r - lo]) {
-            /* a copy: recording the tangent may move the log */
-            dr_oplog e = *dr__oplog_at(t, r);
-            p.tan[r - lo] = replay_one(&p, r, &e);
+    if (st == DR_OK && hi >= 0) {
+        /* a failure from here on (memory) takes the recorded nodes off
+           again: a failed call changes nothing */
+        dr_tape_pos pos;
+        dr__tape_save(t, &pos);
+        place_seeds(&p, k, rel, seeds);
+        for (int64_t r = lo; r <= hi; r++)
+            if (!p.seeded[r - lo]) {
+                /* a copy: recording the tangent may move the log */
+                dr_oplog e = *dr__oplog_at(t, r);
+                p.tan[r - lo] = replay_one(&p, r, &e);
+            }
+        *out = tangent_of(&p, hi);
+        st = t->status;
+        if (st != DR_OK) {
+            dr__tape_restore(t, &pos);
+            t->status = DR_OK;
+            *out = ZERO;
         }
-    *out = tangent_of(&p, hi);
+    }
     dr__free(p.tan);
     dr__free(p.seeded);
+    dr__free(p.before);
     dr__free(rel);
-    st = t->status;
-    if (st != DR_OK)
-        *out = dr_const(__builtin_nan(""));
     return st;
 }

@@ -21,12 +21,14 @@ void dr__fail(dr_tape *t, dr_status st)
                               __ATOMIC_RELAXED);
 }
 
-/* Each tape's ids start in a range of their own (2^40 ids, cycling through
+/* Each tape's ids come from a range of its own (2^40 ids, cycling through
    2^21 ranges), so that an id of another tape is not on this one
    (DR_EINVAL) instead of naming one of its nodes: a value captured from the
-   caller's tape by a checkpointed loop's step, say.  The ranges end at
-   2^61, far below the array ids' tag bit (2^62), which ids growing across
-   clears must not reach. */
+   caller's tape by a checkpointed loop's step, say.  Ids grow across clears
+   inside the range; a clear that leaves less than half of it takes the next
+   range, so one recording always has 2^39 ids (more nodes than memory
+   holds).  The ranges end at 2^61, far below the array ids' tag bit
+   (2^62), which ids must not reach. */
 #define DR_ID_RANGE_BITS 40
 static int64_t next_id_range(void)
 {
@@ -41,7 +43,8 @@ dr_tape *dr_tape_new(void)
     if (!t)
         return NULL;
     memset(t, 0, sizeof *t);
-    t->base = 0 * next_id_range();
+    t->base = next_id_range();
+    t->id_end = t->base + ((int64_t)1 << DR_ID_RANGE_BITS);
     t->root = t;
     t->threads = 1;
     t->bytes = sizeof *t;
@@ -122,6 +125,10 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
 {
     int64_t used = __atomic_load_n(&t->reserved, __ATOMIC_RELAXED);
     t->base += used > t->next ? used : t->next;
+    if (DR_UNLIKELY(t->id_end - t->base < ((int64_t)1 << (DR_ID_RANGE_BITS - 1)))) {
+        t->base = next_id_range();
+        t->id_end = t->base + ((int64_t)1 << DR_ID_RANGE_BITS);
+    }
     __atomic_store_n(&t->reserved, reserved, __ATOMIC_RELAXED);
     t->next = 0;
     t->len = 0;

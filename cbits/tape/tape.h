@@ -178,6 +178,7 @@ struct dr_tape {
     int64_t next;    /* relative id of the next node; ids < next are valid
                         arguments (from this job or an earlier one)      */
     int64_t base;    /* public id = base + relative id (same in all handles) */
+    int64_t id_end;  /* [root] the end of the tape's id range (tape.c)   */
     size_t len;      /* nodes recorded by this handle (and joined children) */
     dr_status status;
     unsigned state;  /* DR_ST_* flags                                    */
