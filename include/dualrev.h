@@ -576,20 +576,30 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  * nonlinear operations with the scalar operations).  Array operations have
  * none yet: a call that would need one answers DR_ENOTSUP, and nothing
  * changes.  Inline recording (dr_rec_begin) and dr_fork are refused
- * (DR_EINVAL) while a tape is of order 2.
+ * (DR_EINVAL) on a handle of order 2.
+ *
+ * Jobs.  The order and the record belong to a handle: a child handle of
+ * fork-join parallelism starts at order 1 and may raise its own order, so a
+ * job can take a derivative of its own nodes with dr_tangent_record (a
+ * nested derivative inside a job), at the same time as its siblings; the
+ * root may do the same after a dr_join.  What a child recorded for second
+ * order goes with its handle at the join: the job's nodes have no rule for
+ * the root (a dr_hvp or dr_hessian over them answers DR_ENOTSUP), but every
+ * tangent a job recorded is an ordinary node that the root differentiates
+ * through.
  */
 
-/** Set the tape's order: 2 to record second-order information for the
- *  nodes recorded from now on, 1 to stop (the default).  Any time on a root
- *  handle that is not forked, has no open recorder (DR_EBUSY) and never
- *  forked since its last clear (DR_EBUSY); dr_tape_clear keeps the order.
- *  DR_EINVAL for another order or a child handle.  Setting 1 keeps what
+/** Set the handle's order: 2 to record second-order information for the
+ *  nodes recorded on it from now on, 1 to stop (the default).  Any time on
+ *  a root or child handle that is not forked and has no open recorder
+ *  (DR_EBUSY); dr_tape_clear keeps the root's order.  DR_EINVAL for
+ *  another order or a joined handle.  Setting 1 keeps what
  *  was recorded at order 2: dr_hvp, dr_hessian and dr_tangent_record
  *  still work where every node they replay was recorded at order 2 (an
  *  output recorded before the switch), and answer DR_ENOTSUP, recording
  *  nothing, where one was recorded at order 1. */
 DR_API dr_status dr_tape_set_order(dr_tape *t, int order);
-/** The tape's order (1 or 2); 0 for NULL. */
+/** The handle's order (1 or 2); 0 for NULL. */
 DR_API int dr_tape_order(const dr_tape *t);
 /**
  * Hessian-vector product of the scalar y: out[0..n-1] = H v, H the Hessian
@@ -615,7 +625,8 @@ DR_API dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
  * seeds[0..k-1] (active values: their own dependencies are kept) and every
  * other node before `from` has tangent zero.  `from` is normally
  * dr_tape_mark taken just before the part being differentiated was recorded
- * at order 2.  The recorded nodes carry their own second-order information
+ * at order 2, on the same handle (a root handle, or a child handle for a
+ * derivative inside a job).  The recorded nodes carry their own second-order information
  * while the tape is of order 2, so *out can be passed to dr_tangent_record
  * again (higher derivatives).  A constant comes back if y does not depend
  * on the seeds.  A seed id given more than once takes the sum of its

@@ -293,6 +293,31 @@ static void test_repeats(void **state)
     /* no overflow, no endless loop at the extremes */
     assert_true(dr_loop_repeats(SIZE_MAX, SIZE_MAX) == 1);
     assert_true(dr_loop_repeats(SIZE_MAX, 1) < 10000000000ull);
+    /* exact where an intermediate product overflows 64 bits but the
+       binomial fits (values from Python's math.comb) */
+    if (SIZE_MAX == UINT64_MAX) {
+        static const struct { size_t nseg, snaps, r; } big[] = {
+            {1000000000000000ull, 1, 44721359},
+            {1000000000000000ull, 2, 181711},
+            {1000000000000000ull, 3, 12445},
+            {1000000000000000ull, 9, 138},
+            {1000000000000000000ull, 5, 2991},
+            {UINT64_MAX, 0, UINT64_MAX - 1},
+            {UINT64_MAX, 1, 6074000999ull},
+            {UINT64_MAX, 2, 4801278},
+            {UINT64_MAX, 3, 145053},
+            {UINT64_MAX, 9, 377},
+            {UINT64_MAX, 40, 29},
+            {UINT64_MAX, 1000, 8},
+            {UINT64_MAX, UINT64_MAX - 1, 1},
+            {9223372036854775808ull, 63, 20},
+        };
+        for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+            chk_context("dr_loop_repeats(%zu, %zu)", big[i].nseg, big[i].snaps);
+            assert_int_equal(dr_loop_repeats(big[i].nseg, big[i].snaps), big[i].r);
+        }
+        chk_context(NULL);
+    }
 }
 
 /* forward mode, vector modes and Jacobians against the plain recording */

@@ -124,8 +124,8 @@ static dr_status fork_impl(dr_tape *t, size_t n, dr_hist **out)
     dr_status st = check_forkable(t);
     if (st != DR_OK)
         return st;
-    if (t->root->order > 1)
-        return DR_EINVAL; /* jobs log nothing for second order */
+    if (t->order > 1)
+        return DR_EINVAL; /* the log is the handle's: a job's own */
     if (n == 0 || n > (SIZE_MAX - sizeof(dr_hist)) / sizeof(dr_kid) / 2)
         return DR_EINVAL;
     dr_tape *R = t->root;
@@ -228,6 +228,7 @@ dr_status dr_join(dr_tape *t)
         if (h->status != DR_OK)
             dr__fail(t, h->status); /* first error in child order */
         h->state = DR_ST_DEAD;
+        dr__oplog_free(h); /* its nodes are the parent's now, without rules */
         h->cur = h->end = NULL;
         h->chunk = NULL;
         h->hist = NULL;
@@ -403,6 +404,7 @@ static void release(dr_tape *R)
     for (dr_tape *h = P->hall; h;) {
         dr_tape *nx = h->hall;
         dr__owned_release(h->owned, NULL); /* children never joined */
+        dr__oplog_free(h);
         dr__free(h);
         h = nx;
     }

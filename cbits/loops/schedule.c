@@ -11,48 +11,42 @@
 
 #include <dualrev.h>
 
-#include <math.h>
-
-/* C(c + i, i) from b = C(c + i - 1, i - 1), or SIZE_MAX where that does not
-   fit: every caller compares it with a count of steps, which does */
-static size_t beta_next(size_t b, size_t c, size_t i)
-{
-    size_t f = c + i;
-    if (b == SIZE_MAX || f < c || b > SIZE_MAX / f)
-        return SIZE_MAX;
-    return b * f / i; /* exact: C(c + i, i) = C(c + i - 1, i - 1) (c + i) / i */
-}
-
-/* C(c + r, r) */
+/* C(c + r, r) = C(c + r, c), or SIZE_MAX where that does not fit: every
+   caller compares it with a count of steps, which does.  Exact up to there:
+   the products are taken in 128 bits (an intermediate product overflowing
+   64 bits does not mean the binomial does), over the smaller of c and r. */
 static size_t beta(size_t c, size_t r)
 {
-    size_t b = 1;
-    for (size_t i = 1; i <= r; i++)
-        b = beta_next(b, c, i);
-    return b;
+    size_t k = c < r ? c : r, m = c < r ? r : c;
+    unsigned __int128 b = 1;
+    for (size_t i = 1; i <= k; i++) {
+        /* C(m + i, i) >= m + i: past SIZE_MAX once m + i is */
+        unsigned __int128 f = (unsigned __int128)m + i;
+        if (f > SIZE_MAX)
+            return SIZE_MAX;
+        b = b * f / i; /* exact: C(m + i, i) = C(m + i - 1, i - 1) (m + i) / i */
+        if (b > SIZE_MAX)
+            return SIZE_MAX;
+    }
+    return (size_t)b;
 }
 
-/* the least r with beta(c, r) >= t (c >= 1: beta grows with r).  One
-   snapshot or none, beta is t - 1 or about r^2 / 2: closed forms, as
-   counting r up to them would take up to t steps; with more, r is small */
+/* the least r with beta(c, r) >= t (c >= 1): beta grows with r, and
+   beta(c, t - 1) >= t, so a binary search over [0, t - 1] (at most 64
+   evaluations, each over min(c, r) factors) */
 static size_t least_repeats(size_t t, size_t c)
 {
     if (t <= 1)
         return 0;
-    if (c == 1)
-        return t - 1;
-    size_t r = 0, b = 1;
-    if (c == 2) {
-        /* (r + 1)(r + 2) / 2 >= t from a guess just below the root */
-        double g = (sqrt(8.0 * (double)t + 1.0) - 3.0) / 2.0 - 2.0;
-        r = g > 0 ? (size_t)g : 0;
-        while ((unsigned __int128)(r + 1) * (r + 2) / 2 < t)
-            r++;
-        return r;
+    size_t lo = 0, hi = t - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (beta(c, mid) >= t)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    while (b < t)
-        b = beta_next(b, c, ++r);
-    return r;
+    return lo;
 }
 
 size_t dr_loop_repeats(size_t nsteps, size_t snapshots)

@@ -10,21 +10,28 @@ static bool reserve(dr_tape *t, int64_t r);
 
 dr_status dr_tape_set_order(dr_tape *t, int order)
 {
-    if (!t || t->root != t || (order != 1 && order != 2))
+    if (!t || (t->state & DR_ST_DEAD) || (order != 1 && order != 2))
         return DR_EINVAL;
-    /* order 2 cannot follow a recorder or a job graph: neither logs */
-    if (order == 2 && (t->state != 0 || t->hist))
+    /* a forked handle records nothing; a recorder does not log */
+    if (order == 2 && (t->state & (DR_ST_FORKED | DR_ST_RECOPEN)))
         return DR_EBUSY;
-    if (order == 2 && t->order < 2 && t->next > t->oplog_n) {
-        /* the nodes recorded at order 1 until now have no rule: the log
-           would otherwise take them for gaps (ids no node took), whose
-           tangent is zero, and a Hessian through them would be wrong */
-        int64_t from = t->oplog_n;
-        if (!reserve(t, t->next - 1))
-            return DR_ENOMEM;
-        for (int64_t r = from; r < t->next; r++) {
-            memset(&t->oplog[r], 0, sizeof t->oplog[r]);
-            t->oplog[r].op = DR_OPC_NONE;
+    if (order == 2 && t->order < 2) {
+        if (t->oplog_n == 0) {
+            /* the log starts here: the nodes before it have no entry */
+            t->oplog_lo = t->next;
+        } else if (t->next > t->oplog_lo + t->oplog_n) {
+            /* the nodes recorded at order 1 since the log's last entry
+               have no rule: the log would otherwise take them for gaps
+               (ids no node took), whose tangent is zero, and a Hessian
+               through them would be wrong */
+            int64_t from = t->oplog_lo + t->oplog_n;
+            if (!reserve(t, t->next - 1))
+                return DR_ENOMEM;
+            for (int64_t r = from; r < t->next; r++) {
+                dr_oplog *e = &t->oplog[r - t->oplog_lo];
+                memset(e, 0, sizeof *e);
+                e->op = DR_OPC_NONE;
+            }
         }
     }
     t->order = (unsigned)order;
@@ -35,7 +42,7 @@ int dr_tape_order(const dr_tape *t)
 {
     if (!t)
         return 0;
-    return t->root->order > 1 ? 2 : 1;
+    return t->order > 1 ? 2 : 1;
 }
 
 dr_idx dr_tape_mark(const dr_tape *t)
@@ -43,14 +50,14 @@ dr_idx dr_tape_mark(const dr_tape *t)
     return t ? t->base + t->next : DR_NONE;
 }
 
-/* room for the entry of relative id r, the ids skipped since the last
-   entry marked as gaps */
+/* room for the entry of relative id r (r >= t->oplog_lo), the ids skipped
+   since the last entry marked as gaps */
 static bool reserve(dr_tape *t, int64_t r)
 {
-    dr_tape *R = t->root;
-    if ((uint64_t)r >= R->oplog_cap) {
-        size_t cap = R->oplog_cap ? R->oplog_cap : 256;
-        while (cap <= (uint64_t)r) {
+    int64_t i = r - t->oplog_lo;
+    if ((uint64_t)i >= t->oplog_cap) {
+        size_t cap = t->oplog_cap ? t->oplog_cap : 256;
+        while (cap <= (uint64_t)i) {
             if (cap > SIZE_MAX / sizeof(dr_oplog) / 2)
                 return false;
             cap *= 2;
@@ -58,18 +65,18 @@ static bool reserve(dr_tape *t, int64_t r)
         dr_oplog *p = dr__malloc(cap * sizeof *p);
         if (!p)
             return false;
-        if (R->oplog_n > 0)
-            memcpy(p, R->oplog, (size_t)R->oplog_n * sizeof *p);
-        dr__free(R->oplog);
-        dr__bytes_add(R, (ptrdiff_t)((cap - R->oplog_cap) * sizeof *p));
-        R->oplog = p;
-        R->oplog_cap = cap;
+        if (t->oplog_n > 0)
+            memcpy(p, t->oplog, (size_t)t->oplog_n * sizeof *p);
+        dr__free(t->oplog);
+        dr__bytes_add(t, (ptrdiff_t)((cap - t->oplog_cap) * sizeof *p));
+        t->oplog = p;
+        t->oplog_cap = cap;
     }
-    if (R->oplog_n < r)
-        memset(R->oplog + R->oplog_n, 0,
-               (size_t)(r - R->oplog_n) * sizeof(dr_oplog)); /* DR_OPC_GAP */
-    if (R->oplog_n <= r)
-        R->oplog_n = r + 1;
+    if (t->oplog_n < i)
+        memset(t->oplog + t->oplog_n, 0,
+               (size_t)(i - t->oplog_n) * sizeof(dr_oplog)); /* DR_OPC_GAP */
+    if (t->oplog_n <= i)
+        t->oplog_n = i + 1;
     return true;
 }
 
@@ -77,7 +84,7 @@ void dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y, double v,
                dr_idx a, dr_idx b)
 {
     int64_t r, ra = -1, rb = -1;
-    if (!dr__rel_arg(t, id, &r) || r < 0)
+    if (!dr__rel_arg(t, id, &r) || r < t->oplog_lo)
         return;
     if (a != DR_NONE)
         dr__rel_arg(t, a, &ra);
@@ -87,11 +94,24 @@ void dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y, double v,
         dr__fail(t, DR_ENOMEM);
         return;
     }
-    dr_oplog *e = &t->root->oplog[r];
+    dr_oplog *e = &t->oplog[r - t->oplog_lo];
     e->x = x;
     e->y = y;
     e->v = v;
     e->ra = ra;
     e->rb = rb;
     e->op = op;
+}
+
+/* the handle goes: its log with it (a child handle at its join) */
+void dr__oplog_free(dr_tape *t)
+{
+    dr__free(t->oplog);
+    if (t->oplog_cap)
+        dr__bytes_add(t, -(ptrdiff_t)(t->oplog_cap * sizeof(dr_oplog)));
+    t->oplog = NULL;
+    t->oplog_cap = 0;
+    t->oplog_n = 0;
+    t->oplog_lo = 0;
+    t->order = 0;
 }

@@ -362,12 +362,14 @@ static inline bool dr__order2(const dr_tape *t)
    log fails the tape (DR_ENOMEM) */
 DR_HIDDEN void dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y,
                          double v, dr_idx a, dr_idx b);
-/* the entry of relative id r (NULL: none) */
+/* the entry of relative id r in the handle's log (NULL: none) */
 static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
 {
-    const dr_tape *R = t->root;
-    return r >= 0 && r < R->oplog_n ? &R->oplog[r] : NULL;
+    int64_t i = r - t->oplog_lo;
+    return r >= 0 && i >= 0 && i < t->oplog_n ? &t->oplog[i] : NULL;
 }
+/* free a child handle's log when the handle goes (its join) */
+DR_HIDDEN void dr__oplog_free(dr_tape *t);
 
 /* the scalar operations' results on a tape of order 2: recorded as usual,
    then logged (x, y the arguments' values) */

@@ -63,7 +63,7 @@ dr_status dr_rec_begin(dr_tape *t, dr_rec *r)
         return DR_EINVAL;
     if (t->state & (DR_ST_FORKED | DR_ST_PSWEEP | DR_ST_RECOPEN))
         return DR_EBUSY;
-    if (t->root->order > 1)
+    if (t->order > 1)
         return DR_EINVAL; /* inline code logs nothing for second order */
     r->tape_ = t;
     t->rec = r;

@@ -357,9 +357,9 @@ dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
     if (!out)
         return DR_EINVAL;
     *out = ZERO;
-    if (!t || t->root != t || (k && (!seed_ids || !seeds)))
+    if (!t || (t->state & DR_ST_DEAD) || (k && (!seed_ids || !seeds)))
         return DR_EINVAL;
-    if (t->state & (DR_ST_FORKED | DR_ST_DEAD | DR_ST_RECOPEN))
+    if (t->state & (DR_ST_FORKED | DR_ST_RECOPEN))
         return DR_EBUSY;
     if (t->status != DR_OK)
         return t->status;
@@ -387,9 +387,13 @@ dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
     }
     if (st == DR_OK && hi >= 0) {
         /* a failure from here on (memory) takes the recorded nodes off
-           again: a failed call changes nothing */
+           again on a root handle: a failed call changes nothing.  A child
+           handle keeps them (its chunks and ids are shared with running
+           siblings): nodes no id was returned of, which nothing uses */
+        bool root = t->root == t;
         dr_tape_pos pos;
-        dr__tape_save(t, &pos);
+        if (root)
+            dr__tape_save(t, &pos);
         place_seeds(&p, k, rel, seeds);
         for (int64_t r = lo; r <= hi; r++)
             if (!p.seeded[r - lo]) {
@@ -400,7 +404,8 @@ dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
         *out = tangent_of(&p, hi);
         st = t->status;
         if (st != DR_OK) {
-            dr__tape_restore(t, &pos);
+            if (root)
+                dr__tape_restore(t, &pos);
             t->status = DR_OK;
             *out = ZERO;
         }

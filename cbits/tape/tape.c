@@ -138,6 +138,7 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->owned = NULL;
     t->adj_valid = 0;
     t->oplog_n = 0;
+    t->oplog_lo = 0;
     t->fe_ranges_n = 0;
     t->fe_cursor = 0;
     t->tan_valid = 0;
@@ -234,8 +235,8 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
     t->arena = pos->arena;
     if (t->arena)
         t->arena->used = pos->arena_used;
-    if (t->oplog_n > pos->next)
-        t->oplog_n = pos->next;
+    if (t->oplog_lo + t->oplog_n > pos->next)
+        t->oplog_n = pos->next > t->oplog_lo ? pos->next - t->oplog_lo : 0;
     /* the noted input ranges among the dropped nodes */
     while (t->fe_ranges_n &&
            t->fe_ranges[t->fe_ranges_n - 1].first >= t->base + pos->next)

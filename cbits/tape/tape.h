@@ -196,10 +196,13 @@ struct dr_tape {
     dr_ext *exts;      /* record: ext records with clear_adj recorded here */
     dr_owned *owned;   /* what nodes recorded here hold (dr_owned)        */
     dr_rec *rec;       /* record: the open recorder (DR_ST_RECOPEN), else NULL */
-    struct dr_oplog *oplog; /* record: [root] what second derivatives need,
-                               by relative id (record/record.h)       */
+    struct dr_oplog *oplog; /* record: what second derivatives need of
+                               the nodes this handle recorded at order
+                               2, by relative id (record/oplog.c)     */
     size_t oplog_cap;  /* record: entries allocated                       */
-    int64_t oplog_n;   /* record: relative ids < oplog_n have an entry     */
+    int64_t oplog_lo;  /* record: the relative id of entry 0              */
+    int64_t oplog_n;   /* record: relative ids oplog_lo .. oplog_lo +
+                          oplog_n - 1 have an entry                       */
     dr_fe_range *fe_ranges; /* record: [root] the input ranges of
                                dr_fe_input_range, by increasing first id */
     size_t fe_ranges_n, fe_ranges_cap; /* record: entries noted; allocated */
@@ -275,7 +278,7 @@ static inline dr_chunk *dr__pop_fit(dr_chunk **head, size_t cap)
 }
 
 /*
- * A position on a tape that was never forked, to come back to: what was
+ * A position on a root handle that is not forked, to come back to: what was
  * recorded after dr__tape_save is dropped by dr__tape_restore (its chunks
  * go back to the free lists; arena space is kept until clear).  Used by
  * calls that record temporary nodes (dr_hvp records a tangent pass, sweeps
