@@ -144,7 +144,7 @@ differentiable [d|
     in u * w
   |]
 
--- | Nested derivatives beside and inside pairs ('nestedPairsOn').
+-- | Nested derivatives beside and inside pairs.
 differentiable [d|
   -- x^2 + sin x + 2 x^3
   afterPair :: Double -> Double
@@ -159,6 +159,11 @@ differentiable [d|
   gradInSide xs =
     let (g, s) = gradient (\ys -> sum (map (\y -> y * y * y) ys)) xs |*| sum xs
     in sum (zipWith (*) g xs) + s
+
+  -- second derivatives of a function with a pair (its sides record in
+  -- order: a tape of order 2 does not fork)
+  pairF :: [Double] -> Double
+  pairF xs = let (a, b) = sum [x * x | x <- xs] |*| product (map (\x -> 1 + 0.1 * x) xs) in a * b
 
   -- 2 x sin (x^2) + x^3 cos (x^2)
   pairInInner :: Double -> Double
@@ -220,8 +225,8 @@ richX i = pts i (2 + i) (-1.2) 1.2
 richV :: Int -> [Double]
 richV i = pts (100 + i) (2 + i) (-1) 1
 
-works :: Bool -> [Work]
-works nestedPairs =
+works :: [Work]
+works =
   [ Work "hvp (n-ary sums, products)" 4
       (\i -> $(hvp 'rich) (richX i) (richV i))
       (\i r -> let x = richX i; v = richV i
@@ -285,8 +290,7 @@ works nestedPairs =
                in expect 1e-12 "closed forms" r
                     [ 6 * x * x + cos x - x * sin x
                     , y, x, exp x, 0, cos (x + y), cos (x + y) ])
-  ] ++ (if not nestedPairs then [] else
-  [ Work "derivative after a pair" 4
+  , Work "derivative after a pair" 4
       (\i -> let x = head (pts (700 + i) 1 (-1.5) 1.5); (v, d) = $(grad' 'afterPair) x in [v, d])
       (\i r -> let x = head (pts (700 + i) 1 (-1.5) 1.5)
                in expect 1e-12 "closed form" r [x * x + sin x + 2 * x ^ (3 :: Int), 2 * x + cos x + 6 * x * x])
@@ -298,12 +302,17 @@ works nestedPairs =
       (\i -> let (v, g) = $(grad' 'gradInSide) (richX i) in v : g)
       (\i r -> let x = richX i
                in expect 1e-12 "closed form" r (sum (map (\u -> 3 * u ^ (3 :: Int) + u) x) : map (\u -> 9 * u * u + 1) x))
+  , Work "hessian of a function with a pair" 4
+      (\i -> concat ($(hessian 'pairF) (richX i)))
+      (\i r -> let x = richX i
+                   fd = transpose (fdJac (\z -> $(grad 'pairF) z) x)
+               in expect 1e-6 "Hessian against differences of the gradient" r (concat fd))
   , Work "pair inside a nested derivative" 4
       (\i -> let x = head (pts (900 + i) 1 (-1.5) 1.5); (v, d) = $(grad' 'pairInInner) x in [v, d])
       (\i r -> let x = head (pts (900 + i) 1 (-1.5) 1.5); s = sin (x * x); c = cos (x * x)
                in expect 1e-12 "closed form" r
                     [2 * x * s + x ^ (3 :: Int) * c, 2 * s + 7 * x * x * c - 2 * x ^ (4 :: Int) * s])
-  ])
+  ]
 
 simsInput :: Int -> (Double, [(Double, Double)])
 simsInput i = let k = 3 + 2 * i; xs = pts (1000 + i) (2 * k) (-1) 1
@@ -338,7 +347,7 @@ main = do
   nThreads <- fromMaybe (8 :: Int) . (>>= readMaybe) <$> lookupEnv "DUALREV_STRESS_THREADS"
   caps <- getNumCapabilities
   only <- lookupEnv "DUALREV_STRESS_ONLY"
-  let ws = filter (\w -> maybe True (`isInfixOf` wName w) only) (works nestedPairsOn)
+  let ws = filter (\w -> maybe True (`isInfixOf` wName w) only) works
       -- the longest a call may take before it counts as a deadlock: the
       -- slowest call takes milliseconds
       callLimit = 30 :: Int
@@ -398,10 +407,6 @@ main = do
   where
     fail' m = putStrLn ("FAIL (reference): " ++ m) >> hFlush stdout >> exitFailure
     unlinesI = foldr1 (\a b -> a ++ "\n  " ++ b)
-
--- | Whether the nested derivatives beside and inside pairs are stressed.
-nestedPairsOn :: Bool
-nestedPairsOn = False
 
 -- | One thread: item after item, each compared to its reference, until
 -- the deadline.  Thread k starts at item k and strides through them
