@@ -75,6 +75,7 @@ void dr_tape_free(dr_tape *t)
     dr__free(t->adj_raw);
     dr__free(t->oplog);
     dr__free(t->fe_ranges);
+    dr__free(t->guards);
     dr__free(t->tan_raw);
     dr__free(t);
 }
@@ -139,6 +140,7 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->adj_valid = 0;
     t->oplog_n = 0;
     t->oplog_lo = 0;
+    t->guards_n = 0;
     t->fe_ranges_n = 0;
     t->fe_cursor = 0;
     t->tan_valid = 0;
@@ -192,6 +194,7 @@ void dr__tape_save(dr_tape *t, dr_tape_pos *pos)
     pos->reserved = __atomic_load_n(&t->root->reserved, __ATOMIC_RELAXED);
     pos->arena = t->arena;
     pos->arena_used = t->arena ? t->arena->used : 0;
+    pos->guards_n = t->guards_n;
 }
 
 void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
@@ -237,6 +240,9 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
         t->arena->used = pos->arena_used;
     if (t->oplog_lo + t->oplog_n > pos->next)
         t->oplog_n = pos->next > t->oplog_lo ? pos->next - t->oplog_lo : 0;
+    /* the comparisons recorded since */
+    if (t->guards_n > pos->guards_n)
+        t->guards_n = pos->guards_n;
     /* the noted input ranges among the dropped nodes */
     while (t->fe_ranges_n &&
            t->fe_ranges[t->fe_ranges_n - 1].first >= t->base + pos->next)
