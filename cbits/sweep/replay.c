@@ -11,21 +11,28 @@
 
 #include <stdint.h>
 
-/* the chunks of a job that never forked, oldest first, into out (n of
-   them); false if memory runs out */
-static bool chunks_in_order(const dr_tape *t, dr_chunk ***out, size_t *n)
+/* the chunks of a job that never forked, oldest first, into the tape's
+   t->replay_chunks; false if memory runs out */
+static bool chunks_in_order(dr_tape *t)
 {
     size_t k = 0;
     for (const dr_chunk *c = t->chunk; c; c = c->prev)
         k++;
-    dr_chunk **v = dr__malloc(k * sizeof *v + 1);
-    if (!v)
-        return false;
+    if (k > t->replay_cap) {
+        if (k > SIZE_MAX / sizeof(dr_chunk *) / 2)
+            return false;
+        dr_chunk **v = dr__malloc(2 * k * sizeof *v);
+        if (!v)
+            return false;
+        dr__free(t->replay_chunks);
+        dr__bytes_add(t, (ptrdiff_t)((2 * k - t->replay_cap) * sizeof *v));
+        t->replay_chunks = v;
+        t->replay_cap = 2 * k;
+    }
     size_t i = k;
     for (dr_chunk *c = t->chunk; c; c = c->prev)
-        v[--i] = c;
-    *out = v;
-    *n = k;
+        t->replay_chunks[--i] = c;
+    t->replay_nchunks = k;
     return true;
 }
 
@@ -192,6 +199,9 @@ static void set_inputs(dr_tape *t, size_t n, const dr_real *x,
     }
 }
 
+/* the old values of a few inputs are kept on the stack */
+#define OLD_ON_STACK 32
+
 dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
                     const double *values)
 {
@@ -218,40 +228,44 @@ dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
         }
         e->aux = 1;
     }
-    dr_chunk **chunks = NULL;
-    size_t nc = 0;
-    double *old = NULL;
-    if (st == DR_OK && !chunks_in_order(t, &chunks, &nc))
-        st = DR_ENOMEM;
-    if (st == DR_OK)
-        st = replayable(t, chunks, nc);
+    /* what was found replayable stays so until more is recorded */
+    if (st == DR_OK && t->replay_ok != t->next) {
+        if (!chunks_in_order(t))
+            st = DR_ENOMEM;
+        else
+            st = replayable(t, t->replay_chunks, t->replay_nchunks);
+    }
     for (size_t i = 0; i < marked; i++)
         t->oplog[x[i].idx - t->base].aux = 0;
-    if (st == DR_OK && !(old = dr__malloc(n * sizeof *old + 1)))
+    double stack_old[OLD_ON_STACK], *old = stack_old;
+    if (st == DR_OK && n > OLD_ON_STACK && !(old = dr__malloc(n * sizeof *old)))
         st = DR_ENOMEM;
-    if (st == DR_OK) {
-        set_inputs(t, n, x, values, old);
+    if (st != DR_OK)
+        return st;
+    dr_chunk **chunks = t->replay_chunks;
+    size_t nc = t->replay_nchunks;
+    set_inputs(t, n, x, values, old);
+    replay_all(t, chunks, nc);
+    if (!guards_hold(t)) {
+        /* back to the recorded point: the same rules at the old inputs
+           give back every bit (and the sweeps' results stay those of that
+           point) */
+        set_inputs(t, n, x, old, NULL);
         replay_all(t, chunks, nc);
-        if (!guards_hold(t)) {
-            /* back to the recorded point: the same rules at the old
-               inputs give back every bit (and the sweeps' results stay
-               those of that point) */
-            set_inputs(t, n, x, old, NULL);
-            replay_all(t, chunks, nc);
-            st = DR_ERETAPE;
-        } else {
-            /* the inputs given have their values now (those recorded
-               without one too) */
-            for (size_t i = 0; i < n; i++)
-                t->oplog[x[i].idx - t->base].x = 1.0;
-            /* the adjoints and tangents of earlier sweeps belong to the
-               old point */
-            t->adj_valid = 0;
-            t->tan_valid = 0;
-        }
+        st = DR_ERETAPE;
+    } else {
+        /* the inputs given have their values now (those recorded without
+           one too), so every input's value is known */
+        for (size_t i = 0; i < n; i++)
+            t->oplog[x[i].idx - t->base].x = 1.0;
+        t->replay_ok = t->next;
+        /* the adjoints and tangents of earlier sweeps belong to the old
+           point */
+        t->adj_valid = 0;
+        t->tan_valid = 0;
     }
-    dr__free(old);
-    dr__free(chunks);
+    if (old != stack_old)
+        dr__free(old);
     return st;
 }
 

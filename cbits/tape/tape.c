@@ -45,6 +45,7 @@ dr_tape *dr_tape_new(void)
     memset(t, 0, sizeof *t);
     t->base = next_id_range();
     t->id_end = t->base + ((int64_t)1 << DR_ID_RANGE_BITS);
+    t->replay_ok = -1;
     t->root = t;
     t->threads = 1;
     t->bytes = sizeof *t;
@@ -76,6 +77,7 @@ void dr_tape_free(dr_tape *t)
     dr__free(t->oplog);
     dr__free(t->fe_ranges);
     dr__free(t->guards);
+    dr__free(t->replay_chunks);
     dr__free(t->tan_raw);
     dr__free(t);
 }
@@ -144,6 +146,7 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->fe_ranges_n = 0;
     t->fe_cursor = 0;
     t->tan_valid = 0;
+    t->replay_ok = -1;
     t->status = DR_OK;
 }
 
@@ -240,6 +243,7 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
         t->arena->used = pos->arena_used;
     if (t->oplog_lo + t->oplog_n > pos->next)
         t->oplog_n = pos->next > t->oplog_lo ? pos->next - t->oplog_lo : 0;
+    t->replay_ok = -1; /* other nodes may take the same ids */
     /* the comparisons recorded since */
     if (t->guards_n > pos->guards_n)
         t->guards_n = pos->guards_n;

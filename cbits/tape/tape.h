@@ -219,6 +219,12 @@ struct dr_tape {
     dr_guard *guards;  /* record: comparisons recorded at order 2, oldest
                           first (record/guard.c)                          */
     size_t guards_n, guards_cap; /* record: entries; allocated            */
+    dr_chunk **replay_chunks; /* sweep: [root] the chunks oldest first, as
+                                 replay last found them (sweep/replay.c) */
+    size_t replay_nchunks, replay_cap; /* sweep: entries; allocated      */
+    int64_t replay_ok; /* sweep: [root] t->next when replay last found
+                          every node replayable and every input's value
+                          known; -1: not since the last clear or restore */
 
     /* [root] shared storage */
     int64_t reserved;  /* relative ids handed out to chunks (atomic)      */
