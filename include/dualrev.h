@@ -796,7 +796,9 @@ typedef struct dr_arr {
     const double *val;   /**< rows * cols values owned by the tape       */
 } dr_arr;
 
-/** Elementwise functions for dr_arr_map (derivative in brackets). */
+/** Elementwise functions for dr_arr_map (derivative in brackets): each
+ *  element's value and derivative are bit for bit those of the scalar
+ *  operation (dr_neg ... dr_relu; the square: dr_mul(x, x)). */
 typedef enum dr_arr_fn {
     DR_FN_NEG = 0,     /**< -x        [-1]                               */
     DR_FN_ABS = 1,     /**< |x|       [sign x, 0 at 0]                   */
@@ -805,9 +807,11 @@ typedef enum dr_arr_fn {
     DR_FN_LOG = 4,     /**< log x     [1 / x]                            */
     DR_FN_SIN = 5,     /**< sin x     [cos x]                            */
     DR_FN_COS = 6,     /**< cos x     [-sin x]                           */
-    DR_FN_TANH = 7,    /**< tanh x    [1 - tanh^2 x]                     */
-    DR_FN_SIGMOID = 8, /**< 1/(1+e^-x) [s (1 - s)], without overflow     */
-    DR_FN_RELU = 9,    /**< max(x, 0) [1 if x > 0, else 0]               */
+    DR_FN_TANH = 7,    /**< tanh x    [1 / cosh^2 x]                     */
+    DR_FN_SIGMOID = 8, /**< 1/(1+e^-x) [s (1 - s)], without overflow or
+                            cancellation (from e^-|x|)                    */
+    DR_FN_RELU = 9,    /**< x if x > 0 (or NaN), else 0 [1 if x > 0,
+                            else 0]                                       */
     DR_FN_SQUARE = 10  /**< x * x     [2 x]                              */
 } dr_arr_fn;
 
