@@ -282,6 +282,8 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
             s = plus(t, s, term(t, K(ps[i]), tangent_of(p, args[i])));
         return s;
     }
+    case DR_OPC_select: /* the side chosen, with partial 1 */
+        return tangent_of(p, e->aux > 0 ? e->ra : e->rb);
     default: {
         dr_real da = tangent_of(p, e->ra), db = tangent_of(p, e->rb);
         if (is_zero(da) && is_zero(db))
