@@ -105,6 +105,25 @@ dr_oplog *dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y,
     return e;
 }
 
+void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n, const double *values)
+{
+    if (n == 0 || r < t->oplog_lo)
+        return;
+    if (!reserve(t, r + (int64_t)n - 1)) {
+        dr__fail(t, DR_ENOMEM);
+        return;
+    }
+    dr_oplog *e = &t->oplog[r - t->oplog_lo];
+    for (size_t i = 0; i < n; i++) {
+        e[i].x = values ? 1.0 : 0.0;
+        e[i].y = 0.0;
+        e[i].v = values ? values[i] : 0.0;
+        e[i].ra = e[i].rb = -1;
+        e[i].op = DR_OPC_INPUT;
+        e[i].aux = 0;
+    }
+}
+
 /* the handle goes: its log and guards with it (a child handle at its
    join) */
 void dr__logs_free(dr_tape *t)

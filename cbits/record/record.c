@@ -86,8 +86,8 @@ static inline dr_idx input_node(dr_tape *t, double v, bool known)
         id = dr__push(t, -1, 0.0, -1, 0.0);
     }
     if (dr__order2(t) && id != DR_NONE)
-        dr__oplog(t, id, DR_OPC_INPUT, known ? 1.0 : 0.0, 0.0, v, DR_NONE,
-                  DR_NONE);
+        dr__oplog_last(t, id, DR_OPC_INPUT, known ? 1.0 : 0.0, 0.0, v, DR_NONE,
+                       DR_NONE);
     return id;
 }
 
@@ -131,9 +131,8 @@ static inline dr_status input_range(dr_tape *t, size_t n, dr_idx *first,
     t->len += n;
     /* logged as inputs (not left as gaps) so that an input that ends the
        tape is not taken for a node without a rule */
-    for (size_t i = 0; dr__order2(t) && i < n; i++)
-        dr__oplog(t, *first + (dr_idx)i, DR_OPC_INPUT, values ? 1.0 : 0.0,
-                  0.0, values ? values[i] : 0.0, DR_NONE, DR_NONE);
+    if (dr__order2(t))
+        dr__oplog_inputs(t, *first - t->base, n, values);
     /* the inputs are recorded: a log that could not grow is the tape's
        sticky DR_ENOMEM, not this call's failure */
     return DR_OK;

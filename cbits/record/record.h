@@ -373,8 +373,33 @@ static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
     int64_t i = r - t->oplog_lo;
     return r >= 0 && i >= 0 && i < t->oplog_n ? &t->oplog[i] : NULL;
 }
+/* log n inputs from relative id r on (values NULL: not given) */
+DR_HIDDEN void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n,
+                                const double *values);
 /* free a child handle's log and guards when the handle goes (its join) */
 DR_HIDDEN void dr__logs_free(dr_tape *t);
+
+/* dr__oplog for the node just recorded, whose arguments were checked when
+   it was: the log's next entry written in line; a skip over ids no node
+   took, or a log to grow, out of line */
+static inline void dr__oplog_last(dr_tape *t, dr_idx id, int op, double x,
+                                  double y, double v, dr_idx a, dr_idx b)
+{
+    int64_t i = (id - t->base) - t->oplog_lo;
+    if (DR_LIKELY(i == t->oplog_n && (uint64_t)i < t->oplog_cap)) {
+        dr_oplog *e = &t->oplog[i];
+        e->x = x;
+        e->y = y;
+        e->v = v;
+        e->ra = a == DR_NONE ? -1 : a - t->base;
+        e->rb = b == DR_NONE ? -1 : b - t->base;
+        e->op = op;
+        e->aux = 0;
+        t->oplog_n = i + 1;
+        return;
+    }
+    dr__oplog(t, id, op, x, y, v, a, b);
+}
 
 /* the scalar operations' results on a tape of order 2: recorded as usual,
    then logged (x, y the arguments' values) */
@@ -383,7 +408,7 @@ static inline dr_real dr__op1_logged(dr_tape *t, int op, double v, dr_idx a,
 {
     dr_real r = dr__op1(t, v, a, d);
     if (r.idx != DR_NONE)
-        dr__oplog(t, r.idx, op, x, y, v, a, DR_NONE);
+        dr__oplog_last(t, r.idx, op, x, y, v, a, DR_NONE);
     return r;
 }
 static inline dr_real dr__op2_logged(dr_tape *t, int op, double v, dr_idx a,
@@ -392,7 +417,7 @@ static inline dr_real dr__op2_logged(dr_tape *t, int op, double v, dr_idx a,
 {
     dr_real r = dr__op2(t, v, a, da, b, db);
     if (r.idx != DR_NONE)
-        dr__oplog(t, r.idx, op, x, y, v, a, b);
+        dr__oplog_last(t, r.idx, op, x, y, v, a, b);
     return r;
 }
 
