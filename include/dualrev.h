@@ -686,7 +686,10 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  * the adjoints and tangents of earlier sweeps are gone.  Nothing changes
  * when it fails: DR_ERETAPE if a guard's outcome differs at the new inputs;
  * DR_ENOTSUP if the tape holds a node that cannot be replayed (see above),
- * was not recorded at order 2, or forked; DR_EINVAL for a NULL tape, NULL
+ * was not recorded at order 2, or forked, or if an operation or comparison
+ * was given a value other than its argument node's (a dr_real whose .val
+ * the caller changed: replay computes each node from its arguments' node
+ * values, and would compute otherwise); DR_EINVAL for a NULL tape, NULL
  * arrays with n > 0, an id that is not an input node of t or comes twice,
  * an input recorded without its value (dr_input_range, dr_record0) left
  * out of x, or a child handle; DR_EBUSY with an open recorder; the sticky

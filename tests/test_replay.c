@@ -515,6 +515,28 @@ static void test_refused(void **state)
     CHK_STATUS(dr_replay(t, 1, &x, &v), DR_OK);
     CHK_STATUS(dr_value(t, y.idx, &out), DR_OK);
     CHK_SAME(out, sin(2.0));
+    /* an operation given a value other than its argument node's (a front
+       end that folded a constant into the value, not into a node): the
+       replay would compute otherwise, so it refuses */
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    x = dr_input(t, 1.0);
+    y = dr_sin(t, x);
+    dr_real folded = {y.val + 0.5, y.idx};
+    dr_real w = dr_mul(t, folded, x);
+    CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ENOTSUP);
+    CHK_STATUS(dr_value(t, w.idx, &out), DR_OK);
+    CHK_SAME(out, (sin(1.0) + 0.5) * 1.0);
+    /* ... also where a comparison was given one */
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    x = dr_input(t, 1.0);
+    y = dr_sin(t, x);
+    folded.idx = y.idx;
+    folded.val = y.val + 0.5;
+    dr_lt(t, folded, dr_const(0.0));
+    CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ENOTSUP);
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    x = dr_input(t, 1.0);
+    y = dr_sin(t, x);
     /* nodes whose value the library never saw */
     dr_idx given = dr_record1(t, x.idx, 2.0);
     CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ENOTSUP);

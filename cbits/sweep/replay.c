@@ -149,6 +149,18 @@ static bool guards_hold(const dr_tape *t)
     return true;
 }
 
+/* is v the value of the argument of relative id r (a constant: any)?  Bit
+   for bit: replay computes each node from its arguments' node values, so
+   a front end that handed an operation a value other than its argument
+   node's (a constant folded into a sum without a node of its own) made a
+   tape replay would compute otherwise */
+static bool same_value(const dr_oplog *log, int64_t r, double v)
+{
+    if (r < 0 || (log[r].op == DR_OPC_INPUT && log[r].x == 0.0))
+        return true; /* a constant, or an input whose value was not given */
+    return memcmp(&log[r].v, &v, sizeof v) == 0;
+}
+
 /* can every node of t be replayed, and is every input that must be given
    (marked with aux = 1 by the caller) given? */
 static dr_status replayable(const dr_tape *t, dr_chunk **chunks, size_t nc)
@@ -170,9 +182,16 @@ static dr_status replayable(const dr_tape *t, dr_chunk **chunks, size_t nc)
             case DR_OPC_GAP: /* (a node, yet no entry: recorded at order 1) */
                 return DR_ENOTSUP;
             default:
+                if (!same_value(log, e->ra, e->x) || !same_value(log, e->rb, e->y))
+                    return DR_ENOTSUP;
                 break;
             }
         }
+    }
+    for (size_t i = 0; i < t->guards_n; i++) {
+        const dr_guard *g = &t->guards[i];
+        if (!same_value(log, g->ra, g->x) || !same_value(log, g->rb, g->y))
+            return DR_ENOTSUP;
     }
     return DR_OK;
 }
