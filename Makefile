@@ -49,7 +49,7 @@ EXAMPLE_SRC := $(filter-out examples/mpi_%.c,$(wildcard examples/*.c))
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
-        test-c test-sanitize test-far test-tsan test-hs test-quickstart check-layers \
+        test-c test-sanitize test-far test-tsan test-hs stress-hs test-quickstart check-layers \
         demo demo-run bench install clean help mpi mpi-build test-mpi test-mpi-run
 
 all: lib
@@ -61,6 +61,7 @@ help:
 	@echo "make test       C tests (plain, ASan+UBSan, far arguments, TSan), the MPI test (if MPI is"
 	@echo "                installed) and Haskell tests"
 	@echo "make check-layers  no file of cbits/ uses a layer above its own (cbits/LAYERS)"
+	@echo "make stress-hs  the Haskell stress test for DUALREV_STRESS_SECONDS (default 3)"
 	@echo "make bench      benchmarks (hyperfine), markdown table"
 	@echo "make mpi        the MPI gradient helper and $(BUILD)/examples/mpi_mlp (installs Open MPI)"
 	@echo "make test-mpi   mpirun -np 1, 2, 3 of mpi_mlp --check (skipped without MPI)"
@@ -141,6 +142,11 @@ test-all: check-layers test-c test-sanitize test-far test-tsan test-examples tes
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs:
 	$(MAKE) -f haskell/haskell.mk test-hs BUILD=$(BUILD)
+
+# the Haskell stress test alone, for DUALREV_STRESS_SECONDS (make test-hs
+# runs it for 3 s): make stress-hs DUALREV_STRESS_SECONDS=600
+stress-hs:
+	$(MAKE) -f haskell/haskell.mk stress-hs BUILD=$(BUILD)
 
 # the README's C and Haskell quick starts, run outside the checkout
 test-quickstart: lib

@@ -70,7 +70,7 @@ EXTRA_BENCH := $(if $(wildcard bench/c/fparticles_par.c),$(B)/fparticles-par) \
 .PHONY: bench bench-c bench-extra bench-deps bench-hs-build bench-tools
 
 bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench $(B)/second-order-bench \
-         $(B)/fork-fold bench-tools
+         $(B)/fork-fold $(B)/dualrev-replay-bench bench-tools
 
 # CoDiPack and Adept: built only when their checkouts are named; a missing
 # or broken checkout is an error when it is named (so it is not silently
@@ -97,6 +97,12 @@ $(B)/adept-bench: bench/c/adept_bench.cpp $(CXX_HDR) $(wildcard $(ADEPT_DIR)/inc
 	  { echo "bench: no built Adept library: set ADEPT_LIB to the directory of libadept.a (bench/README.md)"; exit 1; }
 	@mkdir -p $(B)
 	$(CXX) $(TOOL_CXXFLAGS) -I$(ADEPT_DIR)/include $< -o $@ $(ADEPT_LINK) $(ADEPT_LDLIBS) -lm
+
+# the programs recorded once and replayed (column "dualrev replay"; its
+# REPLAY_BENCH_MODE=record2/record1 runs measure what recording costs)
+$(B)/dualrev-replay-bench: bench/c/replay_bench.cpp $(CXX_HDR) $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CXX) $(BENCH_CXXFLAGS) -Iinclude $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # the cost of second order (not run by the driver; bench/README.md)
 $(B)/second-order-bench: bench/c/second_order_bench.c $(LIB_A) include/dualrev.h

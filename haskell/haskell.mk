@@ -12,7 +12,7 @@ CABAL    := cabal --builddir=$(HS_BUILD)/dist
 # the package's version, read from its cabal file (where it is written)
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 
-.PHONY: hs-deps hs-lib test-hs test-ad-compare quickstart demo-hs bench-hs
+.PHONY: hs-deps hs-lib test-hs stress-hs test-ad-compare quickstart demo-hs bench-hs
 
 hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
 	@sh tools/deps.sh check lib hs
@@ -44,9 +44,9 @@ $(HS_BUILD)/th-sources.stamp: $(TH_SOURCES)
 hs-lib: hs-deps
 	$(CABAL) build -v1 dualrev:lib:dualrev
 
-# both test suites (the corpus; arrays and fork-join), the overloaded mode's
-# tests again on two capabilities, the compile-fail cases, then the
-# comparison with ad where ad is installed
+# the test suites (the corpus; arrays and fork-join; the stress test, for
+# 3 s), the overloaded mode's tests again on two capabilities, the
+# compile-fail cases, then the comparison with ad where ad is installed
 test-hs: hs-deps
 	sh tools/check-hs-rebuild.sh
 	$(CABAL) build -v1 dualrev:tests
@@ -54,6 +54,13 @@ test-hs: hs-deps
 	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test)" --match "/Overloaded/" +RTS -N2 -RTS
 	sh haskell/test/compile-fail/run.sh $(CABAL) exec -v0 -- ghc -package dualrev
 	@$(MAKE) --no-print-directory -f haskell/haskell.mk test-ad-compare BUILD=$(BUILD)
+
+# the stress test (haskell/test-stress) alone; test-hs runs it for its
+# default 3 s among the suites.  DUALREV_STRESS_SECONDS, _THREADS and _ONLY
+# pass through the environment
+stress-hs: hs-deps
+	$(CABAL) build -v1 dualrev:test:dualrev-test-stress
+	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test-stress)"
 
 # Numeric.DualRev.AD against the ad package it imitates (haskell/test-ad):
 # built with ghc against the in-place library, only where ad 4.5 is

@@ -131,9 +131,12 @@ typedef enum dr_status {
     DR_EBUSY = 4,   /**< the tape has forked jobs that are not joined yet,
                          or a recorder (dr_rec_begin) is open on it        */
     DR_ERANGE = 5,  /**< a size or index is out of range                    */
-    DR_ENOTSUP = 6  /**< the tape holds a node with no rule for what was
+    DR_ENOTSUP = 6, /**< the tape holds a node with no rule for what was
                          asked (second order through a node recorded
                          without one, see "second order")               */
+    DR_ERETAPE = 7  /**< replay: a comparison the recorded path depended
+                         on comes out otherwise at the new inputs; record
+                         again (see "replay")                            */
 } dr_status;
 
 /** A static English message for a status (never NULL). */
@@ -643,6 +646,85 @@ DR_API dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
 /** The id the next recorded node will get (a mark for dr_tangent_record). */
 DR_API dr_idx dr_tape_mark(const dr_tape *t);
 
+/* ----------------------------------------------------------------- replay
+ * A tape recorded at order 2 is also a primal-value tape: beside each node
+ * it keeps the operation that made it and the values it was made from, so
+ * the library can evaluate the recorded program again at new values of its
+ * inputs without running the caller's code (dr_replay): every node's value
+ * and partials are recomputed in recording order by the same rules that
+ * recorded them, bit for bit what a fresh recording at those inputs would
+ * hold.  Afterwards every driver works at the new point (dr_gradient,
+ * dr_jacobian, dr_jvp, dr_vjp and the vector products, dr_hvp, dr_hessian,
+ * dr_tangent_record), and dr_value reads any node's new value.  A loop that
+ * asks for the gradient of one function at many points records once and
+ * replays, which costs no call back into the caller's program.
+ *
+ * What replays: inputs (dr_input, dr_inputs, dr_input_range, dr_record0),
+ * every scalar operation (dr_sin ... dr_powi, their dr_fe_ forms, far
+ * arguments), the sums of products of dr_fe_dot_rec, dr_select, and the
+ * comparisons below.  Nodes whose value the library never saw - given
+ * partials (dr_record1/2/n), statements, array operations, external
+ * functions, checkpointed loops, the inline recorder (refused at order 2
+ * anyway) - and tapes that forked make dr_replay answer DR_ENOTSUP, never
+ * a wrong value.
+ *
+ * Branches.  A program that branches on a value records a different tape
+ * for other values.  The comparisons dr_lt ... dr_ne return their outcome
+ * and, on a tape of order 2, record it as a guard; dr_replay checks every
+ * guard at the new inputs, and if one comes out otherwise it answers
+ * DR_ERETAPE and leaves the tape exactly as it was: record again.  Use them
+ * (not a comparison of .val) wherever the program's path depends on a
+ * value.  dr_select chooses between two values without branching, so the
+ * tape stays valid on both sides of the condition.
+ */
+
+/**
+ * Evaluate the recorded program again with the inputs x[0..n-1] (input
+ * nodes of the root handle t, any order, each at most once) set to
+ * values[0..n-1]; the other inputs keep their values.  DR_OK: every node's
+ * value and partials are those of a fresh recording at the new inputs, and
+ * the adjoints and tangents of earlier sweeps are gone.  Nothing changes
+ * when it fails: DR_ERETAPE if a guard's outcome differs at the new inputs;
+ * DR_ENOTSUP if the tape holds a node that cannot be replayed (see above),
+ * was not recorded at order 2, or forked, or if an operation or comparison
+ * was given a value other than its argument node's (a dr_real whose .val
+ * the caller changed: replay computes each node from its arguments' node
+ * values, and would compute otherwise); DR_EINVAL for a NULL tape, NULL
+ * arrays with n > 0, an id that is not an input node of t or comes twice,
+ * an input recorded without its value (dr_input_range, dr_record0) left
+ * out of x, or a child handle; DR_EBUSY with an open recorder; the sticky
+ * status if it is set; DR_ENOMEM.
+ */
+DR_API dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
+                           const double *values);
+/**
+ * The value of node id into *v: what it was recorded with, or after a
+ * dr_replay the new one.  For a tape of order 2 (nodes recorded at order 1
+ * have none: DR_ENOTSUP); DR_EINVAL for an id not on the tape or NULL v.
+ */
+DR_API dr_status dr_value(const dr_tape *t, dr_idx id, double *v);
+
+/**
+ * Comparisons that record the path: a < b, a <= b, a > b, a >= b, a == b,
+ * a != b of the values (IEEE: false whenever a NaN takes part, but for
+ * dr_ne), returned as 1 or 0.  On a tape of order 2 with an active
+ * argument, the outcome is recorded as a guard for dr_replay.  A NULL tape
+ * or an id not on the tape records nothing (the latter sets DR_EINVAL).
+ */
+DR_API int dr_lt(dr_tape *t, dr_real a, dr_real b);
+DR_API int dr_le(dr_tape *t, dr_real a, dr_real b);
+DR_API int dr_gt(dr_tape *t, dr_real a, dr_real b);
+DR_API int dr_ge(dr_tape *t, dr_real a, dr_real b);
+DR_API int dr_eq(dr_tape *t, dr_real a, dr_real b);
+DR_API int dr_ne(dr_tape *t, dr_real a, dr_real b);
+/**
+ * a where c > 0, else b (ADOL-C's condassign), without a branch in the
+ * tape: the node depends on a and b (partial 1 to the one chosen, 0 to the
+ * other) and replays to the other side when c changes sign.  c's own
+ * derivative plays no part.  At order 1 the chosen value itself comes back.
+ */
+DR_API dr_real dr_select(dr_tape *t, dr_real c, dr_real a, dr_real b);
+
 /* ----------------------------------------------------------------- arrays
  * Arrays of doubles of rank 1 (vectors) and rank 2 (row-major matrices) are
  * values on the tape: every array operation appends ONE node, whose forward
@@ -717,7 +799,9 @@ typedef struct dr_arr {
     const double *val;   /**< rows * cols values owned by the tape       */
 } dr_arr;
 
-/** Elementwise functions for dr_arr_map (derivative in brackets). */
+/** Elementwise functions for dr_arr_map (derivative in brackets): each
+ *  element's value and derivative are bit for bit those of the scalar
+ *  operation (dr_neg ... dr_relu; the square: dr_mul(x, x)). */
 typedef enum dr_arr_fn {
     DR_FN_NEG = 0,     /**< -x        [-1]                               */
     DR_FN_ABS = 1,     /**< |x|       [sign x, 0 at 0]                   */
@@ -726,9 +810,11 @@ typedef enum dr_arr_fn {
     DR_FN_LOG = 4,     /**< log x     [1 / x]                            */
     DR_FN_SIN = 5,     /**< sin x     [cos x]                            */
     DR_FN_COS = 6,     /**< cos x     [-sin x]                           */
-    DR_FN_TANH = 7,    /**< tanh x    [1 - tanh^2 x]                     */
-    DR_FN_SIGMOID = 8, /**< 1/(1+e^-x) [s (1 - s)], without overflow     */
-    DR_FN_RELU = 9,    /**< max(x, 0) [1 if x > 0, else 0]               */
+    DR_FN_TANH = 7,    /**< tanh x    [1 / cosh^2 x]                     */
+    DR_FN_SIGMOID = 8, /**< 1/(1+e^-x) [s (1 - s)], without overflow or
+                            cancellation (from e^-|x|)                    */
+    DR_FN_RELU = 9,    /**< x if x > 0 (or NaN), else 0 [1 if x > 0,
+                            else 0]                                       */
     DR_FN_SQUARE = 10  /**< x * x     [2 x]                              */
 } dr_arr_fn;
 

@@ -757,6 +757,64 @@ static void test_given_partials_linear(void **state)
     dr_tape_free(t);
 }
 
+/* dr_tangent_record straight after recording an n-ary node, as a nested
+   derivative does (no dr_hvp or dr_hessian before it, which save the tape's
+   position): the node is in the open chunk, and its partials must be found
+   there; then the same with the node in a closed chunk */
+static void test_tangent_record_nary(void **state)
+{
+    (void)state;
+    for (int closed = 0; closed < 2; closed++) {
+        chk_context("n-ary node in the %s chunk", closed ? "closed" : "open");
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real x[3];
+        CHK_STATUS(dr_inputs(t, 3, (double[]){0.5, -1.2, 2.0}, x), DR_OK);
+        /* inner function of copies y of x: s = 2 y0 y1 + 3 y1 y2 - y0 y2,
+           as one n-ary node over the three products */
+        dr_idx m = dr_tape_mark(t);
+        dr_real y[3];
+        dr_idx ids[3];
+        for (int i = 0; i < 3; i++) {
+            y[i] = (dr_real){x[i].val, dr_record1(t, x[i].idx, 1.0)};
+            ids[i] = y[i].idx;
+        }
+        dr_real pr[3] = {dr_mul(t, y[0], y[1]), dr_mul(t, y[1], y[2]),
+                         dr_mul(t, y[0], y[2])};
+        dr_idx pid[3] = {pr[0].idx, pr[1].idx, pr[2].idx};
+        double pp[3] = {2.0, 3.0, -1.0};
+        dr_real s = {2 * pr[0].val + 3 * pr[1].val - pr[2].val,
+                     dr_recordn(t, 3, pid, pp)};
+        /* a sum of the copies themselves, and s, as one more n-ary node */
+        dr_idx sid[4] = {ids[0], ids[1], ids[2], s.idx};
+        double sp[4] = {1.0, 1.0, 1.0, 0.5};
+        dr_real u = {y[0].val + y[1].val + y[2].val + 0.5 * s.val,
+                     dr_recordn(t, 4, sid, sp)};
+        for (int k = 0; closed && k < 600; k++) /* past DR_CHUNK_MIN */
+            (void)dr_add(t, x[0], x[1]);
+        /* the gradient of u by tangents: 1 + 0.5 ds/dy_i */
+        double x0 = x[0].val, x1 = x[1].val, x2 = x[2].val;
+        double ds[3] = {2 * x1 - x2, 2 * x0 + 3 * x2, 3 * x1 - x0};
+        double H[3][3] = {{0, 2, -1}, {2, 0, 3}, {-1, 3, 0}};
+        dr_real one = dr_const(1.0), d[3];
+        for (int i = 0; i < 3; i++) {
+            CHK_STATUS(dr_tangent_record(t, m, 1, &ids[i], &one, u, &d[i]),
+                       DR_OK);
+            CHK_CLOSE(d[i].val, 1 + 0.5 * ds[i], 1e-15, 1e-300);
+        }
+        /* and through it, by the outer gradient: 0.5 H */
+        for (int i = 0; i < 3; i++) {
+            double g[3];
+            CHK_STATUS(dr_gradient(t, d[i], 3, x, g), DR_OK);
+            for (int j = 0; j < 3; j++)
+                CHK_CLOSE(g[j], 0.5 * H[i][j], 1e-15, 1e-300);
+        }
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        dr_tape_free(t);
+    }
+    chk_context(NULL);
+}
+
 static void test_input_kinds(void **state)
 {
     (void)state;
@@ -1239,7 +1297,7 @@ static void test_oom_tangent(void **state)
 
 int main(void)
 {
-    enum { N_FIXED = 20 };
+    enum { N_FIXED = 21 };
     struct CMUnitTest tests[2 * NU + 2 * NB + N_FIXED];
     static char names[2 * NU + 2 * NB][32];
     size_t n = 0;
@@ -1273,6 +1331,7 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_third_derivatives);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tangent_record_basics);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_given_partials_linear);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tangent_record_nary);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_input_kinds);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_order_raised_midway);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_repeated_inputs);

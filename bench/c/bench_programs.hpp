@@ -11,6 +11,11 @@
  *
  * Before including it, a tool's file declares
  *     static double bench_value(const T &x);   (the value of an active x)
+ * and may declare
+ *     static bool bench_gt(const T &a, const T &b);
+ *     static bool bench_positive(const T &a);
+ * for the comparisons the programs branch on (a tool whose tape records
+ * them: dualrev's replayed tapes); the defaults compare the values.
  */
 #ifndef BENCH_PROGRAMS_HPP
 #define BENCH_PROGRAMS_HPP
@@ -26,6 +31,18 @@ static inline double bench_sum(size_t n, const double *g)
     for (size_t i = 0; i < n; i++)
         s += g[i];
     return s;
+}
+
+/* a > b and a > 0, where the programs branch on values */
+template <typename T>
+static bool bench_gt(const T &a, const T &b)
+{
+    return bench_value(a) > bench_value(b);
+}
+template <typename T>
+static bool bench_positive(const T &a)
+{
+    return bench_value(a) > 0.0;
 }
 
 /* sum' (zipWith (*) xs ys), sum' a right fold onto 0 */
@@ -70,7 +87,7 @@ static void bench_rotate(const T *x, T *o)
 template <typename T>
 static T bench_relu(const T &x)
 {
-    if (bench_value(x) > 0.0)
+    if (bench_positive(x))
         return x;
     return T(0.0);
 }
@@ -97,7 +114,7 @@ static T bench_neural(const T *p)
     /* safe softmax: running maximum started at 0 (tie: keep m) */
     T m = 0.0;
     for (int i = 0; i < NN_H2; i++)
-        if (bench_value(h2[i]) > bench_value(m))
+        if (bench_gt(h2[i], m))
             m = h2[i];
     for (int i = 0; i < NN_H2; i++)
         e[i] = exp(h2[i] - m);

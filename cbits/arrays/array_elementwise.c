@@ -258,31 +258,23 @@ dr_idx dr_arr_scale_id(dr_tape *t, double s_val, dr_idx s_id, dr_idx x)
 
 /* --------------------------------------------------------------- map */
 
-static double sigmoid(double x)
-{
-    if (x >= 0)
-        return 1.0 / (1.0 + exp(-x));
-    double e = exp(x);
-    return e / (1.0 + e);
-}
-
 /*
- * The derivative of each map function, once: P(fn, expr) with expr in
- * terms of xv[i] (the argument) and yv[i] (the value).  The reverse kernel
- * multiplies it into the adjoint, the forward kernel into the tangent.
- * Negation (-1) and relu (1 where x > 0, else 0) need no multiplication:
- * both kernels have plain loops for them.
+ * Each map function is a scalar operation of record/scalar_rules.h, value
+ * and derivative (the same numerics as dr_OP: tanh' as 1 / cosh^2 and
+ * sigmoid' from exp(-|x|), without the cancellation of 1 - y^2 and
+ * y (1 - y)).  The square is x * x with derivative 2 x, dr_mul's rule for
+ * equal arguments.  P(fn, value, derivative), in terms of xe = xv[i] and,
+ * in the derivative, ve = yv[i].
  */
-#define MAP_PARTIALS(P)                                                       \
-    P(DR_FN_ABS, xv[i] > 0 ? 1.0 : xv[i] < 0 ? -1.0 : 0.0)                    \
-    P(DR_FN_SQRT, 0.5 / yv[i])                                                \
-    P(DR_FN_EXP, yv[i])                                                       \
-    P(DR_FN_LOG, 1.0 / xv[i])                                                 \
-    P(DR_FN_SIN, cos(xv[i]))                                                  \
-    P(DR_FN_COS, -sin(xv[i]))                                                 \
-    P(DR_FN_TANH, 1.0 - yv[i] * yv[i])                                        \
-    P(DR_FN_SIGMOID, yv[i] * (1.0 - yv[i]))                                   \
-    P(DR_FN_SQUARE, 2.0 * xv[i])
+#define MAP_RULE(fn, op) P(fn, dr_rule_##op(xe), dr_rule_##op##_d(xe, ve))
+#define MAP_RULES(P)                                                          \
+    MAP_RULE(DR_FN_ABS, abs) MAP_RULE(DR_FN_SQRT, sqrt)                       \
+    MAP_RULE(DR_FN_EXP, exp) MAP_RULE(DR_FN_LOG, log)                         \
+    MAP_RULE(DR_FN_SIN, sin) MAP_RULE(DR_FN_COS, cos)                         \
+    MAP_RULE(DR_FN_TANH, tanh) MAP_RULE(DR_FN_SIGMOID, sigmoid)               \
+    P(DR_FN_SQUARE, xe * xe, 2.0 * xe)
+/* negation (-1) and relu (1 where x > 0, else 0, dr_rule_relu_d) need no
+   multiplication: the kernels have plain loops for them */
 
 static void map_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
@@ -303,16 +295,17 @@ static void map_rev(dr_arr_node *y, dr_sweep *s, double g)
             if (xv[i] > 0)
                 X[i] += Y[i];
         break;
-#define MAPREV(fn, expr)                                                      \
+#define P(fn, val, der)                                                       \
     case fn:                                                                  \
         for (int64_t i = 0; i < n; i++) {                                     \
-            double gi = Y[i];                                                 \
+            double gi = Y[i], xe = xv[i], ve = yv[i];                         \
+            (void)ve;                                                         \
             if (gi != 0.0)                                                    \
-                X[i] += gi * (expr);                                          \
+                X[i] += gi * (der);                                           \
         }                                                                     \
         break;
-    MAP_PARTIALS(MAPREV)
-#undef MAPREV
+    MAP_RULES(P)
+#undef P
     }
 }
 
@@ -340,13 +333,16 @@ static void map_fwd(dr_arr_node *y, dr_fsweep *f)
             for (int64_t i = 0; i < n; i++)
                 T[i] = xv[i] > 0 ? Tx[i] : 0.0;
             break;
-#define MAPFWDT(fn, expr)                                                     \
+#define P(fn, val, der)                                                       \
     case fn:                                                                  \
-        for (int64_t i = 0; i < n; i++)                                       \
-            T[i] = Tx[i] != 0.0 ? Tx[i] * (expr) : 0.0;                       \
+        for (int64_t i = 0; i < n; i++) {                                     \
+            double xe = xv[i], ve = yv[i];                                    \
+            (void)ve;                                                         \
+            T[i] = Tx[i] != 0.0 ? Tx[i] * (der) : 0.0;                        \
+        }                                                                     \
         break;
-        MAP_PARTIALS(MAPFWDT)
-#undef MAPFWDT
+        MAP_RULES(P)
+#undef P
         }
     }
 }
@@ -368,35 +364,25 @@ static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
     const double *xv = x->val;
     double *yv = y->val;
     int64_t n = x->n;
-#define MAPFWD(expr)                                                          \
-    for (int64_t i = 0; i < n; i++)                                           \
-        yv[i] = (expr);                                                       \
-    break;
     switch ((dr_arr_fn)f) {
     case DR_FN_NEG:
-        MAPFWD(-xv[i])
-    case DR_FN_ABS:
-        MAPFWD(fabs(xv[i]))
-    case DR_FN_SQRT:
-        MAPFWD(sqrt(xv[i]))
-    case DR_FN_EXP:
-        MAPFWD(exp(xv[i]))
-    case DR_FN_LOG:
-        MAPFWD(log(xv[i]))
-    case DR_FN_SIN:
-        MAPFWD(sin(xv[i]))
-    case DR_FN_COS:
-        MAPFWD(cos(xv[i]))
-    case DR_FN_TANH:
-        MAPFWD(tanh(xv[i]))
-    case DR_FN_SIGMOID:
-        MAPFWD(sigmoid(xv[i]))
+        for (int64_t i = 0; i < n; i++)
+            yv[i] = dr_rule_neg(xv[i]);
+        break;
     case DR_FN_RELU:
-        MAPFWD(xv[i] > 0 ? xv[i] : 0.0)
-    case DR_FN_SQUARE:
-        MAPFWD(xv[i] * xv[i])
+        for (int64_t i = 0; i < n; i++)
+            yv[i] = dr_rule_relu(xv[i]);
+        break;
+#define P(fn, val, der)                                                       \
+    case fn:                                                                  \
+        for (int64_t i = 0; i < n; i++) {                                     \
+            double xe = xv[i];                                                \
+            yv[i] = (val);                                                    \
+        }                                                                     \
+        break;
+        MAP_RULES(P)
+#undef P
     }
-#undef MAPFWD
     y->x[0] = x;
     y->ip[0] = f;
     y->rev = map_rev;

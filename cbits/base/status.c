@@ -19,8 +19,11 @@ const char *dr_strerror(dr_status status)
         return "size or index out of range";
     case DR_ENOTSUP:
         return "not supported for this tape: a node has no rule for it "
-               "(second order needs a tape of order 2 and nodes recorded "
-               "with the scalar operations)";
+               "(second order and replay need a tape of order 2 and nodes "
+               "recorded with the scalar operations)";
+    case DR_ERETAPE:
+        return "a comparison the recorded path depended on comes out "
+               "otherwise at the new inputs: record the program again";
     }
     return "unknown status code";
 }

@@ -228,7 +228,7 @@ dr_status dr_join(dr_tape *t)
         if (h->status != DR_OK)
             dr__fail(t, h->status); /* first error in child order */
         h->state = DR_ST_DEAD;
-        dr__oplog_free(h); /* its nodes are the parent's now, without rules */
+        dr__logs_free(h); /* its nodes are the parent's now, without rules */
         h->cur = h->end = NULL;
         h->chunk = NULL;
         h->hist = NULL;
@@ -404,7 +404,7 @@ static void release(dr_tape *R)
     for (dr_tape *h = P->hall; h;) {
         dr_tape *nx = h->hall;
         dr__owned_release(h->owned, NULL); /* children never joined */
-        dr__oplog_free(h);
+        dr__logs_free(h);
         dr__free(h);
         h = nx;
     }

@@ -45,8 +45,9 @@ dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n, double v)
 }
 
 /* order 2: the products and additions one by one, each logged, as the
-   front end records them op by op (a constant side of an addition is
-   folded into the value: the other side's id stands for the sum) */
+   front end records them op by op.  A constant product added to an active
+   sum is a node too, so that every id's logged value is the value it
+   stands for (replay computes each node from its arguments' values) */
 static dr_idx dot_logged(dr_tape *t, dr_idx acc, double s, size_t n,
                          const dr_idx *ia, const double *xa, const dr_idx *ib,
                          const double *xb)
@@ -58,12 +59,10 @@ static dr_idx dot_logged(dr_tape *t, dr_idx acc, double s, size_t n,
                                    d.b, xb[k])
                         .idx;
         double v = s + p;
-        if (pi != DR_NONE && acc != DR_NONE) {
+        if (acc != DR_NONE || pi != DR_NONE) {
             dr_rule_d2 e = dr_rule_add_d(s, p, v);
             acc = dr__op2_logged(t, DR_OPC_add, v, acc, e.a, s, pi, e.b, p)
                       .idx;
-        } else if (pi != DR_NONE) {
-            acc = pi;
         }
         s = v;
     }

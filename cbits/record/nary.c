@@ -177,6 +177,11 @@ bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
     return true;
 }
 
+double *dr__nary_partials(dr_ext *e)
+{
+    return e->reverse == nary_reverse ? ((nary_ext *)e)->partials : NULL;
+}
+
 dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb, double db)
 {
     nary_ext *x = nary_new(t, rb < 0 ? 1 : 2, 2);

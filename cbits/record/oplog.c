@@ -80,19 +80,19 @@ static bool reserve(dr_tape *t, int64_t r)
     return true;
 }
 
-void dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y, double v,
-               dr_idx a, dr_idx b)
+dr_oplog *dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y,
+                    double v, dr_idx a, dr_idx b)
 {
     int64_t r, ra = -1, rb = -1;
     if (!dr__rel_arg(t, id, &r) || r < t->oplog_lo)
-        return;
+        return NULL;
     if (a != DR_NONE)
         dr__rel_arg(t, a, &ra);
     if (b != DR_NONE)
         dr__rel_arg(t, b, &rb);
     if (!reserve(t, r)) {
         dr__fail(t, DR_ENOMEM);
-        return;
+        return NULL;
     }
     dr_oplog *e = &t->oplog[r - t->oplog_lo];
     e->x = x;
@@ -101,17 +101,44 @@ void dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y, double v,
     e->ra = ra;
     e->rb = rb;
     e->op = op;
+    e->aux = 0;
+    return e;
 }
 
-/* the handle goes: its log with it (a child handle at its join) */
-void dr__oplog_free(dr_tape *t)
+void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n, const double *values)
+{
+    if (n == 0 || r < t->oplog_lo)
+        return;
+    if (!reserve(t, r + (int64_t)n - 1)) {
+        dr__fail(t, DR_ENOMEM);
+        return;
+    }
+    dr_oplog *e = &t->oplog[r - t->oplog_lo];
+    for (size_t i = 0; i < n; i++) {
+        e[i].x = values ? 1.0 : 0.0;
+        e[i].y = 0.0;
+        e[i].v = values ? values[i] : 0.0;
+        e[i].ra = e[i].rb = -1;
+        e[i].op = DR_OPC_INPUT;
+        e[i].aux = 0;
+    }
+}
+
+/* the handle goes: its log and guards with it (a child handle at its
+   join) */
+void dr__logs_free(dr_tape *t)
 {
     dr__free(t->oplog);
     if (t->oplog_cap)
         dr__bytes_add(t, -(ptrdiff_t)(t->oplog_cap * sizeof(dr_oplog)));
+    dr__free(t->guards);
+    if (t->guards_cap)
+        dr__bytes_add(t, -(ptrdiff_t)(t->guards_cap * sizeof(dr_guard)));
     t->oplog = NULL;
     t->oplog_cap = 0;
     t->oplog_n = 0;
     t->oplog_lo = 0;
+    t->guards = NULL;
+    t->guards_n = t->guards_cap = 0;
     t->order = 0;
 }

@@ -67,8 +67,9 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
 
 /* ------------------------------------------------------------- recording */
 
-/* an input node of value v (logged for second order) on t (not NULL) */
-static inline dr_idx input_node(dr_tape *t, double v)
+/* an input node of value v (logged for second order and replay, with
+   whether v is its value) on t (not NULL) */
+static inline dr_idx input_node(dr_tape *t, double v, bool known)
 {
     dr_idx id;
     dr_node *p = t->cur;
@@ -85,7 +86,8 @@ static inline dr_idx input_node(dr_tape *t, double v)
         id = dr__push(t, -1, 0.0, -1, 0.0);
     }
     if (dr__order2(t) && id != DR_NONE)
-        dr__oplog(t, id, DR_OPC_INPUT, 0.0, 0.0, v, DR_NONE, DR_NONE);
+        dr__oplog_last(t, id, DR_OPC_INPUT, known ? 1.0 : 0.0, 0.0, v, DR_NONE,
+                       DR_NONE);
     return id;
 }
 
@@ -93,13 +95,15 @@ dr_real dr_input(dr_tape *t, double v)
 {
     dr_real r = {v, DR_NONE};
     if (DR_LIKELY(t != NULL))
-        r.idx = input_node(t, v);
+        r.idx = input_node(t, v, true);
     return r;
 }
 
 /* dr_input_range past its argument checks (n > 0), in line in dr_inputs:
-   a small gradient's inputs are a good part of its recording */
-static inline dr_status input_range(dr_tape *t, size_t n, dr_idx *first)
+   a small gradient's inputs are a good part of its recording; values
+   (NULL: not given) are logged at order 2 */
+static inline dr_status input_range(dr_tape *t, size_t n, dr_idx *first,
+                                    const double *values)
 {
     *first = DR_NONE;
     /* consecutive ids need one chunk: a new one if this one has less room */
@@ -127,9 +131,8 @@ static inline dr_status input_range(dr_tape *t, size_t n, dr_idx *first)
     t->len += n;
     /* logged as inputs (not left as gaps) so that an input that ends the
        tape is not taken for a node without a rule */
-    for (size_t i = 0; dr__order2(t) && i < n; i++)
-        dr__oplog(t, *first + (dr_idx)i, DR_OPC_INPUT, 0.0, 0.0, 0.0, DR_NONE,
-                  DR_NONE);
+    if (dr__order2(t))
+        dr__oplog_inputs(t, *first - t->base, n, values);
     /* the inputs are recorded: a log that could not grow is the tape's
        sticky DR_ENOMEM, not this call's failure */
     return DR_OK;
@@ -140,7 +143,7 @@ dr_status dr_input_range(dr_tape *t, size_t n, dr_idx *first)
     if (!t || !first)
         return DR_EINVAL;
     *first = DR_NONE;
-    return n == 0 ? DR_OK : input_range(t, n, first);
+    return n == 0 ? DR_OK : input_range(t, n, first, NULL);
 }
 
 dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
@@ -148,7 +151,7 @@ dr_status dr_inputs(dr_tape *t, size_t n, const double *values, dr_real *out)
     if (!t || (n && (!values || !out)))
         return DR_EINVAL;
     dr_idx first = DR_NONE;
-    dr_status st = n == 0 ? DR_OK : input_range(t, n, &first);
+    dr_status st = n == 0 ? DR_OK : input_range(t, n, &first, values);
     for (size_t i = 0; i < n; i++) {
         out[i].val = values[i];
         out[i].idx = st == DR_OK ? first + (dr_idx)i : DR_NONE;
@@ -164,7 +167,7 @@ dr_real dr_const(double v)
 
 dr_idx dr_record0(dr_tape *t)
 {
-    return t ? input_node(t, 0.0) : DR_NONE;
+    return t ? input_node(t, 0.0, false) : DR_NONE;
 }
 
 dr_idx dr_record1(dr_tape *t, dr_idx a, double da)

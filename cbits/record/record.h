@@ -340,6 +340,7 @@ enum dr_opc {
     DR_OPC_LINEAR, /* given partials x, y of arguments ra, rb (constants) */
     DR_OPC_NARY,   /* given partials in the node's n-ary record           */
     DR_OPC_powi,   /* x^n: x the argument's value, y = n                  */
+    DR_OPC_select, /* ra where the node |aux| back is > 0, else rb     */
     DR_RULES_UNARY(DR_OPC_ENUM) DR_RULES_UNARY_FUSED(DR_OPC_ENUM)
     DR_RULES_BINARY(DR_OPC_ENUM)
     DR_OPC_COUNT
@@ -347,10 +348,14 @@ enum dr_opc {
 #undef DR_OPC_ENUM
 
 typedef struct dr_oplog {
-    double x, y;   /* argument values (LINEAR: the partials)          */
+    double x, y;   /* argument values (LINEAR: the partials; INPUT: x is
+                      1 where v is the input's value, 0 where the
+                      library was not given it)                        */
     double v;      /* the node's value                                */
     int64_t ra, rb; /* relative ids of the arguments, -1: a constant  */
     int32_t op;    /* enum dr_opc                                     */
+    int32_t aux;   /* select: how far back its condition is, negated
+                      where it chose the second value; else 0         */
 } dr_oplog;
 
 static inline bool dr__order2(const dr_tape *t)
@@ -360,16 +365,41 @@ static inline bool dr__order2(const dr_tape *t)
 /* log the node id (public) made by op from arguments a, b (public ids,
    DR_NONE: constant) of values x, y with value v; a failure to grow the
    log fails the tape (DR_ENOMEM) */
-DR_HIDDEN void dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y,
-                         double v, dr_idx a, dr_idx b);
+DR_HIDDEN dr_oplog *dr__oplog(dr_tape *t, dr_idx id, int op, double x,
+                              double y, double v, dr_idx a, dr_idx b);
 /* the entry of relative id r in the handle's log (NULL: none) */
 static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
 {
     int64_t i = r - t->oplog_lo;
     return r >= 0 && i >= 0 && i < t->oplog_n ? &t->oplog[i] : NULL;
 }
-/* free a child handle's log when the handle goes (its join) */
-DR_HIDDEN void dr__oplog_free(dr_tape *t);
+/* log n inputs from relative id r on (values NULL: not given) */
+DR_HIDDEN void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n,
+                                const double *values);
+/* free a child handle's log and guards when the handle goes (its join) */
+DR_HIDDEN void dr__logs_free(dr_tape *t);
+
+/* dr__oplog for the node just recorded, whose arguments were checked when
+   it was: the log's next entry written in line; a skip over ids no node
+   took, or a log to grow, out of line */
+static inline void dr__oplog_last(dr_tape *t, dr_idx id, int op, double x,
+                                  double y, double v, dr_idx a, dr_idx b)
+{
+    int64_t i = (id - t->base) - t->oplog_lo;
+    if (DR_LIKELY(i == t->oplog_n && (uint64_t)i < t->oplog_cap)) {
+        dr_oplog *e = &t->oplog[i];
+        e->x = x;
+        e->y = y;
+        e->v = v;
+        e->ra = a == DR_NONE ? -1 : a - t->base;
+        e->rb = b == DR_NONE ? -1 : b - t->base;
+        e->op = op;
+        e->aux = 0;
+        t->oplog_n = i + 1;
+        return;
+    }
+    dr__oplog(t, id, op, x, y, v, a, b);
+}
 
 /* the scalar operations' results on a tape of order 2: recorded as usual,
    then logged (x, y the arguments' values) */
@@ -378,7 +408,7 @@ static inline dr_real dr__op1_logged(dr_tape *t, int op, double v, dr_idx a,
 {
     dr_real r = dr__op1(t, v, a, d);
     if (r.idx != DR_NONE)
-        dr__oplog(t, r.idx, op, x, y, v, a, DR_NONE);
+        dr__oplog_last(t, r.idx, op, x, y, v, a, DR_NONE);
     return r;
 }
 static inline dr_real dr__op2_logged(dr_tape *t, int op, double v, dr_idx a,
@@ -387,13 +417,35 @@ static inline dr_real dr__op2_logged(dr_tape *t, int op, double v, dr_idx a,
 {
     dr_real r = dr__op2(t, v, a, da, b, db);
     if (r.idx != DR_NONE)
-        dr__oplog(t, r.idx, op, x, y, v, a, b);
+        dr__oplog_last(t, r.idx, op, x, y, v, a, b);
     return r;
+}
+
+/* The comparisons of guard.c, as recording and replay evaluate them. */
+enum dr_cmp { DR_CMP_LT, DR_CMP_LE, DR_CMP_GT, DR_CMP_GE, DR_CMP_EQ, DR_CMP_NE };
+static inline int dr__cmp(int op, double a, double b)
+{
+    switch (op) {
+    case DR_CMP_LT: return a < b;
+    case DR_CMP_LE: return a <= b;
+    case DR_CMP_GT: return a > b;
+    case DR_CMP_GE: return a >= b;
+    case DR_CMP_EQ: return a == b;
+    default: return a != b;
+    }
+}
+/* dr_select's choice: the first value where the condition is > 0 */
+static inline bool dr__select_first(double c)
+{
+    return c > 0.0;
 }
 
 /* nary.c: an n-ary node's arguments (relative ids) and partials, for the
    tangent pass; false if e is not an n-ary node */
 DR_HIDDEN bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
                               const double **partials);
+/* nary.c: where a far node (two arguments, record/nary.c) keeps its two
+   partials, for replay to write; NULL if e is not an n-ary record */
+DR_HIDDEN double *dr__nary_partials(dr_ext *e);
 
 #endif /* DR_RECORD_H */

@@ -246,12 +246,16 @@ static dr_real value_node(const dr_tape *t, int64_t r, double v)
     return a;
 }
 
-/* the node at relative id r (lo <= r <= hi), NULL for an id no node took */
+/* the node at relative id r (lo <= r <= hi), NULL for an id no node took;
+   the open chunk's n is brought up to date only when it is closed or the
+   position saved, so its nodes are those below the cursor */
 static const dr_node *node_at(const dr_tape *t, int64_t r)
 {
-    for (const dr_chunk *c = t->chunk; c; c = c->prev)
-        if (r >= c->first && r < c->first + (int64_t)c->n)
+    for (const dr_chunk *c = t->chunk; c; c = c->prev) {
+        size_t n = c == t->chunk ? (size_t)(t->cur - c->nodes) : c->n;
+        if (r >= c->first && r < c->first + (int64_t)n)
             return &c->nodes[r - c->first];
+    }
     return NULL;
 }
 
@@ -278,6 +282,8 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
             s = plus(t, s, term(t, K(ps[i]), tangent_of(p, args[i])));
         return s;
     }
+    case DR_OPC_select: /* the side chosen, with partial 1 */
+        return tangent_of(p, e->aux > 0 ? e->ra : e->rb);
     default: {
         dr_real da = tangent_of(p, e->ra), db = tangent_of(p, e->rb);
         if (is_zero(da) && is_zero(db))

@@ -45,6 +45,7 @@ dr_tape *dr_tape_new(void)
     memset(t, 0, sizeof *t);
     t->base = next_id_range();
     t->id_end = t->base + ((int64_t)1 << DR_ID_RANGE_BITS);
+    t->replay_ok = -1;
     t->root = t;
     t->threads = 1;
     t->bytes = sizeof *t;
@@ -75,6 +76,8 @@ void dr_tape_free(dr_tape *t)
     dr__free(t->adj_raw);
     dr__free(t->oplog);
     dr__free(t->fe_ranges);
+    dr__free(t->guards);
+    dr__free(t->replay_chunks);
     dr__free(t->tan_raw);
     dr__free(t);
 }
@@ -139,9 +142,11 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->adj_valid = 0;
     t->oplog_n = 0;
     t->oplog_lo = 0;
+    t->guards_n = 0;
     t->fe_ranges_n = 0;
     t->fe_cursor = 0;
     t->tan_valid = 0;
+    t->replay_ok = -1;
     t->status = DR_OK;
 }
 
@@ -192,6 +197,7 @@ void dr__tape_save(dr_tape *t, dr_tape_pos *pos)
     pos->reserved = __atomic_load_n(&t->root->reserved, __ATOMIC_RELAXED);
     pos->arena = t->arena;
     pos->arena_used = t->arena ? t->arena->used : 0;
+    pos->guards_n = t->guards_n;
 }
 
 void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
@@ -237,6 +243,10 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
         t->arena->used = pos->arena_used;
     if (t->oplog_lo + t->oplog_n > pos->next)
         t->oplog_n = pos->next > t->oplog_lo ? pos->next - t->oplog_lo : 0;
+    t->replay_ok = -1; /* other nodes may take the same ids */
+    /* the comparisons recorded since */
+    if (t->guards_n > pos->guards_n)
+        t->guards_n = pos->guards_n;
     /* the noted input ranges among the dropped nodes */
     while (t->fe_ranges_n &&
            t->fe_ranges[t->fe_ranges_n - 1].first >= t->base + pos->next)

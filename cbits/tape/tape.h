@@ -155,6 +155,15 @@ struct dr_owned {
 /* release o and every one after it, up to (without) until */
 DR_HIDDEN void dr__owned_release(dr_owned *o, const dr_owned *until);
 
+/* a comparison recorded on a tape of order 2 (record/guard.c): replay
+   checks that it comes out the same at new inputs */
+typedef struct dr_guard {
+    int64_t ra, rb;  /* relative ids of the compared values, -1: constant */
+    double x, y;     /* their values when recorded                        */
+    int32_t op;      /* enum dr_cmp (record/record.h)                     */
+    int32_t outcome; /* 1 or 0                                            */
+} dr_guard;
+
 /* an input range noted for a front end (record/frontend.c) */
 typedef struct dr_fe_range {
     int64_t first; /* its first public id */
@@ -207,6 +216,15 @@ struct dr_tape {
                                dr_fe_input_range, by increasing first id */
     size_t fe_ranges_n, fe_ranges_cap; /* record: entries noted; allocated */
     size_t fe_cursor;  /* record: the entry the next look-up likely asks for */
+    dr_guard *guards;  /* record: comparisons recorded at order 2, oldest
+                          first (record/guard.c)                          */
+    size_t guards_n, guards_cap; /* record: entries; allocated            */
+    dr_chunk **replay_chunks; /* sweep: [root] the chunks oldest first, as
+                                 replay last found them (sweep/replay.c) */
+    size_t replay_nchunks, replay_cap; /* sweep: entries; allocated      */
+    int64_t replay_ok; /* sweep: [root] t->next when replay last found
+                          every node replayable and every input's value
+                          known; -1: not since the last clear or restore */
 
     /* [root] shared storage */
     int64_t reserved;  /* relative ids handed out to chunks (atomic)      */
@@ -294,6 +312,7 @@ typedef struct dr_tape_pos {
     int64_t reserved;  /* the root's ids handed out to chunks            */
     dr_arena_block *arena;
     size_t arena_used;
+    size_t guards_n;   /* comparisons recorded                           */
 } dr_tape_pos;
 DR_HIDDEN void dr__tape_save(dr_tape *t, dr_tape_pos *pos);
 DR_HIDDEN void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos);

@@ -1,6 +1,7 @@
 {-# LANGUAGE TemplateHaskell #-}
 -- | Tests of the array primitives (Numeric.DualRev.Array) and of fork-join
--- pairs (|*|) through the front end: gradients against central finite
+-- pairs (|*|) through the front end (nested derivatives beside and inside
+-- pairs: "NestedPairs"): gradients against central finite
 -- differences, array programs against the same program on lists (relative
 -- difference below 1e-10), forked programs against the unforked ones, and
 -- Constant inputs.  Run with +RTS -N2 (set in the cabal file) so the forks
@@ -15,6 +16,7 @@ import Test.QuickCheck
 import Numeric.DualRev
 import Numeric.DualRev.Array
 
+import qualified NestedPairs
 import qualified Robust
 import qualified Storable
 
@@ -188,5 +190,6 @@ main = hspec $ do
         in close 1e-5 (vtoList gv ++ flatM gm) (fdGrad f (v ++ m))
     it "(|*|) outside differentiable code is a strict pair" $
       (1 + 1 |*| "x") `shouldBe` (2 :: Int, "x")
+  NestedPairs.spec
   Robust.spec
   Storable.spec

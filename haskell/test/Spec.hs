@@ -21,6 +21,7 @@ import qualified CustomRules
 import qualified Fusion
 import qualified Inlining
 import qualified Nested
+import qualified NestedLists
 import qualified Overloaded
 import qualified Rules
 import qualified SecondOrder
@@ -51,6 +52,7 @@ main = hspec $ do
   Inlining.spec
   Sweeps.spec
   Nested.spec
+  NestedLists.spec
   Overloaded.spec
   Rules.spec
   SecondOrder.spec

@@ -30,6 +30,7 @@ import Foreign.Storable (peekElemOff)
 
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_order)
 
 -- | @a |*| b@ in transformed code.  If the fork cannot be made (out of
 -- memory) both sides run in sequence on the current job; the tape's sticky
@@ -37,10 +38,14 @@ import Numeric.DualRev.Internal.Engine.FFI
 parPairD :: AD a -> AD b -> AD (a, b)
 parPairD ma mb = AD $ \t -> do
   caps <- getNumCapabilities
-  if caps == 1
-    -- one capability runs one Haskell thread at a time: forking could only
-    -- add cost (and move the work between OS threads), so the two sides
-    -- record in order on the current job, exactly as without (|*|)
+  -- one capability runs one Haskell thread at a time: forking could only
+  -- add cost (and move the work between OS threads).  A handle of order 2
+  -- (inside the inner function of a nested derivative, or under hvp and
+  -- hessian) cannot fork: its second-order log covers its own nodes, and
+  -- the engine refuses the fork.  In both cases the two sides record in
+  -- order on the current job, exactly as without (|*|)
+  sequential <- if caps == 1 then pure True else (> 1) <$> c_tape_order t
+  if sequential
     then (,) <$> unAD ma t <*> unAD mb t
     else pairOn t ma mb
 

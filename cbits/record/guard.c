@@ -1,0 +1,88 @@
+/*
+ * guard.c - what a recorded path depends on (dualrev.h, "replay"): the
+ * comparisons dr_lt ... dr_ne, recorded as guards on a tape of order 2,
+ * and dr_select, a choice between two values that replays to either side.
+ */
+#include "record/record.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* room for one more guard on t; false (and t failed) when memory runs out */
+static bool guard_room(dr_tape *t)
+{
+    if (t->guards_n < t->guards_cap)
+        return true;
+    size_t cap = t->guards_cap ? 2 * t->guards_cap : 64;
+    if (cap > SIZE_MAX / sizeof(dr_guard)) {
+        dr__fail(t, DR_ENOMEM);
+        return false;
+    }
+    dr_guard *p = dr__malloc(cap * sizeof *p);
+    if (!p) {
+        dr__fail(t, DR_ENOMEM);
+        return false;
+    }
+    if (t->guards_n)
+        memcpy(p, t->guards, t->guards_n * sizeof *p);
+    dr__free(t->guards);
+    dr__bytes_add(t, (ptrdiff_t)((cap - t->guards_cap) * sizeof *p));
+    t->guards = p;
+    t->guards_cap = cap;
+    return true;
+}
+
+static int compare(dr_tape *t, int op, dr_real a, dr_real b)
+{
+    int out = dr__cmp(op, a.val, b.val);
+    if (!t || (a.idx == DR_NONE && b.idx == DR_NONE))
+        return out;
+    int64_t ra, rb;
+    if (!dr__rel_arg(t, a.idx, &ra) || !dr__rel_arg(t, b.idx, &rb)) {
+        dr__fail(t, DR_EINVAL);
+        return out;
+    }
+    if (dr__order2(t) && guard_room(t))
+        t->guards[t->guards_n++] = (dr_guard){ra, rb, a.val, b.val, op, out};
+    return out;
+}
+
+int dr_lt(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_LT, a, b); }
+int dr_le(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_LE, a, b); }
+int dr_gt(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_GT, a, b); }
+int dr_ge(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_GE, a, b); }
+int dr_eq(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_EQ, a, b); }
+int dr_ne(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_NE, a, b); }
+
+dr_real dr_select(dr_tape *t, dr_real c, dr_real a, dr_real b)
+{
+    bool first = dr__select_first(c.val);
+    dr_real pick = first ? a : b;
+    if (!t)
+        return pick;
+    int64_t rc, ra, rb;
+    if (!dr__rel_arg(t, c.idx, &rc) || !dr__rel_arg(t, a.idx, &ra) ||
+        !dr__rel_arg(t, b.idx, &rb)) {
+        dr__fail(t, DR_EINVAL);
+        return dr_const(pick.val);
+    }
+    /* a constant condition chooses once and for all; at order 1 nothing
+       replays, so the chosen value itself will do */
+    if (c.idx == DR_NONE || !dr__order2(t))
+        return pick;
+    /* a node over both sides (even over none: its value still follows the
+       condition), logged with the distance back to the condition */
+    dr_real r = {pick.val, DR_NONE};
+    if (a.idx == DR_NONE && b.idx == DR_NONE)
+        r.idx = dr__push(t, -1, 0.0, -1, 0.0);
+    else
+        r.idx = dr__rec2(t, a.idx, first ? 1.0 : 0.0, b.idx, first ? 0.0 : 1.0);
+    if (r.idx == DR_NONE)
+        return r;
+    int64_t back = (r.idx - t->base) - rc;
+    dr_oplog *e = dr__oplog(t, r.idx, back <= INT32_MAX ? DR_OPC_select : DR_OPC_NONE,
+                            a.val, b.val, pick.val, a.idx, b.idx);
+    if (e && back <= INT32_MAX)
+        e->aux = first ? (int32_t)back : -(int32_t)back;
+    return r;
+}

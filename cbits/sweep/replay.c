@@ -1,0 +1,303 @@
+/*
+ * replay.c - the recorded program evaluated again at new inputs
+ * (dualrev.h, "replay"): a forward sweep over the log of a tape of order 2
+ * (record/record.h) that recomputes each node's value from its arguments'
+ * by the rule that recorded it, and writes the node's partials back into
+ * the tape, so the sweeps that follow work at the new point.  The same
+ * rules in the same order give the same bits as a fresh recording, which
+ * is also how a failed replay undoes itself: it replays the old inputs.
+ */
+#include "sweep/sweep.h"
+
+#include <stdint.h>
+
+/* the chunks of a job that never forked, oldest first, into the tape's
+   t->replay_chunks; false if memory runs out */
+static bool chunks_in_order(dr_tape *t)
+{
+    size_t k = 0;
+    for (const dr_chunk *c = t->chunk; c; c = c->prev)
+        k++;
+    if (k > t->replay_cap) {
+        if (k > SIZE_MAX / sizeof(dr_chunk *) / 2)
+            return false;
+        dr_chunk **v = dr__malloc(2 * k * sizeof *v);
+        if (!v)
+            return false;
+        dr__free(t->replay_chunks);
+        dr__bytes_add(t, (ptrdiff_t)((2 * k - t->replay_cap) * sizeof *v));
+        t->replay_chunks = v;
+        t->replay_cap = 2 * k;
+    }
+    size_t i = k;
+    for (dr_chunk *c = t->chunk; c; c = c->prev)
+        t->replay_chunks[--i] = c;
+    t->replay_nchunks = k;
+    return true;
+}
+
+/* nodes used in chunk c (the open chunk's count is its cursor's) */
+static size_t used(const dr_tape *t, const dr_chunk *c)
+{
+    return c == t->chunk ? (size_t)(t->cur - c->nodes) : c->n;
+}
+
+/* the value an argument had: its node's, or the constant's as logged */
+static inline double arg_value(const dr_oplog *log, int64_t r, double logged)
+{
+    return r >= 0 ? log[r].v : logged;
+}
+
+/* the node's value and partials by its rule, at the logged arguments */
+static void rule(dr_oplog *e, const dr_oplog *log, int64_t r, double *pa,
+                 double *pb)
+{
+    double x = e->x, y = e->y, v = 0.0;
+    *pa = *pb = 0.0;
+    switch (e->op) {
+#define UNARY(op)                                                            \
+    case DR_OPC_##op:                                                        \
+        v = dr_rule_##op(x);                                                 \
+        *pa = dr_rule_##op##_d(x, v);                                        \
+        break;
+        DR_RULES_UNARY(UNARY)
+#undef UNARY
+#define FUSED(op)                                                            \
+    case DR_OPC_##op:                                                        \
+        v = dr_rule_##op##_vd(x, pa);                                        \
+        break;
+        DR_RULES_UNARY_FUSED(FUSED)
+#undef FUSED
+#define BINARY(op)                                                           \
+    case DR_OPC_##op: {                                                      \
+        v = dr_rule_##op(x, y);                                              \
+        dr_rule_d2 d = dr_rule_##op##_d(x, y, v);                            \
+        *pa = d.a;                                                           \
+        *pb = d.b;                                                           \
+        break;                                                               \
+    }
+        DR_RULES_BINARY(BINARY)
+#undef BINARY
+    case DR_OPC_powi:
+        v = dr_rule_powi(x, y);
+        *pa = dr_rule_powi_d(x, y, v);
+        break;
+    case DR_OPC_select: {
+        int32_t back = e->aux < 0 ? -e->aux : e->aux;
+        bool first = dr__select_first(log[r - back].v);
+        v = first ? x : y;
+        *pa = first ? 1.0 : 0.0;
+        *pb = first ? 0.0 : 1.0;
+        e->aux = first ? back : -back;
+        break;
+    }
+    default: /* inputs, gaps: nothing to compute */
+        return;
+    }
+    e->v = v;
+}
+
+/* one node, r its relative id and p its record (NULL: a leading input,
+   whose record is never written) */
+static void replay_node(dr_oplog *log, int64_t r, dr_node *p)
+{
+    dr_oplog *e = &log[r];
+    if (e->op == DR_OPC_INPUT || e->op == DR_OPC_GAP)
+        return;
+    e->x = arg_value(log, e->ra, e->x);
+    e->y = arg_value(log, e->rb, e->y);
+    double pa, pb;
+    rule(e, log, r, &pa, &pb);
+    /* the record holds the active arguments in order (a constant first
+       argument left out, record.h dr__rec2): their partials */
+    double p0 = e->ra >= 0 ? pa : pb, p1 = pb;
+    if (e->ra < 0 && e->rb < 0)
+        return; /* (a select of two constants: no arguments) */
+    if (p->a == DR_EXT_TAG) { /* far arguments: a two-argument record */
+        double *d = dr__nary_partials(dr__node_ext(p));
+        d[0] = p0;
+        d[1] = p1;
+    } else {
+        p->da = p0;
+        if (e->ra >= 0 && e->rb >= 0)
+            p->db = p1;
+    }
+}
+
+/* every node in recording order */
+static void replay_all(dr_tape *t, dr_chunk **chunks, size_t nc)
+{
+    dr_oplog *log = t->oplog;
+    for (size_t k = 0; k < nc; k++) {
+        dr_chunk *c = chunks[k];
+        size_t n = used(t, c);
+        for (size_t i = c->lead; i < n; i++)
+            replay_node(log, c->first + (int64_t)i, &c->nodes[i]);
+    }
+}
+
+/* does every guard come out as recorded at the logged values? */
+static bool guards_hold(const dr_tape *t)
+{
+    const dr_oplog *log = t->oplog;
+    for (size_t i = 0; i < t->guards_n; i++) {
+        const dr_guard *g = &t->guards[i];
+        double a = arg_value(log, g->ra, g->x), b = arg_value(log, g->rb, g->y);
+        if (dr__cmp(g->op, a, b) != g->outcome)
+            return false;
+    }
+    return true;
+}
+
+/* is v the value of the argument of relative id r (a constant: any)?  Bit
+   for bit: replay computes each node from its arguments' node values, so
+   a front end that handed an operation a value other than its argument
+   node's (a constant folded into a sum without a node of its own) made a
+   tape replay would compute otherwise */
+static bool same_value(const dr_oplog *log, int64_t r, double v)
+{
+    if (r < 0 || (log[r].op == DR_OPC_INPUT && log[r].x == 0.0))
+        return true; /* a constant, or an input whose value was not given */
+    return memcmp(&log[r].v, &v, sizeof v) == 0;
+}
+
+/* can every node of t be replayed, and is every input that must be given
+   (marked with aux = 1 by the caller) given? */
+static dr_status replayable(const dr_tape *t, dr_chunk **chunks, size_t nc)
+{
+    const dr_oplog *log = t->oplog;
+    for (size_t k = 0; k < nc; k++) {
+        const dr_chunk *c = chunks[k];
+        size_t n = used(t, c);
+        for (size_t i = 0; i < n; i++) {
+            const dr_oplog *e = &log[c->first + (int64_t)i];
+            switch (e->op) {
+            case DR_OPC_INPUT:
+                if (e->x == 0.0 && e->aux == 0)
+                    return DR_EINVAL; /* a value never given */
+                break;
+            case DR_OPC_NONE:
+            case DR_OPC_LINEAR:
+            case DR_OPC_NARY:
+            case DR_OPC_GAP: /* (a node, yet no entry: recorded at order 1) */
+                return DR_ENOTSUP;
+            default:
+                if (!same_value(log, e->ra, e->x) || !same_value(log, e->rb, e->y))
+                    return DR_ENOTSUP;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < t->guards_n; i++) {
+        const dr_guard *g = &t->guards[i];
+        if (!same_value(log, g->ra, g->x) || !same_value(log, g->rb, g->y))
+            return DR_ENOTSUP;
+    }
+    return DR_OK;
+}
+
+/* the entry of the given input x (an input node), or NULL */
+static dr_oplog *input_entry(dr_tape *t, dr_idx x)
+{
+    int64_t r;
+    if (!dr__rel(t, x, &r) || r < 0 || r >= t->oplog_n)
+        return NULL;
+    dr_oplog *e = &t->oplog[r];
+    return e->op == DR_OPC_INPUT ? e : NULL;
+}
+
+/* set the inputs' values (the old ones into old[], if given) */
+static void set_inputs(dr_tape *t, size_t n, const dr_real *x,
+                       const double *values, double *old)
+{
+    for (size_t i = 0; i < n; i++) {
+        dr_oplog *e = &t->oplog[x[i].idx - t->base];
+        if (old)
+            old[i] = e->v;
+        e->v = values[i];
+    }
+}
+
+/* the old values of a few inputs are kept on the stack */
+#define OLD_ON_STACK 32
+
+dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
+                    const double *values)
+{
+    if (!t || (n && (!x || !values)) || t->root != t)
+        return DR_EINVAL;
+    if (t->state & (DR_ST_FORKED | DR_ST_RECOPEN | DR_ST_REC))
+        return DR_EBUSY;
+    if (t->status != DR_OK)
+        return t->status;
+    if (t->hist)
+        return DR_ENOTSUP; /* a job graph: not replayed yet */
+    if (t->next > 0 && (t->oplog_lo != 0 || t->oplog_n < t->next))
+        return DR_ENOTSUP; /* nodes recorded at order 1 */
+    if (n > SIZE_MAX / sizeof(double))
+        return DR_ENOMEM;
+    /* the inputs given: each an input node, once (marked while checked) */
+    size_t marked = 0;
+    dr_status st = DR_OK;
+    for (; marked < n; marked++) {
+        dr_oplog *e = input_entry(t, x[marked].idx);
+        if (!e || e->aux) {
+            st = DR_EINVAL;
+            break;
+        }
+        e->aux = 1;
+    }
+    /* what was found replayable stays so until more is recorded */
+    if (st == DR_OK && t->replay_ok != t->next) {
+        if (!chunks_in_order(t))
+            st = DR_ENOMEM;
+        else
+            st = replayable(t, t->replay_chunks, t->replay_nchunks);
+    }
+    for (size_t i = 0; i < marked; i++)
+        t->oplog[x[i].idx - t->base].aux = 0;
+    double stack_old[OLD_ON_STACK], *old = stack_old;
+    if (st == DR_OK && n > OLD_ON_STACK && !(old = dr__malloc(n * sizeof *old)))
+        st = DR_ENOMEM;
+    if (st != DR_OK)
+        return st;
+    dr_chunk **chunks = t->replay_chunks;
+    size_t nc = t->replay_nchunks;
+    set_inputs(t, n, x, values, old);
+    replay_all(t, chunks, nc);
+    if (!guards_hold(t)) {
+        /* back to the recorded point: the same rules at the old inputs
+           give back every bit (and the sweeps' results stay those of that
+           point) */
+        set_inputs(t, n, x, old, NULL);
+        replay_all(t, chunks, nc);
+        st = DR_ERETAPE;
+    } else {
+        /* the inputs given have their values now (those recorded without
+           one too), so every input's value is known */
+        for (size_t i = 0; i < n; i++)
+            t->oplog[x[i].idx - t->base].x = 1.0;
+        t->replay_ok = t->next;
+        /* the adjoints and tangents of earlier sweeps belong to the old
+           point */
+        t->adj_valid = 0;
+        t->tan_valid = 0;
+    }
+    if (old != stack_old)
+        dr__free(old);
+    return st;
+}
+
+dr_status dr_value(const dr_tape *t, dr_idx id, double *v)
+{
+    int64_t r;
+    if (!t || !v || id == DR_NONE || !dr__rel(t, id, &r))
+        return DR_EINVAL;
+    const dr_oplog *e = dr__oplog_at(t, r);
+    if (!e || e->op == DR_OPC_NONE || e->op == DR_OPC_GAP ||
+        e->op == DR_OPC_LINEAR || e->op == DR_OPC_NARY ||
+        (e->op == DR_OPC_INPUT && e->x == 0.0))
+        return DR_ENOTSUP;
+    *v = e->v;
+    return DR_OK;
+}
