@@ -37,6 +37,20 @@
 #define GROW_MAX 1e100
 #define SHRINK_MIN 1e-150
 
+/* --------------------------------------------------- known defects
+ * Defects of cbits/ that a check below finds, reported and not fixed yet.
+ * Each FUZZ_KNOWN_* macro keeps the harness off the case (only that one),
+ * so that the target can go on finding others; build with
+ * FUZZ_CFLAGS=-DFUZZ_KNOWN_NONE to run every case.  Delete a guard with
+ * its #ifdef when its defect is fixed.
+ */
+#ifndef FUZZ_KNOWN_NONE
+/* dr_jacobian's forward sweeps (n < m) add the array tangent seeds that
+   dr_arr_tangent_seed left for dr_forward / dr_jvp: J depends on them
+   (tests/fuzz/README.md, "Findings").  Guard: the harness clears them. */
+#define FUZZ_KNOWN_JACOBIAN_ARR_SEEDS 1
+#endif
+
 typedef uint64_t dmask;
 
 /* A value of the reference: its value and, per direction d, the tangent

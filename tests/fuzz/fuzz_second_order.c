@@ -126,6 +126,17 @@ static void rule_q(hrule *R, int a, int b, double q, double qs, double dq)
 
 static bool huge_or_nan(double p) { return !(fabs(p) <= PBIG); }
 
+/* the Hessian entries (i, j) for i in a, j in b */
+static uint64_t outer(uint8_t a, uint8_t b)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < HN; i++)
+        for (int j = 0; j < HN; j++)
+            if ((a >> i & 1) && (b >> j & 1))
+                m |= (uint64_t)1 << (i * HN + j);
+    return m;
+}
+
 /* o = the operation of rule R on the arguments x[0..n-1] at value v
    (o may not alias any x; two x may be the same) */
 static void hd_apply(hdual *o, double v, const hrule *R,
@@ -133,6 +144,21 @@ static void hd_apply(hdual *o, double v, const hrule *R,
 {
     hd_const(o, v);
     double big = 1.0, small = 1.0;
+    /* A partial that is infinite or NaN, or a tangent that is, multiplies
+       the derivatives of the other factors of the engine's tangent: nodes
+       even where those are 0 as functions (a constant power's partial,
+       say), so 0 * inf = NaN may reach any second derivative of the
+       arguments' directions */
+    uint8_t all = 0;
+    bool wild = false;
+    for (int a = 0; a < R->n; a++) {
+        all |= x[a]->gs;
+        wild |= (huge_or_nan(R->p[a]) || x[a]->gwt) && !R->pconst[a];
+    }
+    if (wild) {
+        o->hs |= outer(all, all);
+        o->hw |= outer(all, all);
+    }
     for (int a = 0; a < R->n; a++) {
         const hdual *X = x[a];
         double p = R->p[a], dp = R->dp[a];
@@ -1733,6 +1759,10 @@ static void o_tangent(unsigned k, rd *r)
 void op_order(rd *r)
 {
     unsigned k = u8(r);
+    /* recorded tangents of recorded tangents double the tape: keep the
+       replays (and the input's run time) small */
+    if ((k % 4) != 0 && dr_tape_len(S.T) > 4096)
+        return;
     switch (k % 4) {
     case 0: o_set(k, r); break;
     case 1: case 2: o_hessian(k, r); break;
