@@ -374,7 +374,14 @@ SPECIAL["modes-arrays"] = (
     + forward([("a", 0, 1.0), ("x", 1, 0.5)], clear_arrays=True,
               vec=(2, 0, [1.0, -1.0], 10, 1, [0.5, 2.0]))
     + jvp([10, 9], XS, [1.0, 2.0, -1.0, 0.5])
-    + vjp_vec([10, 9], XS, 2, [1.0, -1.0, 0.5, 2.0]))
+    + vjp_vec([10, 9], XS, 2, [1.0, -1.0, 0.5, 2.0])
+    # no outputs, no inputs (NULL arrays) on a tape with an array node
+    + vjp_vec([], XS, 3, []) + vjp_vec([10, 9], [], 3, [1.0] * 6)
+    + jvp_vec([], XS, 2, []) + jvp_vec([10], [], 2, []))
+# NULL arrays, sizes that overflow, and no outputs or inputs at any k
+SPECIAL["modes-misuse"] = (
+    PRE + bytes([MODES, kbyte(5, 6, 0, 0x40), MODES, kbyte(5, 6, 0x40)])
+    + mat(0, M1) + bytes([MODES, kbyte(5, 6, 0x40)]))
 
 # second order: every rule, in a function whose Hessian needs its second
 # partials: f(a b) a, f(a, b) a
@@ -486,7 +493,8 @@ SPECIAL["loop"] = (
     + jvp([9, 10], XS, [1.0, -1.0, 0.5, 2.0]) + bytes([GRADIENT, 1, 3, 6])
     + bytes([0, 9, 0, 10, 0, 11]) + bytes([0, 1, 2, 3, 4, 5]))
 SPECIAL["loop-misuse"] = (
-    PRE + bytes([LOOP, 0x15]) + LP + bytes([0, 1, 5, 1, 4])   # capture
+    PRE + bytes([LOOP, 0x15]) + LP + bytes([0, 1, 5, 1, 0, 2])  # capture
+    + bytes([LOOP, 0x15]) + LP + bytes([0, 1, 1, 0, 0, 2])    # (one step)
     + bytes([LOOP, 0x05]) + LP + bytes([0, 1, 9, 0, 3, 1, 2])  # a failure
     + bytes([LOOP, 0x06]) + LP + bytes([val(0.5), val(1.0), 9, 2, 1, 5, 0, 0])
     + bytes([LOOP, 0x06]) + LP + bytes([val(0.5), val(1.0), 9, 2, 1, 3, 1, 1])
