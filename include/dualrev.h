@@ -670,7 +670,8 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  *
  * Branches.  A program that branches on a value records a different tape
  * for other values.  The comparisons dr_lt ... dr_ne return their outcome
- * and, on a tape of order 2, record it as a guard; dr_replay checks every
+ * and, on a tape of order 2, record it as a guard (so do the discrete
+ * results dr_floor ... dr_signbit, below); dr_replay checks every
  * guard at the new inputs, and if one comes out otherwise it answers
  * DR_ERETAPE and leaves the tape exactly as it was: record again.  Use them
  * (not a comparison of .val) wherever the program's path depends on a
@@ -717,6 +718,20 @@ DR_API int dr_gt(dr_tape *t, dr_real a, dr_real b);
 DR_API int dr_ge(dr_tape *t, dr_real a, dr_real b);
 DR_API int dr_eq(dr_tape *t, dr_real a, dr_real b);
 DR_API int dr_ne(dr_tape *t, dr_real a, dr_real b);
+/**
+ * Discrete results of a value that record the path the same way: floor,
+ * ceil, trunc and rint (rounding to nearest, ties to even, in the default
+ * rounding mode) of a.val, each with a guard that a rounds to the same
+ * value (a NaN to a NaN); whether a is a NaN, infinite, or has its sign
+ * bit set (dr_signbit: -0.0 too), as 1 or 0.
+ */
+DR_API double dr_floor(dr_tape *t, dr_real a);
+DR_API double dr_ceil(dr_tape *t, dr_real a);
+DR_API double dr_trunc(dr_tape *t, dr_real a);
+DR_API double dr_rint(dr_tape *t, dr_real a);
+DR_API int dr_isnan(dr_tape *t, dr_real a);
+DR_API int dr_isinf(dr_tape *t, dr_real a);
+DR_API int dr_signbit(dr_tape *t, dr_real a);
 /**
  * a where c > 0, else b (ADOL-C's condassign), without a branch in the
  * tape: the node depends on a and b (partial 1 to the one chosen, 0 to the

@@ -353,6 +353,56 @@ static void test_guard_flips(void **state)
     dr_tape_free(t);
 }
 
+/* The discrete results: roundings and classes, each a guard. */
+static void test_discrete_guards(void **state)
+{
+    (void)state;
+    static const struct {
+        int kind;       /* 0 floor, 1 ceil, 2 trunc, 3 rint, 4 isnan, 5 isinf,
+                           6 signbit */
+        double at, same, other;
+    } cases[] = {
+        {0, 1.5, 1.9, 2.0},   {0, -0.5, -0.01, 0.0},  {0, NAN, NAN, 1.0},
+        {1, 1.5, 1.01, 1.0},  {1, -0.5, -0.9, -1.0},  {2, -0.5, 0.5, -1.0},
+        {2, 2.7, 2.0, 3.0},   {3, 2.5, 1.5, 3.5},     {3, 2.4, 2.0, 2.6},
+        {4, NAN, -NAN, 1.0},  {4, 1.0, INFINITY, NAN}, {5, INFINITY, -INFINITY, 1e308},
+        {5, 0.0, 1e308, INFINITY}, {6, -0.0, -1.0, 0.0}, {6, 1.0, 0.0, -2.0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        chk_context("case %zu", k);
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real x = dr_input(t, cases[k].at);
+        double r = 0;
+        switch (cases[k].kind) {
+        case 0: r = dr_floor(t, x); CHK_SAME(r, floor(x.val)); break;
+        case 1: r = dr_ceil(t, x); CHK_SAME(r, ceil(x.val)); break;
+        case 2: r = dr_trunc(t, x); CHK_SAME(r, trunc(x.val)); break;
+        case 3: r = dr_rint(t, x); CHK_SAME(r, rint(x.val)); break;
+        case 4: assert_int_equal(dr_isnan(t, x), isnan(x.val) != 0); break;
+        case 5: assert_int_equal(dr_isinf(t, x), isinf(x.val) != 0); break;
+        default: assert_int_equal(dr_signbit(t, x), signbit(x.val) != 0); break;
+        }
+        double v = cases[k].same;
+        CHK_STATUS(dr_replay(t, 1, &x, &v), DR_OK);
+        v = cases[k].other;
+        CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ERETAPE);
+        dr_tape_free(t);
+    }
+    chk_context(NULL);
+    /* the front ends' entry: an op out of range records nothing */
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x = dr_input(t, 1.0);
+    assert_int_equal(dr_fe_guard(t, 13, 1.0, x.idx, 0.0, DR_NONE), 0);
+    assert_int_equal(dr_fe_guard(t, -1, 1.0, x.idx, 0.0, DR_NONE), 0);
+    assert_int_equal(dr_fe_guard(t, 0, 1.0, x.idx, 2.0, DR_NONE), 1);
+    double v = 3.0;
+    CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ERETAPE);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_tape_free(t);
+}
+
 /* A loop whose trip count depends on the value: doubling until past 10. */
 static void test_loop_trip_count(void **state)
 {
@@ -620,6 +670,7 @@ int main(void)
         cmocka_unit_test_teardown(test_random_programs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_some_inputs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_guard_flips, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_discrete_guards, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_loop_trip_count, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_select, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_descent, chk_alloc_teardown),

@@ -119,6 +119,19 @@ DR_API dr_idx dr_fe_input_range(dr_tape *t, size_t n);
 DR_API size_t dr_fe_input_len(dr_tape *t, dr_idx first);
 
 /*
+ * A guard (dualrev.h, "replay") in one call, for front ends: op is
+ *   0 a < b, 1 a <= b, 2 a > b, 3 a >= b, 4 a == b, 5 a != b,
+ *   6 floor a == b, 7 ceil a == b, 8 trunc a == b, 9 rint a == b (a NaN
+ *     equal to a NaN: the guard that a rounds to the value it did),
+ *   10 isnan a, 11 isinf a, 12 signbit a (b unused),
+ * with a and b given as values and ids (DR_NONE: a constant); it returns
+ * the outcome (0 or 1) and records it as dr_lt ... record theirs.  An op
+ * out of range records nothing and returns 0.
+ */
+DR_API int dr_fe_guard(dr_tape *t, int op, double a, dr_idx ia, double b,
+                       dr_idx ib);
+
+/*
  * dr_tangent_record for foreign-function interfaces that cannot pass a
  * dr_real by value: y as its value and id, the tangent into *out.
  */

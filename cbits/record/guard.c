@@ -5,7 +5,10 @@
  */
 #include "record/record.h"
 
+#include "record/frontend.h"
+
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 
 /* room for one more guard on t; false (and t failed) when memory runs out */
@@ -47,12 +50,34 @@ static int compare(dr_tape *t, int op, dr_real a, dr_real b)
     return out;
 }
 
+/* a rounding of a (a guard that a rounds to the same), or a class */
+static double rounding(dr_tape *t, int op, dr_real a, double r)
+{
+    compare(t, op, a, dr_const(r));
+    return r;
+}
+
 int dr_lt(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_LT, a, b); }
 int dr_le(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_LE, a, b); }
 int dr_gt(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_GT, a, b); }
 int dr_ge(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_GE, a, b); }
 int dr_eq(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_EQ, a, b); }
 int dr_ne(dr_tape *t, dr_real a, dr_real b) { return compare(t, DR_CMP_NE, a, b); }
+double dr_floor(dr_tape *t, dr_real a) { return rounding(t, DR_CMP_FLOOR, a, floor(a.val)); }
+double dr_ceil(dr_tape *t, dr_real a) { return rounding(t, DR_CMP_CEIL, a, ceil(a.val)); }
+double dr_trunc(dr_tape *t, dr_real a) { return rounding(t, DR_CMP_TRUNC, a, trunc(a.val)); }
+double dr_rint(dr_tape *t, dr_real a) { return rounding(t, DR_CMP_RINT, a, rint(a.val)); }
+int dr_isnan(dr_tape *t, dr_real a) { return compare(t, DR_CMP_ISNAN, a, dr_const(0.0)); }
+int dr_isinf(dr_tape *t, dr_real a) { return compare(t, DR_CMP_ISINF, a, dr_const(0.0)); }
+int dr_signbit(dr_tape *t, dr_real a) { return compare(t, DR_CMP_SIGNBIT, a, dr_const(0.0)); }
+
+int dr_fe_guard(dr_tape *t, int op, double a, dr_idx ia, double b, dr_idx ib)
+{
+    if (op < DR_CMP_LT || op > DR_CMP_SIGNBIT)
+        return 0;
+    dr_real x = {a, ia}, y = {b, ib};
+    return compare(t, op, x, y);
+}
 
 dr_real dr_select(dr_tape *t, dr_real c, dr_real a, dr_real b)
 {

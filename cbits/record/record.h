@@ -421,8 +421,18 @@ static inline dr_real dr__op2_logged(dr_tape *t, int op, double v, dr_idx a,
     return r;
 }
 
-/* The comparisons of guard.c, as recording and replay evaluate them. */
-enum dr_cmp { DR_CMP_LT, DR_CMP_LE, DR_CMP_GT, DR_CMP_GE, DR_CMP_EQ, DR_CMP_NE };
+/* The guards of guard.c, as recording and replay evaluate them: the
+   comparisons of a and b; the roundings, whether a rounds to b (a NaN to
+   a NaN); the classes of a (b unused) */
+enum dr_cmp {
+    DR_CMP_LT, DR_CMP_LE, DR_CMP_GT, DR_CMP_GE, DR_CMP_EQ, DR_CMP_NE,
+    DR_CMP_FLOOR, DR_CMP_CEIL, DR_CMP_TRUNC, DR_CMP_RINT,
+    DR_CMP_ISNAN, DR_CMP_ISINF, DR_CMP_SIGNBIT
+};
+static inline bool dr__same_or_nan(double r, double b)
+{
+    return r == b || (isnan(r) && isnan(b));
+}
 static inline int dr__cmp(int op, double a, double b)
 {
     switch (op) {
@@ -431,7 +441,14 @@ static inline int dr__cmp(int op, double a, double b)
     case DR_CMP_GT: return a > b;
     case DR_CMP_GE: return a >= b;
     case DR_CMP_EQ: return a == b;
-    default: return a != b;
+    case DR_CMP_NE: return a != b;
+    case DR_CMP_FLOOR: return dr__same_or_nan(floor(a), b);
+    case DR_CMP_CEIL: return dr__same_or_nan(ceil(a), b);
+    case DR_CMP_TRUNC: return dr__same_or_nan(trunc(a), b);
+    case DR_CMP_RINT: return dr__same_or_nan(rint(a), b);
+    case DR_CMP_ISNAN: return isnan(a) != 0;
+    case DR_CMP_ISINF: return isinf(a) != 0;
+    default: return signbit(a) != 0;
     }
 }
 /* dr_select's choice: the first value where the condition is > 0 */
