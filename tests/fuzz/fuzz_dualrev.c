@@ -2951,7 +2951,7 @@ static const opfn OPS[] = {
     op_fork_run, op_threads, op_clear, op_misuse,
     /* the other files' */
     op_modes, op_modes, op_order, op_second_order, op_loop, op_external,
-    op_other_tape};
+    op_other_tape, op_replay};
 #define NOPS (sizeof OPS / sizeof OPS[0])
 
 /* the array operations: their nodes have no second-order rule */

@@ -211,6 +211,8 @@ void op_loop(rd *r);
 void op_external(rd *r);
 /* fuzz_tapes.c: ids of a second live tape */
 void op_other_tape(rd *r);
+/* fuzz_replay.c: record once, replay at new inputs */
+void op_replay(rd *r);
 
 /* the second live tape (fuzz_tapes.c): created on first use, freed at the
    end of the input; the ids it handed out since its last clear are noted

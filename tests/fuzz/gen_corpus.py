@@ -20,7 +20,8 @@ REC, ARR_CREATE, ARR_ELEM, ARR_SCALE, ARR_BCAST, ARR_LINALG = 10, 12, 14, 15, 16
 ARR_REDUCE, ARR_STRUCT, GRADIENT, GRAD_RANGE, SEED_REV = 18, 19, 20, 22, 23
 FORK, FORK_RUN, THREADS, CLEAR, MISUSE = 25, 27, 28, 29, 30
 # the other files' operations (fuzz_modes.c, fuzz_second_order.c, ...)
-MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER = 31, 33, 34, 35, 36, 37
+MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY = 31, 33, 34, 35, 36, \
+    37, 38
 
 FAMILIES = {
     "scalar": [UNARY, UNARY, BINARY, BINARY, POWI, GRADIENT, SEED_REV],
@@ -46,6 +47,7 @@ FAMILIES = {
     "external": [EXTERNAL, EXTERNAL, UNARY, GRADIENT, SEED_REV, MODES,
                  FORK, CLEAR],
     "tapes": [OTHER, OTHER, OTHER, SECOND, BINARY, GRADIENT, ARR_CREATE],
+    "replay": [REPLAY, REPLAY, REPLAY, BINARY],
 }
 
 # argument bytes per operation (default 3 to 8): the other files'
@@ -221,11 +223,13 @@ def vjp_vec(ys, xs, kk, Y):
     return modes(3, ys, xs, Y + [1.0] * (12 - len(Y)), kk, clear=0x70)
 
 
-def forward(seeds_, clear_arrays=True, vec=None):
+def forward(seeds_, clear_arrays=True, vec=None, keep=False):
     """seeds_: ('x', slot, w) or ('a', array slot, w); vec: (kk, array slot,
-    [w per direction], y slot, x slot, [xdot per direction])"""
-    bits = (0x10 if clear_arrays else 0) | (0x20 if vec else 0)
-    out = bytes([MODES, kbyte(4, 6, bits, 0x30 & ~bits), len(seeds_)])
+    [w per direction], y slot, x slot, [xdot per direction]); keep: the
+    array seeds stay for the sweeps that follow"""
+    bits = ((0x10 if clear_arrays else 0) | (0x20 if vec else 0)
+            | (0x80 if keep else 0))
+    out = bytes([MODES, kbyte(4, 6, bits, 0xb0 & ~bits), len(seeds_)])
     for kind, slot, w in seeds_:
         out += bytes([(0 if kind == "x" else 2) | slot << 3, W[w]])
     if vec:
@@ -347,6 +351,21 @@ def external(fn, xs, m, M, c, k=0):
     return out
 
 
+# -- record once, replay (op_replay): inputs (kind 0 dr_input, 1 dr_inputs,
+# 2 dr_input_range, 3 dr_record0) and operations (kind 0 unary f(a), 1
+# binary f(a, b), 2 f(a, v), 3 powi, 4 select(c, a, b), 5 comparison f of
+# a, b, 6 discrete f of a, 7 given partials); the inputs given new values
+# (those without a value always)
+def replay(inputs, ops, new, pick=0xff, k=0, misuse=None):
+    out = bytes([REPLAY, k, len(inputs) - 1, len(ops) - 1])
+    for kind, x in inputs:
+        out += bytes([kind, val(x)])
+    for kind, f, a, b, c, v in ops:
+        out += bytes([kind, f, a, b, c, val(v)])
+    out += bytes([pick]) + bytes(val(x) for x in new)
+    return out + (bytes([misuse]) if misuse is not None else b"")
+
+
 MA = [[1, -0.5, 0.25, 0], [0.75, 1, -1, 0.5], [-0.25, 0.5, 1, -1]]
 CA = [0.25, -0.5, 0]
 
@@ -377,7 +396,10 @@ SPECIAL["modes-arrays"] = (
     + vjp_vec([10, 9], XS, 2, [1.0, -1.0, 0.5, 2.0])
     # no outputs, no inputs (NULL arrays) on a tape with an array node
     + vjp_vec([], XS, 3, []) + vjp_vec([10, 9], [], 3, [1.0] * 6)
-    + jvp_vec([], XS, 2, []) + jvp_vec([10], [], 2, []))
+    + jvp_vec([], XS, 2, []) + jvp_vec([10], [], 2, [])
+    # seeds left on the array: dr_jvp takes them, a Jacobian must not
+    + forward([("a", 0, 2.0)], keep=True) + jvp([10, 9], [1], [1.0])
+    + bytes([GRADIENT, 1, 1, 1, 0, 10, 0, 9, 1]))
 # NULL arrays, sizes that overflow, and no outputs or inputs at any k
 SPECIAL["modes-misuse"] = (
     PRE + bytes([MODES, kbyte(5, 6, 0, 0x40), MODES, kbyte(5, 6, 0x40)])
@@ -535,6 +557,26 @@ SPECIAL["tapes"] = (
     + bytes([OTHER, 7, 0, 0, val(1), 6]))
 
 
+# record once, replay: guards that hold and one that flips, inputs of every
+# kind, nodes that do not replay, a tape of order 1, the misuse
+RIN = [(0, 0.75), (1, -1.5), (2, 0.5), (3, 2.0)]
+ROPS = [(1, B_MUL, 0, 1, 0, 0), (0, U_SIN, 4, 0, 0, 0),
+        (5, 0, 5, 2, 0, 0),                    # sin(x0 x1) < x2: a guard
+        (4, 0, 0, 3, 2, 0),                    # select(x2, x0, x3)
+        (6, 0, 7, 0, 0, 0),                    # floor, added
+        (6, 4, 4, 0, 0, 0),                    # isnan
+        (3, 3, 8, 0, 0, 0), (2, B_HYPOT, 9, 0, 0, 1.5),
+        (1, B_ATAN2, 10, 6, 0, 0)]
+SPECIAL["replay"] = (
+    replay(RIN, ROPS, [0.8125, -1.25, 0.5625, 2.25])
+    + replay(RIN, ROPS, [0.75, -1.5, -3.0, 2.0])      # the guard flips
+    + replay(RIN, ROPS, [1.75, 2.5, 0.5, 2.0])        # floor flips
+    + replay(RIN, ROPS[:4] + [(7, 0, 5, 0, 0, 0)], [1, 2, 3, 4], k=0x10)
+    + replay(RIN, ROPS, [1, 2, 3, 4], k=0x0f)
+    + b"".join(replay(RIN, ROPS, [1, 1, 1, 1], k=0xe0, misuse=m)
+               for m in range(5)))
+
+
 # --------------------------------------------- random programs of the
 # other files' operations, made with the encoders above
 def rand_second(rng):
@@ -614,6 +656,17 @@ def rand_new_op(rng, op):
         return loop(prog, [rng.randrange(4) for _ in range(n)],
                     rng.randrange(24), rng.randrange(256),
                     rng.randrange(10), ws(n), k=rng.choice([0, 0x10, 3]))
+    if op == REPLAY:
+        n = rng.randrange(1, 5)
+        ops = [(rng.randrange(8), rng.randrange(256), rng.randrange(16),
+                rng.randrange(16), rng.randrange(16),
+                rng.randrange(-32, 32) / 8) for _ in range(rng.randrange(1, 12))]
+        ins = [(rng.randrange(4), rng.randrange(-40, 40) / 16)
+               for _ in range(n)]
+        new = [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1]) for _, x in ins]
+        return replay(ins, ops, new, rng.randrange(256),
+                      k=rng.choice([0, 0, 0, 0x10, 0xe0, 0x0f]),
+                      misuse=rng.randrange(5))
     if op == EXTERNAL:
         n = rng.randrange(5)
         return external(rng.randrange(4), [sl() for _ in range(n)],
@@ -631,7 +684,7 @@ def rand_new_op(rng, op):
     return out
 
 
-NEW_OPS = (MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER)
+NEW_OPS = (MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY)
 
 
 def main():
