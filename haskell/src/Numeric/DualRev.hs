@@ -101,6 +101,7 @@ import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Custom (primitiveDecs)
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap
+import Numeric.DualRev.Internal.Compile.Taped (tapedGradQ, tapedGradQ')
 
 -- | Keep the declarations and emit their transformed versions.  Every
 -- top-level function needs a type signature.  The examples below use this

@@ -31,7 +31,7 @@ import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import Foreign.C.Types (CInt)
 import Foreign.ForeignPtr (ForeignPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
-import Foreign.Marshal.Array (allocaArray, pokeArray)
+import Foreign.Marshal.Array (allocaArray)
 import Foreign.Ptr (Ptr)
 import Foreign.Storable (peek)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
@@ -40,6 +40,7 @@ import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Engine.ReplayFFI (c_replay_range, c_value)
 import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.Fill (Buf (..), Fill)
 import Numeric.DualRev.Internal.Run.Flat
 import Numeric.DualRev.Internal.Run.Guard (withGuards)
 import Numeric.DualRev.Internal.Run.Runners (newTape)
@@ -64,13 +65,14 @@ data Recorded a = Recorded
   }
 
 -- | Value and gradient of a function to Double, recorded once and replayed
--- (see the module's description).  @same@ tells whether two inputs are
--- equal (the input type's '=='), which with the same scalars means the
--- same discrete structure.  Each application of @tapedGradRun@ to its
--- arguments is one taped function with a state of its own.
-tapedGradRun :: (a -> a -> Bool) -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
+-- (see the module's description).  @fill@ writes a new input's scalars
+-- where the recorded input's discrete structure is the new one's
+-- ("Numeric.DualRev.Internal.Run.Fill").  Each application of
+-- @tapedGradRun@ to its arguments is one taped function with a state of
+-- its own.
+tapedGradRun :: Fill a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
              -> a -> (Double, a)
-tapedGradRun same trav ins f = unsafePerformIO $ do
+tapedGradRun fill trav ins f = unsafePerformIO $ do
   st <- newMVar Nothing
   pure (\x -> unsafeDupablePerformIO (call st x))
   where
@@ -97,17 +99,11 @@ tapedGradRun same trav ins f = unsafePerformIO $ do
     step (Just rec) x
       | not (rReplays rec) = recordAt (rTape rec) False x
       | otherwise = do
-          n <- countScalars trav x
-          if n /= rCount rec
-            then recordAt (rTape rec) True x
-            else allocaArray (max 1 n) $ \p -> do
-              vs <- flatten trav x
-              pokeArray p vs
-              -- the recorded input with the new scalars: equal to the new
-              -- input exactly when its discrete parts are the recorded ones
-              x0' <- fromBuffer trav (rInput rec) n p
-              if not (same x0' x)
-                then recordAt (rTape rec) True x
+          let n = rCount rec
+          allocaArray (max 1 n) $ \p -> do
+              k <- fill (rInput rec) x (Buf p n) 0
+              if k /= n
+                then recordAt (rTape rec) True x   -- another shape
                 else do
                   st <- withForeignPtr (rTape rec) $ \t ->
                     c_replay_range t (rFirst rec) (fromIntegral n) p
