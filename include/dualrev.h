@@ -283,6 +283,25 @@ DR_API dr_idx dr_record2(dr_tape *t, dr_idx a, double da, dr_idx b, double db);
 DR_API dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
                          const double *partials);
 
+/**
+ * The sum 0 + x[0] + x[1] + ... + x[n-1], added left to right, as ONE node
+ * over its active terms, each with partial 1: a front end's sum of a list
+ * in one node instead of n - 1 additions.  Unlike a node of given partials
+ * (dr_recordn), the library knows its value and its rule, so it replays
+ * (see "replay") and has a second-order rule (it is linear).  A constant
+ * term takes part in the value at its place and records nothing; a term
+ * given twice counts twice.  No active term gives the constant sum (0 for
+ * n == 0).  NULL x with n > 0: DR_EINVAL (sticky) and a constant NaN; an
+ * id not on the tape: DR_EINVAL (sticky) and the constant sum.
+ */
+DR_API dr_real dr_sumn(dr_tape *t, size_t n, const dr_real *x);
+/** dr_sumn with the terms as values vals[i] and ids ids[i] (DR_NONE: a
+ *  constant), for front ends that keep them apart: returns the node's id
+ *  (DR_NONE for a constant result) and its value into *val (NULL: not
+ *  wanted). */
+DR_API dr_idx dr_sumn_id(dr_tape *t, size_t n, const double *vals,
+                         const dr_idx *ids, double *val);
+
 /* ----------------------------------------------------- external functions
  * A black box as one step of the tape: a linear solve, an ODE solver, a call
  * into another library.  The caller computes the outputs y = f(x) itself
@@ -333,6 +352,10 @@ typedef struct dr_external {
                     size_t m, const double *y, double *ydot);
     /** Called once with ctx when the node goes; NULL: nothing to free. */
     void (*destroy)(void *ctx);
+    /** y[0..m-1] = f(x) at new input values, for dr_replay (see
+     *  "replay"); NULL: the node does not replay. */
+    void (*primal)(void *ctx, size_t n, const double *x, size_t m,
+                   double *y);
 } dr_external;
 
 /** Record y = f(x) as one node with f's own rules (see above). */
@@ -1108,6 +1131,19 @@ DR_API dr_arr dr_arr_reshape(dr_tape *t, dr_arr x, int rank, int64_t rows,
 DR_API dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
                                 int64_t cols);
 
+/* ---- replay ---- */
+
+/**
+ * dr_replay with new values for array inputs too (see "replay"): arrs[i]
+ * (i < m) names an array input node of t (its handle from dr_arr_input
+ * or dr_arr_input_ref: idx names the node, and rank, rows and cols must
+ * be its shape, which says how many values avalues[i] holds) and
+ * avalues[i] its new values.
+ */
+DR_API dr_status dr_replay_arrays(dr_tape *t, size_t n, const dr_real *x,
+                                  const double *values, size_t m,
+                                  const dr_arr *arrs,
+                                  const double *const *avalues);
 /* ------------------------------------------------- fork-join parallelism
  * (thesis section 3.10.)  A computation can fork into child jobs that record
  * at the same time from other threads, each on its own segment of the tape,

@@ -593,8 +593,9 @@ static void test_refused(void **state)
     CHK_STATUS(dr_value(t, given, &out), DR_ENOTSUP);
     CHK_STATUS(dr_tape_clear(t), DR_OK);
     x = dr_input(t, 1.0);
-    dr_arr a = dr_arr_from_reals(t, 1, &x);
-    y = dr_arr_sum(t, a);
+    dr_idx args[3] = {x.idx, x.idx, x.idx};
+    double ps[3] = {1.0, 2.0, 3.0};
+    given = dr_recordn(t, 3, args, ps);
     CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ENOTSUP);
     /* nodes recorded at order 1 */
     CHK_STATUS(dr_tape_clear(t), DR_OK);
