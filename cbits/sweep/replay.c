@@ -170,6 +170,19 @@ static bool guards_hold(const dr_tape *t)
     return true;
 }
 
+/* the guards' arguments take their values at the new point, as the
+   nodes' do (replay_node): what replayable() checks them against when it
+   looks at the tape again (after a restore, or more recorded) */
+static void guards_moved(dr_tape *t)
+{
+    const dr_oplog *log = t->oplog;
+    for (size_t i = 0; i < t->guards_n; i++) {
+        dr_guard *g = &t->guards[i];
+        g->x = arg_value(log, g->ra, g->x);
+        g->y = arg_value(log, g->rb, g->y);
+    }
+}
+
 /* is v the value of the argument of relative id r (a constant: any)?  Bit
    for bit: replay computes each node from its arguments' node values, so
    a front end that handed an operation a value other than its argument
@@ -323,6 +336,7 @@ dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
         for (size_t i = 0; i < n; i++)
             t->oplog[x[i].idx - t->base].x = 1.0;
         t->replay_ok = t->next;
+        guards_moved(t);
         /* the adjoints and tangents of earlier sweeps belong to the old
            point */
         forget_sweeps(t);
