@@ -260,6 +260,9 @@ static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
     y->fwd = scale_fwd;
     y->prim = scale_prim;
     y->active = x->active || rs >= 0;
+    /* a scalar given a value other than its node's: no replay (record.h) */
+    if (dr__order2(t) && !dr__logged_as(t, rs, sv))
+        y->hdr.replay = NULL;
     scale_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }

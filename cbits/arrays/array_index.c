@@ -181,6 +181,10 @@ static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
         y->val[i] = xs ? xs[i].val : vals[i];
         if (rel)
             dr__rel_arg(t, xs ? xs[i].idx : ids[i], &rel[i]);
+        /* a scalar given a value other than its node's: no replay
+           (record.h) */
+        if (rel && dr__order2(t) && !dr__logged_as(t, rel[i], y->val[i]))
+            y->hdr.replay = NULL;
     }
     y->aux = rel;
     y->naux = (int64_t)n;

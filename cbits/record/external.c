@@ -217,6 +217,10 @@ dr_status dr__record_external_checked(dr_tape *t, const dr_external *f,
     for (size_t i = 0; i < n; i++) {
         dr__rel_arg(t, x[i].idx, &in[i]);
         xv[i] = x[i].val;
+        /* an input given a value other than its node's would replay
+           otherwise: then the call does not replay */
+        if (dr__order2(t) && in[i] >= 0 && !dr__logged_as(t, in[i], xv[i]))
+            c->hdr.replay = NULL;
     }
     memcpy(yv, y, m * sizeof(double));
     dr__record_ext(t, &c->hdr);

@@ -274,17 +274,24 @@ static dr_real sumn(dr_tape *t, size_t n, const dr_real *xs,
     x->nx.args = (int64_t *)(x + 1);
     x->nx.partials = (double *)(x->nx.args + n);
     double *consts = k < n ? x->nx.partials + n : NULL;
+    bool logged = true; /* every term's value its node's (order 2) */
     for (size_t i = 0; i < n; i++) {
         int64_t *a = &x->nx.args[i];
+        double v = xs ? xs[i].val : vals[i];
         dr__rel_arg(t, xs ? xs[i].idx : ids[i], a);
         x->nx.partials[i] = *a >= 0 ? 1.0 : 0.0;
         if (consts)
-            consts[i] = xs ? xs[i].val : vals[i];
+            consts[i] = v;
+        if (dr__order2(t) && *a >= 0)
+            logged &= dr__logged_as(t, *a, v);
     }
     x->consts = consts;
     r.idx = dr__record_ext_v(t, &x->nx.hdr, s);
+    /* a term given a value other than its node's would replay otherwise:
+       then the node is one of given partials (linear all the same) */
     if (dr__order2(t) && r.idx != DR_NONE)
-        dr__oplog(t, r.idx, DR_OPC_SUMN, 0.0, 0.0, s, DR_NONE, DR_NONE);
+        dr__oplog(t, r.idx, logged ? DR_OPC_SUMN : DR_OPC_NARY, 0.0, 0.0, s,
+                  DR_NONE, DR_NONE);
     return r;
 }
 

@@ -401,6 +401,19 @@ static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
     int64_t i = r - t->oplog_lo;
     return r >= 0 && i >= 0 && i < t->oplog_n ? &t->oplog[i] : NULL;
 }
+/* the value an extended node was given for its argument of relative id r
+   (-1: a constant) is the one the log holds for r, bit for bit, as replay
+   (which reads arguments' values from the log) needs; also true where the
+   handle's log cannot tell: no entry (a constant, a node of an ancestor
+   job), an input recorded without its value.  A kind whose arguments fail
+   this is recorded without its replay hook (it does not replay). */
+static inline bool dr__logged_as(const dr_tape *t, int64_t r, double v)
+{
+    const dr_oplog *e = dr__oplog_at(t, r);
+    if (!e || (e->op == DR_OPC_INPUT && e->x == 0.0))
+        return true;
+    return memcmp(&e->v, &v, sizeof v) == 0;
+}
 /* log n inputs from relative id r on (values NULL: not given) */
 DR_HIDDEN void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n,
                                 const double *values);
