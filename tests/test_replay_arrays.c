@@ -1221,6 +1221,350 @@ static void test_checkpointed(void **state)
     chk_context(NULL);
 }
 
+/* ------------------------------------------- refusals and misuse */
+
+/* a tape of primitive k at a fixed point, its results, and the memory its
+   borrowed inputs borrow */
+typedef struct fixture {
+    dr_tape *t;
+    point p, mem;
+    inputs in;
+    dr_real y;
+    dr_idx arr;
+    results before;
+} fixture;
+
+static void fixture_make(fixture *f, int k)
+{
+    chk_rng rng;
+    chk_rng_seed(&rng, 1000 + (uint64_t)k);
+    random_point(&rng, &PRIM, &f->p);
+    f->t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(f->t, 2), DR_OK);
+    record_inputs(f->t, &PRIM, &f->p, &f->mem, &f->in);
+    f->y = prim_program(f->t, k, &f->in, &f->arr);
+    read_results(f->t, &PRIM, &f->in, 1, &f->y, f->arr, &f->before);
+}
+
+/* nothing changed: the same results (and no sticky status) */
+static void fixture_unchanged(fixture *f)
+{
+    results now;
+    CHK_STATUS(dr_tape_status(f->t), DR_OK);
+    read_results(f->t, &PRIM, &f->in, 1, &f->y, f->arr, &now);
+    check_same(&now, &f->before);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    /* array operations given a scalar whose value is not its node's */
+    for (int k = 0; k < 3; k++) {
+        chk_context("case %d", k);
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real x = dr_input(t, 0.5);
+        dr_real sx = dr_sin(t, x);
+        double u3[3] = {1, 2, 3};
+        dr_arr u = dr_arr_input(t, 1, 3, 1, u3), r;
+        if (k == 0) {
+            r = dr_arr_get(t, dr_arr_scale_id(t, sx.val + 1.0, sx.idx, u.idx));
+        } else if (k == 1) {
+            double vals[2] = {sx.val, x.val * 2.0};
+            dr_idx ids[2] = {sx.idx, x.idx};
+            r = dr_arr_get(t, dr_arr_from_reals_id(t, 2, vals, ids));
+        } else {
+            r = dr_arr_scale(t, sx, u); /* (this one replays) */
+        }
+        dr_real y = dr_arr_sum(t, r);
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        double v = 0.25, before, after;
+        CHK_STATUS(dr_value(t, y.idx, &before), DR_OK);
+        CHK_SAME(before, y.val);
+        CHK_STATUS(dr_replay(t, 1, &x, &v), k == 2 ? DR_OK : DR_ENOTSUP);
+        CHK_STATUS(dr_value(t, y.idx, &after), DR_OK);
+        if (k == 2)
+            CHK_SAME(after, sin(0.25) * 1 + sin(0.25) * 2 + sin(0.25) * 3);
+        else
+            CHK_SAME(after, before);
+        dr_tape_free(t);
+    }
+    chk_context(NULL);
+    /* an array node on a tape of order 1, and a job graph */
+    dr_tape *t = chk_tape_new();
+    double u3[3] = {1, 2, 3};
+    dr_arr u = dr_arr_input(t, 1, 3, 1, u3);
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real y = dr_arr_sum(t, u);
+    const double *nv[1] = {u3};
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, &u, nv), DR_ENOTSUP);
+    double v;
+    CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+    CHK_SAME(v, 6.0);
+    dr_tape_free(t);
+}
+
+static void test_misuse(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_make(&f, P_MM00);
+    dr_tape *t = f.t;
+    const inputs *in = &f.in;
+    double news[MAXN] = {0};
+    const double *nv[NA] = {news, news, news, news};
+    dr_arr arrs[NA];
+    for (int i = 0; i < NA; i++)
+        arrs[i] = in->a[i];
+    /* NULL */
+    CHK_STATUS(dr_replay_arrays(NULL, 0, NULL, NULL, 1, arrs, nv), DR_EINVAL);
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, NULL, nv), DR_EINVAL);
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, arrs, NULL), DR_EINVAL);
+    const double *nulls[NA] = {news, NULL, news, news};
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 2, arrs, nulls), DR_EINVAL);
+    CHK_STATUS(dr_replay_arrays(t, 2, NULL, f.p.s, 1, arrs, nv), DR_EINVAL);
+    fixture_unchanged(&f);
+    /* not array inputs: constants, a computed array, a scalar id, a
+       failed handle, another tape's input, an id past the tape */
+    dr_arr bad[6];
+    bad[0] = in->C;
+    bad[1] = in->K;
+    bad[2] = dr_arr_get(t, f.arr);
+    bad[3] = (dr_arr){in->s[0].idx, 2, 3, 4, NULL};
+    bad[4] = (dr_arr){DR_NONE, 0, 0, 0, NULL};
+    dr_tape *other = chk_tape_new();
+    bad[5] = dr_arr_input(other, 2, 3, 4, news);
+    for (int i = 0; i < 6; i++) {
+        chk_context("not an input %d", i);
+        CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, &bad[i], nv), DR_EINVAL);
+        dr_arr two[2] = {in->a[0], bad[i]};
+        CHK_STATUS(dr_replay_arrays(t, 2, in->s, f.p.s, 2, two, nv), DR_EINVAL);
+        fixture_unchanged(&f);
+    }
+    chk_context(NULL);
+    dr_arr past = in->a[0];
+    past.idx += 1000;
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, &past, nv), DR_EINVAL);
+    dr_tape_free(other);
+    /* an array given twice; an array id as a scalar input */
+    dr_arr twice[2] = {in->a[1], in->a[1]};
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 2, twice, nv), DR_EINVAL);
+    dr_real as_scalar = {1.0, in->a[0].idx};
+    CHK_STATUS(dr_replay_arrays(t, 1, &as_scalar, news, 1, arrs, nv), DR_EINVAL);
+    CHK_STATUS(dr_replay(t, 1, &as_scalar, news), DR_EINVAL);
+    fixture_unchanged(&f);
+    /* wrong shapes: the handle's shape is not the node's */
+    for (int i = 0; i < 4; i++) {
+        chk_context("shape %d", i);
+        dr_arr w = in->a[0]; /* 3 x 4 */
+        if (i == 0)
+            w.rows = 4, w.cols = 3;
+        else if (i == 1)
+            w.rank = 1, w.rows = 12, w.cols = 1;
+        else if (i == 2)
+            w.cols = 5;
+        else
+            w.rows = 0;
+        dr_arr two[2] = {in->a[2], w};
+        CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 2, two, nv), DR_ESHAPE);
+        fixture_unchanged(&f);
+    }
+    chk_context(NULL);
+    /* a child handle; a forked tape; a sticky status */
+    dr_tape *kids[1];
+    CHK_STATUS(dr_fork(t, 1, kids), DR_EINVAL); /* (order 2: refused) */
+    fixture_unchanged(&f);
+    /* after all that a replay works (no mark was left behind) */
+    CHK_STATUS(dr_replay_arrays(t, 2, in->s, f.p.s, NA, arrs, nv), DR_OK);
+    point z = f.p;
+    for (int i = 0; i < NA; i++)
+        memset(z.a[i], 0, sizeof z.a[i]);
+    results got, want;
+    read_results(t, &PRIM, in, 1, &f.y, f.arr, &got);
+    point fm;
+    prim_fresh(P_MM00, &z, &want);
+    (void)fm;
+    check_same(&got, &want);
+    /* the sticky status answers first */
+    dr_sin(t, (dr_real){1.0, (dr_idx)1 << 50});
+    CHK_STATUS(dr_replay_arrays(t, 2, in->s, f.p.s, NA, arrs, nv), DR_EINVAL);
+    CHK_STATUS(dr_tape_status(t), DR_EINVAL);
+    dr_tape_free(t);
+
+    /* a job graph, and a child handle */
+    t = chk_tape_new();
+    dr_arr a = dr_arr_input(t, 1, 3, 1, news);
+    CHK_STATUS(dr_fork(t, 1, kids), DR_OK);
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, &a, nv), DR_EBUSY);
+    CHK_STATUS(dr_replay_arrays(kids[0], 0, NULL, NULL, 1, &a, nv), DR_EINVAL);
+    CHK_STATUS(dr_join(t), DR_OK);
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, &a, nv), DR_ENOTSUP);
+    dr_tape_free(t);
+}
+
+/* After a replay the sweeps of the old point are gone: array adjoints and
+   tangents too (the seeds of array inputs stay); after one that failed,
+   they are as they were. */
+static void test_sweeps_forgotten(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    double u3[3] = {0.5, -1, 2}, w3[3] = {1, 1, -1}, one[3] = {1, 1, 1};
+    dr_arr u = dr_arr_input(t, 1, 3, 1, u3);
+    dr_arr m = dr_arr_map(t, DR_FN_SQUARE, u);
+    dr_real y = dr_arr_sum(t, m);
+    dr_lt(t, y, dr_const(10.0));
+    CHK_STATUS(dr_arr_seed(t, m.idx, one), DR_OK);
+    CHK_STATUS(dr_reverse(t), DR_OK);
+    CHK_STATUS(dr_arr_tangent_seed(t, u.idx, one), DR_OK);
+    CHK_STATUS(dr_forward(t), DR_OK);
+    double adj[3], tan[3];
+    CHK_STATUS(dr_arr_adjoint(t, u.idx, adj), DR_OK);
+    CHK_SAME(adj[1], -2.0);
+    CHK_STATUS(dr_arr_tangent(t, m.idx, tan), DR_OK);
+    CHK_SAME(tan[2], 4.0);
+    /* a guard that flips: as it was */
+    double big[3] = {5, 5, 5};
+    const double *nv[1] = {big};
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, &u, nv), DR_ERETAPE);
+    CHK_STATUS(dr_arr_adjoint(t, u.idx, adj), DR_OK);
+    CHK_SAME(adj[1], -2.0);
+    CHK_STATUS(dr_arr_tangent(t, m.idx, tan), DR_OK);
+    CHK_SAME(tan[2], 4.0);
+    assert_ptr_equal(dr_arr_adjoint_ptr(t, m.idx) != NULL, true);
+    /* a replay: gone (the seed stays and takes part in the next sweep) */
+    nv[0] = w3;
+    CHK_STATUS(dr_replay_arrays(t, 0, NULL, NULL, 1, &u, nv), DR_OK);
+    CHK_STATUS(dr_arr_adjoint(t, u.idx, adj), DR_OK);
+    CHK_STATUS(dr_arr_tangent(t, m.idx, tan), DR_OK);
+    for (int i = 0; i < 3; i++) {
+        CHK_SAME(adj[i], 0.0);
+        CHK_SAME(tan[i], 0.0);
+    }
+    assert_null(dr_arr_adjoint_ptr(t, m.idx));
+    CHK_SAME(dr_adjoint(t, y.idx), 0.0);
+    CHK_STATUS(dr_forward(t), DR_OK);
+    CHK_STATUS(dr_arr_tangent(t, m.idx, tan), DR_OK);
+    CHK_SAME(tan[2], -2.0);
+    CHK_SAME(dr_tangent(t, y.idx), 2.0 + 2.0 - 2.0);
+    /* the input's values: the tape's own copy, and the value of y */
+    const double *uv = dr_arr_values(t, u.idx);
+    CHK_SAME(uv[2], -1.0);
+    double v;
+    CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+    CHK_SAME(v, 3.0);
+    dr_tape_free(t);
+}
+
+/* Out of memory at each allocation of a replay of arrays, n-ary sums, an
+   external function and a checkpointed loop, with more scalar inputs than
+   fit on the stack: DR_ENOMEM and the tape as it was, or the replay
+   done. */
+#define NBIG 40
+
+static dr_real oom_program(dr_tape *t, const dr_real *x, const inputs *in,
+                           lctx *c)
+{
+    dr_real s = dr_sumn(t, NBIG, x);
+    dr_arr r = dr_arr_matmul(t, in->a[0], 0, in->a[1], 0);
+    r = dr_arr_scale(t, s, dr_arr_softmax(t, r));
+    dr_real ys[2] = {readout(t, in, r), dr_arr_max(t, in->a[2])};
+    dr_real lx[NS] = {ys[0], ys[1], x[2], x[3]};
+    dr_real l = loop_program(t, c, lx, 2);
+    dr_real in3[3] = {l, x[5], dr_const(0.1)};
+    double xv[3] = {l.val, x[5].val, 0.1}, yv[3];
+    f_eval(xv, yv);
+    dr_external f = {NULL, f_reverse, f_forward, NULL, f_primal};
+    dr_real out[3];
+    CHK_STATUS(dr_record_external(t, &f, 3, in3, 3, yv, out), DR_OK);
+    return dr_sumn(t, 3, out);
+}
+
+static void oom_results(dr_tape *t, const dr_real *x, const inputs *in,
+                        dr_real y, results *r)
+{
+    memset(r, 0, sizeof *r);
+    CHK_STATUS(dr_value(t, y.idx, &r->y[0]), DR_OK);
+    CHK_STATUS(dr_gradient(t, y, 2, x, r->g[0]), DR_OK);
+    for (int i = 0; i < NA; i++)
+        CHK_STATUS(dr_arr_adjoint(t, in->a[i].idx, r->ga[0][i]), DR_OK);
+}
+
+static void oom_point(chk_rng *rng, double *xv, point *p)
+{
+    for (int i = 0; i < NBIG; i++)
+        xv[i] = chk_rng_uniform(rng, -0.5, 0.5);
+    random_point(rng, &PRIM, p);
+}
+
+static void test_oom(void **state)
+{
+    (void)state;
+    bool done = false;
+    for (size_t k = 1; !done && k < 40; k++) {
+        chk_context("allocation %zu", k);
+        chk_alloc al;
+        chk_alloc_install(&al);
+        chk_rng rng;
+        chk_rng_seed(&rng, 8);
+        double xv[NBIG], xv1[NBIG];
+        point p, p1, mem, mem1;
+        oom_point(&rng, xv, &p);
+        oom_point(&rng, xv1, &p1);
+        p1.s[0] = p.s[0]; /* (the scalars of the array inputs' set stay) */
+        p1.s[1] = p.s[1];
+        lctx c = {1e300, 1e300};
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real x[NBIG];
+        CHK_STATUS(dr_inputs(t, NBIG, xv, x), DR_OK);
+        inputs in;
+        record_inputs(t, &PRIM, &p, &mem, &in);
+        dr_real y = oom_program(t, x, &in, &c);
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        results before, after;
+        oom_results(t, x, &in, y, &before);
+        dr_arr arrs[NA];
+        const double *vals[NA];
+        for (int i = 0; i < NA; i++) {
+            arrs[i] = in.a[i];
+            memcpy(mem1.a[i], p1.a[i], sizeof p1.a[i]);
+            vals[i] = BORROWED[i] ? mem1.a[i] : p1.a[i];
+        }
+        chk_alloc_reset_counts(&al);
+        chk_alloc_fail_in(&al, k, false);
+        dr_status st = dr_replay_arrays(t, NBIG, x, xv1, NA, arrs, vals);
+        chk_alloc_fail_in(&al, 0, false);
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        oom_results(t, x, &in, y, &after);
+        if (al.fails == 0) {
+            CHK_STATUS(st, DR_OK);
+            /* against a fresh recording */
+            dr_tape *u = chk_tape_new();
+            CHK_STATUS(dr_tape_set_order(u, 2), DR_OK);
+            dr_real ux[NBIG];
+            CHK_STATUS(dr_inputs(u, NBIG, xv1, ux), DR_OK);
+            inputs uin;
+            point umem;
+            record_inputs(u, &PRIM, &p1, &umem, &uin);
+            dr_real uy = oom_program(u, ux, &uin, &c);
+            oom_results(u, ux, &uin, uy, &before);
+            dr_tape_free(u);
+            done = true;
+        } else {
+            CHK_STATUS(st, DR_ENOMEM);
+        }
+        check_same(&after, &before);
+        dr_tape_free(t);
+        assert_int_equal(al.live, 0);
+        chk_alloc_uninstall();
+    }
+    chk_context(NULL);
+    assert_true(done);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1229,6 +1573,10 @@ int main(void)
         cmocka_unit_test_teardown(test_sumn, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_external, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_checkpointed, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_refused, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_misuse, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_sweeps_forgotten, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_oom, chk_alloc_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
