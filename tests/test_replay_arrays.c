@@ -628,7 +628,9 @@ static void rstep(dr_tape *t, chk_rng *r, rprog *p)
     }
     case 22: { /* a select */
         dr_real c = pick_s(r, p);
-        p->sc[p->ns++] = dr_select(t, c, pick_s(r, p), pick_s(r, p));
+        dr_real sa = pick_s(r, p);
+        s = dr_select(t, c, sa, pick_s(r, p));
+        p->sc[p->ns++] = s;
         break;
     }
     default: /* a branch on an array's maximum */
@@ -636,7 +638,8 @@ static void rstep(dr_tape *t, chk_rng *r, rprog *p)
         s = dr_arr_max(t, a);
         if (dr_gt(t, s, dr_const(0.8))) {
             p->trace |= (uint64_t)1 << (p->branches % 64);
-            p->sc[p->ns++] = dr_mul(t, s, pick_s(r, p));
+            s = dr_mul(t, s, pick_s(r, p));
+            p->sc[p->ns++] = s;
         } else {
             push_a(p, dr_arr_softmax(t, a));
         }
