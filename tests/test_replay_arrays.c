@@ -816,6 +816,29 @@ static void sum_program(dr_tape *t, const dr_real *x, dr_real *y)
     y[1] = dr_sumn(t, 1, c);
 }
 
+/* the same with the sums written as additions (0 + a0 + a1 ...): the
+   same values bit for bit, and derivatives to rounding */
+static dr_real adds(dr_tape *t, size_t n, const dr_real *a)
+{
+    dr_real s = dr_const(0.0);
+    for (size_t i = 0; i < n; i++)
+        s = dr_add(t, s, a[i]);
+    return s;
+}
+
+static void adds_program(dr_tape *t, const dr_real *x, dr_real *y)
+{
+    dr_real p = dr_mul(t, x[0], x[1]);
+    dr_real a[6] = {p, dr_const(0.1), x[2], dr_sin(t, x[3]), x[0], p};
+    dr_real s = adds(t, 6, a);
+    dr_real a2[3] = {s, dr_const(-2.5), x[3]};
+    dr_real s2 = adds(t, 3, a2);
+    dr_real b[2] = {dr_mul(t, s, s2), dr_exp(t, x[2])};
+    y[0] = adds(t, 2, b);
+    dr_real c[1] = {dr_mul(t, s2, x[1])};
+    y[1] = adds(t, 1, c);
+}
+
 static void sum_fresh(const double *xv, sresults *r)
 {
     dr_tape *t = chk_tape_new();
@@ -859,6 +882,20 @@ static void test_sumn(void **state)
     double v;
     CHK_STATUS(dr_value(t, s.idx, &v), DR_OK);
     CHK_SAME(v, s.val);
+    dr_real act[3] = {x[0], x[1], x[2]}; /* every term active */
+    dr_real sa = dr_sumn(t, 3, act);
+    CHK_SAME(sa.val, ((0.0 + 1e16) + 1.0) + -1e16);
+    CHK_STATUS(dr_value(t, sa.idx, &v), DR_OK);
+    CHK_SAME(v, sa.val);
+    /* replayed where the order of the additions matters */
+    const double x1[NS] = {3.0, 1e16, -1e16, 3.0};
+    CHK_STATUS(dr_replay(t, NS, x, x1), DR_OK);
+    CHK_STATUS(dr_value(t, sa.idx, &v), DR_OK);
+    CHK_SAME(v, ((0.0 + 3.0) + 1e16) + -1e16);
+    CHK_SAME(v, 4.0);
+    CHK_STATUS(dr_value(t, s.idx, &v), DR_OK);
+    CHK_SAME(v, ((((0.0 + 3.0) + 1e16) + 1.0) + -1e16) + 1e16);
+    CHK_STATUS(dr_replay(t, NS, x, x0), DR_OK);
     dr_real z = dr_sumn(t, 1, &x[3]); /* 0 + -0 is +0 */
     CHK_SAME(z.val, 0.0);
     assert_true(z.idx != DR_NONE);
@@ -922,6 +959,21 @@ static void test_sumn(void **state)
         read_sresults(t, x, y, true, &got);
         sum_fresh(xv, &want);
         check_ssame(&got, &want);
+        /* the sums as additions: the same values, the same derivatives to
+           rounding (first and second order) */
+        dr_tape *u = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(u, 2), DR_OK);
+        dr_real ux[NS], uy[2];
+        CHK_STATUS(dr_inputs(u, NS, xv, ux), DR_OK);
+        adds_program(u, ux, uy);
+        read_sresults(u, ux, uy, true, &want);
+        dr_tape_free(u);
+        for (int i = 0; i < 2; i++)
+            CHK_SAME(got.y[i], want.y[i]);
+        for (int i = 0; i < 2 * NS; i++)
+            CHK_CLOSE(got.J[i], want.J[i], 1e-13, 1e-13);
+        for (int i = 0; i < NS; i++)
+            CHK_CLOSE(got.hv[i], want.hv[i], 1e-13, 1e-13);
         /* the tangent recorded through the sums replays with them */
         double dv, dw;
         CHK_STATUS(dr_value(t, d.idx, &dv), DR_OK);
