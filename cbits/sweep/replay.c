@@ -97,13 +97,20 @@ static void rule(dr_oplog *e, const dr_oplog *log, int64_t r, double *pa,
     e->v = v;
 }
 
-/* one node, r its relative id and p its record (NULL: a leading input,
-   whose record is never written) */
+/* the operations replay_node computes come after every kind it does not
+   (inputs, gaps, extended nodes and what does not replay) */
+_Static_assert(DR_OPC_GAP < DR_OPC_powi && DR_OPC_NONE < DR_OPC_powi &&
+               DR_OPC_INPUT < DR_OPC_powi && DR_OPC_LINEAR < DR_OPC_powi &&
+               DR_OPC_NARY < DR_OPC_powi && DR_OPC_EXT < DR_OPC_powi &&
+               DR_OPC_EXTOUT < DR_OPC_powi && DR_OPC_SUMN < DR_OPC_powi &&
+               DR_OPC_powi < DR_OPC_select,
+               "replay_all: scalar rules from DR_OPC_powi on");
+
+/* one node of a scalar rule (op >= DR_OPC_powi), r its relative id and p
+   its record */
 static void replay_node(dr_oplog *log, int64_t r, dr_node *p)
 {
     dr_oplog *e = &log[r];
-    if (e->op == DR_OPC_INPUT || e->op == DR_OPC_GAP)
-        return;
     e->x = arg_value(log, e->ra, e->x);
     e->y = arg_value(log, e->rb, e->y);
     double pa, pb;
@@ -126,7 +133,9 @@ static void replay_node(dr_oplog *log, int64_t r, dr_node *p)
 
 /* an extended node through its record's hook (array operations, n-ary
    sums, external calls): its value into its entry */
-static dr_status replay_ext(dr_oplog *log, int64_t r, dr_node *p)
+static __attribute__((noinline, cold)) dr_status replay_ext(dr_oplog *log,
+                                                             int64_t r,
+                                                             dr_node *p)
 {
     dr_ext *x = dr__node_ext(p);
     double v = log[r].v;
@@ -145,13 +154,13 @@ static dr_status replay_all(dr_tape *t, dr_chunk **chunks, size_t nc)
         for (size_t i = c->lead; i < n; i++) {
             int64_t r = c->first + (int64_t)i;
             int32_t op = log[r].op;
-            if (DR_UNLIKELY(op == DR_OPC_EXT || op == DR_OPC_SUMN)) {
+            if (DR_LIKELY(op >= DR_OPC_powi)) { /* a rule of scalar_rules.h */
+                replay_node(log, r, &c->nodes[i]);
+            } else if (op == DR_OPC_EXT || op == DR_OPC_SUMN) {
                 dr_status st = replay_ext(log, r, &c->nodes[i]);
                 if (st != DR_OK)
                     return st;
-            } else if (op != DR_OPC_EXTOUT) { /* (set by their call) */
-                replay_node(log, r, &c->nodes[i]);
-            }
+            } /* (inputs and gaps: nothing; external outputs: their call) */
         }
     }
     return DR_OK;
