@@ -68,3 +68,24 @@ dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
         free(x);
     return st;
 }
+
+/*
+ * dr_replay of the inputs first .. first+n-1 (every scalar of a taped
+ * function's input, as the splices record them) at values[0..n-1].
+ */
+dr_status drhs_replay_range(dr_tape *t, dr_idx first, size_t n,
+                            const double *values)
+{
+    if (n > SIZE_MAX / sizeof(dr_real))
+        return DR_ENOMEM;
+    dr_real *x = malloc(n * sizeof *x + 1);
+    if (!x)
+        return DR_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        x[i].val = values[i];
+        x[i].idx = first + (dr_idx)i;
+    }
+    dr_status st = dr_replay(t, n, x, values);
+    free(x);
+    return st;
+}

@@ -10,6 +10,7 @@
 -- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Runners".
 module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, hvpQ, hessianQ
+  , tapedGradQ, tapedGradQ'
   , specialise, expandSyn
   ) where
 
@@ -27,6 +28,7 @@ import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
 import Numeric.DualRev.Internal.Run.ArrayWalks
 import Numeric.DualRev.Internal.Run.Flat
 import Numeric.DualRev.Internal.Run.Runners
+import Numeric.DualRev.Internal.Run.Taped (tapedGradRun)
 import Numeric.DualRev.Internal.Compile.Types
 
 -- | The walks of one type.
@@ -450,6 +452,21 @@ hessianQ f = do
   (a, _, wa, _, d, ds) <- flatTarget "hessian" f True
   pure (SigE (withDecs ds (foldl AppE (VarE 'hessianRun) [wTrav wa, wInS wa, d]))
              (arrow a (AppT ListT a)))
+
+tapedGradQ, tapedGradQ' :: Name -> Q Exp
+tapedGradQ f = do
+  e <- tapedGradQ' f
+  pure (InfixE (Just (VarE 'snd)) (VarE '(.)) (Just e))
+
+tapedGradQ' f = do
+  (a, _, wa, _, d, ds) <- flatTarget "tapedGrad" f True
+  eq <- isInstance ''Eq [a]
+  when (not eq) $ fail ("dualrev: tapedGrad needs an Eq instance for the input type " ++ pprint a
+                        ++ " of `" ++ nameBase f ++ "' (it tells an input's discrete structure from "
+                        ++ "the recorded one's): derive Eq for it, or use grad")
+  pure (SigE (withDecs ds (foldl AppE (VarE 'tapedGradRun)
+                             [SigE (VarE '(==)) (arrow a (arrow a (ConT ''Bool))), wTrav wa, wInS wa, d]))
+             (arrow a (tup [ConT ''Double, a])))
 
 -- | What the runners of "Numeric.DualRev.Internal.Run.Flat" need: the
 -- input and output types, their walks, the dual and the walks'
