@@ -769,7 +769,10 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  * arrays with n > 0, an id that is not an input node of t or comes twice,
  * an input recorded without its value (dr_input_range, dr_record0) left
  * out of x, or a child handle; DR_EBUSY with an open recorder; the sticky
- * status if it is set; DR_ENOMEM.
+ * status if it is set; DR_ENOMEM; the status of a checkpointed loop's step
+ * that fails at the new inputs.  The primal callbacks of external
+ * functions and the steps of checkpointed loops run during the call (again
+ * at the old inputs when it fails after them), on the calling thread.
  */
 DR_API dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
                            const double *values);
