@@ -757,7 +757,9 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
 /**
  * Evaluate the recorded program again with the inputs x[0..n-1] (input
  * nodes of the root handle t, any order, each at most once) set to
- * values[0..n-1]; the other inputs keep their values.  DR_OK: every node's
+ * values[0..n-1]; the other inputs keep their values (an input recorded
+ * without its value, by dr_input_range or dr_record0, has the one its
+ * first use was given).  DR_OK: every node's
  * value and partials are those of a fresh recording at the new inputs, and
  * the adjoints and tangents of earlier sweeps are gone.  Nothing changes
  * when it fails: DR_ERETAPE if a guard's outcome differs at the new inputs;
@@ -767,8 +769,7 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  * the caller changed: replay computes each node from its arguments' node
  * values, and would compute otherwise); DR_EINVAL for a NULL tape, NULL
  * arrays with n > 0, an id that is not an input node of t or comes twice,
- * an input recorded without its value (dr_input_range, dr_record0) left
- * out of x, or a child handle; DR_EBUSY with an open recorder; the sticky
+ * or a child handle; DR_EBUSY with an open recorder; the sticky
  * status if it is set; DR_ENOMEM; the status of a checkpointed loop's step
  * that fails at the new inputs.  The primal callbacks of external
  * functions and the steps of checkpointed loops run during the call (again

@@ -244,17 +244,17 @@ static void test_some_inputs(void **state)
     /* inputs 1, 4, 5, 6 new (in another order), 0, 2, 3 as recorded */
     dr_real some[4] = {x[6], x[1], x[5], x[4]};
     double vals[4] = {-0.9, 1.3, 0.05, -0.4};
-    /* the two inputs recorded without a value must be given, until they
-       have been */
-    size_t len = dr_tape_len(t);
-    CHK_STATUS(dr_replay(t, 2, x, x0), DR_EINVAL);
-    CHK_STATUS(dr_replay(t, 3, some + 1, vals + 1), DR_EINVAL);
-    assert_int_equal(dr_tape_len(t), len);
+    /* the two inputs recorded without a value take theirs from their
+       first use: left out, they keep the recorded ones */
+    CHK_STATUS(dr_replay(t, 3, some + 1, vals + 1), DR_OK);
+    double x1b[NIN] = {0.1, 1.3, 0.3, 0.4, -0.4, 0.05, 0.7};
+    results got, want;
+    read_results(t, x, y, &got);
+    fresh(seed, x1b, &want);
+    check_same(&got, &want);
     double v;
-    CHK_STATUS(dr_value(t, x[6].idx, &v), DR_ENOTSUP);
     CHK_STATUS(dr_replay(t, 4, some, vals), DR_OK);
     double x1[NIN] = {0.1, 1.3, 0.3, 0.4, -0.4, 0.05, -0.9};
-    results got, want;
     read_results(t, x, y, &got);
     fresh(seed, x1, &want);
     check_same(&got, &want);
@@ -270,6 +270,46 @@ static void test_some_inputs(void **state)
     fresh(seed, x1, &want);
     check_same(&got, &want);
     dr_tape_free(t);
+}
+
+/* An input recorded without its value takes it from its first use, so a
+   replay that gives it a value and fails sets it back to the recorded one
+   (not to a placeholder). */
+static void test_unknown_input_set_back(void **state)
+{
+    (void)state;
+    for (int uses = 0; uses < 2; uses++) {
+        chk_context("used first by %s", uses ? "a comparison" : "an operation");
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_idx first;
+        CHK_STATUS(dr_input_range(t, 1, &first), DR_OK);
+        dr_real x = {1.0, first};
+        double v;
+        CHK_STATUS(dr_value(t, x.idx, &v), DR_ENOTSUP);
+        int below = uses ? dr_lt(t, x, dr_const(1.2)) : 0;
+        dr_real y = dr_sin(t, x);
+        if (!uses)
+            below = dr_lt(t, y, dr_const(0.9));
+        assert_int_equal(below, 1);
+        double g, g0;
+        CHK_STATUS(dr_gradient(t, y, 1, &x, &g0), DR_OK);
+        /* a flip at the first replay: back to the recorded value */
+        v = 1.5;
+        CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ERETAPE);
+        CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+        CHK_SAME(v, sin(1.0));
+        CHK_STATUS(dr_value(t, x.idx, &v), DR_OK);
+        CHK_SAME(v, 1.0);
+        CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
+        CHK_SAME(g, g0);
+        /* left out, it keeps the recorded value */
+        CHK_STATUS(dr_replay(t, 0, NULL, NULL), DR_OK);
+        CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+        CHK_SAME(v, sin(1.0));
+        dr_tape_free(t);
+    }
+    chk_context(NULL);
 }
 
 /* ------------------------------------------------------------ guards */
@@ -694,6 +734,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_random_programs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_some_inputs, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_unknown_input_set_back, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_guard_flips, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_discrete_guards, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_guard_after_restore, chk_alloc_teardown),

@@ -401,18 +401,31 @@ static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
     int64_t i = r - t->oplog_lo;
     return r >= 0 && i >= 0 && i < t->oplog_n ? &t->oplog[i] : NULL;
 }
-/* the value an extended node was given for its argument of relative id r
-   (-1: a constant) is the one the log holds for r, bit for bit, as replay
-   (which reads arguments' values from the log) needs; also true where the
-   handle's log cannot tell: no entry (a constant, a node of an ancestor
-   job), an input recorded without its value.  A kind whose arguments fail
-   this is recorded without its replay hook (it does not replay). */
-static inline bool dr__logged_as(const dr_tape *t, int64_t r, double v)
+/* Is v, a value given for the argument of relative id r, the one the log
+   holds for r?  Bit for bit, as replay (which reads arguments' values from
+   the log) needs.  An input recorded without its value (dr_input_range,
+   dr_record0) takes it from the first use that tells it, here or when
+   replay first checks a tape (sweep/replay.c), so that a replay that
+   fails can set it back.  True where the log cannot tell: no entry (a
+   constant, a node of an ancestor job). */
+static inline bool dr__same_logged(dr_oplog *log, int64_t i, double v)
 {
-    const dr_oplog *e = dr__oplog_at(t, r);
-    if (!e || (e->op == DR_OPC_INPUT && e->x == 0.0))
+    dr_oplog *e = &log[i];
+    if (e->op == DR_OPC_INPUT && e->x == 0.0) {
+        e->v = v;
+        e->x = 1.0;
         return true;
+    }
     return memcmp(&e->v, &v, sizeof v) == 0;
+}
+/* the same for an extended node's argument at recording: a kind whose
+   arguments fail it is recorded without its replay hook (no replay) */
+static inline bool dr__logged_as(dr_tape *t, int64_t r, double v)
+{
+    int64_t i = r - t->oplog_lo;
+    if (r < 0 || i < 0 || i >= t->oplog_n)
+        return true;
+    return dr__same_logged(t->oplog, i, v);
 }
 /* log n inputs from relative id r on (values NULL: not given) */
 DR_HIDDEN void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n,

@@ -196,19 +196,17 @@ static void guards_moved(dr_tape *t)
    for bit: replay computes each node from its arguments' node values, so
    a front end that handed an operation a value other than its argument
    node's (a constant folded into a sum without a node of its own) made a
-   tape replay would compute otherwise */
-static bool same_value(const dr_oplog *log, int64_t r, double v)
+   tape replay would compute otherwise.  An input recorded without its
+   value takes it from here (record.h, dr__same_logged). */
+static bool same_value(dr_oplog *log, int64_t r, double v)
 {
-    if (r < 0 || (log[r].op == DR_OPC_INPUT && log[r].x == 0.0))
-        return true; /* a constant, or an input whose value was not given */
-    return memcmp(&log[r].v, &v, sizeof v) == 0;
+    return r < 0 || dr__same_logged(log, r, v);
 }
 
-/* can every node of t be replayed, and is every input that must be given
-   (marked with aux = 1 by the caller) given? */
-static dr_status replayable(const dr_tape *t, dr_chunk **chunks, size_t nc)
+/* can every node of t be replayed? */
+static dr_status replayable(dr_tape *t, dr_chunk **chunks, size_t nc)
 {
-    const dr_oplog *log = t->oplog;
+    dr_oplog *log = t->oplog;
     for (size_t k = 0; k < nc; k++) {
         const dr_chunk *c = chunks[k];
         size_t n = used(t, c);
@@ -216,8 +214,6 @@ static dr_status replayable(const dr_tape *t, dr_chunk **chunks, size_t nc)
             const dr_oplog *e = &log[c->first + (int64_t)i];
             switch (e->op) {
             case DR_OPC_INPUT:
-                if (e->x == 0.0 && e->aux == 0)
-                    return DR_EINVAL; /* a value never given */
                 break;
             case DR_OPC_NONE:
             case DR_OPC_LINEAR:
