@@ -117,9 +117,11 @@ def all_rows(quick):
 
 
 class Impl:
-    def __init__(self, key, title, path, haskell=False, gradient=True):
+    """An implementation column.  `suffix` is added to each row's program
+    name (the Haskell executable's taped programs are `fmult-taped`, ...)."""
+    def __init__(self, key, title, path, haskell=False, gradient=True, suffix=""):
         self.key, self.title, self.path = key, title, path
-        self.haskell, self.gradient = haskell, gradient
+        self.haskell, self.gradient, self.suffix = haskell, gradient, suffix
 
     def exe(self, row):
         if self.key in row.exe:
@@ -127,7 +129,8 @@ class Impl:
         return self.path
 
     def argv(self, row, reps):
-        args = [self.exe(row), row.progs.get(self.key, row.prog), str(row.size), str(reps)]
+        args = [self.exe(row), row.progs.get(self.key, row.prog + self.suffix),
+                str(row.size), str(reps)]
         if self.haskell:
             if row.prog.startswith("fparticles"):
                 args += ["+RTS", "-N%d" % row.threads, "-RTS"]
@@ -326,11 +329,16 @@ def main():
     impls = [
         Impl("primal", "primal (C)", os.path.join(b, "primal-bench"), gradient=False),
         Impl("dualrev", "dualrev (C API)", os.path.join(b, "dualrev-bench")),
+        # recorded once at order 2, replayed per repetition (bench/README.md,
+        # "Record once, replay")
+        Impl("replay", "dualrev replay (C)", os.path.join(b, "dualrev-replay-bench")),
         Impl("adolc", "ADOL-C", os.path.join(b, "adolc-bench")),
         Impl("floor", "floor", os.path.join(b, "floor-bench"), gradient=False),
         Impl("codi", "CoDiPack", os.path.join(b, "codipack-bench")),
         Impl("adept", "Adept", os.path.join(b, "adept-bench")),
         Impl("hs", "dualrev-hs", os.path.join(hsdir, "dualrev-hs-bench"), haskell=True),
+        Impl("hstaped", "dualrev-hs tapedGrad", os.path.join(hsdir, "dualrev-hs-bench"),
+             haskell=True, suffix="-taped"),
         Impl("ad", "ad", os.path.join(hsdir, "ad-bench"), haskell=True),
         # the ad programs with the import switched to Numeric.DualRev.AD
         Impl("hsad", "dualrev-AD", os.path.join(hsdir, "dualrev-ad-bench"), haskell=True),
@@ -459,6 +467,7 @@ def main():
     # table
     have_hs = any(im.key in ("hs", "ad") for im in impls)
     have_hsad = any(im.key == "hsad" for im in impls)
+    have_replay = any(im.key in ("replay", "hstaped") for im in impls)
     # the C++ tools' columns, for those that were run
     tools = [im for im in impls if im.key in ("codi", "adept")]
     def t(row, key):
@@ -480,6 +489,9 @@ def main():
         head += ["dualrev-hs", "ad", "dualrev-hs / primal", "ad / dualrev-hs"]
     if have_hsad:
         head += ["dualrev-AD", "ad / dualrev-AD", "dualrev-AD / dualrev-hs"]
+    if have_replay:
+        head += ["replay (C)", "replay / dualrev", "tapedGrad (hs)",
+                 "tapedGrad / dualrev-hs", "tapedGrad / dualrev"]
     lines = ["| " + " | ".join(head) + " |",
              "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     rows_out = []
@@ -507,6 +519,10 @@ def main():
             hsad = t(row, "hsad")
             cellv += [fmt_time(hsad), fmt_ratio(ratio(t(row, "ad"), hsad)),
                       fmt_ratio(ratio(hsad, t(row, "hs")))]
+        if have_replay:
+            rp, tg = t(row, "replay"), t(row, "hstaped")
+            cellv += [fmt_time(rp), fmt_ratio(ratio(rp, d)), fmt_time(tg),
+                      fmt_ratio(ratio(tg, t(row, "hs"))), fmt_ratio(ratio(tg, d))]
         lines.append("| %s (%s) | %s |" % (row.label, row.unit, " | ".join(cellv)))
         rows_out.append((row.label, rr))
     table = "\n".join(lines)

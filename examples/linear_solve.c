@@ -117,7 +117,7 @@ static dr_status record_solve(dr_tape *t, const dr_real *p, dr_real *x)
     if (!c)
         return DR_EINVAL; /* singular (or no memory): nothing recorded */
     solve_apply(c, "N", xv);
-    dr_external f = {c, solve_reverse, solve_forward, solve_destroy};
+    dr_external f = {c, solve_reverse, solve_forward, solve_destroy, NULL};
     dr_status st = dr_record_external(t, &f, N * N + N, p, N, xv, x);
     if (st != DR_OK)
         solve_destroy(c); /* a failed call leaves the context to us */

@@ -283,6 +283,25 @@ DR_API dr_idx dr_record2(dr_tape *t, dr_idx a, double da, dr_idx b, double db);
 DR_API dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
                          const double *partials);
 
+/**
+ * The sum 0 + x[0] + x[1] + ... + x[n-1], added left to right, as ONE node
+ * over its active terms, each with partial 1: a front end's sum of a list
+ * in one node instead of n - 1 additions.  Unlike a node of given partials
+ * (dr_recordn), the library knows its value and its rule, so it replays
+ * (see "replay") and has a second-order rule (it is linear).  A constant
+ * term takes part in the value at its place and records nothing; a term
+ * given twice counts twice.  No active term gives the constant sum (0 for
+ * n == 0).  NULL x with n > 0: DR_EINVAL (sticky) and a constant NaN; an
+ * id not on the tape: DR_EINVAL (sticky) and the constant sum.
+ */
+DR_API dr_real dr_sumn(dr_tape *t, size_t n, const dr_real *x);
+/** dr_sumn with the terms as values vals[i] and ids ids[i] (DR_NONE: a
+ *  constant), for front ends that keep them apart: returns the node's id
+ *  (DR_NONE for a constant result) and its value into *val (NULL: not
+ *  wanted). */
+DR_API dr_idx dr_sumn_id(dr_tape *t, size_t n, const double *vals,
+                         const dr_idx *ids, double *val);
+
 /* ----------------------------------------------------- external functions
  * A black box as one step of the tape: a linear solve, an ODE solver, a call
  * into another library.  The caller computes the outputs y = f(x) itself
@@ -292,7 +311,7 @@ DR_API dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
  *     double y[2];
  *     my_solve(ctx, x_values, y);                 (the primal, any code)
  *     dr_real out[2];
- *     dr_external f = {ctx, my_solve_reverse, NULL, my_ctx_free};
+ *     dr_external f = {ctx, my_solve_reverse, NULL, my_ctx_free, NULL};
  *     dr_status st = dr_record_external(t, &f, 3, x, 2, y, out);
  *
  * out[i] is an active value with y[i] as its value, usable like any other.
@@ -315,9 +334,22 @@ DR_API dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
  * is cleared or freed.  From a successful call on, the tape owns ctx; a call
  * that fails leaves it with the caller (destroy is not called).
  *
+ * primal, optional (the last field, so that an initialiser of the first
+ * four leaves it NULL), recomputes the outputs at new input values for
+ * dr_replay (see "replay"): y[0..m-1] = f(x), x the inputs' values at the
+ * new point (constants as recorded).  It must compute what the caller's
+ * own code computes, bit for bit, for a replay to be what a fresh
+ * recording would be; the rules then see the new x and y.  It cannot
+ * fail (as the rules) and runs on the thread that calls dr_replay.
+ * Without it a tape holding the node does not replay (DR_ENOTSUP), and
+ * neither does one where an input's value x[i].val is not its node's.
+ *
+ * On a tape of order 2 the node is recorded (so that it can replay) but
+ * has no second-order rule: dr_hvp, dr_hessian and dr_tangent_record
+ * through it answer DR_ENOTSUP.
+ *
  * DR_EINVAL: t, f, f->reverse NULL, x NULL with n > 0, y or out NULL with
- * m > 0, m == 0, or an id of x not on the tape; DR_ENOTSUP: a tape of
- * order 2 (dr_tape_set_order: the rule gives no second derivatives);
+ * m > 0, m == 0, or an id of x not on the tape;
  * DR_EBUSY: t is forked (record on the child handles); DR_ENOMEM.  On
  * failure nothing is recorded, the tape's status is unchanged, and out[i]
  * holds constants with the values y[i].  Works on child handles inside
@@ -333,6 +365,10 @@ typedef struct dr_external {
                     size_t m, const double *y, double *ydot);
     /** Called once with ctx when the node goes; NULL: nothing to free. */
     void (*destroy)(void *ctx);
+    /** y[0..m-1] = f(x) at new input values, for dr_replay (see
+     *  "replay"); NULL: the node does not replay. */
+    void (*primal)(void *ctx, size_t n, const double *x, size_t m,
+                   double *y);
 } dr_external;
 
 /** Record y = f(x) as one node with f's own rules (see above). */
@@ -392,8 +428,18 @@ DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
  * destroy, optional, is called with ctx when the node goes (the tape is
  * cleared or freed); the tape owns ctx from a successful call on.
  *
+ * Replay (see "replay").  On a tape of order 2 the loop replays: dr_replay
+ * runs it again, every segment once, from the new initial state (calling
+ * step as recording did), which refreshes the snapshots the next reverse
+ * sweep starts from, so the outputs and every gradient after it are a
+ * fresh recording's, bit for bit.  A step that fails there fails the
+ * replay with its status (the tape as it was, the loop run again at the
+ * old state); an output that the steps make constant at the new point but
+ * not when recorded, or the other way, is another program: DR_ERETAPE.
+ * The loop has no second-order rule (dr_hvp through it: DR_ENOTSUP).
+ *
  * DR_EINVAL: t, loop, loop->step or x0 NULL, n == 0, out NULL, an id of x0
- * not on the tape; DR_ENOTSUP: a tape of order 2; DR_EBUSY: t is forked;
+ * not on the tape; DR_EBUSY: t is forked;
  * DR_ENOMEM; or the status of a step that failed while the loop was
  * recorded.  On failure nothing is recorded, out[i] holds constants with
  * the values of x0, and destroy is not called.
@@ -573,11 +619,12 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  * zero, however the inner part uses it.
  *
  * Which nodes have a second-order rule: every scalar operation (dr_sin,
- * dr_mul, ...), inputs, and the nodes of given partials (dr_record0/1/2,
- * dr_recordn), which are taken as linear: their partials are constants to
- * second order (right for sums and other linear combinations; record
- * nonlinear operations with the scalar operations).  Array operations have
- * none yet: a call that would need one answers DR_ENOTSUP, and nothing
+ * dr_mul, ...), inputs, n-ary sums (dr_sumn), and the nodes of given
+ * partials (dr_record0/1/2, dr_recordn), which are taken as linear: their
+ * partials are constants to second order (right for sums and other linear
+ * combinations; record nonlinear operations with the scalar operations).
+ * Array operations, external functions and checkpointed loops have none
+ * yet: a call that would need one answers DR_ENOTSUP, and nothing
  * changes.  Inline recording (dr_rec_begin) and dr_fork are refused
  * (DR_EINVAL) on a handle of order 2.
  *
@@ -661,12 +708,33 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  *
  * What replays: inputs (dr_input, dr_inputs, dr_input_range, dr_record0),
  * every scalar operation (dr_sin ... dr_powi, their dr_fe_ forms, far
- * arguments), the sums of products of dr_fe_dot_rec, dr_select, and the
- * comparisons below.  Nodes whose value the library never saw - given
- * partials (dr_record1/2/n), statements, array operations, external
- * functions, checkpointed loops, the inline recorder (refused at order 2
- * anyway) - and tapes that forked make dr_replay answer DR_ENOTSUP, never
- * a wrong value.
+ * arguments), the sums of products of dr_fe_dot_rec, n-ary sums
+ * (dr_sumn), dr_select, the comparisons below, every array operation (see
+ * "arrays"), external functions with a primal (see "external functions")
+ * and checkpointed loops (see "checkpointed loops").  Nodes whose value
+ * the library never saw - given partials (dr_record1/2/n), statements, an
+ * external function without a primal, the inline recorder (refused at
+ * order 2 anyway) - and tapes that forked make dr_replay answer
+ * DR_ENOTSUP, never a wrong value.
+ *
+ * Arrays.  Each array operation's values are recomputed from its operands'
+ * values by the code that recorded them (one kernel per primitive, BLAS
+ * included, so a replay and a fresh recording agree bit for bit where the
+ * same BLAS runs with the same threads), together with what its rules keep
+ * of them (where a maximum was, a logsumexp); a scalar operand (dr_arr_scale,
+ * dr_arr_from_reals) is read at its new value, and a scalar-valued result
+ * (dr_arr_dot, dr_arr_sum, dr_arr_index ...) gives its new value to the
+ * nodes after it.  Array inputs take new values with dr_replay_arrays;
+ * those it is not given keep their values.  An input made by
+ * dr_arr_input_ref (borrowed memory) is read where it lies: to replay it at
+ * other values, either write them into its memory before the replay (the
+ * library never keeps a copy; between replays the memory must stay
+ * unchanged, as the sweeps read it) or give other memory in
+ * dr_replay_arrays, which the node borrows from then on (the old memory is
+ * the caller's again once the call has returned DR_OK).  Constant arrays
+ * (dr_arr_const, dr_arr_const_ref) and what is computed from constants
+ * alone keep their values.  After a replay the array adjoints and tangents
+ * of earlier sweeps are gone too; tangent seeds of array inputs stay.
  *
  * Branches.  A program that branches on a value records a different tape
  * for other values.  The comparisons dr_lt ... dr_ne return their outcome
@@ -676,13 +744,22 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  * DR_ERETAPE and leaves the tape exactly as it was: record again.  Use them
  * (not a comparison of .val) wherever the program's path depends on a
  * value.  dr_select chooses between two values without branching, so the
- * tape stays valid on both sides of the condition.
+ * tape stays valid on both sides of the condition.  "As it was" is what
+ * the library holds: inputs given to the call get their old values back
+ * (a borrowed array input its old memory), but borrowed memory the caller
+ * wrote into before the call is read where it lies by the undoing replay
+ * too; the tape then holds the program evaluated at those contents along
+ * the recorded path, whose guard does not hold there: record again (or
+ * write the old values back and replay) before using its values or
+ * derivatives.
  */
 
 /**
  * Evaluate the recorded program again with the inputs x[0..n-1] (input
  * nodes of the root handle t, any order, each at most once) set to
- * values[0..n-1]; the other inputs keep their values.  DR_OK: every node's
+ * values[0..n-1]; the other inputs keep their values (an input recorded
+ * without its value, by dr_input_range or dr_record0, has the one its
+ * first use was given).  DR_OK: every node's
  * value and partials are those of a fresh recording at the new inputs, and
  * the adjoints and tangents of earlier sweeps are gone.  Nothing changes
  * when it fails: DR_ERETAPE if a guard's outcome differs at the new inputs;
@@ -692,16 +769,22 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  * the caller changed: replay computes each node from its arguments' node
  * values, and would compute otherwise); DR_EINVAL for a NULL tape, NULL
  * arrays with n > 0, an id that is not an input node of t or comes twice,
- * an input recorded without its value (dr_input_range, dr_record0) left
- * out of x, or a child handle; DR_EBUSY with an open recorder; the sticky
- * status if it is set; DR_ENOMEM.
+ * or a child handle; DR_EBUSY with an open recorder; the sticky
+ * status if it is set; DR_ENOMEM; the status of a checkpointed loop's step
+ * that fails at the new inputs.  The primal callbacks of external
+ * functions and the steps of checkpointed loops run during the call (again
+ * at the old inputs when it fails after them), on the calling thread.
  */
 DR_API dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
                            const double *values);
 /**
  * The value of node id into *v: what it was recorded with, or after a
- * dr_replay the new one.  For a tape of order 2 (nodes recorded at order 1
- * have none: DR_ENOTSUP); DR_EINVAL for an id not on the tape or NULL v.
+ * dr_replay the new one; any scalar node of a tape of order 2 (the outputs
+ * of array operations, external functions and loops too).  Nodes recorded
+ * at order 1, nodes of given partials and inputs recorded without their
+ * value (until a replay gives one) have none: DR_ENOTSUP; DR_EINVAL for an
+ * id not on the tape (an array's id: read arrays with dr_arr_values) or
+ * NULL v.
  */
 DR_API dr_status dr_value(const dr_tape *t, dr_idx id, double *v);
 
@@ -855,6 +938,9 @@ DR_API dr_idx dr_arr_const_id(dr_tape *t, int rank, int64_t rows,
  * pointer data, and the caller promises that the rows*cols doubles stay
  * valid and unchanged until dr_tape_clear or dr_tape_free (the library
  * never writes through it).  Saves a copy per recording for large weights.
+ * An input's memory may change right before a dr_replay, which reads it
+ * where it lies, or be replaced by other memory through dr_replay_arrays
+ * (see "replay").
  */
 DR_API dr_arr dr_arr_input_ref(dr_tape *t, int rank, int64_t rows,
                                int64_t cols, const double *data);
@@ -1108,6 +1194,26 @@ DR_API dr_arr dr_arr_reshape(dr_tape *t, dr_arr x, int rank, int64_t rows,
 DR_API dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
                                 int64_t cols);
 
+/* ---- replay ---- */
+
+/**
+ * dr_replay with new values for array inputs too (see "replay"): arrs[i]
+ * (i < m, any order, each at most once) is the handle of an array input of
+ * the root handle t as dr_arr_input or dr_arr_input_ref returned it: its
+ * idx names the node, and its rank, rows and cols must be the node's
+ * shape, which says how many values avalues[i] holds (rows * cols, read
+ * during the call; a borrowed input borrows avalues[i] itself from then
+ * on, see "replay").  m == 0 is dr_replay(t, n, x, values).  Statuses as
+ * dr_replay, and nothing changes when it fails; besides: DR_EINVAL for
+ * NULL arrs or avalues with m > 0, an avalues[i] NULL for a non-empty
+ * array, an id that is not an array input of t (a constant, a computed
+ * array, a scalar id, a failed handle, another tape's) or comes twice;
+ * DR_ESHAPE for a handle whose shape is not its node's.
+ */
+DR_API dr_status dr_replay_arrays(dr_tape *t, size_t n, const dr_real *x,
+                                  const double *values, size_t m,
+                                  const dr_arr *arrs,
+                                  const double *const *avalues);
 /* ------------------------------------------------- fork-join parallelism
  * (thesis section 3.10.)  A computation can fork into child jobs that record
  * at the same time from other threads, each on its own segment of the tape,

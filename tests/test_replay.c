@@ -244,17 +244,17 @@ static void test_some_inputs(void **state)
     /* inputs 1, 4, 5, 6 new (in another order), 0, 2, 3 as recorded */
     dr_real some[4] = {x[6], x[1], x[5], x[4]};
     double vals[4] = {-0.9, 1.3, 0.05, -0.4};
-    /* the two inputs recorded without a value must be given, until they
-       have been */
-    size_t len = dr_tape_len(t);
-    CHK_STATUS(dr_replay(t, 2, x, x0), DR_EINVAL);
-    CHK_STATUS(dr_replay(t, 3, some + 1, vals + 1), DR_EINVAL);
-    assert_int_equal(dr_tape_len(t), len);
+    /* the two inputs recorded without a value take theirs from their
+       first use: left out, they keep the recorded ones */
+    CHK_STATUS(dr_replay(t, 3, some + 1, vals + 1), DR_OK);
+    double x1b[NIN] = {0.1, 1.3, 0.3, 0.4, -0.4, 0.05, 0.7};
+    results got, want;
+    read_results(t, x, y, &got);
+    fresh(seed, x1b, &want);
+    check_same(&got, &want);
     double v;
-    CHK_STATUS(dr_value(t, x[6].idx, &v), DR_ENOTSUP);
     CHK_STATUS(dr_replay(t, 4, some, vals), DR_OK);
     double x1[NIN] = {0.1, 1.3, 0.3, 0.4, -0.4, 0.05, -0.9};
-    results got, want;
     read_results(t, x, y, &got);
     fresh(seed, x1, &want);
     check_same(&got, &want);
@@ -270,6 +270,46 @@ static void test_some_inputs(void **state)
     fresh(seed, x1, &want);
     check_same(&got, &want);
     dr_tape_free(t);
+}
+
+/* An input recorded without its value takes it from its first use, so a
+   replay that gives it a value and fails sets it back to the recorded one
+   (not to a placeholder). */
+static void test_unknown_input_set_back(void **state)
+{
+    (void)state;
+    for (int uses = 0; uses < 2; uses++) {
+        chk_context("used first by %s", uses ? "a comparison" : "an operation");
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_idx first;
+        CHK_STATUS(dr_input_range(t, 1, &first), DR_OK);
+        dr_real x = {1.0, first};
+        double v;
+        CHK_STATUS(dr_value(t, x.idx, &v), DR_ENOTSUP);
+        int below = uses ? dr_lt(t, x, dr_const(1.2)) : 0;
+        dr_real y = dr_sin(t, x);
+        if (!uses)
+            below = dr_lt(t, y, dr_const(0.9));
+        assert_int_equal(below, 1);
+        double g, g0;
+        CHK_STATUS(dr_gradient(t, y, 1, &x, &g0), DR_OK);
+        /* a flip at the first replay: back to the recorded value */
+        v = 1.5;
+        CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ERETAPE);
+        CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+        CHK_SAME(v, sin(1.0));
+        CHK_STATUS(dr_value(t, x.idx, &v), DR_OK);
+        CHK_SAME(v, 1.0);
+        CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
+        CHK_SAME(g, g0);
+        /* left out, it keeps the recorded value */
+        CHK_STATUS(dr_replay(t, 0, NULL, NULL), DR_OK);
+        CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+        CHK_SAME(v, sin(1.0));
+        dr_tape_free(t);
+    }
+    chk_context(NULL);
 }
 
 /* ------------------------------------------------------------ guards */
@@ -400,6 +440,30 @@ static void test_discrete_guards(void **state)
     double v = 3.0;
     CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ERETAPE);
     CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_tape_free(t);
+}
+
+/* A replay after a call that drops nodes again (dr_hvp records its tangent
+   and takes it off), which makes replay look at the tape again: the
+   guards' values are those of the last replay, not of the recording. */
+static void test_guard_after_restore(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x = dr_input(t, 0.1);
+    dr_real s = dr_sin(t, x);
+    assert_int_equal(dr_lt(t, s, dr_const(0.5)), 1);
+    dr_real y = dr_mul(t, s, s);
+    double v = 0.2, h, one = 1.0, g;
+    CHK_STATUS(dr_replay(t, 1, &x, &v), DR_OK);
+    CHK_STATUS(dr_hvp(t, y, 1, &x, &one, &h), DR_OK);
+    v = 0.3;
+    CHK_STATUS(dr_replay(t, 1, &x, &v), DR_OK);
+    CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
+    CHK_SAME(g, 2 * sin(0.3) * cos(0.3));
+    v = 1.0; /* sin 1 > 0.5: flips */
+    CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ERETAPE);
     dr_tape_free(t);
 }
 
@@ -593,8 +657,9 @@ static void test_refused(void **state)
     CHK_STATUS(dr_value(t, given, &out), DR_ENOTSUP);
     CHK_STATUS(dr_tape_clear(t), DR_OK);
     x = dr_input(t, 1.0);
-    dr_arr a = dr_arr_from_reals(t, 1, &x);
-    y = dr_arr_sum(t, a);
+    dr_idx args[3] = {x.idx, x.idx, x.idx};
+    double ps[3] = {1.0, 2.0, 3.0};
+    given = dr_recordn(t, 3, args, ps);
     CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ENOTSUP);
     /* nodes recorded at order 1 */
     CHK_STATUS(dr_tape_clear(t), DR_OK);
@@ -669,8 +734,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_random_programs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_some_inputs, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_unknown_input_set_back, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_guard_flips, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_discrete_guards, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_guard_after_restore, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_loop_trip_count, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_select, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_descent, chk_alloc_teardown),

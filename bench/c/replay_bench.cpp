@@ -14,6 +14,15 @@
  *            recording a replayable tape costs is record2 against this
  * Checksum: the sum of the gradient (Jacobian) entries of the last rep, as
  * every executable of the suite prints it.
+ *
+ * Array programs (names of their own, size ignored): nn784, the
+ * 784-300-100-10 network of nn_array_bench.c on a batch of 64 (three
+ * dgemm layers, relu, softmax cross-entropy), and nn-fneural, fneural's
+ * network with array operations; the parameters are borrowed inputs
+ * (dr_arr_input_ref) read where they lie, and the gradient is with respect
+ * to all of them.  replay: dr_replay_arrays with every parameter array
+ * (the same memory) and the gradient; record2 / record1: a fresh recording
+ * and the gradient, as nn-array-bench.
  */
 #include "bench_common.h"
 
@@ -128,9 +137,138 @@ static void p_particles(const dr_real *x, dr_real *y, size_t n)
     y[0] = bench_particles(v.data()).v;
 }
 
+/* ---------------------------------------------------- array programs */
+
+enum { NB = 64, L0 = 784, L1 = 300, L2 = 100, L3 = 10 };
+
+/* nn_array_bench.c's inputs: weights scaled by 1/sqrt(fan-in), inputs in
+   [-1, 1], labels b mod 10 */
+static void nn784_inputs(double *p, double *X, double *Y)
+{
+    double *q = p;
+    const int dims[4] = {L0, L1, L2, L3};
+    for (int l = 0; l < 3; l++) {
+        double sc = 1.0 / sqrt((double)dims[l]);
+        for (int i = 0; i < dims[l]; i++)
+            for (int j = 0; j < dims[l + 1]; j++)
+                *q++ = sc * sin(0.7 * i + 1.3 * j + l);
+        for (int j = 0; j < dims[l + 1]; j++)
+            *q++ = 0.1 * sin(0.41 * j + l);
+    }
+    for (int b = 0; b < NB; b++)
+        for (int i = 0; i < L0; i++)
+            X[b * L0 + i] = sin(0.37 * (b + 1) + 0.013 * i * (b % 7 + 1));
+    memset(Y, 0, sizeof(double) * NB * L3);
+    for (int b = 0; b < NB; b++)
+        Y[b * L3 + b % L3] = 1.0;
+}
+
+/* an array network: its parameters (borrowed) and its loss */
+struct arr_net {
+    int nparam;
+    dr_arr param[6];
+    dr_real loss;
+};
+
+static void record_nn784(const double *p, const double *X, const double *Y,
+                         arr_net *net)
+{
+    const int dims[4] = {L0, L1, L2, L3};
+    dr_arr a = dr_arr_const_ref(T, 2, NB, L0, X);
+    dr_arr y = dr_arr_const_ref(T, 2, NB, L3, Y);
+    net->nparam = 6;
+    for (int l = 0; l < 3; l++) {
+        dr_arr w = dr_arr_input_ref(T, 2, dims[l], dims[l + 1], p);
+        p += dims[l] * dims[l + 1];
+        dr_arr c = dr_arr_input_ref(T, 1, dims[l + 1], 1, p);
+        p += dims[l + 1];
+        net->param[2 * l] = w;
+        net->param[2 * l + 1] = c;
+        a = dr_arr_add_rowvec(T, dr_arr_matmul(T, a, 0, w, 0), c);
+        if (l < 2)
+            a = dr_arr_map(T, DR_FN_RELU, a);
+    }
+    dr_real lse = dr_arr_sum(T, dr_arr_logsumexp_rows(T, a));
+    net->loss = dr_mul(T, dr_sub(T, lse, dr_arr_dot(T, y, a)),
+                       dr_const(1.0 / NB));
+}
+
+static void record_fneural(const double *pv, arr_net *net)
+{
+    const double *w1 = pv, *b1 = w1 + NN_H1 * NN_IN, *w2 = b1 + NN_H1,
+                 *b2 = w2 + NN_H2 * NN_H1, *in = b2 + NN_H2;
+    dr_arr W1 = dr_arr_input_ref(T, 2, NN_H1, NN_IN, w1);
+    dr_arr B1 = dr_arr_input_ref(T, 1, NN_H1, 1, b1);
+    dr_arr W2 = dr_arr_input_ref(T, 2, NN_H2, NN_H1, w2);
+    dr_arr B2 = dr_arr_input_ref(T, 1, NN_H2, 1, b2);
+    dr_arr X = dr_arr_input_ref(T, 1, NN_IN, 1, in);
+    dr_arr h1 = dr_arr_map(T, DR_FN_RELU, dr_arr_add(T, dr_arr_matvec(T, W1, X), B1));
+    dr_arr h2 = dr_arr_map(T, DR_FN_RELU, dr_arr_add(T, dr_arr_matvec(T, W2, h1), B2));
+    net->loss = dr_arr_sum(T, dr_arr_softmax(T, h2));
+    net->nparam = 5;
+    const dr_arr ps[5] = {W1, B1, W2, B2, X};
+    for (int i = 0; i < 5; i++)
+        net->param[i] = ps[i];
+}
+
+static void arr_gradient(const arr_net *net, double *g)
+{
+    check(dr_adjoints_clear(T), "clear");
+    check(dr_seed(T, net->loss.idx, 1.0), "seed");
+    check(dr_reverse(T), "reverse");
+    for (int k = 0; k < net->nparam; k++) {
+        check(dr_arr_adjoint(T, net->param[k].idx, g), "adjoint");
+        g += net->param[k].rows * net->param[k].cols;
+    }
+}
+
+static int run_arrays(const char *name, enum mode md, long reps)
+{
+    bool nn784 = !strcmp(name, "nn784");
+    size_t np = nn784 ? (size_t)(L0 * L1 + L1 + L1 * L2 + L2 + L2 * L3 + L3)
+                      : (size_t)NN_NPARAM;
+    std::vector<double> p(np), X(NB * L0), Y(NB * L3), g(np);
+    if (nn784)
+        nn784_inputs(p.data(), X.data(), Y.data());
+    else
+        bench_neural_inputs(p.data());
+    arr_net net;
+    auto record = [&]() {
+        if (nn784)
+            record_nn784(p.data(), X.data(), Y.data(), &net);
+        else
+            record_fneural(p.data(), &net);
+        check(dr_tape_status(T), "recording");
+    };
+    check(dr_tape_set_order(T, md == RECORD1 ? 1 : 2), "order");
+    if (md == REPLAY)
+        record();
+    const double *vals[6];
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(p.data());
+        if (md == REPLAY) {
+            for (int k = 0; k < net.nparam; k++)
+                vals[k] = net.param[k].val;
+            check(dr_replay_arrays(T, 0, nullptr, nullptr, (size_t)net.nparam,
+                                   net.param, vals),
+                  "replay");
+        } else {
+            dr_tape_clear(T);
+            record();
+        }
+        arr_gradient(&net, g.data());
+        bench_use(g.data());
+    }
+    double s = 0;
+    for (double v : g)
+        s += v;
+    printf("%.10g\n", s);
+    dr_tape_free(T);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    bench_args a = bench_parse(argc, argv);
     const char *ms = getenv("REPLAY_BENCH_MODE");
     enum mode md = !ms || !*ms || !strcmp(ms, "replay") ? REPLAY
                    : !strcmp(ms, "record2")             ? RECORD2
@@ -144,6 +282,9 @@ int main(int argc, char **argv)
     T = dr_tape_new();
     if (!T)
         return 4;
+    if (argc >= 4 && (!strcmp(argv[1], "nn784") || !strcmp(argv[1], "nn-fneural")))
+        return run_arrays(argv[1], md, atol(argv[3]));
+    bench_args a = bench_parse(argc, argv);
     std::vector<double> in, g;
     size_t m = 1;
     program f = nullptr;

@@ -166,6 +166,19 @@ mkUnit prog z n = case prog of
         batch = Constant (fromRows x, fromRows y)
     pure $ \i -> let (gl, _) = $(grad 'nn784) (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch)
                  in sum [msumAll w + vsum b | (w, b) <- gl]
+  -- recorded once, replayed at each unit's perturbed input ($(tapedGrad))
+  "fmult-taped" -> Just $ do
+    let g = $(tapedGrad 'fmult)
+    pure $ \i -> let (gx, gy) = g (3 + fromIntegral i * z, 4) in gx + gy
+  "fdotprod-taped" -> dotprod $(tapedGrad 'fdotprod)
+  "fsummatvec-taped" -> Just $ do
+    let (m, v) = summatvecInput n
+        g = $(tapedGrad 'fsummatvec)
+    forceAll (concat m) >> forceAll v
+    pure $ \i -> case g (m, bump (fromIntegral i * z) v) of
+      (gm, gv) -> let !s = sum (map sum gm) in s + sum gv
+  "fneural-taped" -> neural $(tapedGrad 'fneural)
+  "fparticles-taped" -> particles $(tapedGrad 'fparticles)
   "fparticles" -> particles $(grad 'fparticles)
   "fparticles-fork" -> particles $(grad 'fparticlesFork)
   "fparticles-poly" -> particles $(grad 'fparticlesP)

@@ -140,6 +140,30 @@ static void arr_sforward(dr_ext *e, dr_fsweep *f)
         y->fwd(y, f);
 }
 
+/* replay entry (array.h, "replay"): an active node's kernel, its scalar
+   operand read from the log first */
+static dr_status arr_replay(dr_ext *e, dr_oplog *lg, double *v)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    if (y->prim) {
+        if (y->sx >= 0)
+            y->sv = lg[y->sx].v;
+        double r = y->prim(y, lg);
+        if (y->rank == 0)
+            *v = r;
+    }
+    return DR_OK;
+}
+
+/* a replay succeeded: the tangents of sweeps at the old point go (seeds,
+   directions the caller gave, stay) */
+static void arr_replayed(dr_ext *e)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    y->tcur = NULL;
+    y->tcur_k = 0;
+}
+
 double *dr__arr_tan_out(dr_fsweep *f, dr_arr_node *y)
 {
     size_t n = (size_t)y->n, k = f->k;
@@ -185,7 +209,7 @@ static dr_arr_node *node_at(const dr_tape *t, int64_t rel)
     return (dr_arr_node *)e;
 }
 
-static dr_arr_node *lookup(const dr_tape *t, dr_idx id)
+dr_arr_node *dr__arr_find(const dr_tape *t, dr_idx id)
 {
     if (!t)
         return NULL;
@@ -193,6 +217,11 @@ static dr_arr_node *lookup(const dr_tape *t, dr_idx id)
     if (((uint64_t)id >> 62) != 1 || !dr__rel(t, id & ~DR_ARR_TAG, &rel))
         return NULL;
     return node_at(t, rel);
+}
+
+static dr_arr_node *lookup(const dr_tape *t, dr_idx id)
+{
+    return dr__arr_find(t, id);
 }
 
 dr_arr_node *dr__arr_get(dr_tape *t, dr_idx id)
@@ -227,6 +256,8 @@ dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
     y->hdr.reverse = arr_reverse;
     y->hdr.clear_adj = dr__arr_clear_adj;
     y->hdr.forward = arr_forward;
+    y->hdr.replay = arr_replay;
+    y->hdr.replayed = arr_replayed;
     y->rank = rank;
     y->rows = rows;
     y->cols = cols;
@@ -241,9 +272,10 @@ dr_idx dr__arr_push(dr_tape *t, dr_arr_node *y)
 {
     if (!y)
         return DR_NONE;
-    if (!y->active) {
+    if (!y->active) { /* (constants alone: nothing to run, ever) */
         y->rev = NULL;
         y->fwd = NULL;
+        y->prim = NULL;
     }
     dr_idx id = dr__record_ext(t, &y->hdr);
     y->pub = id == DR_NONE ? DR_NONE : id | DR_ARR_TAG;
@@ -259,16 +291,18 @@ dr_arr_node *dr__arr_snew(dr_tape *t)
     y->hdr.reverse = arr_sreverse;
     y->hdr.clear_adj = NULL;
     y->hdr.forward = arr_sforward;
+    y->hdr.replay = arr_replay;
     y->sx = -1;
     y->pub = DR_NONE;
     return y;
 }
 
-dr_idx dr__arr_spush(dr_tape *t, dr_arr_node *y)
+dr_idx dr__arr_spush(dr_tape *t, dr_arr_node *y, double v)
 {
     if (!y)
         return DR_NONE;
-    y->pub = dr__record_ext(t, &y->hdr);
+    y->active = true; /* (a scalar-valued op records a node only then) */
+    y->pub = dr__record_ext_v(t, &y->hdr, v);
     return y->pub;
 }
 
@@ -387,6 +421,8 @@ static dr_arr_node *create(dr_tape *t, int rank, int64_t rows, int64_t cols,
         y->val = (double *)(uintptr_t)data;
     }
     y->active = active;
+    y->input = active;
+    y->borrowed = !copy;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 

@@ -41,6 +41,17 @@
  * f->tan[id*k + d] (zeroed by the entry first).  Seeds of array inputs
  * (dr_arr_tangent_seed) live in their own buffer, for sweeps of the k they
  * were given with, until dr_arr_tangents_clear.
+ *
+ * Replay (sweep/replay.c, through dr_ext.replay): every op's values are
+ * computed by one primal kernel (prim), which recording calls once the
+ * record is set up and replay calls again, in recording order, for every
+ * active node, after reading the node's scalar operand y->sx from the log
+ * into y->sv; a scalar-valued op's kernel returns its value, which replay
+ * writes into the node's log entry for the scalar nodes after it.  So the
+ * values at replay are those a fresh recording computes, bit for bit, and
+ * the reverse and forward kernels, which read values, work at the new
+ * point.  Inputs are set by dr_replay_arrays (array_replay.c); inactive
+ * nodes depend on constants alone and keep their values.
  */
 #ifndef DR_ARRAY_H
 #define DR_ARRAY_H
@@ -50,6 +61,12 @@
 #include <stdint.h>
 
 typedef struct dr_arr_node dr_arr_node;
+/* primal kernel (array.h, "replay"): y's values, and whatever its rules
+   read that depends on them (max's position), from its operands' values;
+   returns a scalar-valued node's value (array-valued: 0).  log: at replay,
+   the tape's log by relative id, where scalar operands other than y->sx
+   are read; NULL when the node is recorded (they are in y then) */
+typedef double (*dr_arr_prim)(dr_arr_node *y, const dr_oplog *lg);
 /* reverse kernel: y is the node, g its scalar adjoint (scalar-valued ops) */
 typedef void (*dr_arr_rev)(dr_arr_node *y, dr_sweep *s, double g);
 /* forward kernel: y's tangent from its operands' (array.h, "tangents");
@@ -62,16 +79,20 @@ struct dr_arr_node {
     dr_ext hdr;
     dr_idx pub;         /* public id                                        */
     dr_arr_rev rev;     /* NULL for inputs and constants                    */
+    dr_arr_prim prim;   /* NULL for inputs, constants and inactive nodes    */
     int rank;           /* 1 or 2 (0 for scalar-valued nodes)               */
     bool active;        /* depends on an input: has a reverse rule to run   */
     bool adj_live;      /* adj holds this sweep's adjoint                   */
+    bool input;         /* an input (dr_arr_input, _ref): replay sets it    */
+    bool borrowed;      /* val is the caller's memory (the _ref creators)   */
+    bool mark;          /* dr_replay_arrays: given once (while it checks)   */
     int64_t rows, cols; /* rank 1: rows = length, cols = 1                  */
     int64_t n;          /* rows * cols                                      */
     double *val;        /* n values, in the arena                           */
     double *adj;        /* n adjoints or NULL, in the arena                 */
     dr_arr_node *x[DR_ARR_MAXOPS]; /* array operands (NULL if unused)       */
     int64_t sx;         /* relative id of a scalar operand (-1: none)       */
-    double sv;          /* its value                                        */
+    double sv;          /* its value (replay reads it from the log first)   */
     int64_t ip[4];      /* integer parameters (op specific)                 */
     void *aux;          /* op-specific data in the arena                    */
     int64_t naux;
@@ -91,6 +112,8 @@ DR_HIDDEN void dr__arr_clear_adj(dr_ext *e);
 /* the array node named by a public id, or NULL after failing the tape with
    DR_EINVAL (not an array node of this tape) */
 DR_HIDDEN dr_arr_node *dr__arr_get(dr_tape *t, dr_idx id);
+/* the array node named by a public id, or NULL (the tape untouched) */
+DR_HIDDEN dr_arr_node *dr__arr_find(const dr_tape *t, dr_idx id);
 /* the same for a matrix operand: NULL after DR_ESHAPE if it is a vector */
 DR_HIDDEN dr_arr_node *dr__arr_get_mat(dr_tape *t, dr_idx id);
 /* a new array node of the given shape with uninitialised values; not yet on
@@ -99,9 +122,10 @@ DR_HIDDEN dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows,
                                    int64_t cols);
 /* append a node made by dr__arr_new; returns its id or DR_NONE */
 DR_HIDDEN dr_idx dr__arr_push(dr_tape *t, dr_arr_node *y);
-/* a scalar-valued node record (not yet on the tape) */
+/* a scalar-valued node record (not yet on the tape), and its push with
+   its value v (logged at order 2) */
 DR_HIDDEN dr_arr_node *dr__arr_snew(dr_tape *t);
-DR_HIDDEN dr_idx dr__arr_spush(dr_tape *t, dr_arr_node *y);
+DR_HIDDEN dr_idx dr__arr_spush(dr_tape *t, dr_arr_node *y, double v);
 /* the adjoint buffer of x for accumulation: allocated and zeroed on first use
    in a sweep.  NULL if x is inactive or memory ran out (status set). */
 DR_HIDDEN double *dr__arr_adj_acquire(dr_tape *t, dr_arr_node *x);

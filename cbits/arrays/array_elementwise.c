@@ -115,24 +115,13 @@ static void bin_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
-static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
+static double bin_prim(dr_arr_node *y, const dr_oplog *lg)
 {
-    if (!t)
-        return NULL;
-    dr_arr_node *a = dr__arr_get(t, ia), *b = a ? dr__arr_get(t, ib) : NULL;
-    if (!a || !b)
-        return NULL;
-    if (!same_shape(a, b)) {
-        dr__fail(t, DR_ESHAPE);
-        return NULL;
-    }
-    dr_arr_node *y = dr__arr_new(t, a->rank, a->rows, a->cols);
-    if (!y)
-        return NULL;
-    const double *av = a->val, *bv = b->val;
+    (void)lg;
+    const double *av = y->x[0]->val, *bv = y->x[1]->val;
     double *yv = y->val;
     int64_t n = y->n;
-    switch (kind) {
+    switch (y->ip[0]) {
     case BIN_ADD:
         for (int64_t i = 0; i < n; i++)
             yv[i] = av[i] + bv[i];
@@ -150,12 +139,31 @@ static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
             yv[i] = av[i] / bv[i];
         break;
     }
+    return 0.0;
+}
+
+static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
+{
+    if (!t)
+        return NULL;
+    dr_arr_node *a = dr__arr_get(t, ia), *b = a ? dr__arr_get(t, ib) : NULL;
+    if (!a || !b)
+        return NULL;
+    if (!same_shape(a, b)) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, a->rank, a->rows, a->cols);
+    if (!y)
+        return NULL;
     y->x[0] = a;
     y->x[1] = b;
     y->ip[0] = kind;
     y->rev = bin_rev;
     y->fwd = bin_fwd;
+    y->prim = bin_prim;
     y->active = dr__arr_any_active(a, b);
+    bin_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -220,6 +228,16 @@ static void scale_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double scale_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const double *xv = y->x[0]->val;
+    double sv = y->sv;
+    for (int64_t i = 0; i < y->n; i++)
+        y->val[i] = sv * xv[i];
+    return 0.0;
+}
+
 static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
 {
     if (!t)
@@ -235,14 +253,17 @@ static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
     dr_arr_node *y = dr__arr_new(t, x->rank, x->rows, x->cols);
     if (!y)
         return NULL;
-    for (int64_t i = 0; i < y->n; i++)
-        y->val[i] = sv * x->val[i];
     y->x[0] = x;
     y->sx = rs;
     y->sv = sv;
     y->rev = scale_rev;
     y->fwd = scale_fwd;
+    y->prim = scale_prim;
     y->active = x->active || rs >= 0;
+    /* a scalar given a value other than its node's: no replay (record.h) */
+    if (dr__order2(t) && !dr__logged_as(t, rs, sv))
+        y->hdr.replay = NULL;
+    scale_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -347,6 +368,8 @@ static void map_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double map_prim(dr_arr_node *y, const dr_oplog *lg);
+
 static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
 {
     if (!t)
@@ -361,10 +384,23 @@ static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
     dr_arr_node *y = dr__arr_new(t, x->rank, x->rows, x->cols);
     if (!y)
         return NULL;
-    const double *xv = x->val;
+    y->x[0] = x;
+    y->ip[0] = f;
+    y->rev = map_rev;
+    y->fwd = map_fwd;
+    y->prim = map_prim;
+    y->active = x->active;
+    map_prim(y, NULL);
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+static double map_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const double *xv = y->x[0]->val;
     double *yv = y->val;
-    int64_t n = x->n;
-    switch ((dr_arr_fn)f) {
+    int64_t n = y->n;
+    switch ((dr_arr_fn)y->ip[0]) {
     case DR_FN_NEG:
         for (int64_t i = 0; i < n; i++)
             yv[i] = dr_rule_neg(xv[i]);
@@ -383,12 +419,7 @@ static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
         MAP_RULES(P)
 #undef P
     }
-    y->x[0] = x;
-    y->ip[0] = f;
-    y->rev = map_rev;
-    y->fwd = map_fwd;
-    y->active = x->active;
-    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+    return 0.0;
 }
 
 dr_arr dr_arr_map(dr_tape *t, dr_arr_fn f, dr_arr x)
@@ -461,6 +492,28 @@ static void bcast_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double bcast_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const dr_arr_node *m = y->x[0];
+    const double *vv = y->x[1]->val;
+    double *yv = y->val;
+    int64_t r = y->rows, c = y->cols;
+    for (int64_t i = 0; i < r; i++) {
+        const double *mrow = m ? m->val + i * c : NULL;
+        double *yrow = yv + i * c;
+        if (y->ip[0]) {
+            double vi = vv[i];
+            for (int64_t j = 0; j < c; j++)
+                yrow[j] = (mrow ? mrow[j] : 0.0) + vi;
+        } else {
+            for (int64_t j = 0; j < c; j++)
+                yrow[j] = (mrow ? mrow[j] : 0.0) + vv[j];
+        }
+    }
+    return 0.0;
+}
+
 /* has_m: add v to the matrix im; else replicate v count times */
 static dr_arr_node *bcast(dr_tape *t, bool has_m, dr_idx im, dr_idx iv,
                           int64_t count, int along_cols)
@@ -499,27 +552,15 @@ static dr_arr_node *bcast(dr_tape *t, bool has_m, dr_idx im, dr_idx iv,
     dr_arr_node *y = dr__arr_new(t, 2, r, c);
     if (!y)
         return NULL;
-    const double *vv = v->val;
-    double *yv = y->val;
-    for (int64_t i = 0; i < r; i++) {
-        const double *mrow = m ? m->val + i * c : NULL;
-        double *yrow = yv + i * c;
-        if (along_cols) {
-            double vi = vv[i];
-            for (int64_t j = 0; j < c; j++)
-                yrow[j] = (mrow ? mrow[j] : 0.0) + vi;
-        } else {
-            for (int64_t j = 0; j < c; j++)
-                yrow[j] = (mrow ? mrow[j] : 0.0) + vv[j];
-        }
-    }
     y->x[0] = m;
     y->x[1] = v;
     y->ip[0] = along_cols;
     y->ip[1] = m != NULL;
     y->rev = bcast_rev;
     y->fwd = bcast_fwd;
+    y->prim = bcast_prim;
     y->active = dr__arr_any_active(m, v);
+    bcast_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 

@@ -30,6 +30,12 @@ static void index_fwd(dr_arr_node *y, dr_fsweep *f)
         ty[d] = Tx[d * (size_t)y->x[0]->n + (size_t)y->ip[0]];
 }
 
+static double index_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    return y->x[0]->val[y->ip[0]];
+}
+
 static dr_real index_flat(dr_tape *t, dr_arr_node *x, int64_t i)
 {
     dr_real r = {x->val[i], DR_NONE};
@@ -42,7 +48,8 @@ static dr_real index_flat(dr_tape *t, dr_arr_node *x, int64_t i)
     y->ip[0] = i;
     y->rev = index_rev;
     y->fwd = index_fwd;
-    r.idx = dr__arr_spush(t, y);
+    y->prim = index_prim;
+    r.idx = dr__arr_spush(t, y, r.val);
     return r;
 }
 
@@ -127,6 +134,18 @@ static void build_fwd(dr_arr_node *y, dr_fsweep *f)
             T[i] = dr__arr_stan(f, rel[i], d);
 }
 
+/* at replay, the active elements' new values (a constant keeps its own);
+   recording wrote them all from the scalars given */
+static double build_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    const int64_t *rel = y->aux;
+    if (lg)
+        for (int64_t i = 0; i < y->n; i++)
+            if (rel[i] >= 0)
+                y->val[i] = lg[rel[i]].v;
+    return 0.0;
+}
+
 static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
                           const dr_idx *ids, const dr_real *xs)
 {
@@ -162,11 +181,16 @@ static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
         y->val[i] = xs ? xs[i].val : vals[i];
         if (rel)
             dr__rel_arg(t, xs ? xs[i].idx : ids[i], &rel[i]);
+        /* a scalar given a value other than its node's: no replay
+           (record.h) */
+        if (rel && dr__order2(t) && !dr__logged_as(t, rel[i], y->val[i]))
+            y->hdr.replay = NULL;
     }
     y->aux = rel;
     y->naux = (int64_t)n;
     y->rev = build_rev;
     y->fwd = build_fwd;
+    y->prim = build_prim;
     y->active = active;
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
@@ -222,6 +246,18 @@ static void block_fwd(dr_arr_node *y, dr_fsweep *f)
                    (size_t)nc * sizeof(double));
 }
 
+static double block_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const dr_arr_node *x = y->x[0];
+    int64_t r0 = y->ip[0], c0 = y->ip[1], nc = y->cols;
+    for (int64_t i = 0; i < y->rows; i++)
+        if (nc)
+            memcpy(y->val + i * nc, x->val + (r0 + i) * x->cols + c0,
+                   (size_t)nc * sizeof(double));
+    return 0.0;
+}
+
 static dr_arr_node *block(dr_tape *t, dr_idx ix, bool two_d, int64_t r0,
                           int64_t nr, int64_t c0, int64_t nc)
 {
@@ -246,16 +282,14 @@ static dr_arr_node *block(dr_tape *t, dr_idx ix, bool two_d, int64_t r0,
     dr_arr_node *y = dr__arr_new(t, x->rank, nr, nc);
     if (!y)
         return NULL;
-    for (int64_t i = 0; i < nr; i++)
-        if (nc)
-            memcpy(y->val + i * nc, x->val + (r0 + i) * x->cols + c0,
-                   (size_t)nc * sizeof(double));
     y->x[0] = x;
     y->ip[0] = r0;
     y->ip[1] = c0;
     y->rev = block_rev;
     y->fwd = block_fwd;
+    y->prim = block_prim;
     y->active = x->active;
+    block_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -344,6 +378,28 @@ static void concat_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double concat_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    dr_arr_node **xs = y->aux;
+    int64_t off = 0, cols = y->cols;
+    for (int64_t k = 0; k < y->naux; k++) {
+        const dr_arr_node *x = xs[k];
+        if (y->ip[0] == 0) {
+            if (x->n)
+                memcpy(y->val + off, x->val, (size_t)x->n * sizeof(double));
+            off += x->n;
+        } else {
+            for (int64_t i = 0; i < x->rows; i++)
+                if (x->cols)
+                    memcpy(y->val + i * cols + off, x->val + i * x->cols,
+                           (size_t)x->cols * sizeof(double));
+            off += x->cols;
+        }
+    }
+    return 0.0;
+}
+
 static dr_arr_node *concat(dr_tape *t, int axis, size_t n, const dr_idx *ids,
                            const dr_arr *hs)
 {
@@ -386,27 +442,14 @@ static dr_arr_node *concat(dr_tape *t, int axis, size_t n, const dr_idx *ids,
     dr_arr_node *y = dr__arr_new(t, xs[0]->rank, rows, cols);
     if (!y)
         return NULL;
-    int64_t off = 0;
-    for (size_t k = 0; k < n; k++) {
-        dr_arr_node *x = xs[k];
-        if (axis == 0) {
-            if (x->n)
-                memcpy(y->val + off, x->val, (size_t)x->n * sizeof(double));
-            off += x->n;
-        } else {
-            for (int64_t i = 0; i < x->rows; i++)
-                if (x->cols)
-                    memcpy(y->val + i * cols + off, x->val + i * x->cols,
-                           (size_t)x->cols * sizeof(double));
-            off += x->cols;
-        }
-    }
     y->aux = xs;
     y->naux = (int64_t)n;
     y->ip[0] = axis;
     y->rev = concat_rev;
     y->fwd = concat_fwd;
+    y->prim = concat_prim;
     y->active = active;
+    concat_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -469,6 +512,27 @@ static void gs_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double gs_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const dr_arr_node *x = y->x[0];
+    const int64_t *cp = y->aux;
+    int64_t C = x->cols, nidx = y->naux;
+    if (y->ip[0]) {
+        if (y->n)
+            memset(y->val, 0, (size_t)y->n * sizeof(double));
+        for (int64_t k = 0; k < nidx; k++)
+            for (int64_t j = 0; j < C; j++)
+                y->val[cp[k] * C + j] += x->val[k * C + j];
+    } else {
+        for (int64_t k = 0; k < nidx; k++)
+            if (C)
+                memcpy(y->val + k * C, x->val + cp[k] * C,
+                       (size_t)C * sizeof(double));
+    }
+    return 0.0;
+}
+
 static dr_arr_node *gather_scatter(dr_tape *t, dr_idx ix, bool scatter,
                                    int64_t count, const int64_t *idx)
 {
@@ -499,29 +563,18 @@ static dr_arr_node *gather_scatter(dr_tape *t, dr_idx ix, bool scatter,
         return NULL;
     if (nidx)
         memcpy(cp, idx, (size_t)nidx * sizeof *cp);
-    int64_t C = x->cols;
-    dr_arr_node *y = dr__arr_new(t, x->rank, count, C);
+    dr_arr_node *y = dr__arr_new(t, x->rank, count, x->cols);
     if (!y)
         return NULL;
-    if (scatter) {
-        if (y->n)
-            memset(y->val, 0, (size_t)y->n * sizeof(double));
-        for (int64_t k = 0; k < nidx; k++)
-            for (int64_t j = 0; j < C; j++)
-                y->val[cp[k] * C + j] += x->val[k * C + j];
-    } else {
-        for (int64_t k = 0; k < nidx; k++)
-            if (C)
-                memcpy(y->val + k * C, x->val + cp[k] * C,
-                       (size_t)C * sizeof(double));
-    }
     y->x[0] = x;
     y->aux = cp;
     y->naux = nidx;
     y->ip[0] = scatter;
     y->rev = gs_rev;
     y->fwd = gs_fwd;
+    y->prim = gs_prim;
     y->active = x->active;
+    gs_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -568,6 +621,15 @@ static void reshape_fwd(dr_arr_node *y, dr_fsweep *f)
     y->tcur = dr__arr_tan(y->x[0]);
 }
 
+/* the operand's values themselves (a borrowed input's memory may have
+   changed places at a replay) */
+static double reshape_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    y->val = y->x[0]->val;
+    return 0.0;
+}
+
 static dr_arr_node *reshape(dr_tape *t, dr_idx ix, int rank, int64_t rows,
                             int64_t cols)
 {
@@ -594,11 +656,12 @@ static dr_arr_node *reshape(dr_tape *t, dr_idx ix, int rank, int64_t rows,
     y->rows = rows;
     y->cols = cols;
     y->n = x->n;
-    y->val = x->val;
     y->x[0] = x;
     y->rev = reshape_rev;
     y->fwd = reshape_fwd;
+    y->prim = reshape_prim;
     y->active = x->active;
+    reshape_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 

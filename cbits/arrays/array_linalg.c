@@ -54,6 +54,17 @@ static void dot_fwd(dr_arr_node *y, dr_fsweep *f)
                     1.0, ty, 1);
 }
 
+static double dot_value(const dr_arr_node *a, const dr_arr_node *b)
+{
+    return a->n ? cblas_ddot((int)a->n, a->val, 1, b->val, 1) : 0.0;
+}
+
+static double dot_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    return dot_value(y->x[0], y->x[1]);
+}
+
 static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
 {
     dr_real r = {NAN, DR_NONE};
@@ -66,7 +77,7 @@ static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
         dr__fail(t, DR_ESHAPE);
         return r;
     }
-    r.val = a->n ? cblas_ddot((int)a->n, a->val, 1, b->val, 1) : 0.0;
+    r.val = dot_value(a, b);
     if (!dr__arr_any_active(a, b))
         return r;
     dr_arr_node *y = dr__arr_snew(t);
@@ -76,7 +87,8 @@ static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
     y->x[1] = b;
     y->rev = dot_rev;
     y->fwd = dot_fwd;
-    r.idx = dr__arr_spush(t, y);
+    y->prim = dot_prim;
+    r.idx = dr__arr_spush(t, y, r.val);
     return r;
 }
 
@@ -152,6 +164,19 @@ static void mv_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double mv_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const dr_arr_node *m = y->x[0], *v = y->x[1];
+    int r = (int)m->rows, c = (int)m->cols;
+    if (r > 0 && c > 0)
+        cblas_dgemv(CblasRowMajor, y->ip[0] ? CblasTrans : CblasNoTrans, r, c,
+                    1.0, m->val, c, v->val, 1, 0.0, y->val, 1);
+    else if (y->n)
+        memset(y->val, 0, (size_t)y->n * sizeof(double));
+    return 0.0;
+}
+
 static dr_arr_node *mv(dr_tape *t, dr_idx im, dr_idx iv, bool vecmat)
 {
     if (!t)
@@ -168,18 +193,14 @@ static dr_arr_node *mv(dr_tape *t, dr_idx im, dr_idx iv, bool vecmat)
     dr_arr_node *y = dr__arr_new(t, 1, outer, 1);
     if (!y)
         return NULL;
-    int r = (int)m->rows, c = (int)m->cols;
-    if (r > 0 && c > 0)
-        cblas_dgemv(CblasRowMajor, vecmat ? CblasTrans : CblasNoTrans, r, c,
-                    1.0, m->val, c, v->val, 1, 0.0, y->val, 1);
-    else if (y->n)
-        memset(y->val, 0, (size_t)y->n * sizeof(double));
     y->x[0] = m;
     y->x[1] = v;
     y->ip[0] = vecmat;
     y->rev = mv_rev;
     y->fwd = mv_fwd;
+    y->prim = mv_prim;
     y->active = dr__arr_any_active(m, v);
+    mv_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -273,6 +294,21 @@ static void mm_fwd(dr_arr_node *y, dr_fsweep *f)
                         Tb + d * nb, ldb, Ta ? 1.0 : 0.0, T + d * nc, n);
 }
 
+static double mm_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const dr_arr_node *a = y->x[0], *b = y->x[1];
+    int64_t m = y->ip[2], n = y->ip[3], k = y->naux;
+    if (m > 0 && n > 0 && k > 0)
+        cblas_dgemm(CblasRowMajor, y->ip[0] ? CblasTrans : CblasNoTrans,
+                    y->ip[1] ? CblasTrans : CblasNoTrans, (int)m, (int)n,
+                    (int)k, 1.0, a->val, (int)a->cols, b->val, (int)b->cols,
+                    0.0, y->val, (int)n);
+    else if (y->n)
+        memset(y->val, 0, (size_t)y->n * sizeof(double));
+    return 0.0;
+}
+
 static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
 {
     if (!t)
@@ -293,13 +329,6 @@ static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
     dr_arr_node *y = dr__arr_new(t, 2, m, n);
     if (!y)
         return NULL;
-    if (m > 0 && n > 0 && k > 0)
-        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                    tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k,
-                    1.0, a->val, (int)a->cols, b->val, (int)b->cols, 0.0,
-                    y->val, (int)n);
-    else if (y->n)
-        memset(y->val, 0, (size_t)y->n * sizeof(double));
     y->x[0] = a;
     y->x[1] = b;
     y->ip[0] = ta != 0;
@@ -309,7 +338,9 @@ static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
     y->naux = k;
     y->rev = mm_rev;
     y->fwd = mm_fwd;
+    y->prim = mm_prim;
     y->active = dr__arr_any_active(a, b);
+    mm_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -367,6 +398,17 @@ static void outer_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double outer_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const double *u = y->x[0]->val, *v = y->x[1]->val;
+    int64_t m = y->rows, n = y->cols;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++)
+            y->val[i * n + j] = u[i] * v[j];
+    return 0.0;
+}
+
 static dr_arr_node *outer(dr_tape *t, dr_idx iu, dr_idx iv)
 {
     if (!t)
@@ -381,15 +423,13 @@ static dr_arr_node *outer(dr_tape *t, dr_idx iu, dr_idx iv)
     dr_arr_node *y = dr__arr_new(t, 2, u->rows, v->rows);
     if (!y)
         return NULL;
-    int64_t m = u->rows, n = v->rows;
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++)
-            y->val[i * n + j] = u->val[i] * v->val[j];
     y->x[0] = u;
     y->x[1] = v;
     y->rev = outer_rev;
     y->fwd = outer_fwd;
+    y->prim = outer_prim;
     y->active = dr__arr_any_active(u, v);
+    outer_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -450,6 +490,14 @@ static void transpose_fwd(dr_arr_node *y, dr_fsweep *f)
                        x->cols, false);
 }
 
+static double transpose_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const dr_arr_node *x = y->x[0];
+    transpose_into(y->val, x->val, x->rows, x->cols, false);
+    return 0.0;
+}
+
 static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
 {
     if (!t)
@@ -460,11 +508,12 @@ static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
     dr_arr_node *y = dr__arr_new(t, 2, x->cols, x->rows);
     if (!y)
         return NULL;
-    transpose_into(y->val, x->val, x->rows, x->cols, false);
     y->x[0] = x;
     y->rev = transpose_rev;
     y->fwd = transpose_fwd;
+    y->prim = transpose_prim;
     y->active = x->active;
+    transpose_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 

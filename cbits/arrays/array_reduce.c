@@ -7,10 +7,10 @@
 
 #include <math.h>
 
-/* Records a scalar-valued node over x, if x is active. */
+/* Records a scalar-valued node over x of value val, if x is active. */
 static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
-                           dr_arr_rev rev, dr_arr_fwd fwd, int64_t k,
-                           double aux)
+                           dr_arr_rev rev, dr_arr_fwd fwd, dr_arr_prim prim,
+                           int64_t k, double aux)
 {
     dr_real r = {val, DR_NONE};
     if (!x->active)
@@ -21,9 +21,10 @@ static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
     y->x[0] = x;
     y->rev = rev;
     y->fwd = fwd;
+    y->prim = prim;
     y->ip[0] = k;
     y->sv = aux;
-    r.idx = dr__arr_spush(t, y);
+    r.idx = dr__arr_spush(t, y, val);
     return r;
 }
 
@@ -65,6 +66,20 @@ static void sum_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double sum_value(const dr_arr_node *x)
+{
+    double acc = 0.0;
+    for (int64_t i = 0; i < x->n; i++)
+        acc += x->val[i];
+    return acc;
+}
+
+static double sum_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    return sum_value(y->x[0]);
+}
+
 static dr_real sum(dr_tape *t, dr_idx ix)
 {
     if (!t)
@@ -72,10 +87,8 @@ static dr_real sum(dr_tape *t, dr_idx ix)
     dr_arr_node *x = dr__arr_get(t, ix);
     if (!x)
         return nan_real();
-    double acc = 0.0;
-    for (int64_t i = 0; i < x->n; i++)
-        acc += x->val[i];
-    return scalar_node(t, x, acc, sum_rev, sum_fwd, 0, 0.0);
+    return scalar_node(t, x, sum_value(x), sum_rev, sum_fwd, sum_prim, 0,
+                       0.0);
 }
 
 dr_real dr_arr_sum(dr_tape *t, dr_arr x)
@@ -127,6 +140,20 @@ static void sumax_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+static double sumax_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const dr_arr_node *x = y->x[0];
+    int64_t r = x->rows, c = x->cols;
+    bool cols = y->ip[0] != 0;
+    if (y->n)
+        memset(y->val, 0, (size_t)y->n * sizeof(double));
+    for (int64_t i = 0; i < r; i++)
+        for (int64_t j = 0; j < c; j++)
+            y->val[cols ? j : i] += x->val[i * c + j];
+    return 0.0;
+}
+
 static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
 {
     if (!t)
@@ -138,16 +165,13 @@ static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
     dr_arr_node *y = dr__arr_new(t, 1, cols ? c : r, 1);
     if (!y)
         return NULL;
-    if (y->n)
-        memset(y->val, 0, (size_t)y->n * sizeof(double));
-    for (int64_t i = 0; i < r; i++)
-        for (int64_t j = 0; j < c; j++)
-            y->val[cols ? j : i] += x->val[i * c + j];
     y->x[0] = x;
     y->ip[0] = cols;
     y->rev = sumax_rev;
     y->fwd = sumax_fwd;
+    y->prim = sumax_prim;
     y->active = x->active;
+    sumax_prim(y, NULL);
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
@@ -192,6 +216,27 @@ static void max_fwd(dr_arr_node *y, dr_fsweep *f)
         ty[d] = Tx[d * (size_t)x->n + (size_t)y->ip[0]];
 }
 
+/* the position of the first maximal element (x not empty), NaNs skipped
+   unless all are */
+static int64_t argmax(const dr_arr_node *x)
+{
+    int64_t k = 0;
+    while (k < x->n - 1 && isnan(x->val[k]))
+        k++;
+    for (int64_t i = k + 1; i < x->n; i++)
+        if (x->val[i] > x->val[k])
+            k = i;
+    return k;
+}
+
+/* the maximum, and where the rules find it */
+static double max_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    y->ip[0] = argmax(y->x[0]);
+    return y->x[0]->val[y->ip[0]];
+}
+
 static dr_real amax(dr_tape *t, dr_idx ix)
 {
     if (!t)
@@ -203,13 +248,8 @@ static dr_real amax(dr_tape *t, dr_idx ix)
         dr__fail(t, DR_ESHAPE);
         return nan_real();
     }
-    int64_t k = 0;
-    while (k < x->n - 1 && isnan(x->val[k]))
-        k++;
-    for (int64_t i = k + 1; i < x->n; i++)
-        if (x->val[i] > x->val[k])
-            k = i;
-    return scalar_node(t, x, x->val[k], max_rev, max_fwd, k, 0.0);
+    int64_t k = argmax(x);
+    return scalar_node(t, x, x->val[k], max_rev, max_fwd, max_prim, k, 0.0);
 }
 
 dr_real dr_arr_max(dr_tape *t, dr_arr x)
@@ -386,6 +426,8 @@ static void sm_fwd(dr_arr_node *y, dr_fsweep *f)
         }
 }
 
+static double sm_prim(dr_arr_node *y, const dr_oplog *lg);
+
 static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
 {
     if (!t)
@@ -404,6 +446,23 @@ static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
                                                        x->cols);
     if (!y)
         return NULL;
+    y->x[0] = x;
+    y->ip[0] = kind;
+    y->rev = sm_rev;
+    y->fwd = sm_fwd;
+    y->prim = sm_prim;
+    y->active = x->active;
+    sm_prim(y, NULL);
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+
+static double sm_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const dr_arr_node *x = y->x[0];
+    int kind = (int)y->ip[0];
+    int64_t R, L;
+    rows_of(x, &R, &L);
     for (int64_t i = 0; i < R; i++) {
         const double *xi = x->val + i * L;
         if (kind == SM_LSE_ROWS) {
@@ -434,12 +493,7 @@ static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
                 yi[j] = (xi[j] - m) - l;
         }
     }
-    y->x[0] = x;
-    y->ip[0] = kind;
-    y->rev = sm_rev;
-    y->fwd = sm_fwd;
-    y->active = x->active;
-    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+    return 0.0;
 }
 
 dr_arr dr_arr_softmax(dr_tape *t, dr_arr x)
@@ -503,6 +557,14 @@ static void lse_fwd(dr_arr_node *y, dr_fsweep *f)
     }
 }
 
+/* the logsumexp, kept for the rules too */
+static double lse_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    y->sv = lse(y->x[0]->val, y->x[0]->n);
+    return y->sv;
+}
+
 static dr_real logsumexp(dr_tape *t, dr_idx ix)
 {
     if (!t)
@@ -515,7 +577,7 @@ static dr_real logsumexp(dr_tape *t, dr_idx ix)
         dr_real r = {l, DR_NONE};
         return r;
     }
-    return scalar_node(t, x, l, lse_rev, lse_fwd, 0, l);
+    return scalar_node(t, x, l, lse_rev, lse_fwd, lse_prim, 0, l);
 }
 
 dr_real dr_arr_logsumexp(dr_tape *t, dr_arr x)

@@ -38,6 +38,7 @@ typedef struct ckpt {
     size_t *pos;            /* step of each level (pos[0] = 0) */
     size_t chain;           /* levels the recording left for the next sweep */
     double *bar, *bar2;     /* adjoints (tangents) of the state: before, after */
+    unsigned char *out_act; /* which outputs were active when recorded */
     dr_status err;          /* the first failure of a rule: sticky */
 } ckpt;
 
@@ -66,7 +67,8 @@ static ckpt *ckpt_new(size_t n, size_t nsteps)
     size_t size = sizeof(ckpt);
     if (!add_size(&size, 3 * n, sizeof(dr_real)) ||
         !add_size(&size, 2 * n, sizeof(double)) ||
-        !add_size(&size, 2 * n, sizeof(double) + 1))
+        !add_size(&size, 2 * n, sizeof(double) + 1) ||
+        !add_size(&size, n, 1))
         return NULL;
     ckpt *c = dr__malloc(size);
     if (!c)
@@ -88,6 +90,7 @@ static ckpt *ckpt_new(size_t n, size_t nsteps)
     unsigned char *act = (unsigned char *)(v + 2 * n);
     c->x0 = (state){v, act};
     c->work = (state){v + n, act + n};
+    c->out_act = act + 2 * n;
     return c;
 }
 
@@ -296,6 +299,26 @@ static void loop_forward(void *ctx, size_t n, const double *x,
         memcpy(ydot, c->bar, n * sizeof(double));
 }
 
+/* replay: the loop run again from the new initial state, every segment
+   once, which refreshes the snapshots the next reverse sweep starts from
+   (as recording fills them); the steps must make the same outputs active
+   as when the loop was recorded (the caller's tape holds constants for
+   the others), else the recorded program has changed: DR_ERETAPE.  The
+   outcome is the loop's status from then on (a failure undoes the replay,
+   which runs the loop again at the old state) */
+static void loop_primal(void *ctx, size_t n, const double *x, size_t m,
+                        double *y)
+{
+    (void)m;
+    ckpt *c = ctx;
+    memcpy(c->x0.v, x, n * sizeof(double));
+    dr_status st = record_forward(c);
+    if (st == DR_OK && memcmp(c->work.act, c->out_act, n) != 0)
+        st = DR_ERETAPE;
+    c->err = st;
+    memcpy(y, c->work.v, n * sizeof(double));
+}
+
 static dr_status loop_status(void *ctx)
 {
     return ((ckpt *)ctx)->err;
@@ -369,7 +392,8 @@ dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
     if (st == DR_OK)
         st = record_forward(c);
     if (st == DR_OK) {
-        dr_external f = {c, loop_reverse, loop_forward, loop_destroy};
+        dr_external f = {c, loop_reverse, loop_forward, loop_destroy,
+                         loop_primal};
         st = dr__record_external_checked(t, &f, loop_status, n, x0, n,
                                          c->work.v, out);
     }
@@ -381,5 +405,6 @@ dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
     for (size_t i = 0; i < n; i++)
         if (!c->work.act[i])
             out[i] = dr_const(c->work.v[i]);
+    memcpy(c->out_act, c->work.act, n);
     return DR_OK;
 }

@@ -94,6 +94,25 @@ static void call_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
     }
 }
 
+/* replay: the inputs' values at the new point (a constant keeps its own)
+   and the outputs the primal gives there, into the record, where the rules
+   read them, and into the outputs' entries, where later nodes do.  A rule
+   that can fail says so through status, as in a sweep. */
+static dr_status call_replay(dr_ext *e, dr_oplog *log, double *v)
+{
+    ext_call *c = CALL_OF(e);
+    double *x = (double *)c->x, *y = (double *)c->y;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->in[i] >= 0)
+            x[i] = log[c->in[i]].v;
+    c->f.primal(c->f.ctx, c->n, x, c->m, y);
+    dr_status st = c->status ? c->status(c->f.ctx) : DR_OK;
+    for (size_t i = 0; i < c->m; i++)
+        log[c->out[i]].v = y[i];
+    *v = 0.0; /* (the call's own entry: no value) */
+    return st;
+}
+
 static void call_forward(dr_ext *e, dr_fsweep *f)
 {
     ext_call *c = CALL_OF(e);
@@ -148,8 +167,6 @@ dr_status dr__external_ready(dr_tape *t, size_t n, const dr_real *x)
         return DR_EINVAL;
     if ((t->state & DR_ST_FORKED) || (t->root->state & DR_ST_PSWEEP))
         return DR_EBUSY;
-    if (t->root->order > 1)
-        return DR_ENOTSUP;
     if (t->status != DR_OK)
         return t->status;
     for (size_t i = 0; i < n; i++) {
@@ -190,6 +207,8 @@ dr_status dr__record_external_checked(dr_tape *t, const dr_external *f,
     c->hdr.clear_adj = call_clear_adj;
     c->hdr.forward = f->forward ? call_forward : NULL;
     c->hdr.reverse_vec = call_reverse_vec;
+    c->hdr.replay = f->primal ? call_replay : NULL;
+    c->hdr.replayed = NULL;
     c->f = *f;
     c->status = status;
     c->own.release = call_release;
@@ -198,11 +217,22 @@ dr_status dr__record_external_checked(dr_tape *t, const dr_external *f,
     for (size_t i = 0; i < n; i++) {
         dr__rel_arg(t, x[i].idx, &in[i]);
         xv[i] = x[i].val;
+        /* an input given a value other than its node's would replay
+           otherwise: then the call does not replay */
+        if (dr__order2(t) && in[i] >= 0 && !dr__logged_as(t, in[i], xv[i]))
+            c->hdr.replay = NULL;
     }
     memcpy(yv, y, m * sizeof(double));
     dr__record_ext(t, &c->hdr);
     for (size_t i = 0; i < m; i++)
         outs[i] = dr__push(t, -1, 0.0, -1, 0.0) - t->base;
+    /* at order 2 the outputs are logged with their values, as results of
+       the call before them (no second-order rule; a replay through the
+       call's primal sets their values) */
+    if (dr__order2(t))
+        for (size_t i = 0; i < m; i++)
+            dr__oplog_last(t, t->base + outs[i], DR_OPC_EXTOUT, 0.0, 0.0,
+                           y[i], DR_NONE, DR_NONE);
     for (size_t i = 0; i < m; i++) {
         out[i].val = y[i];
         out[i].idx = t->base + outs[i];

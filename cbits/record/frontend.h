@@ -130,6 +130,9 @@ DR_API size_t dr_fe_input_len(dr_tape *t, dr_idx first);
  */
 DR_API int dr_fe_guard(dr_tape *t, int op, double a, dr_idx ia, double b,
                        dr_idx ib);
+/* the rounding op (6-9 above) of a with its guard, as dr_floor ... record
+   it; another op records nothing and returns a */
+DR_API double dr_fe_round(dr_tape *t, int op, double a, dr_idx ia);
 
 /*
  * dr_tangent_record for foreign-function interfaces that cannot pass a

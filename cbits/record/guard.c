@@ -71,6 +71,18 @@ int dr_isnan(dr_tape *t, dr_real a) { return compare(t, DR_CMP_ISNAN, a, dr_cons
 int dr_isinf(dr_tape *t, dr_real a) { return compare(t, DR_CMP_ISINF, a, dr_const(0.0)); }
 int dr_signbit(dr_tape *t, dr_real a) { return compare(t, DR_CMP_SIGNBIT, a, dr_const(0.0)); }
 
+double dr_fe_round(dr_tape *t, int op, double a, dr_idx ia)
+{
+    dr_real x = {a, ia};
+    switch (op) {
+    case DR_CMP_FLOOR: return dr_floor(t, x);
+    case DR_CMP_CEIL: return dr_ceil(t, x);
+    case DR_CMP_TRUNC: return dr_trunc(t, x);
+    case DR_CMP_RINT: return dr_rint(t, x);
+    default: return a;
+    }
+}
+
 int dr_fe_guard(dr_tape *t, int op, double a, dr_idx ia, double b, dr_idx ib)
 {
     if (op < DR_CMP_LT || op > DR_CMP_SIGNBIT)

@@ -1,8 +1,10 @@
 /* nary.c - nodes with any number of arguments (user-supplied partials),
-   and far nodes (two arguments further back than DR_NEAR_MAX): their
-   reverse, forward and k-wide reverse rules. */
+   far nodes (two arguments further back than DR_NEAR_MAX), and n-ary sums
+   (dr_sumn, partials 1, which replay): their reverse, forward and k-wide
+   reverse rules. */
 #include "record/record.h"
 
+#include <math.h>
 #include <stdint.h>
 
 typedef struct nary_ext {
@@ -67,6 +69,8 @@ static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
     x->hdr.clear_adj = NULL;
     x->hdr.forward = nary_forward;
     x->hdr.reverse_vec = nary_reverse_vec;
+    x->hdr.replay = NULL; /* given partials: nothing to recompute them by */
+    x->hdr.replayed = NULL;
     x->n = n;
     x->args = (int64_t *)(x + 1);
     x->partials = (double *)(x->args + cap);
@@ -192,4 +196,115 @@ dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb, double db)
     x->partials[0] = da;
     x->partials[1] = db;
     return dr__record_ext(t, &x->hdr);
+}
+
+/* ----------------------------------------------------------- n-ary sums */
+
+/* An n-ary node whose partials are all 1 and whose value is
+   0 + a0 + a1 + ... added left to right (dr_sumn): an n-ary record over
+   all n terms in order (a constant's argument -1, its partial 0, so the
+   rules add nothing for it but into the sink), and the constants' values
+   by place, for replay to add them where they were. */
+typedef struct sumn_ext {
+    nary_ext nx;
+    const double *consts; /* n values, a constant's at its place; NULL
+                             when every term is active                 */
+} sumn_ext;
+
+static dr_status sumn_replay(dr_ext *e, dr_oplog *log, double *v)
+{
+    const sumn_ext *x = (const sumn_ext *)e;
+    const int64_t *a = x->nx.args;
+    double s = 0.0;
+    if (!x->consts)
+        for (size_t i = 0; i < x->nx.n; i++)
+            s += log[a[i]].v;
+    else
+        for (size_t i = 0; i < x->nx.n; i++)
+            s += a[i] >= 0 ? log[a[i]].v : x->consts[i];
+    *v = s;
+    return DR_OK;
+}
+
+/* the sum of n terms, values vals[i] or xs[i].val and ids ids[i] or
+   xs[i].idx (one of the pairs given) */
+static dr_real sumn(dr_tape *t, size_t n, const dr_real *xs,
+                    const double *vals, const dr_idx *ids)
+{
+    dr_real r = {NAN, DR_NONE};
+    if (n && !xs && (!vals || !ids)) {
+        if (t)
+            dr__fail(t, DR_EINVAL);
+        return r;
+    }
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += xs ? xs[i].val : vals[i];
+    r.val = s;
+    if (!t)
+        return r;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t rel;
+        if (!dr__rel_arg(t, xs ? xs[i].idx : ids[i], &rel)) {
+            dr__fail(t, DR_EINVAL);
+            return r;
+        }
+        k += rel >= 0;
+    }
+    if (k == 0)
+        return r;
+    /* the record, its arguments and partials, and the constants' values
+       where there are any */
+    size_t each = k < n ? 24 : 16;
+    if (n > (SIZE_MAX - sizeof(sumn_ext)) / each) {
+        dr__fail(t, DR_ENOMEM);
+        return r;
+    }
+    sumn_ext *x = dr__arena_alloc(t, sizeof *x + n * each);
+    if (!x)
+        return r;
+    x->nx.hdr.reverse = nary_reverse;
+    x->nx.hdr.clear_adj = NULL;
+    x->nx.hdr.forward = nary_forward;
+    x->nx.hdr.reverse_vec = nary_reverse_vec;
+    x->nx.hdr.replay = sumn_replay;
+    x->nx.hdr.replayed = NULL;
+    x->nx.n = n;
+    x->nx.args = (int64_t *)(x + 1);
+    x->nx.partials = (double *)(x->nx.args + n);
+    double *consts = k < n ? x->nx.partials + n : NULL;
+    bool logged = true; /* every term's value its node's (order 2) */
+    for (size_t i = 0; i < n; i++) {
+        int64_t *a = &x->nx.args[i];
+        double v = xs ? xs[i].val : vals[i];
+        dr__rel_arg(t, xs ? xs[i].idx : ids[i], a);
+        x->nx.partials[i] = *a >= 0 ? 1.0 : 0.0;
+        if (consts)
+            consts[i] = v;
+        if (dr__order2(t) && *a >= 0)
+            logged &= dr__logged_as(t, *a, v);
+    }
+    x->consts = consts;
+    r.idx = dr__record_ext_v(t, &x->nx.hdr, s);
+    /* a term given a value other than its node's would replay otherwise:
+       then the node is one of given partials (linear all the same) */
+    if (dr__order2(t) && r.idx != DR_NONE)
+        dr__oplog(t, r.idx, logged ? DR_OPC_SUMN : DR_OPC_NARY, 0.0, 0.0, s,
+                  DR_NONE, DR_NONE);
+    return r;
+}
+
+dr_real dr_sumn(dr_tape *t, size_t n, const dr_real *x)
+{
+    return sumn(t, n, x, NULL, NULL);
+}
+
+dr_idx dr_sumn_id(dr_tape *t, size_t n, const double *vals, const dr_idx *ids,
+                  double *val)
+{
+    dr_real r = sumn(t, n, NULL, vals, ids);
+    if (val)
+        *val = r.val;
+    return r.idx;
 }

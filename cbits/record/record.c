@@ -36,7 +36,7 @@ dr_idx dr__push_grow(dr_tape *t, int64_t ra, double da, int64_t rb,
     return dr__push(t, ra, da, rb, db);
 }
 
-dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
+dr_idx dr__record_ext_v(dr_tape *t, dr_ext *e, double v)
 {
     e->id = t->next;
     if (e->clear_adj) {
@@ -61,7 +61,8 @@ dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
     dr_idx id = t->base + t->next++;
     /* kinds with a second-order rule log themselves over this */
     if (dr__order2(t))
-        dr__oplog(t, id, DR_OPC_NONE, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
+        dr__oplog(t, id, e->replay ? DR_OPC_EXT : DR_OPC_NONE, 0.0, 0.0, v,
+                  DR_NONE, DR_NONE);
     return id;
 }
 

@@ -88,6 +88,20 @@ struct dr_ext {
     /* the k-wide reverse rule, g the node's k adjoints (NULL: the kind has
        none, and the vector drivers sweep one direction at a time) */
     void (*reverse_vec)(dr_ext *e, dr_vsweep *s, const double *g);
+    /* replay (sweep/replay.c): the node's values recomputed from its
+       arguments' values at the new point, and anything its rules read
+       (log: the log by relative id, an argument's value log[r].v).  DR_OK
+       and, for a scalar-valued kind, its value in *v (which replay writes
+       into its entry); a kind whose results are nodes of their own
+       (external calls) writes their entries' v itself.  Any other status
+       fails the replay, which then undoes itself.  NULL: the kind does
+       not replay (dr_replay answers DR_ENOTSUP); a kind that sets it is
+       logged as DR_OPC_EXT (dr__record_ext) */
+    dr_status (*replay)(dr_ext *e, struct dr_oplog *log, double *v);
+    /* after a replay that succeeded, for records on the exts list: drop
+       what sweeps at the old point left beside the adjoints (which
+       clear_adj drops), such as tangents; NULL: nothing */
+    void (*replayed)(dr_ext *e);
     dr_ext *next; /* all ext records of the tape, newest first */
     int64_t id;   /* relative id of the node */
 };
@@ -213,8 +227,15 @@ DR_HIDDEN dr_node *dr__grow(dr_tape *t);
    takes the cursor back from an open recorder first, and refuses a forked
    or joined handle */
 DR_HIDDEN dr_node *dr__grow_n(dr_tape *t, size_t n);
-/* append an extended node for record e (allocated with dr__arena_alloc) */
-DR_HIDDEN dr_idx dr__record_ext(dr_tape *t, dr_ext *e);
+/* append an extended node for record e (allocated with dr__arena_alloc);
+   at order 2 it is logged as DR_OPC_EXT with value v where e->replay is
+   set, else as DR_OPC_NONE (a kind with a second-order rule logs itself
+   over that) */
+DR_HIDDEN dr_idx dr__record_ext_v(dr_tape *t, dr_ext *e, double v);
+static inline dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
+{
+    return dr__record_ext_v(t, e, 0.0);
+}
 /* dr__push when the current chunk is full */
 DR_HIDDEN dr_idx dr__push_grow(dr_tape *t, int64_t ra, double da, int64_t rb,
                                double db);
@@ -339,6 +360,13 @@ enum dr_opc {
     DR_OPC_INPUT,  /* no arguments                                        */
     DR_OPC_LINEAR, /* given partials x, y of arguments ra, rb (constants) */
     DR_OPC_NARY,   /* given partials in the node's n-ary record           */
+    DR_OPC_EXT,    /* an extended node with no second-order rule that
+                      replays through its record's replay hook; v: its
+                      value (scalar-valued kinds)                         */
+    DR_OPC_EXTOUT, /* an output of an external call (the ext node before
+                      it, whose replay sets v); no second-order rule     */
+    DR_OPC_SUMN,   /* 0 + a0 + a1 + ... of an n-ary sum record (dr_sumn):
+                      partials 1, replayed through its hook               */
     DR_OPC_powi,   /* x^n: x the argument's value, y = n                  */
     DR_OPC_select, /* ra where the node |aux| back is > 0, else rb     */
     DR_RULES_UNARY(DR_OPC_ENUM) DR_RULES_UNARY_FUSED(DR_OPC_ENUM)
@@ -372,6 +400,32 @@ static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
 {
     int64_t i = r - t->oplog_lo;
     return r >= 0 && i >= 0 && i < t->oplog_n ? &t->oplog[i] : NULL;
+}
+/* Is v, a value given for the argument of relative id r, the one the log
+   holds for r?  Bit for bit, as replay (which reads arguments' values from
+   the log) needs.  An input recorded without its value (dr_input_range,
+   dr_record0) takes it from the first use that tells it, here or when
+   replay first checks a tape (sweep/replay.c), so that a replay that
+   fails can set it back.  True where the log cannot tell: no entry (a
+   constant, a node of an ancestor job). */
+static inline bool dr__same_logged(dr_oplog *log, int64_t i, double v)
+{
+    dr_oplog *e = &log[i];
+    if (e->op == DR_OPC_INPUT && e->x == 0.0) {
+        e->v = v;
+        e->x = 1.0;
+        return true;
+    }
+    return memcmp(&e->v, &v, sizeof v) == 0;
+}
+/* the same for an extended node's argument at recording: a kind whose
+   arguments fail it is recorded without its replay hook (no replay) */
+static inline bool dr__logged_as(dr_tape *t, int64_t r, double v)
+{
+    int64_t i = r - t->oplog_lo;
+    if (r < 0 || i < 0 || i >= t->oplog_n)
+        return true;
+    return dr__same_logged(t->oplog, i, v);
 }
 /* log n inputs from relative id r on (values NULL: not given) */
 DR_HIDDEN void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n,

@@ -282,6 +282,31 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
             s = plus(t, s, term(t, K(ps[i]), tangent_of(p, args[i])));
         return s;
     }
+    case DR_OPC_SUMN: { /* linear, partials 1: the sum of the terms'
+                           tangents, as one n-ary sum again (chunks of
+                           them, from a buffer on the stack) */
+        const dr_node *nd = node_at(t, r);
+        size_t n;
+        const int64_t *args;
+        const double *ps;
+        if (!nd || nd->a != DR_EXT_TAG ||
+            !dr__nary_parts(dr__node_ext(nd), &n, &args, &ps))
+            return ZERO;
+        dr_real buf[64], s = ZERO;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            dr_real d = args[i] >= 0 ? tangent_of(p, args[i]) : ZERO;
+            if (is_zero(d))
+                continue;
+            if (k == 64) {
+                s = dr_sumn(t, k, buf);
+                k = 0;
+                buf[k++] = s;
+            }
+            buf[k++] = d;
+        }
+        return k == 0 ? ZERO : k == 1 ? buf[0] : dr_sumn(t, k, buf);
+    }
     case DR_OPC_select: /* the side chosen, with partial 1 */
         return tangent_of(p, e->aux > 0 ? e->ra : e->rb);
     default: {
@@ -318,7 +343,8 @@ static dr_status check_pass(const dr_tape *t, int64_t lo, int64_t hi, size_t k,
             seeded[rel[i] - lo] = true;
     for (int64_t r = lo; r <= hi; r++) {
         const dr_oplog *e = dr__oplog_at(t, r);
-        if ((!e || e->op == DR_OPC_NONE) && !seeded[r - lo])
+        if ((!e || e->op == DR_OPC_NONE || e->op == DR_OPC_EXT ||
+             e->op == DR_OPC_EXTOUT) && !seeded[r - lo])
             return DR_ENOTSUP;
     }
     return DR_OK;

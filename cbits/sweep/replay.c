@@ -97,13 +97,20 @@ static void rule(dr_oplog *e, const dr_oplog *log, int64_t r, double *pa,
     e->v = v;
 }
 
-/* one node, r its relative id and p its record (NULL: a leading input,
-   whose record is never written) */
+/* the operations replay_node computes come after every kind it does not
+   (inputs, gaps, extended nodes and what does not replay) */
+_Static_assert(DR_OPC_GAP < DR_OPC_powi && DR_OPC_NONE < DR_OPC_powi &&
+               DR_OPC_INPUT < DR_OPC_powi && DR_OPC_LINEAR < DR_OPC_powi &&
+               DR_OPC_NARY < DR_OPC_powi && DR_OPC_EXT < DR_OPC_powi &&
+               DR_OPC_EXTOUT < DR_OPC_powi && DR_OPC_SUMN < DR_OPC_powi &&
+               DR_OPC_powi < DR_OPC_select,
+               "replay_all: scalar rules from DR_OPC_powi on");
+
+/* one node of a scalar rule (op >= DR_OPC_powi), r its relative id and p
+   its record */
 static void replay_node(dr_oplog *log, int64_t r, dr_node *p)
 {
     dr_oplog *e = &log[r];
-    if (e->op == DR_OPC_INPUT || e->op == DR_OPC_GAP)
-        return;
     e->x = arg_value(log, e->ra, e->x);
     e->y = arg_value(log, e->rb, e->y);
     double pa, pb;
@@ -124,16 +131,39 @@ static void replay_node(dr_oplog *log, int64_t r, dr_node *p)
     }
 }
 
-/* every node in recording order */
-static void replay_all(dr_tape *t, dr_chunk **chunks, size_t nc)
+/* an extended node through its record's hook (array operations, n-ary
+   sums, external calls): its value into its entry */
+static __attribute__((noinline, cold)) dr_status replay_ext(dr_oplog *log,
+                                                             int64_t r,
+                                                             dr_node *p)
+{
+    dr_ext *x = dr__node_ext(p);
+    double v = log[r].v;
+    dr_status st = x->replay(x, log, &v);
+    log[r].v = v;
+    return st;
+}
+
+/* every node in recording order; a hook's failure stops it */
+static dr_status replay_all(dr_tape *t, dr_chunk **chunks, size_t nc)
 {
     dr_oplog *log = t->oplog;
     for (size_t k = 0; k < nc; k++) {
         dr_chunk *c = chunks[k];
         size_t n = used(t, c);
-        for (size_t i = c->lead; i < n; i++)
-            replay_node(log, c->first + (int64_t)i, &c->nodes[i]);
+        for (size_t i = c->lead; i < n; i++) {
+            int64_t r = c->first + (int64_t)i;
+            int32_t op = log[r].op;
+            if (DR_LIKELY(op >= DR_OPC_powi)) { /* a rule of scalar_rules.h */
+                replay_node(log, r, &c->nodes[i]);
+            } else if (op == DR_OPC_EXT || op == DR_OPC_SUMN) {
+                dr_status st = replay_ext(log, r, &c->nodes[i]);
+                if (st != DR_OK)
+                    return st;
+            } /* (inputs and gaps: nothing; external outputs: their call) */
+        }
     }
+    return DR_OK;
 }
 
 /* does every guard come out as recorded at the logged values? */
@@ -149,23 +179,34 @@ static bool guards_hold(const dr_tape *t)
     return true;
 }
 
+/* the guards' arguments take their values at the new point, as the
+   nodes' do (replay_node): what replayable() checks them against when it
+   looks at the tape again (after a restore, or more recorded) */
+static void guards_moved(dr_tape *t)
+{
+    const dr_oplog *log = t->oplog;
+    for (size_t i = 0; i < t->guards_n; i++) {
+        dr_guard *g = &t->guards[i];
+        g->x = arg_value(log, g->ra, g->x);
+        g->y = arg_value(log, g->rb, g->y);
+    }
+}
+
 /* is v the value of the argument of relative id r (a constant: any)?  Bit
    for bit: replay computes each node from its arguments' node values, so
    a front end that handed an operation a value other than its argument
    node's (a constant folded into a sum without a node of its own) made a
-   tape replay would compute otherwise */
-static bool same_value(const dr_oplog *log, int64_t r, double v)
+   tape replay would compute otherwise.  An input recorded without its
+   value takes it from here (record.h, dr__same_logged). */
+static bool same_value(dr_oplog *log, int64_t r, double v)
 {
-    if (r < 0 || (log[r].op == DR_OPC_INPUT && log[r].x == 0.0))
-        return true; /* a constant, or an input whose value was not given */
-    return memcmp(&log[r].v, &v, sizeof v) == 0;
+    return r < 0 || dr__same_logged(log, r, v);
 }
 
-/* can every node of t be replayed, and is every input that must be given
-   (marked with aux = 1 by the caller) given? */
-static dr_status replayable(const dr_tape *t, dr_chunk **chunks, size_t nc)
+/* can every node of t be replayed? */
+static dr_status replayable(dr_tape *t, dr_chunk **chunks, size_t nc)
 {
-    const dr_oplog *log = t->oplog;
+    dr_oplog *log = t->oplog;
     for (size_t k = 0; k < nc; k++) {
         const dr_chunk *c = chunks[k];
         size_t n = used(t, c);
@@ -173,14 +214,16 @@ static dr_status replayable(const dr_tape *t, dr_chunk **chunks, size_t nc)
             const dr_oplog *e = &log[c->first + (int64_t)i];
             switch (e->op) {
             case DR_OPC_INPUT:
-                if (e->x == 0.0 && e->aux == 0)
-                    return DR_EINVAL; /* a value never given */
                 break;
             case DR_OPC_NONE:
             case DR_OPC_LINEAR:
             case DR_OPC_NARY:
             case DR_OPC_GAP: /* (a node, yet no entry: recorded at order 1) */
                 return DR_ENOTSUP;
+            case DR_OPC_EXT:    /* (logged so only with a replay hook) */
+            case DR_OPC_SUMN:
+            case DR_OPC_EXTOUT: /* (its call's entry says) */
+                break;
             default:
                 if (!same_value(log, e->ra, e->x) || !same_value(log, e->rb, e->y))
                     return DR_ENOTSUP;
@@ -221,8 +264,20 @@ static void set_inputs(dr_tape *t, size_t n, const dr_real *x,
 /* the old values of a few inputs are kept on the stack */
 #define OLD_ON_STACK 32
 
-dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
-                    const double *values)
+/* the replay succeeded: what sweeps left at the old point goes */
+static void forget_sweeps(dr_tape *t)
+{
+    t->adj_valid = 0;
+    t->tan_valid = 0;
+    for (dr_ext *e = t->exts; e; e = e->next) {
+        e->clear_adj(e);
+        if (e->replayed)
+            e->replayed(e);
+    }
+}
+
+dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
+                     const double *values, const dr_replay_more *more)
 {
     if (!t || (n && (!x || !values)) || t->root != t)
         return DR_EINVAL;
@@ -264,28 +319,42 @@ dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
     dr_chunk **chunks = t->replay_chunks;
     size_t nc = t->replay_nchunks;
     set_inputs(t, n, x, values, old);
-    replay_all(t, chunks, nc);
-    if (!guards_hold(t)) {
+    if (more)
+        more->set(more->ctx);
+    st = replay_all(t, chunks, nc);
+    if (st == DR_OK && !guards_hold(t))
+        st = DR_ERETAPE;
+    if (st != DR_OK) {
         /* back to the recorded point: the same rules at the old inputs
            give back every bit (and the sweeps' results stay those of that
-           point) */
+           point).  Should a hook fail there too, nothing can be trusted:
+           the tape takes that as its sticky status */
         set_inputs(t, n, x, old, NULL);
-        replay_all(t, chunks, nc);
-        st = DR_ERETAPE;
+        if (more)
+            more->undo(more->ctx);
+        dr_status back = replay_all(t, chunks, nc);
+        if (back != DR_OK)
+            dr__fail(t, back);
     } else {
         /* the inputs given have their values now (those recorded without
            one too), so every input's value is known */
         for (size_t i = 0; i < n; i++)
             t->oplog[x[i].idx - t->base].x = 1.0;
         t->replay_ok = t->next;
+        guards_moved(t);
         /* the adjoints and tangents of earlier sweeps belong to the old
            point */
-        t->adj_valid = 0;
-        t->tan_valid = 0;
+        forget_sweeps(t);
     }
     if (old != stack_old)
         dr__free(old);
     return st;
+}
+
+dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
+                    const double *values)
+{
+    return dr__replay(t, n, x, values, NULL);
 }
 
 dr_status dr_value(const dr_tape *t, dr_idx id, double *v)
@@ -294,6 +363,7 @@ dr_status dr_value(const dr_tape *t, dr_idx id, double *v)
     if (!t || !v || id == DR_NONE || !dr__rel(t, id, &r))
         return DR_EINVAL;
     const dr_oplog *e = dr__oplog_at(t, r);
+    /* (an array-valued node's id is no scalar id: refused above) */
     if (!e || e->op == DR_OPC_NONE || e->op == DR_OPC_GAP ||
         e->op == DR_OPC_LINEAR || e->op == DR_OPC_NARY ||
         (e->op == DR_OPC_INPUT && e->x == 0.0))

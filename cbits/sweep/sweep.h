@@ -112,4 +112,17 @@ DR_HIDDEN dr_status dr__pass_k(dr_tape *t, bool forward, size_t k,
                                dr_pass_io seed, const double *S,
                                dr_pass_io read, double *R);
 
+/* replay.c: dr_replay with values of more inputs (array inputs, set by
+   the arrays layer): once every check has passed and nothing can fail,
+   set(ctx) gives them their new values; undo(ctx), when the replay fails
+   after that, their old ones back */
+typedef struct dr_replay_more {
+    void (*set)(void *ctx);
+    void (*undo)(void *ctx);
+    void *ctx;
+} dr_replay_more;
+DR_HIDDEN dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
+                               const double *values,
+                               const dr_replay_more *more);
+
 #endif /* DR_SWEEP_H */

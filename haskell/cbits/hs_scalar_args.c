@@ -6,6 +6,7 @@
  * of a range of inputs.
  */
 #include "dualrev.h"
+#include "hs_quick.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,5 +67,41 @@ dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
     dr_status st = dr_jacobian(t, m, y, n, x, J);
     if (x != small)
         free(x);
+    return st;
+}
+
+/*
+ * dr_replay of the inputs first .. first+n-1 (every scalar of a taped
+ * function's input, as the splices record them) at values[0..n-1].
+ * A replay runs the steps of the checkpointed loops on the tape, Haskell
+ * code, which an `unsafe` call must not: while any step is alive in the
+ * process this answers DRHS_CALL_SAFE, for the caller to make the safe
+ * call (drhs_replay_range_any, bound `safe`) instead (hs_quick.c).
+ */
+dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
+                                const double *values);
+
+int drhs_replay_range(dr_tape *t, dr_idx first, size_t n,
+                      const double *values)
+{
+    if (drhs_steps_alive() > 0)
+        return DRHS_CALL_SAFE;
+    return (int)drhs_replay_range_any(t, first, n, values);
+}
+
+dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
+                                const double *values)
+{
+    if (n > SIZE_MAX / sizeof(dr_real))
+        return DR_ENOMEM;
+    dr_real *x = malloc(n * sizeof *x + 1);
+    if (!x)
+        return DR_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        x[i].val = values[i];
+        x[i].idx = first + (dr_idx)i;
+    }
+    dr_status st = dr_replay(t, n, x, values);
+    free(x);
     return st;
 }

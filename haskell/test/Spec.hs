@@ -27,6 +27,7 @@ import qualified Rules
 import qualified SecondOrder
 import qualified Statement
 import qualified Sweeps
+import qualified Taped
 import qualified Version
 
 main :: IO ()
@@ -51,6 +52,7 @@ main = hspec $ do
   Arithmetic.spec
   Inlining.spec
   Sweeps.spec
+  Taped.spec
   Nested.spec
   NestedLists.spec
   Overloaded.spec

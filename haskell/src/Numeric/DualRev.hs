@@ -66,6 +66,9 @@ module Numeric.DualRev
   , differentiate
   , jacobian
   , jvp
+    -- * Gradients recorded once, replayed after
+  , tapedGrad
+  , tapedGrad'
     -- * Second derivatives
   , hvp
   , hessian
@@ -98,6 +101,7 @@ import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Custom (primitiveDecs)
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap
+import Numeric.DualRev.Internal.Compile.Taped (tapedGradQ, tapedGradQ')
 
 -- | Keep the declarations and emit their transformed versions.  Every
 -- top-level function needs a type signature.  The examples below use this
@@ -158,6 +162,34 @@ jacobian = jacobianQ
 -- > $(jvp 'f) (3, 2) (1, 1)      ==  (10.0, 9.0)                -- y + x + 2 y
 jvp :: Name -> Q Exp
 jvp = jvpQ
+
+-- | @$(tapedGrad 'f) :: a -> a@: the gradient, as 'grad' gives it, from a
+-- function recorded once and replayed by the engine at later inputs,
+-- without running f's Haskell code again.  Bind it once and call the
+-- binding many times (a gradient-descent loop, an optimiser, a sampler):
+--
+-- > let g = $(tapedGrad 'loss)
+-- > in  iterate (\w -> zipWith (\a d -> a - 0.1 * d) w (g w)) w0 !! 400
+--
+-- Each binding keeps one tape (freed when the binding is).  A call
+-- replays it where its input has the recorded input's discrete structure
+-- (the same list lengths, constructors, and Int, Bool, Char parts: the
+-- input type needs 'Eq') and every comparison f made on a differentiable
+-- value comes out the same (@<@, '==', 'compare', 'max', 'min', 'floor',
+-- 'round', 'isNaN', 'signum', ..., inside library functions such as
+-- 'Data.List.sort' too); otherwise it records f again at that input and
+-- keeps the new tape.  The result is, bit for bit, the gradient 'grad'
+-- computes.  A function the engine cannot replay (custom rules, nested
+-- derivatives, checkpointed loops, arrays) is recorded at every call, as
+-- by 'grad'.  Safe to call from many threads: a call that finds the tape
+-- in use records on a tape of its own.
+tapedGrad :: Name -> Q Exp
+tapedGrad = tapedGradQ
+
+-- | @$(tapedGrad' 'f) :: a -> (Double, a)@: value and gradient, as
+-- 'tapedGrad' computes them.
+tapedGrad' :: Name -> Q Exp
+tapedGrad' = tapedGradQ'
 
 -- | @$(hvp 'f) :: a -> a -> a@ for @f :: a -> Double@: the Hessian of f at x
 -- times the direction v, shaped like the input (discrete parts come back

@@ -11,6 +11,8 @@
 module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, hvpQ, hessianQ
   , specialise, expandSyn
+    -- * For the taped splices ("Numeric.DualRev.Internal.Compile.Taped")
+  , Walks (..), flatTarget, withDecs, arrow, tup, conFields, substTy, tvName
   ) where
 
 import Control.Monad (forM, replicateM, when)

@@ -11,7 +11,7 @@
 module Numeric.DualRev.Internal.Run.AD
   ( AD (..)
   , D (..)
-  , constD, primalD, idD, maxBy, minBy
+  , constD, primalD, idD, maxBy, minBy, isNaND
   , rec1, rec2, recordN
   , DualRevError (..)
   , checkTape
@@ -26,6 +26,7 @@ import Foreign.Ptr (Ptr, plusPtr)
 import Foreign.Storable (pokeByteOff)
 
 import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Run.Guard
 
 -- | The forward pass: reads the tape, performs the recording in 'IO'.
 newtype AD a = AD { unAD :: Ptr CTape -> IO a }
@@ -94,23 +95,31 @@ recordN !v args = case [(i, d) | (D _ i, d) <- args, i /= -1] of
       fill 0 act
       D v <$> c_recordn t (fromIntegral n) ids ps
 
+-- | Comparisons look at values only (in a taped recording each is also a
+-- guard, "Numeric.DualRev.Internal.Run.Guard").
 instance Eq D where
-  D x _ == D y _ = x == y
+  D x i == D y j = guardRaw gEq x i y j (x == y)
+  D x i /= D y j = guardRaw gNe x i y j (x /= y)
   {-# INLINE (==) #-}
+  {-# INLINE (/=) #-}
 
 -- | Comparisons look at values only; 'max' and 'min' return one of their
 -- arguments whole, so the derivative goes to the one chosen.  They choose
 -- as the C engine's dr_max and dr_min do (C's fmax and fmin; a tie chooses
 -- the first argument, a NaN the other one), so that both give a program
--- the same derivative.
+-- the same derivative.  'compare' asks what Double's asks, in its order
+-- (less, then equal), so a taped recording guards just those.
 instance Ord D where
-  compare (D x _) (D y _) = compare x y
-  D x _ < D y _ = x < y
-  D x _ <= D y _ = x <= y
-  D x _ > D y _ = x > y
-  D x _ >= D y _ = x >= y
-  max = maxBy primalD
-  min = minBy primalD
+  compare a b
+    | a < b = LT
+    | a == b = EQ
+    | otherwise = GT
+  D x i < D y j = guardRaw gLt x i y j (x < y)
+  D x i <= D y j = guardRaw gLe x i y j (x <= y)
+  D x i > D y j = guardRaw gGt x i y j (x > y)
+  D x i >= D y j = guardRaw gGe x i y j (x >= y)
+  max a b = if b > a || isNaND a then b else a
+  min a b = if b < a || isNaND a then b else a
   {-# INLINE compare #-}
   {-# INLINE (<) #-}
   {-# INLINE (<=) #-}
@@ -118,6 +127,11 @@ instance Ord D where
   {-# INLINE (>=) #-}
   {-# INLINE max #-}
   {-# INLINE min #-}
+
+-- | Whether a dual number is a NaN (a guard in a taped recording).
+isNaND :: D -> Bool
+isNaND (D x i) = guardRaw gIsNaN x i 0 (-1) (isNaN x)
+{-# INLINE isNaND #-}
 
 -- | 'max' and 'min' of a differentiable scalar with the given value: one
 -- argument whole, chosen as dr_max and dr_min choose (C's fmax and fmin; a

@@ -24,6 +24,8 @@ module Numeric.DualRev.Internal.Run.Flat
     jacobianRun, jvpRun, hvpRun, hessianRun, withOrder2Tape
     -- * Engine calls on flat arrays (also the overloaded mode's)
   , withReals, engine, rowsOf
+    -- * Taped functions ("Numeric.DualRev.Internal.Run.Taped")
+  , record, countScalars, flatten, fromBuffer
     -- * Walks
   , Trav, R, Supply
   , travD, travVec, travMat

@@ -13,9 +13,11 @@ module Numeric.DualRev.Internal.Run.Lifted
   , Lifting (..)
   ) where
 
+import Foreign.C.Types (CInt)
 import Numeric (expm1, log1p)
 
 import Numeric.DualRev.Internal.Run.AD (AD, D)
+import Numeric.DualRev.Internal.Run.Guard
 import Numeric.DualRev.Internal.Run.Ops
 
 -- | How a scalar runs the recording functions.
@@ -28,6 +30,18 @@ class Lifted r where
   constant :: Double -> r
   -- | The value.
   primal :: r -> Double
+  -- | A comparison's outcome (a 'guardRaw' kind), recorded as a guard
+  -- where the scalar's recording keeps them (the splices' taped
+  -- functions); by default nothing is recorded.
+  guardOn :: CInt -> r -> r -> Bool -> Bool
+  guardOn _ _ _ out = out
+  -- | A rounding's result, with the guard that the value rounds to the
+  -- same ('guardRound'); by default nothing is recorded.
+  roundOn :: CInt -> r -> b -> b
+  roundOn _ _ r = r
+  -- | 'signum' of the value, with the guards that fix it ('guardSignum').
+  signumOn :: r -> Double
+  signumOn = signum . primal
 
 -- | The numeric instances of a 'Lifted' scalar, for @deriving via@.
 newtype Lifting r = Lifting r
@@ -39,7 +53,7 @@ instance Lifted r => Num (Lifting r) where
   Lifting a * Lifting b = Lifting (lift2 timesD a b)
   negate (Lifting a) = Lifting (lift1 negateD a)
   abs (Lifting a) = Lifting (lift1 absD a)
-  signum (Lifting a) = Lifting (constant (signum (primal a)))
+  signum (Lifting a) = Lifting (constant (signumOn a))
   {-# INLINE fromInteger #-}
   {-# INLINE (+) #-}
   {-# INLINE (-) #-}
@@ -98,47 +112,65 @@ value :: Lifted r => Lifting r -> Double
 value (Lifting a) = primal a
 {-# INLINE value #-}
 
-instance Lifted r => Eq (Lifting r) where
-  a == b = value a == value b
-  {-# INLINE (==) #-}
+-- | A comparison of two values, as a guard where the scalar keeps them.
+cmp :: Lifted r => CInt -> (Double -> Double -> Bool) -> Lifting r -> Lifting r -> Bool
+cmp op f (Lifting a) (Lifting b) = guardOn op a b (f (primal a) (primal b))
+{-# INLINE cmp #-}
 
--- | Comparisons look at values only.
+-- | The value exactly, as a guard that it stays the same (what a function
+-- that reads its bits, such as 'toRational' or 'decodeFloat', needs).
+exactly :: Lifted r => Lifting r -> Double
+exactly a@(Lifting r) = cmp gEq (==) a (Lifting (constant v)) `seq` v
+  where v = primal r
+
+instance Lifted r => Eq (Lifting r) where
+  (==) = cmp gEq (==)
+  (/=) = cmp gNe (/=)
+  {-# INLINE (==) #-}
+  {-# INLINE (/=) #-}
+
+-- | Comparisons look at values only ('compare' asks what Double's asks,
+-- in its order: less, then equal).
 instance Lifted r => Ord (Lifting r) where
-  compare a b = compare (value a) (value b)
-  a < b = value a < value b
-  a <= b = value a <= value b
-  a > b = value a > value b
-  a >= b = value a >= value b
+  compare a b
+    | a < b = LT
+    | a == b = EQ
+    | otherwise = GT
+  (<) = cmp gLt (<)
+  (<=) = cmp gLe (<=)
+  (>) = cmp gGt (>)
+  (>=) = cmp gGe (>=)
   {-# INLINE (<) #-}
   {-# INLINE (<=) #-}
   {-# INLINE (>) #-}
   {-# INLINE (>=) #-}
 
 instance Lifted r => Real (Lifting r) where
-  toRational = toRational . value
+  toRational = toRational . exactly
 
 -- | Rounding gives discrete results, which have no derivative; the
 -- fractional part keeps the derivative of the argument.
 instance Lifted r => RealFrac (Lifting r) where
   properFraction a =
-    let n = truncate (value a) :: Integer
+    let n = truncate a :: Integer
     in (fromInteger n, a - fromInteger n)
-  truncate = truncate . value
-  round = round . value
-  floor = floor . value
-  ceiling = ceiling . value
+  truncate (Lifting a) = roundOn gTrunc a (truncate (primal a))
+  round (Lifting a) = roundOn gRint a (round (primal a))
+  floor (Lifting a) = roundOn gFloor a (floor (primal a))
+  ceiling (Lifting a) = roundOn gCeil a (ceiling (primal a))
 
 instance Lifted r => RealFloat (Lifting r) where
   floatRadix _ = floatRadix (0 :: Double)
   floatDigits _ = floatDigits (0 :: Double)
   floatRange _ = floatRange (0 :: Double)
-  decodeFloat = decodeFloat . value
+  decodeFloat = decodeFloat . exactly
   encodeFloat m e = Lifting (constant (encodeFloat m e))
-  isNaN = isNaN . value
-  isInfinite = isInfinite . value
-  isDenormalized = isDenormalized . value
-  isNegativeZero = isNegativeZero . value
+  isNaN a@(Lifting r) = guardOn gIsNaN r (constant 0) (isNaN (value a))
+  isInfinite a@(Lifting r) = guardOn gIsInf r (constant 0) (isInfinite (value a))
+  isDenormalized = isDenormalized . exactly
+  isNegativeZero a@(Lifting r) =
+    cmp gEq (==) a (Lifting (constant 0)) && guardOn gSignBit r (constant 0) (isNegativeZero (value a))
   isIEEE _ = True
-  significand a = a * Lifting (constant (2 ^^ negate (exponent (value a))))
+  significand a = a * Lifting (constant (2 ^^ negate (exponent (exactly a))))
   scaleFloat k a = a * Lifting (constant (2 ^^ k))
   atan2 = bin atan2D

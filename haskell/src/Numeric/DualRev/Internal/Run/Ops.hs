@@ -26,6 +26,8 @@ import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Foreign.Storable (pokeElemOff)
 
 import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.Guard (guardSignum)
+import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_order)
 import Numeric.DualRev.Internal.Run.Lists (mapD, zipWithD)
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.ScalarFFI
@@ -127,7 +129,7 @@ instance DNum D where
   negateD a@(D x _) = node1 c_fe_neg_rec (negate x) a
   -- GHC's abs on Double is fabs, sign of NaN included
   absD a@(D x _) = node1 c_fe_abs_rec (abs x) a
-  signumD (D x _) = pure (constD (signum x))
+  signumD (D x i) = pure (constD (guardSignum x i))
   sumD = sumDs
   sumMapD = sumMapFusedD
   sumZipWithD = sumZipWithFusedD
@@ -251,12 +253,16 @@ sumZipWithFusedD f = go (constD 0)
 
 -- | One term of a fused sum.  A constant on either side is folded into the
 -- value without a node (the id of the other side stands for the sum: its
--- partial is 1), as 'sumDs' leaves constants out of its node.
+-- partial is 1), as 'sumDs' leaves constants out of its node; on a tape of
+-- order 2 (second order, replay) it is an addition like any other, so that
+-- each id stands for its node's own value.
 addTerm :: D -> D -> AD D
 addTerm acc@(D s i) z@(D v j)
-  | j == -1 = pure (D (s + v) i)
-  | i == -1 = pure (D (s + v) j)
-  | otherwise = plusD acc z
+  | i /= -1 && j /= -1 = plusD acc z
+  | i == -1 && j == -1 = pure (D (s + v) (-1))
+  | otherwise = AD $ \t -> do
+      o <- c_tape_order t
+      if o == 2 then unAD (plusD acc z) t else pure (D (s + v) (max i j))
 {-# INLINE addTerm #-}
 
 -- | A sum of products as statements: the pairs go to C a batch at a time
@@ -303,6 +309,21 @@ dotDs xs0 ys0 = AD $ \t -> case (xs0, ys0) of
     batch = fromIntegral c_fe_dot_chunk :: Int
 sumDs :: [D] -> AD D
 sumDs xs = AD $ \t -> do
+  o <- c_tape_order t
+  if o == 2 then unAD (sumByAdditions xs) t else sumNode t xs
+
+-- | On a tape of order 2, a sum is its additions from 0, each a node, in
+-- the order 'sumNode' adds its value up (so the value is the same): an
+-- n-ary node of given partials has no value the engine could replay.
+sumByAdditions :: [D] -> AD D
+sumByAdditions = go (constD 0)
+  where
+    go !acc [] = pure acc
+    go !acc (x : rest) = plusD acc x >>= \acc' -> go acc' rest
+
+-- | The sum as one n-ary node over its active terms.
+sumNode :: Ptr CTape -> [D] -> IO D
+sumNode t xs = do
   let count !n !s [] = (n, s)
       count !n !s (D x i : rest) = count (if i == -1 then n else n + 1) (s + x) rest
       (active, total) = count (0 :: Int) 0 xs

@@ -28,6 +28,7 @@ import Numeric (expm1, log1p)
 
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Run.Current
+import Numeric.DualRev.Internal.Run.Guard
 import Numeric.DualRev.Internal.Run.Lifted
 import Numeric.DualRev.Internal.Run.Ops
 
@@ -36,6 +37,11 @@ instance Lifted D where
   lift2 op a b = onTape (op a b)
   constant x = D x (-1)
   primal = primalD
+  guardOn op (D x i) (D y j) = guardRaw op x i y j
+  roundOn op (D x i) = guardRound op x i
+  signumOn (D x i) = guardSignum x i
+  {-# INLINE guardOn #-}
+  {-# INLINE roundOn #-}
 
 deriving via Lifting D instance Num D
 deriving via Lifting D instance Fractional D

@@ -1,0 +1,132 @@
+{-# LANGUAGE TemplateHaskell #-}
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: part of the Template Haskell front end,
+-- which GHC runs at compile time.
+--
+-- The taped splices ('Numeric.DualRev.tapedGrad'): the flat walks of
+-- "Numeric.DualRev.Internal.Compile.Wrap", and the fill walk of the input
+-- type ("Numeric.DualRev.Internal.Run.Fill"), generated here only: it
+-- compares the parts without a Double inside with '==', so it needs 'Eq'
+-- there, which the other splices do not ask of an input.
+module Numeric.DualRev.Internal.Compile.Taped
+  ( tapedGradQ, tapedGradQ'
+  ) where
+
+import Control.Monad (forM, replicateM)
+import Control.Monad.Trans.Class (lift)
+import Control.Monad.Trans.State.Strict (StateT, get, modify, runStateT)
+import qualified Data.Map as M
+import qualified Data.Set as S
+import Language.Haskell.TH
+
+import Numeric.DualRev.Internal.Compile.Registry (reifyTypeR)
+import Numeric.DualRev.Internal.Compile.Types
+import Numeric.DualRev.Internal.Compile.Wrap
+import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
+import Numeric.DualRev.Internal.Run.Fill
+import Numeric.DualRev.Internal.Run.Taped (tapedGradRun)
+
+type F = StateT (M.Map Type Name, [Dec]) Q
+
+tapedGradQ, tapedGradQ' :: Name -> Q Exp
+tapedGradQ f = do
+  e <- tapedGradQ' f
+  pure (InfixE (Just (VarE 'snd)) (VarE '(.)) (Just e))
+
+tapedGradQ' f = do
+  (a, _, wa, _, d, ds) <- flatTarget "tapedGrad" f True
+  (fill, fds) <- fillWalk a
+  pure (SigE (withDecs (ds ++ fds) (foldl AppE (VarE 'tapedGradRun) [fill, wTrav wa, wInS wa, d]))
+             (arrow a (tup [ConT ''Double, a])))
+
+-- | The fill walk of a type (a @Fill a@) and the local declarations it
+-- uses (one function per data type, so recursive types work).
+fillWalk :: Type -> Q (Exp, [Dec])
+fillWalk ty = do
+  (e, (_, ds)) <- runStateT (walkF ty) (M.empty, [])
+  pure (e, ds)
+
+walkF :: Type -> F Exp
+walkF ty0 = do
+  ty <- lift (expandSyn ty0)
+  nd <- lift (needsDual (TyEnv S.empty M.empty M.empty) ty)
+  if not nd
+    then leaf ty
+    else case spine ty [] of
+      (ConT n, []) | n == ''Double -> pure (VarE 'fillD)
+                   | n == ''Vec -> pure (VarE 'fillVec)
+                   | n == ''Mat -> pure (VarE 'fillMat)
+      (ListT, [a]) -> do
+        a' <- lift (expandSyn a)
+        if a' == ConT ''Double
+          then pure (VarE 'fillDoubles)
+          else AppE (VarE 'fillList) <$> walkF a
+      (TupleT k, as) | length as == k -> do
+        fs <- mapM walkF as
+        lift $ do
+          xs <- replicateM k (newName "x")
+          ys <- replicateM k (newName "y")
+          b <- newName "b"
+          k0 <- newName "k"
+          body <- steps b k0 (zip3 fs xs ys)
+          pure (LamE [TupP (map VarP xs), TupP (map VarP ys), VarP b, VarP k0] body)
+      (ConT n, as) -> dataF ty n as
+      _ -> lift (fail ("dualrev: tapedGrad cannot walk the input type " ++ pprint ty))
+  where
+    spine (AppT f x) acc = spine f (x : acc)
+    spine f acc = (f, acc)
+
+-- | A part without a Double inside: compared with '=='.
+leaf :: Type -> F Exp
+leaf ty = do
+  eq <- lift (isInstance ''Eq [ty])
+  if eq
+    then pure (SigE (VarE 'fillLeaf) (AppT (ConT ''Fill) ty))
+    else lift (fail ("dualrev: tapedGrad needs an Eq instance for " ++ pprint ty
+                     ++ ", a part of the input without a Double inside (it tells a new input's "
+                     ++ "discrete parts from the recorded one's): derive Eq for it, or use grad"))
+
+dataF :: Type -> Name -> [Type] -> F Exp
+dataF ty tn args = do
+  (memo, _) <- get
+  case M.lookup ty memo of
+    Just fn -> pure (VarE fn)
+    Nothing -> do
+      fn <- lift (newName ("_fill_" ++ nameBase tn))
+      modify (\(m, ds) -> (M.insert ty fn m, ds))
+      info <- lift (reifyTypeR tn)
+      (tvs, cons) <- case info of
+        TyConI (DataD _ _ tvs _ cons _) -> pure (tvs, cons)
+        TyConI (NewtypeD _ _ tvs _ con _) -> pure (tvs, [con])
+        _ -> lift (fail ("dualrev: tapedGrad cannot walk the type " ++ pprint ty))
+      let sub = M.fromList (zip (map tvName tvs) args)
+      alts <- forM cons $ \c -> do
+        (cn, fts) <- lift (conFields c)
+        fs <- mapM (walkF . substTy sub) fts
+        lift $ do
+          xs <- replicateM (length fs) (newName "x")
+          ys <- replicateM (length fs) (newName "y")
+          b <- newName "b"
+          k <- newName "k"
+          body <- steps b k (zip3 fs xs ys)
+          pure (Match (TupP [ConP cn (map VarP xs), ConP cn (map VarP ys)])
+                      (NormalB (LamE [VarP b, VarP k] body)) [])
+      x0 <- lift (newName "x0")
+      x <- lift (newName "x")
+      let other = [Match WildP (NormalB (LamE [WildP, WildP] (AppE (VarE 'pure) (LitE (IntegerL (-1)))))) []
+                  | length cons > 1]
+          body = CaseE (TupE [Just (VarE x0), Just (VarE x)]) (alts ++ other)
+      modify (\(m, ds) -> (m, FunD fn [Clause [VarP x0, VarP x] (NormalB body) []] : ds))
+      pure (VarE fn)
+
+-- | The fields one after the other, each from the index the previous one
+-- left: f1 x1 y1 b k >>= \k1 -> f2 x2 y2 b k1 >>= ... >>= pure.
+steps :: Name -> Name -> [(Exp, Name, Name)] -> Q Exp
+steps b = go
+  where
+    go kv [] = pure (AppE (VarE 'pure) (VarE kv))
+    go kv ((f, x, y) : rest) = do
+      kv' <- newName "k"
+      rest' <- go kv' rest
+      pure (InfixE (Just (foldl AppE f [VarE x, VarE y, VarE b, VarE kv])) (VarE '(>>=))
+                   (Just (LamE [VarP kv'] rest')))

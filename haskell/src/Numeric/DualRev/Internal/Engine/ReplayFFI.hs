@@ -1,0 +1,32 @@
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: bindings of the C engine's replay
+-- (include/dualrev.h, \"replay\"), which taped functions use.
+module Numeric.DualRev.Internal.Engine.ReplayFFI
+  ( c_replay_range, c_value, c_fe_guard, c_fe_round
+  ) where
+
+import Data.Int (Int64)
+import Foreign.C.Types (CInt (..), CSize (..))
+import Foreign.Ptr (Ptr)
+
+import Numeric.DualRev.Internal.Engine.FFI (CTape)
+
+-- | dr_replay of the inputs first .. first+n-1 (haskell/cbits/hs_scalar_args.c):
+-- an @unsafe@ call while no checkpointed loop's step (Haskell code, which a
+-- replay runs) is alive in the process, else the @safe@ one.
+c_replay_range :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
+c_replay_range t first n p = do
+  st <- c_replay_range_quick t first n p
+  if st == -1 then c_replay_range_safe t first n p else pure st
+
+foreign import ccall unsafe "drhs_replay_range"
+  c_replay_range_quick :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
+foreign import ccall safe "drhs_replay_range_any"
+  c_replay_range_safe :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
+foreign import ccall unsafe "dr_value" c_value :: Ptr CTape -> Int64 -> Ptr Double -> IO CInt
+-- | dr_fe_guard: op, a's value and id, b's value and id; the outcome.
+foreign import ccall unsafe "dr_fe_guard"
+  c_fe_guard :: Ptr CTape -> CInt -> Double -> Int64 -> Double -> Int64 -> IO CInt
+-- | dr_fe_round: a rounding of a value and id, with its guard.
+foreign import ccall unsafe "dr_fe_round"
+  c_fe_round :: Ptr CTape -> CInt -> Double -> Int64 -> IO Double

@@ -1,0 +1,162 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | Taped gradients ('tapedGrad'): a function recorded once and replayed.
+-- At every point the result must be, bit for bit, what 'grad' gives; the
+-- recordings counted tell a replay from a recording, so each test also
+-- checks that replays happen where the path is the recorded one, and that
+-- a path that changes (a comparison, a discrete result, a loop's trip
+-- count, a list's length, an Int part of the input) is recorded again.
+module Taped (spec) where
+
+import Control.Concurrent (forkIO)
+import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
+import Control.Monad (forM, forM_, replicateM)
+import Data.List (sort)
+import Test.Hspec
+import Test.QuickCheck
+
+import Numeric.DualRev
+import Numeric.DualRev.Internal.Run.Taped (tapedRecordings)
+
+differentiable [d|
+  -- smooth: replays everywhere
+  smooth :: ([Double], Double) -> Double
+  smooth (xs, s) = s * sum (zipWith (*) xs (map sin xs)) + exp (s / 4)
+
+  -- a branch on a comparison
+  branchy :: (Double, Double) -> Double
+  branchy (x, y) = if x < y then x * y * y else sin x + y
+
+  -- comparisons inside library functions and discrete results
+  library :: [Double] -> Double
+  library xs =
+    let ys = sort xs
+        m = maximum xs
+        k = fromIntegral (floor (2 * head xs) :: Int)
+        r = fromIntegral (round (last xs) :: Int)
+    in sum (zipWith (*) ys [1 ..]) * m + k * r + signum (head xs) * abs (last xs)
+       + max (head xs) (last xs) - min 0.25 (head ys)
+
+  -- a loop whose trip count depends on the value: halve until below 1
+  halvings :: Double -> Double
+  halvings x = go x
+    where go y = if y < 1 then y * y else go (y / 2)
+
+  -- an Int part of the input, used as a number
+  scaled :: (Int, Double) -> Double
+  scaled (k, x) = fromIntegral k * x * x + x
+
+  -- a Maybe: the constructor decides the program
+  optional :: (Maybe Double, Double) -> Double
+  optional (m, x) = case m of
+    Just a -> a * x
+    Nothing -> x * x * x
+
+  -- a nested derivative: the engine cannot replay it
+  nestedD :: Double -> Double
+  nestedD x = x * derivative (\y -> x * y * y) x
+
+  -- the README's example: a Huber-loss line fit
+  huber :: ([Double], [(Double, Double)]) -> Double
+  huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
+                            | (x, y) <- pts, let e = a * x + b - y ]
+                        / fromIntegral (length pts)
+  huber _ = 0
+  |]
+
+-- the README's fit, and the same descent with grad
+fitWith :: (([Double], [(Double, Double)]) -> ([Double], [(Double, Double)])) -> [(Double, Double)] -> [Double]
+fitWith g pts = iterate step [0, 0] !! 200
+  where step w = zipWith (\p d -> p - 0.1 * d) w (fst (g (w, pts)))
+
+instance Arbitrary Coord where
+  arbitrary = Coord <$> choose (-2, 2)
+newtype Coord = Coord Double deriving Show
+
+-- | f at each point: the taped result against grad's, bit for bit (as
+-- their Show), and the recordings it made
+agree :: (Show a, Eq a) => (a -> (Double, a)) -> (a -> (Double, a)) -> [a] -> IO Int
+agree taped plain xs = do
+  r0 <- tapedRecordings
+  forM_ xs $ \x -> show (taped x) `shouldBe` show (plain x)
+  r1 <- tapedRecordings
+  pure (r1 - r0)
+
+spec :: Spec
+spec = describe "tapedGrad" $ do
+  it "replays a smooth function at every point: one recording, grad's result" $ do
+    let g = $(tapedGrad' 'smooth)
+    pts <- generate (replicateM 50 (do xs <- vectorOf 5 (choose (-2, 2)); s <- choose (-1, 1); pure (xs, s)))
+    n <- agree g $(grad' 'smooth) pts
+    n `shouldBe` 1
+
+  it "records again where a comparison comes out otherwise, and only there" $ do
+    let g = $(tapedGrad' 'branchy)
+        pts = [(0.1, 0.5), (0.2, 0.7), (0.3, 0.9), (0.9, 0.3), (0.8, 0.1), (0.5, 0.5), (0.4, 0.6)]
+    n <- agree g $(grad' 'branchy) pts
+    -- first, at the first x >= y, at the next x < y
+    n `shouldBe` 3
+
+  it "guards comparisons inside sort, maximum, max, min, and floor, round, signum" $ do
+    let g = $(tapedGrad' 'library)
+    -- the same order and the same roundings: one recording
+    n1 <- agree g $(grad' 'library) [[0.3, 1.1, -0.4], [0.31, 1.12, -0.41], [0.32, 1.08, -0.38]]
+    n1 `shouldBe` 1
+    -- another order, another floor, another round, another sign: each records
+    n2 <- agree g $(grad' 'library) [[1.1, 0.3, -0.4], [1.6, 0.3, -0.4], [1.6, 0.3, 0.6], [-0.2, 0.3, 0.6]]
+    n2 `shouldBe` 4
+
+  it "follows a loop whose trip count depends on the value" $ do
+    let g = $(tapedGrad' 'halvings)
+    n <- agree g $(grad' 'halvings) [5.0, 6.0, 7.5, 9.0, 3.0, 3.5]
+    -- 5 6 7.5: three halvings; 9: four; 3 3.5: two
+    n `shouldBe` 3
+
+  it "records again for another Int part or another constructor of the input" $ do
+    let g = $(tapedGrad' 'scaled)
+    n <- agree g $(grad' 'scaled) [(2, 0.5), (2, 0.7), (3, 0.7), (3, 0.1)]
+    n `shouldBe` 2
+    let h = $(tapedGrad' 'optional)
+    m <- agree h $(grad' 'optional) [(Just 2, 0.5), (Just 3, 0.7), (Nothing, 0.7), (Nothing, 0.2), (Just 1, 1)]
+    m `shouldBe` 3
+
+  it "records again for a list of another length" $ do
+    let g = $(tapedGrad' 'smooth)
+    n <- agree g $(grad' 'smooth) [([1, 2], 0.5), ([1, 2, 3], 0.5), ([4, 5, 6], 0.1), ([1], 0.3)]
+    n `shouldBe` 3
+
+  it "records at every call a function the engine cannot replay" $ do
+    let g = $(tapedGrad' 'nestedD)
+    n <- agree g $(grad' 'nestedD) [0.5, 0.7, 1.2]
+    n `shouldBe` 3
+
+  it "equals grad at random points of a branching function (property)" $
+    property $ \pts -> ioProperty $ do
+      let g = $(tapedGrad' 'branchy)
+          xs = [(a, b) | (Coord a, Coord b) <- pts]
+      _ <- agree g $(grad' 'branchy) xs
+      pure True
+
+  it "fits the README's Huber loss with few recordings, as grad does" $ do
+    let pts = [(x, 2 * x + 1 + 0.3 * sin (7 * x)) | x <- [-2, -1.8 .. 2]]
+        g = $(tapedGrad 'huber)
+    r0 <- tapedRecordings
+    let w = fitWith g pts
+    show w `shouldBe` show (fitWith $(grad 'huber) pts)
+    r1 <- tapedRecordings
+    (r1 - r0) `shouldSatisfy` (< 40)
+    case w of
+      [a, b] -> do
+        abs (a - 2) `shouldSatisfy` (< 0.1)
+        abs (b - 1) `shouldSatisfy` (< 0.1)
+      _ -> expectationFailure "two parameters"
+
+  it "gives grad's results when called from many threads at once" $ do
+    let g = $(tapedGrad 'smooth)
+        pts k = [([fromIntegral (k * 7 + j) / 10, 0.3, -0.2], 0.25) | j <- [0 .. 40 :: Int]]
+    dones <- forM [0 .. 7 :: Int] $ \k -> do
+      v <- newEmptyMVar
+      _ <- forkIO (putMVar v $! map (show . g) (pts k))
+      pure (k, v)
+    forM_ dones $ \(k, v) -> do
+      rs <- takeMVar v
+      length rs `seq` rs `shouldBe` map (show . $(grad 'smooth)) (pts k)
