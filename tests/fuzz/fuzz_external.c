@@ -164,7 +164,7 @@ void op_external(rd *r)
     }
     ext_eval(E, E->x, E->y);
     dr_external f = {E, ext_reverse, (k & 1) ? NULL : ext_forward,
-                     (k & 2) ? NULL : owned_destroy};
+                     (k & 2) ? NULL : owned_destroy, NULL};
     /* misuse */
     const dr_external *fp = &f;
     size_t m = E->m;
@@ -198,8 +198,6 @@ void op_external(rd *r)
         break;
     default: break;
     }
-    if (want == DR_OK && S.L[0].order == 2)
-        want = DR_ENOTSUP;
     if (want == DR_OK && hs->st != DR_OK)
         want = hs->st;
     if (want == DR_OK && bad)

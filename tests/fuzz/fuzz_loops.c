@@ -323,8 +323,6 @@ static void main_loop(unsigned k, rd *r, lprog *P)
         hs = &S.L[S.depth - 1].hs;
         want = DR_EBUSY;
     }
-    if (want == DR_OK && S.L[0].order == 2)
-        want = DR_ENOTSUP;
     if (want == DR_OK && hs->st != DR_OK)
         want = hs->st;
     if (want == DR_OK && bad)
@@ -442,7 +440,7 @@ static void failing_loop(unsigned k, rd *r, lprog *P)
         free(P);
         return;
     }
-    dr_status pre = S.L[0].order == 2 ? DR_ENOTSUP : lv->hs.st;
+    dr_status pre = lv->hs.st;
     dr_loop loop = {P, lstep, owned_destroy, seg};
     dr_real out[LN];
     dr_idx mark = dr_tape_mark(lv->h);

@@ -49,18 +49,6 @@
    dr_arr_tangent_seed left for dr_forward / dr_jvp: J depends on them
    (tests/fuzz/README.md, "Findings").  Guard: the harness clears them. */
 #define FUZZ_KNOWN_JACOBIAN_ARR_SEEDS 1
-/* a dr_replay refused with DR_ERETAPE undoes itself by replaying the old
-   inputs, and an input recorded without its value (dr_record0,
-   dr_input_range) has none: the nodes after it take the values of the
-   input 0, and the tape is not as it was.  Guard: the check that nothing
-   changed skips such programs. */
-#define FUZZ_KNOWN_REPLAY_UNDO 1
-/* after a dr_replay to a new point, a call that takes recorded nodes off
-   the tape again (dr_hvp, dr_hessian) makes dr_replay check the guards'
-   recorded arguments against the nodes' new values: every later
-   dr_replay of a tape with a guard answers DR_ENOTSUP.  Guard: the replay
-   back to the recorded point may answer that on such a tape. */
-#define FUZZ_KNOWN_REPLAY_GUARDS 1
 #endif
 
 typedef uint64_t dmask;
