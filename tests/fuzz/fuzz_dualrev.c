@@ -386,6 +386,7 @@ void do_binary(sctx *c, int f, opnd a, opnd b, dual *out,
     /* (the same value twice is two edges: the sweep adds both, and the
        size of each, not of their sum, bounds its rounding) */
     lin2(&ref, y, a.d, pa, dpa, b.d, pb, dpb);
+    ref_binary_rec(f, a.r, b.r, a.d, &ref);
     opnd ops[2] = {a, b};
     double scale = (f == B_ADD || f == B_SUB) ? fabs(a.r.val) + fabs(b.r.val)
                                               : 0.0;

@@ -230,6 +230,13 @@ void cmp_value(const char *what, double eng, double ref, double scale,
 
 /* ------------------------------------------------------ reference math */
 
+void ref_binary_rec(int f, dr_real a, dr_real b, const dual *da, dual *o)
+{
+    if (f == B_POW && b.val == 0.0 && b.idx != DR_NONE &&
+        !isfinite(b.val * pow(a.val, b.val - 1.0)))
+        o->z |= da->s;
+}
+
 const char *const unary_name[N_UNARY] = {
     "neg", "sqrt", "cbrt", "exp", "expm1", "log", "log1p", "sin", "cos",
     "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "abs", "erf",

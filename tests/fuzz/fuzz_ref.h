@@ -49,6 +49,17 @@
    dr_arr_tangent_seed left for dr_forward / dr_jvp: J depends on them
    (tests/fuzz/README.md, "Findings").  Guard: the harness clears them. */
 #define FUZZ_KNOWN_JACOBIAN_ARR_SEEDS 1
+/* dr_select's condition is no use that gives an input recorded without
+   its value (dr_input_range, dr_record0) the value its first use was
+   given: dr_replay takes it as 0 (a replay picks the other side, and a
+   refused one leaves it picked).  Guard: no such condition. */
+#define FUZZ_KNOWN_REPLAY_SELECT 1
+/* a guard of dr_floor ... dr_rint holds where the value rounds to the same
+   value as IEEE compares them, so a rounded -0 replays as the recorded +0
+   (or the other way) and the values that use it may differ from a fresh
+   recording's in the sign of a zero.  Guard: such a program's values are
+   not compared. */
+#define FUZZ_KNOWN_REPLAY_ZERO_SIGN 1
 #endif
 
 typedef uint64_t dmask;
@@ -148,5 +159,9 @@ void ref_unary(int f, double x, double *y, double *p, double *dp);
 /* value and both partials of a two-argument function */
 void ref_binary(int f, double a, double b, double *y, double *pa,
                 double *dpa, double *pb, double *dpb);
+/* where a tangent recorded as operations computes a partial by its formula
+   and gets NaN where the header's convention says 0 (pow's b a^(b-1) at
+   a = b = 0 with b active): a's directions into o->z */
+void ref_binary_rec(int f, dr_real a, dr_real b, const dual *da, dual *o);
 
 #endif /* FUZZ_REF_H */

@@ -104,6 +104,9 @@ typedef struct hrule {
     int n;
     double p[HMAXA], dp[HMAXA];
     bool pconst[HMAXA];
+    /* a recorded tangent computes the partial by its formula, which is
+       NaN here where the convention says 0 */
+    bool recnan[HMAXA];
     double q[HMAXA][HMAXA], qs[HMAXA][HMAXA], dq[HMAXA][HMAXA];
     bool qz[HMAXA][HMAXA];
     bool wild2;
@@ -153,7 +156,8 @@ static void hd_apply(hdual *o, double v, const hrule *R,
     bool wild = false;
     for (int a = 0; a < R->n; a++) {
         all |= x[a]->gs;
-        wild |= (huge_or_nan(R->p[a]) || x[a]->gwt) && !R->pconst[a];
+        wild |= (huge_or_nan(R->p[a]) || x[a]->gwt || R->recnan[a]) &&
+                !R->pconst[a];
     }
     if (wild) {
         o->hs |= outer(all, all);
@@ -174,7 +178,7 @@ static void hd_apply(hdual *o, double v, const hrule *R,
         if (!zero)
             o->gw |= X->gw | (huge ? X->gs : 0);
         if (!zero || !R->pconst[a]) {
-            o->gwt |= X->gwt | X->gw | (huge ? X->gs : 0);
+            o->gwt |= X->gwt | X->gw | (huge || R->recnan[a] ? X->gs : 0);
             o->hw |= X->hw | (huge ? X->hs : 0);
         }
         o->gs |= X->gs;
@@ -566,6 +570,7 @@ static double rule_binary(int f, double a, double b, double y, bool ca,
         double la = log(a), am1 = pow(a, b - 1.0);
         R->pconst[0] = b == 0.0 && cb;
         R->pconst[1] = y == 0.0;
+        R->recnan[0] = b == 0.0 && !cb && !isfinite(b * pow(a, b - 1.0));
         rule_q(R, 0, 0, b * (b - 1.0) * pow(a, b - 2.0), 0.0, 0.0);
         rule_q(R, 0, 1, am1 * (1.0 + b * la),
                fabs(am1) * (1.0 + fabs(b * la)), 0.0);
