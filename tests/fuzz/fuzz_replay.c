@@ -163,9 +163,10 @@ static void record(const rprog *P, dr_tape *t, const double *v, rrun *R)
     R->st = dr_tape_status(t);
 }
 
+/* the same bits (any NaN is a NaN: its sign and payload are not) */
 static bool same_bits(double a, double b)
 {
-    return memcmp(&a, &b, sizeof a) == 0;
+    return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
 }
 
 /* a node's value, by dr_value: none for a tape of order 1, nor for a node
@@ -365,9 +366,14 @@ void op_replay(rd *r)
         want = DR_EINVAL;
         break;
     case 1: /* an id that is no input: an operation's (or none at all) */
-        x[0].idx = P.nops ? A.w[P.nin + P.nops - 1].idx : INT64_MAX;
-        if (nx == 0 || x[0].idx == DR_NONE)
-            x[0].idx = INT64_MAX - 5;
+        x[0].idx = INT64_MAX - 5;
+        for (int i = P.nin; i < P.nin + P.nops; i++) {
+            bool input = A.w[i].idx == DR_NONE;
+            for (int q = 0; q < P.nin; q++)
+                input |= A.w[i].idx == A.w[q].idx;
+            if (!input)
+                x[0].idx = A.w[i].idx;
+        }
         if (nx == 0)
             n = 1;
         want = DR_EINVAL;
