@@ -105,3 +105,32 @@ dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
     free(x);
     return st;
 }
+
+/*
+ * A taped gradient's replay in one call (Numeric.DualRev.Internal.Run.Taped):
+ * dr_replay of the inputs first .. first+n-1 at values, then the gradient
+ * of the output y (id yidx, DR_NONE: a constant) into g[0..n-1] and y's new
+ * value into *yval.  Answers DRHS_CALL_SAFE, doing nothing, while a
+ * checkpointed loop's step is alive (a replay would call it back: the
+ * caller makes its calls one by one, the replay safe).
+ */
+int drhs_taped_grad(dr_tape *t, dr_idx first, size_t n, const double *values,
+                    dr_idx yidx, double *yval, double *g)
+{
+    if (drhs_steps_alive() > 0)
+        return DRHS_CALL_SAFE;
+    dr_status st = drhs_replay_range_any(t, first, n, values);
+    if (st != DR_OK)
+        return (int)st;
+    if (yidx == DR_NONE) {
+        for (size_t i = 0; i < n; i++)
+            g[i] = 0.0;
+        return DR_OK;
+    }
+    st = dr_value(t, yidx, yval);
+    if (st == DR_OK) {
+        dr_real y = {*yval, yidx};
+        st = dr_gradient_range(t, y, first, n, g);
+    }
+    return (int)st;
+}

@@ -2,7 +2,7 @@
 -- | Internal, not a stable API: bindings of the C engine's replay
 -- (include/dualrev.h, \"replay\"), which taped functions use.
 module Numeric.DualRev.Internal.Engine.ReplayFFI
-  ( c_replay_range, c_value, c_fe_guard, c_fe_round
+  ( c_replay_range, c_taped_grad, c_value, c_fe_guard, c_fe_round
   ) where
 
 import Data.Int (Int64)
@@ -23,6 +23,12 @@ foreign import ccall unsafe "drhs_replay_range"
   c_replay_range_quick :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
 foreign import ccall safe "drhs_replay_range_any"
   c_replay_range_safe :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> IO CInt
+-- | A taped gradient's replay and sweep in one unsafe call
+-- (haskell/cbits/hs_scalar_args.c): first, n, values, y's id, y's value
+-- out, the gradient out; -1 where a checkpointed loop's step is alive (then
+-- the calls one by one).
+foreign import ccall unsafe "drhs_taped_grad"
+  c_taped_grad :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "dr_value" c_value :: Ptr CTape -> Int64 -> Ptr Double -> IO CInt
 -- | dr_fe_guard: op, a's value and id, b's value and id; the outcome.
 foreign import ccall unsafe "dr_fe_guard"

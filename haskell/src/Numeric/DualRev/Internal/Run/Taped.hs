@@ -38,7 +38,7 @@ import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
-import Numeric.DualRev.Internal.Engine.ReplayFFI (c_replay_range, c_value)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_replay_range, c_taped_grad, c_value)
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Run.Fill (Buf (..), Fill)
 import Numeric.DualRev.Internal.Run.Flat
@@ -104,15 +104,23 @@ tapedGradRun fill trav ins f = unsafePerformIO $ do
               k <- fill (rInput rec) x (Buf p n) 0
               if k /= n
                 then recordAt (rTape rec) True x   -- another shape
-                else do
-                  st <- withForeignPtr (rTape rec) $ \t ->
-                    c_replay_range t (rFirst rec) (fromIntegral n) p
+                else withForeignPtr (rTape rec) $ \t -> alloca $ \pv -> do
+                  let D y0 yi = rOut rec
+                  -- replay and sweep in one call where it may be unsafe
+                  quick <- c_taped_grad t (rFirst rec) (fromIntegral n) p yi pv p
+                  st <- if quick /= -1 then pure quick
+                        else c_replay_range t (rFirst rec) (fromIntegral n) p
                   case st of
                     0 -> do
-                      r <- withForeignPtr (rTape rec) $ \t -> do
-                        yv <- valueOf t (rOut rec)
-                        g <- gradientAt t (rOut rec) (rFirst rec) x n
-                        pure (yv, g)
+                      r <- if quick /= -1
+                        then do
+                          yv <- if yi == -1 then pure y0 else peek pv
+                          g <- fromBuffer trav x n p
+                          pure (yv, g)
+                        else do
+                          yv <- valueOf t (rOut rec)
+                          g <- gradientAt t (rOut rec) (rFirst rec) x n
+                          pure (yv, g)
                       pure (Just rec, r)
                     7 -> recordAt (rTape rec) True x   -- a guard flipped
                     _ -> recordAt (rTape rec) False x  -- cannot replay
