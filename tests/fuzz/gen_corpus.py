@@ -356,13 +356,20 @@ def external(fn, xs, m, M, c, k=0):
 # binary f(a, b), 2 f(a, v), 3 powi, 4 select(c, a, b), 5 comparison f of
 # a, b, 6 discrete f of a, 7 given partials); the inputs given new values
 # (those without a value always)
+def vbyte(x):
+    """a value's byte: val(x), or a byte of the table of special values
+    given as a string ('-0', '0.1')"""
+    table = {"-0": 161, "0.1": 170}
+    return table[x] if isinstance(x, str) else val(x)
+
+
 def replay(inputs, ops, new, pick=0xff, k=0, misuse=None):
     out = bytes([REPLAY, k, len(inputs) - 1, len(ops) - 1])
     for kind, x in inputs:
-        out += bytes([kind, val(x)])
+        out += bytes([kind, vbyte(x)])
     for kind, f, a, b, c, v in ops:
         out += bytes([kind, f, a, b, c, val(v)])
-    out += bytes([pick]) + bytes(val(x) for x in new)
+    out += bytes([pick]) + bytes(vbyte(x) for x in new)
     return out + (bytes([misuse]) if misuse is not None else b"")
 
 
@@ -575,6 +582,15 @@ SPECIAL["replay"] = (
     + replay(RIN, ROPS, [1, 2, 3, 4], k=0x0f)
     + b"".join(replay(RIN, ROPS, [1, 1, 1, 1], k=0xe0, misuse=m)
                for m in range(5)))
+# a select whose condition is an input without a value (left out: it
+# keeps the value of its first use), the guard a < b flipping or not
+RSEL = [(2, 0.875), (0, 1.0), (0, 2.0)]
+RSELOPS = [(4, 0, 1, 2, 0, 0), (5, 0, 1, 2, 0, 0)]
+SPECIAL["replay-select"] = (
+    replay(RSEL, RSELOPS, [0.875, 3.0, 2.0], pick=2, k=0xe0, misuse=3)
+    + replay(RSEL, RSELOPS, [0.875, 1.25, 2.0], pick=2, k=0xe0, misuse=3))
+# x + floor(x) from 0.1 replayed at -0 (floor -0 == the recorded +0)
+SPECIAL["replay-zero"] = replay([(0, "0.1")], [(6, 0, 0, 0, 0, 0)], ["-0"])
 
 
 # --------------------------------------------- random programs of the
