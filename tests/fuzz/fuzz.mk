@@ -11,7 +11,8 @@
 # there, never into the repository.  One process (no -jobs: libFuzzer would
 # then log to fuzz-N.log in the current directory).  FUZZ_FLAGS adds
 # libFuzzer options;
-# FUZZ_CFLAGS adds compile flags (e.g. -DFUZZ_KNOWN_FIXED).
+# FUZZ_CFLAGS adds compile flags (e.g. -DFUZZ_KNOWN_NONE: no guards of
+# known defects, fuzz_ref.h).
 
 BUILD        ?= build
 FUZZ_CC      ?= clang

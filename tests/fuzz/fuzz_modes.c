@@ -513,8 +513,8 @@ static void m_forward(unsigned k, rd *r)
                 if (P.n)
                     sgq[P.xdim[0]] += X[q];
                 if (P.m)
-                    cmp_comb_rec("dr_jvp_vec (array seeds)", Y[q], P.yd[0], sgq,
-                             (int)q);
+                    cmp_comb_rec("dr_jvp_vec (array seeds)", Y[q], P.yd[0],
+                                 sgq, (int)q);
                 for (int i = 0; i < NA; i++) {
                     aslot *x = &S.a[i];
                     if (!avisible(x))

@@ -244,12 +244,14 @@ static void hd_apply(hdual *o, double v, const hrule *R,
     }
     for (int i = 0; i < HN; i++)
         if ((o->gs >> i & 1) &&
-            (!isfinite(o->g[i]) || !(o->ga[i] <= 1e150) || !isfinite(o->ge[i])))
+            (!isfinite(o->g[i]) || !(o->ga[i] <= 1e150) ||
+             !isfinite(o->ge[i])))
             o->gw |= (uint8_t)(1u << i);
     o->gwt |= o->gw;
     for (int e = 0; e < HH; e++)
         if ((o->hs >> e & 1) &&
-            (!isfinite(o->h[e]) || !(o->ha[e] <= 1e150) || !isfinite(o->he[e])))
+            (!isfinite(o->h[e]) || !(o->ha[e] <= 1e150) ||
+             !isfinite(o->he[e])))
             o->hw |= (uint64_t)1 << e;
 }
 
@@ -1433,7 +1435,8 @@ static void h_misuse(rd *r)
                  rules */
         CHECK(dr_tape_set_order(t, 1) == DR_OK, "dr_tape_set_order(1)");
         int bad = y.idx == DR_NONE ? 0
-                                   : bad_in(&Q.bad, Q.base, y.idx, &x[0].idx, 1);
+                                   : bad_in(&Q.bad, Q.base, y.idx,
+                                            &x[0].idx, 1);
         dr_status st = dr_hvp(t, y, 1, x, v, out);
         if (bad >= 0)
             CHECK(st == (bad ? DR_ENOTSUP : DR_OK), "dr_hvp at order 1 of a "

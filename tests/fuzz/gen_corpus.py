@@ -488,7 +488,8 @@ SPECIAL["second-refusals-after"] = P.bytes(4, [0, 1])
 
 # the main tape's order: everything at order 2, then some at order 1
 SPECIAL["order"] = (
-    set_order(2, root=True) + PRE + hess(8, XS) + hess(7, [0, 2, 2, 3], dense=False)
+    set_order(2, root=True) + PRE + hess(8, XS)
+    + hess(7, [0, 2, 2, 3], dense=False)
     + tangent_main(8, [(0, 1.0), (1, 0.5)], 9) + bi(B_MUL, 9, 8, 10)
     + hess(10, XS) + set_order(1, root=True) + un(U_SIN, 10, 11)
     + hess(8, XS) + hess(11, XS) + set_order(2, root=True)
@@ -676,7 +677,8 @@ def rand_new_op(rng, op):
         n = rng.randrange(1, 5)
         ops = [(rng.randrange(8), rng.randrange(256), rng.randrange(16),
                 rng.randrange(16), rng.randrange(16),
-                rng.randrange(-32, 32) / 8) for _ in range(rng.randrange(1, 12))]
+                rng.randrange(-32, 32) / 8)
+               for _ in range(rng.randrange(1, 12))]
         ins = [(rng.randrange(4), rng.randrange(-40, 40) / 16)
                for _ in range(n)]
         new = [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1]) for _, x in ins]
