@@ -24,7 +24,7 @@ module Numeric.DualRev.Internal.Run.Taped
   ) where
 
 import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
-import Control.Exception (mask, onException)
+import Control.Exception (SomeException, catch, evaluate, mask, onException)
 import Control.Monad (when)
 import Data.Int (Int64)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
@@ -34,13 +34,14 @@ import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (allocaArray)
 import Foreign.Ptr (Ptr)
 import Foreign.Storable (peek)
+import GHC.Compact (compact, getCompact)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Engine.ReplayFFI (c_replay_range, c_taped_grad, c_value)
 import Numeric.DualRev.Internal.Run.AD
-import Numeric.DualRev.Internal.Run.Fill (Buf (..), Fill)
+import Numeric.DualRev.Internal.Run.Fill (Buf (..), Fill, Src (..), Take)
 import Numeric.DualRev.Internal.Run.Flat
 import Numeric.DualRev.Internal.Run.Guard (withGuards)
 import Numeric.DualRev.Internal.Run.Runners (newTape)
@@ -70,9 +71,9 @@ data Recorded a = Recorded
 -- ("Numeric.DualRev.Internal.Run.Fill").  Each application of
 -- @tapedGradRun@ to its arguments is one taped function with a state of
 -- its own.
-tapedGradRun :: Fill a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
+tapedGradRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
              -> a -> (Double, a)
-tapedGradRun fill trav ins f = unsafePerformIO $ do
+tapedGradRun fill tk trav ins f = unsafePerformIO $ do
   st <- newMVar Nothing
   pure (\x -> unsafeDupablePerformIO (call st x))
   where
@@ -115,7 +116,7 @@ tapedGradRun fill trav ins f = unsafePerformIO $ do
                       r <- if quick /= -1
                         then do
                           yv <- if yi == -1 then pure y0 else peek pv
-                          g <- fromBuffer trav x n p
+                          g <- readBack x p
                           pure (yv, g)
                         else do
                           yv <- valueOf t (rOut rec)
@@ -132,7 +133,12 @@ tapedGradRun fill trav ins f = unsafePerformIO $ do
       engine "dr_tape_set_order" (c_tape_set_order t (if replayable then 2 else 1))
       (n, first, y) <- (if replayable then withGuards t else id) (record trav ins f t x)
       g <- gradientAt t y first x n
-      let rec = Recorded fp x n first y replayable
+      -- the recorded input is kept for the shape of later ones: in a
+      -- compact region the collector does not copy it at every major
+      -- collection (a large one cost more than the replay); an input the
+      -- region cannot hold (arrays, in pinned memory) is kept as it is
+      x0 <- if replayable then inCompact x else pure x
+      let rec = Recorded fp x0 n first y replayable
       pure (Just rec, (primalD y, g))
 
     gradientAt t (D _ yi) first x n = do
@@ -142,7 +148,13 @@ tapedGradRun fill trav ins f = unsafePerformIO $ do
         engine "dr_reverse" (c_reverse t)
       allocaArray (max 1 n) $ \p -> do
         engine "dr_adjoints_read" (c_adjoints_read t first (fromIntegral n) p)
-        fromBuffer trav x n p
+        readBack x p
+
+    -- the gradient, shaped like x, from the buffer
+    readBack x p = newCounter >>= \c -> tk x (Src p c)
+
+inCompact :: a -> IO a
+inCompact x = (getCompact <$> compact x) `catch` \e -> const (evaluate x) (e :: SomeException)
 
 valueOf :: Ptr CTape -> D -> IO Double
 valueOf _ (D v (-1)) = pure v
