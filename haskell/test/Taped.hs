@@ -55,6 +55,13 @@ differentiable [d|
   nestedD :: Double -> Double
   nestedD x = x * derivative (\y -> x * y * y) x
 
+  -- a checkpointed loop: its steps, Haskell code, run again at replay
+  pendTaped :: (Double, Double, Double) -> Double
+  pendTaped (p, v, k) =
+    let step ((a, b), c) = ((a + 0.05 * b, b - 0.05 * (c * sin a + 0.1 * b)), c)
+        ((p', v'), _) = checkpointedIterateWith 3 100 step ((p, v), k)
+    in p' * v' + p' * p'
+
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
   huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
@@ -123,6 +130,11 @@ spec = describe "tapedGrad" $ do
     let g = $(tapedGrad' 'smooth)
     n <- agree g $(grad' 'smooth) [([1, 2], 0.5), ([1, 2, 3], 0.5), ([4, 5, 6], 0.1), ([1], 0.3)]
     n `shouldBe` 3
+
+  it "replays a checkpointed loop (its Haskell steps run again)" $ do
+    let g = $(tapedGrad' 'pendTaped)
+    n <- agree g $(grad' 'pendTaped) [(0.3, 0.1, 2), (0.35, 0.05, 2.1), (0.2, 0.2, 1.9)]
+    n `shouldBe` 1
 
   it "records at every call a function the engine cannot replay" $ do
     let g = $(tapedGrad' 'nestedD)
