@@ -9,7 +9,7 @@
 -- compares the parts without a Double inside with '==', so it needs 'Eq'
 -- there, which the other splices do not ask of an input.
 module Numeric.DualRev.Internal.Compile.Taped
-  ( tapedGradQ, tapedGradQ'
+  ( tapedGradQ, tapedGradQ', tapedJacobianQ
   ) where
 
 import Control.Monad (forM, replicateM)
@@ -24,7 +24,7 @@ import Numeric.DualRev.Internal.Compile.Types
 import Numeric.DualRev.Internal.Compile.Wrap
 import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
 import Numeric.DualRev.Internal.Run.Fill
-import Numeric.DualRev.Internal.Run.Taped (tapedGradRun)
+import Numeric.DualRev.Internal.Run.Taped (tapedGradRun, tapedJacobianRun)
 
 type F = StateT (M.Map Type Name, [Dec]) Q
 
@@ -39,6 +39,15 @@ tapedGradQ' f = do
   (tk, tds) <- takeWalk a
   pure (SigE (withDecs (ds ++ fds ++ tds) (foldl AppE (VarE 'tapedGradRun) [fill, tk, wTrav wa, wInS wa, d]))
              (arrow a (tup [ConT ''Double, a])))
+
+tapedJacobianQ :: Name -> Q Exp
+tapedJacobianQ f = do
+  (a, _, wa, wb, d, ds) <- flatTarget "tapedJacobian" f False
+  (fill, fds) <- fillWalk a
+  (tk, tds) <- takeWalk a
+  pure (SigE (withDecs (ds ++ fds ++ tds)
+                (foldl AppE (VarE 'tapedJacobianRun) [fill, tk, wTrav wa, wInS wa, wOut wb, d]))
+             (arrow a (AppT ListT a)))
 
 -- | The take walk of a type (a @Take a@, "Numeric.DualRev.Internal.Run.Fill")
 -- and the local declarations it uses.
