@@ -403,7 +403,8 @@ static void test_discrete_guards(void **state)
         double at, same, other;
     } cases[] = {
         {0, 1.5, 1.9, 2.0},   {0, -0.5, -0.01, 0.0},  {0, NAN, NAN, 1.0},
-        {1, 1.5, 1.01, 1.0},  {1, -0.5, -0.9, -1.0},  {2, -0.5, 0.5, -1.0},
+        {1, 1.5, 1.01, 1.0},  {1, -0.5, -0.9, -1.0},  {2, -0.5, -0.2, 0.5},
+        {3, -0.3, -0.4, 0.3}, /* a rounded zero keeps its sign */
         {2, 2.7, 2.0, 3.0},   {3, 2.5, 1.5, 3.5},     {3, 2.4, 2.0, 2.6},
         {4, NAN, -NAN, 1.0},  {4, 1.0, INFINITY, NAN}, {5, INFINITY, -INFINITY, 1e308},
         {5, 0.0, 1e308, INFINITY}, {6, -0.0, -1.0, 0.0}, {6, 1.0, 0.0, -2.0},
@@ -523,6 +524,22 @@ static void test_select(void **state)
         CHK_SAME(h, pos ? 2.0 : 0.0);
     }
     chk_context(NULL);
+    /* a condition recorded without its value (dr_input_range) takes the
+       one the select was given */
+    dr_tape *w = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(w, 2), DR_OK);
+    dr_idx first;
+    CHK_STATUS(dr_input_range(w, 1, &first), DR_OK);
+    dr_real c = {0.5, first}, a2 = dr_input(w, 3.0);
+    dr_real s2 = dr_select(w, c, dr_mul(w, a2, a2), a2);
+    double sv, cv = -0.5;
+    CHK_STATUS(dr_replay(w, 0, NULL, NULL), DR_OK);
+    CHK_STATUS(dr_value(w, s2.idx, &sv), DR_OK);
+    CHK_SAME(sv, 9.0);
+    CHK_STATUS(dr_replay(w, 1, &c, &cv), DR_OK);
+    CHK_STATUS(dr_value(w, s2.idx, &sv), DR_OK);
+    CHK_SAME(sv, 3.0);
+    dr_tape_free(w);
     /* a constant condition picks at once; order 1 gives the value picked */
     dr_real k = dr_select(t, dr_const(-1), x, dr_const(4));
     assert_int_equal(k.idx, DR_NONE);

@@ -254,6 +254,33 @@ static inline long bench_tape_entries(int prog, long size)
     return 0;
 }
 
+/* The 784-300-100-10 network on a batch of 64 (nn784): deterministic
+   inputs, weights scaled by 1/sqrt(fan-in), inputs in [-1, 1], labels b mod
+   10.  Parameters laid out W1 (784x300, row-major, h = x W1), b1, W2
+   (300x100), b2, W3 (100x10), b3. */
+enum { NN784_B = 64, NN784_L0 = 784, NN784_L1 = 300, NN784_L2 = 100, NN784_L3 = 10 };
+#define NN784_NPARAM (NN784_L0 * NN784_L1 + NN784_L1 + NN784_L1 * NN784_L2 + \
+                      NN784_L2 + NN784_L2 * NN784_L3 + NN784_L3)
+static inline void bench_nn784_inputs(double *p, double *X, double *Y)
+{
+    double *q = p;
+    const int dims[4] = {NN784_L0, NN784_L1, NN784_L2, NN784_L3};
+    for (int l = 0; l < 3; l++) {
+        double sc = 1.0 / sqrt((double)dims[l]);
+        for (int i = 0; i < dims[l]; i++)
+            for (int j = 0; j < dims[l + 1]; j++)
+                *q++ = sc * sin(0.7 * i + 1.3 * j + l);
+        for (int j = 0; j < dims[l + 1]; j++)
+            *q++ = 0.1 * sin(0.41 * j + l);
+    }
+    for (int b = 0; b < NN784_B; b++)
+        for (int i = 0; i < NN784_L0; i++)
+            X[b * NN784_L0 + i] = sin(0.37 * (b + 1) + 0.013 * i * (b % 7 + 1));
+    memset(Y, 0, sizeof(double) * NN784_B * NN784_L3);
+    for (int b = 0; b < NN784_B; b++)
+        Y[b * NN784_L3 + b % NN784_L3] = 1.0;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -124,31 +124,8 @@ static double run_fneural(long reps)
 
 /* ------------------------------------------------------------- nn784 */
 
-enum { B = 64, L0 = 784, L1 = 300, L2 = 100, L3 = 10 };
-#define N784 (L0 * L1 + L1 + L1 * L2 + L2 + L2 * L3 + L3)
-
-/* Deterministic inputs: weights scaled by 1/sqrt(fan-in), inputs in
-   [-1, 1], labels b mod 10.  Parameters laid out W1 (784x300, row-major,
-   h = x W1), b1, W2 (300x100), b2, W3 (100x10), b3. */
-static void nn784_inputs(double *p, double *X, double *Y)
-{
-    double *q = p;
-    const int dims[4] = {L0, L1, L2, L3};
-    for (int l = 0; l < 3; l++) {
-        double sc = 1.0 / sqrt((double)dims[l]);
-        for (int i = 0; i < dims[l]; i++)
-            for (int j = 0; j < dims[l + 1]; j++)
-                *q++ = sc * sin(0.7 * i + 1.3 * j + l);
-        for (int j = 0; j < dims[l + 1]; j++)
-            *q++ = 0.1 * sin(0.41 * j + l);
-    }
-    for (int b = 0; b < B; b++)
-        for (int i = 0; i < L0; i++)
-            X[b * L0 + i] = sin(0.37 * (b + 1) + 0.013 * i * (b % 7 + 1));
-    memset(Y, 0, sizeof(double) * B * L3);
-    for (int b = 0; b < B; b++)
-        Y[b * L3 + b % L3] = 1.0;
-}
+enum { B = NN784_B, L0 = NN784_L0, L1 = NN784_L1, L2 = NN784_L2, L3 = NN784_L3 };
+#define N784 NN784_NPARAM
 
 #ifdef NN_PRIMAL
 /* y (B x n) = relu(x (B x k) W (k x n) + b) via dgemm; last: no relu */
@@ -170,7 +147,7 @@ static double run_nn784(long reps)
     double *p = bench_xmalloc(sizeof(double) * N784);
     double *X = bench_xmalloc(sizeof(double) * B * L0);
     double Y[B * L3];
-    nn784_inputs(p, X, Y);
+    bench_nn784_inputs(p, X, Y);
     const double *W1 = p, *b1 = W1 + L0 * L1, *W2 = b1 + L1,
                  *b2 = W2 + L1 * L2, *W3 = b2 + L2, *b3 = W3 + L2 * L3;
     double result = 0.0;
@@ -274,7 +251,7 @@ static double run_nn784_split(long reps)
     double *p = bench_xmalloc(sizeof(double) * N784);
     double *X = bench_xmalloc(sizeof(double) * B * L0);
     double Y[B * L3];
-    nn784_inputs(p, X, Y);
+    bench_nn784_inputs(p, X, Y);
     const char *env = getenv("BENCH_THREADS");
     check(dr_set_threads(T, env ? (unsigned)atoi(env) : 2u), "dr_set_threads");
     const int dims[4] = {L0, L1, L2, L3};

@@ -139,29 +139,7 @@ static void p_particles(const dr_real *x, dr_real *y, size_t n)
 
 /* ---------------------------------------------------- array programs */
 
-enum { NB = 64, L0 = 784, L1 = 300, L2 = 100, L3 = 10 };
-
-/* nn_array_bench.c's inputs: weights scaled by 1/sqrt(fan-in), inputs in
-   [-1, 1], labels b mod 10 */
-static void nn784_inputs(double *p, double *X, double *Y)
-{
-    double *q = p;
-    const int dims[4] = {L0, L1, L2, L3};
-    for (int l = 0; l < 3; l++) {
-        double sc = 1.0 / sqrt((double)dims[l]);
-        for (int i = 0; i < dims[l]; i++)
-            for (int j = 0; j < dims[l + 1]; j++)
-                *q++ = sc * sin(0.7 * i + 1.3 * j + l);
-        for (int j = 0; j < dims[l + 1]; j++)
-            *q++ = 0.1 * sin(0.41 * j + l);
-    }
-    for (int b = 0; b < NB; b++)
-        for (int i = 0; i < L0; i++)
-            X[b * L0 + i] = sin(0.37 * (b + 1) + 0.013 * i * (b % 7 + 1));
-    memset(Y, 0, sizeof(double) * NB * L3);
-    for (int b = 0; b < NB; b++)
-        Y[b * L3 + b % L3] = 1.0;
-}
+enum { NB = NN784_B, L0 = NN784_L0, L1 = NN784_L1, L2 = NN784_L2, L3 = NN784_L3 };
 
 /* an array network: its parameters (borrowed) and its loss */
 struct arr_net {
@@ -229,7 +207,7 @@ static int run_arrays(const char *name, enum mode md, long reps)
                       : (size_t)NN_NPARAM;
     std::vector<double> p(np), X(NB * L0), Y(NB * L3), g(np);
     if (nn784)
-        nn784_inputs(p.data(), X.data(), Y.data());
+        bench_nn784_inputs(p.data(), X.data(), Y.data());
     else
         bench_neural_inputs(p.data());
     arr_net net;

@@ -116,10 +116,13 @@ dr_real dr_select(dr_tape *t, dr_real c, dr_real a, dr_real b)
         r.idx = dr__rec2(t, a.idx, first ? 1.0 : 0.0, b.idx, first ? 0.0 : 1.0);
     if (r.idx == DR_NONE)
         return r;
+    /* replay reads the condition's value from the log: it must be the
+       one given (an input recorded without one takes it here) */
     int64_t back = (r.idx - t->base) - rc;
-    dr_oplog *e = dr__oplog(t, r.idx, back <= INT32_MAX ? DR_OPC_select : DR_OPC_NONE,
+    bool replays = back <= INT32_MAX && dr__logged_as(t, rc, c.val);
+    dr_oplog *e = dr__oplog(t, r.idx, replays ? DR_OPC_select : DR_OPC_NONE,
                             a.val, b.val, pick.val, a.idx, b.idx);
-    if (e && back <= INT32_MAX)
+    if (e && replays)
         e->aux = first ? (int32_t)back : -(int32_t)back;
     return r;
 }

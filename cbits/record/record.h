@@ -483,9 +483,11 @@ enum dr_cmp {
     DR_CMP_FLOOR, DR_CMP_CEIL, DR_CMP_TRUNC, DR_CMP_RINT,
     DR_CMP_ISNAN, DR_CMP_ISINF, DR_CMP_SIGNBIT
 };
+/* the same result of a rounding: equal with the same sign (a program may
+   divide by a rounded zero), or both NaN */
 static inline bool dr__same_or_nan(double r, double b)
 {
-    return r == b || (isnan(r) && isnan(b));
+    return (r == b && signbit(r) == signbit(b)) || (isnan(r) && isnan(b));
 }
 static inline int dr__cmp(int op, double a, double b)
 {

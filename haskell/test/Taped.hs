@@ -55,6 +55,17 @@ differentiable [d|
   nestedD :: Double -> Double
   nestedD x = x * derivative (\y -> x * y * y) x
 
+  -- a checkpointed loop: its steps, Haskell code, run again at replay
+  pendTaped :: (Double, Double, Double) -> Double
+  pendTaped (p, v, k) =
+    let step ((a, b), c) = ((a + 0.05 * b, b - 0.05 * (c * sin a + 0.1 * b)), c)
+        ((p', v'), _) = checkpointedIterateWith 3 100 step ((p, v), k)
+    in p' * v' + p' * p'
+
+  -- a function to a pair, with a branch: its Jacobian
+  polarish :: (Double, Double) -> (Double, Double)
+  polarish (r, t) = if r > 1 then (r * cos t, r * sin t) else (r * r, t * r)
+
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
   huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
@@ -123,6 +134,19 @@ spec = describe "tapedGrad" $ do
     let g = $(tapedGrad' 'smooth)
     n <- agree g $(grad' 'smooth) [([1, 2], 0.5), ([1, 2, 3], 0.5), ([4, 5, 6], 0.1), ([1], 0.3)]
     n `shouldBe` 3
+
+  it "replays a checkpointed loop (its Haskell steps run again)" $ do
+    let g = $(tapedGrad' 'pendTaped)
+    n <- agree g $(grad' 'pendTaped) [(0.3, 0.1, 2), (0.35, 0.05, 2.1), (0.2, 0.2, 1.9)]
+    n `shouldBe` 1
+
+  it "tapedJacobian: jacobian's rows, replayed on the recorded branch" $ do
+    let j = $(tapedJacobian 'polarish)
+        pts = [(2, 0.3), (2.5, 0.7), (1.5, -0.2), (0.5, 0.3), (0.7, 0.1), (3, 1)]
+    r0 <- tapedRecordings
+    forM_ pts $ \x -> show (j x) `shouldBe` show ($(jacobian 'polarish) x)
+    r1 <- tapedRecordings
+    (r1 - r0) `shouldBe` 3
 
   it "records at every call a function the engine cannot replay" $ do
     let g = $(tapedGrad' 'nestedD)

@@ -69,6 +69,7 @@ module Numeric.DualRev
     -- * Gradients recorded once, replayed after
   , tapedGrad
   , tapedGrad'
+  , tapedJacobian
     -- * Second derivatives
   , hvp
   , hessian
@@ -101,7 +102,7 @@ import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Custom (primitiveDecs)
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap
-import Numeric.DualRev.Internal.Compile.Taped (tapedGradQ, tapedGradQ')
+import Numeric.DualRev.Internal.Compile.Taped (tapedGradQ, tapedGradQ', tapedJacobianQ)
 
 -- | Keep the declarations and emit their transformed versions.  Every
 -- top-level function needs a type signature.  The examples below use this
@@ -190,6 +191,12 @@ tapedGrad = tapedGradQ
 -- 'tapedGrad' computes them.
 tapedGrad' :: Name -> Q Exp
 tapedGrad' = tapedGradQ'
+
+-- | @$(tapedJacobian 'f) :: a -> [a]@ for @f :: a -> b@: the Jacobian as
+-- 'jacobian' gives it (one row per scalar of the output, each shaped like
+-- the input), from a function recorded once and replayed, as 'tapedGrad'.
+tapedJacobian :: Name -> Q Exp
+tapedJacobian = tapedJacobianQ
 
 -- | @$(hvp 'f) :: a -> a -> a@ for @f :: a -> Double@: the Hessian of f at x
 -- times the direction v, shaped like the input (discrete parts come back

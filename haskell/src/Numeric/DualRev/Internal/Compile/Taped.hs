@@ -9,7 +9,7 @@
 -- compares the parts without a Double inside with '==', so it needs 'Eq'
 -- there, which the other splices do not ask of an input.
 module Numeric.DualRev.Internal.Compile.Taped
-  ( tapedGradQ, tapedGradQ'
+  ( tapedGradQ, tapedGradQ', tapedJacobianQ
   ) where
 
 import Control.Monad (forM, replicateM)
@@ -24,7 +24,7 @@ import Numeric.DualRev.Internal.Compile.Types
 import Numeric.DualRev.Internal.Compile.Wrap
 import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
 import Numeric.DualRev.Internal.Run.Fill
-import Numeric.DualRev.Internal.Run.Taped (tapedGradRun)
+import Numeric.DualRev.Internal.Run.Taped (tapedGradRun, tapedJacobianRun)
 
 type F = StateT (M.Map Type Name, [Dec]) Q
 
@@ -36,8 +36,85 @@ tapedGradQ f = do
 tapedGradQ' f = do
   (a, _, wa, _, d, ds) <- flatTarget "tapedGrad" f True
   (fill, fds) <- fillWalk a
-  pure (SigE (withDecs (ds ++ fds) (foldl AppE (VarE 'tapedGradRun) [fill, wTrav wa, wInS wa, d]))
+  (tk, tds) <- takeWalk a
+  pure (SigE (withDecs (ds ++ fds ++ tds) (foldl AppE (VarE 'tapedGradRun) [fill, tk, wTrav wa, wInS wa, d]))
              (arrow a (tup [ConT ''Double, a])))
+
+tapedJacobianQ :: Name -> Q Exp
+tapedJacobianQ f = do
+  (a, _, wa, wb, d, ds) <- flatTarget "tapedJacobian" f False
+  (fill, fds) <- fillWalk a
+  (tk, tds) <- takeWalk a
+  pure (SigE (withDecs (ds ++ fds ++ tds)
+                (foldl AppE (VarE 'tapedJacobianRun) [fill, tk, wTrav wa, wInS wa, wOut wb, d]))
+             (arrow a (AppT ListT a)))
+
+-- | The take walk of a type (a @Take a@, "Numeric.DualRev.Internal.Run.Fill")
+-- and the local declarations it uses.
+takeWalk :: Type -> Q (Exp, [Dec])
+takeWalk ty = do
+  (e, (_, ds)) <- runStateT (walkT ty) (M.empty, [])
+  pure (e, ds)
+
+walkT :: Type -> F Exp
+walkT ty0 = do
+  ty <- lift (expandSyn ty0)
+  nd <- lift (needsDual (TyEnv S.empty M.empty M.empty) ty)
+  if not nd
+    then pure (VarE 'takeLeaf)
+    else case spine ty [] of
+      (ConT n, []) | n == ''Double -> pure (VarE 'takeD)
+                   | n == ''Vec -> pure (VarE 'takeVec)
+                   | n == ''Mat -> pure (VarE 'takeMat)
+      (ListT, [a]) -> do
+        a' <- lift (expandSyn a)
+        if a' == ConT ''Double
+          then pure (VarE 'takeDoubles)
+          else AppE (VarE 'takeList) <$> walkT a
+      (TupleT k, as) | length as == k -> do
+        fs <- mapM walkT as
+        lift $ do
+          xs <- replicateM k (newName "x")
+          src <- newName "src"
+          body <- rebuild src (TupE . map Just) (zip fs xs)
+          pure (LamE [TupP (map VarP xs), VarP src] body)
+      (ConT n, as) -> dataT ty n as
+      _ -> lift (fail ("dualrev: tapedGrad cannot walk the input type " ++ pprint ty))
+  where
+    spine (AppT g x) acc = spine g (x : acc)
+    spine g acc = (g, acc)
+
+-- | do { y1 <- f1 x1 src; ...; pure (build [y1, ...]) }
+rebuild :: Name -> ([Exp] -> Exp) -> [(Exp, Name)] -> Q Exp
+rebuild src build fxs = do
+  ys <- replicateM (length fxs) (newName "y")
+  pure (DoE Nothing ([BindS (VarP y) (foldl AppE f [VarE x, VarE src]) | ((f, x), y) <- zip fxs ys]
+                     ++ [NoBindS (AppE (VarE 'pure) (build (map VarE ys)))]))
+
+dataT :: Type -> Name -> [Type] -> F Exp
+dataT ty tn args = do
+  (memo, _) <- get
+  case M.lookup ty memo of
+    Just fn -> pure (VarE fn)
+    Nothing -> do
+      fn <- lift (newName ("_take_" ++ nameBase tn))
+      modify (\(m, ds) -> (M.insert ty fn m, ds))
+      info <- lift (reifyTypeR tn)
+      (tvs, cons) <- case info of
+        TyConI (DataD _ _ tvs _ cons _) -> pure (tvs, cons)
+        TyConI (NewtypeD _ _ tvs _ con _) -> pure (tvs, [con])
+        _ -> lift (fail ("dualrev: tapedGrad cannot walk the type " ++ pprint ty))
+      let sub = M.fromList (zip (map tvName tvs) args)
+      src <- lift (newName "src")
+      alts <- forM cons $ \c -> do
+        (cn, fts) <- lift (conFields c)
+        fs <- mapM (walkT . substTy sub) fts
+        xs <- lift (replicateM (length fs) (newName "x"))
+        body <- lift (rebuild src (foldl AppE (ConE cn)) (zip fs xs))
+        pure (Match (ConP cn (map VarP xs)) (NormalB body) [])
+      x <- lift (newName "x")
+      modify (\(m, ds) -> (m, FunD fn [Clause [VarP x, VarP src] (NormalB (CaseE (VarE x) alts)) []] : ds))
+      pure (VarE fn)
 
 -- | The fill walk of a type (a @Fill a@) and the local declarations it
 -- uses (one function per data type, so recursive types work).

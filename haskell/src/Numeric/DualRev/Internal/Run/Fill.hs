@@ -13,14 +13,18 @@
 module Numeric.DualRev.Internal.Run.Fill
   ( Fill, Buf (..)
   , fillD, fillLeaf, fillList, fillDoubles, fillVec, fillMat
+    -- * Reading a result back
+  , Take, Src (..)
+  , takeD, takeLeaf, takeList, takeDoubles, takeVec, takeMat
   ) where
 
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, plusPtr)
-import Foreign.Storable (pokeElemOff)
+import Foreign.Storable (peekElemOff, pokeElemOff)
 
 import Numeric.DualRev.Internal.Run.ArrayData
+import Numeric.DualRev.Internal.Run.Flat (Counter, tick, tickBy)
 
 -- | The buffer of the scalars and its capacity.
 data Buf = Buf !(Ptr Double) !Int
@@ -76,3 +80,50 @@ copyIn n fp (Buf p cap) k
   | otherwise = withForeignPtr fp $ \src -> do
       copyBytes (p `plusPtr` (8 * k)) src (8 * n)
       pure (k + n)
+
+------------------------------------------------------------------------------
+-- Reading a result back
+
+-- | A buffer of scalars read in order, the next one's index in a counter.
+data Src = Src !(Ptr Double) !Counter
+
+-- | A value of the template's shape (its discrete parts kept) with its
+-- scalars read in order from the source: a gradient shaped like the input.
+-- Lists are built from their last element, without a stack that grows
+-- with their length.
+type Take a = a -> Src -> IO a
+
+takeD :: Take Double
+takeD _ (Src p c) = tick c >>= peekElemOff p
+{-# INLINE takeD #-}
+
+takeLeaf :: Take a
+takeLeaf x _ = pure x
+{-# INLINE takeLeaf #-}
+
+takeList :: Take a -> Take [a]
+takeList f xs src = reverse <$> go xs []
+  where
+    go [] acc = pure acc
+    go (a : as) acc = f a src >>= \b -> go as (b : acc)
+{-# INLINE takeList #-}
+
+-- | A list of Double: its length read off the template, then the values.
+takeDoubles :: Take [Double]
+takeDoubles xs (Src p c) = do
+  let n = length xs
+  k0 <- tickBy c n
+  let go i acc
+        | i < k0 = pure acc
+        | otherwise = peekElemOff p i >>= \v -> go (i - 1) (v : acc)
+  go (k0 + n - 1) []
+
+takeVec :: Take Vec
+takeVec (Vec n _) (Src p c) = do
+  k0 <- tickBy c n
+  Vec n <$> newBuf n (\q -> copyBytes q (p `plusPtr` (8 * k0)) (8 * n))
+
+takeMat :: Take Mat
+takeMat (Mat r cl _) (Src p c) = do
+  k0 <- tickBy c (r * cl)
+  Mat r cl <$> newBuf (r * cl) (\q -> copyBytes q (p `plusPtr` (8 * k0)) (8 * r * cl))

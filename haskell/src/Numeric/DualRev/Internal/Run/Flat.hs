@@ -25,7 +25,7 @@ module Numeric.DualRev.Internal.Run.Flat
     -- * Engine calls on flat arrays (also the overloaded mode's)
   , withReals, engine, rowsOf
     -- * Taped functions ("Numeric.DualRev.Internal.Run.Taped")
-  , record, countScalars, flatten, fromBuffer
+  , record, countScalars, flatten, fromBuffer, Counter, newCounter, tick, tickBy
     -- * Walks
   , Trav, R, Supply
   , travD, travVec, travMat
@@ -80,10 +80,15 @@ newCounter = IO $ \s -> case newByteArray# 8# s of
 
 -- | The count, and one more after it.
 tick :: Counter -> IO Int
-tick (Counter a) = IO $ \s -> case readIntArray# a 0# s of
-  (# s1, k #) -> case writeIntArray# a 0# (k +# 1#) s1 of
-    s2 -> (# s2, I# k #)
+tick c = tickBy c 1
 {-# INLINE tick #-}
+
+-- | The count, and n more after it.
+tickBy :: Counter -> Int -> IO Int
+tickBy (Counter a) (I# n) = IO $ \s -> case readIntArray# a 0# s of
+  (# s1, k #) -> case writeIntArray# a 0# (k +# n) s1 of
+    s2 -> (# s2, I# k #)
+{-# INLINE tickBy #-}
 
 travD :: Trav Double
 travD f = f
