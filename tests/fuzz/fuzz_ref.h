@@ -49,17 +49,6 @@
    dr_arr_tangent_seed left for dr_forward / dr_jvp: J depends on them
    (tests/fuzz/README.md, "Findings").  Guard: the harness clears them. */
 #define FUZZ_KNOWN_JACOBIAN_ARR_SEEDS 1
-/* dr_select's condition is no use that gives an input recorded without
-   its value (dr_input_range, dr_record0) the value its first use was
-   given: dr_replay takes it as 0 (a replay picks the other side, and a
-   refused one leaves it picked).  Guard: no such condition. */
-#define FUZZ_KNOWN_REPLAY_SELECT 1
-/* a guard of dr_floor ... dr_rint holds where the value rounds to the same
-   value as IEEE compares them, so a rounded -0 replays as the recorded +0
-   (or the other way) and the values that use it may differ from a fresh
-   recording's in the sign of a zero.  Guard: such a program's values are
-   not compared. */
-#define FUZZ_KNOWN_REPLAY_ZERO_SIGN 1
 #endif
 
 typedef uint64_t dmask;
