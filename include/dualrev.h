@@ -526,6 +526,8 @@ DR_API dr_status dr_gradient_range(dr_tape *t, dr_real y, dr_idx first,
  * operations; reverse on a tape that forked, whose sweep is parallel) it
  * takes one scalar reverse sweep per row, with the same result to
  * rounding.  m == 1 (dr_gradient) is always one scalar reverse sweep.
+ * Tangent seeds left on array inputs (dr_arr_tangent_seed, for dr_forward
+ * and dr_jvp) play no part, and stay.
  */
 DR_API dr_status dr_jacobian(dr_tape *t, size_t m, const dr_real *y, size_t n,
                              const dr_real *x, double *J);

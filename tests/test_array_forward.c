@@ -42,7 +42,7 @@ static double *mini_forward(dr_tape *t, size_t k)
 {
     size_t N = (size_t)t->next;
     double *tan = calloc(N * k + 1, sizeof *tan);
-    dr_fsweep f = {tan, k, t};
+    dr_fsweep f = {tan, k, t, true};
     for (int64_t rel = 0; rel < t->next; rel++) {
         const dr_node *p = dr__find_node(t, rel);
         if (!p || p->a == 0) /* an input */
@@ -499,6 +499,32 @@ static void test_enomem(void **state)
     chk_alloc_uninstall();
 }
 
+/* dr_jacobian seeds its own directions: tangent seeds left on array inputs
+   for dr_forward / dr_jvp play no part in it (its forward sweeps, n < m),
+   and are still there for the next dr_jvp. */
+static void test_jacobian_ignores_array_seeds(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    dr_arr a = dr_arr_input(t, 1, 2, 1, (double[]){1.0, 2.0});
+    dr_real s = dr_arr_sum(t, a);
+    dr_real x = dr_input(t, 1.0);
+    dr_real ys[2] = {dr_mul(t, s, x), s};
+    double J[2], before[2], after[2];
+    CHK_STATUS(dr_jacobian(t, 2, ys, 1, &x, before), DR_OK);
+    CHK_SAME(before[0], 3.0);
+    CHK_SAME(before[1], 0.0);
+    CHK_STATUS(dr_arr_tangent_seed(t, a.idx, (double[]){1.0, 1.0}), DR_OK);
+    CHK_STATUS(dr_jacobian(t, 2, ys, 1, &x, J), DR_OK);
+    CHK_SAME(J[0], 3.0);
+    CHK_SAME(J[1], 0.0);
+    /* the seeds are still there: dr_jvp with x's direction 0 sees them */
+    CHK_STATUS(dr_jvp(t, 2, ys, 1, &x, (double[]){0.0}, after), DR_OK);
+    CHK_SAME(after[0], 2.0);
+    CHK_SAME(after[1], 2.0);
+    dr_tape_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_inactive_operands),
         cmocka_unit_test(test_matvec_values),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_jacobian_ignores_array_seeds),
         cmocka_unit_test_teardown(test_enomem, chk_alloc_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

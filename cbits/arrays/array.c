@@ -124,7 +124,7 @@ static void arr_forward(dr_ext *e, dr_fsweep *f)
         return;
     if (y->fwd)
         y->fwd(y, f);
-    else if (y->seed_k == f->k && y->n)
+    else if (f->arr_seeds && y->seed_k == f->k && y->n)
         y->tcur = y->tseed;
 }
 

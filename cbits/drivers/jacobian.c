@@ -49,7 +49,7 @@ static dr_status blocks(dr_tape *t, bool forward, size_t m, const dr_real *y,
         dr_pass_io out = forward ? (dr_pass_io){m, y, n, 1}
                                  : (dr_pass_io){n, x, 1, n};
         dr_status st = dr__pass_k(t, forward, kb, in, I, out,
-                                  forward ? J + d0 : J + d0 * n);
+                                  forward ? J + d0 : J + d0 * n, false);
         if (st != DR_OK)
             return st;
     }

@@ -67,7 +67,7 @@ dr_status dr_jvp_vec(dr_tape *t, size_t m, const dr_real *y, size_t n,
     if (!dr__forward_ok(t))
         return DR_ENOTSUP;
     dr_pass_io in = {n, x, k, 1}, out = {m, y, k, 1};
-    return dr__pass_k(t, true, k, in, Xdot, out, Ydot);
+    return dr__pass_k(t, true, k, in, Xdot, out, Ydot, true);
 }
 
 /* k products in one k-wide reverse sweep; DR_ENOTSUP or DR_ENOMEM: not
@@ -79,7 +79,7 @@ static dr_status vjp_wide(dr_tape *t, size_t m, const dr_real *y, size_t k,
     if (t->hist || !dr__reverse_vec_ok(t))
         return DR_ENOTSUP;
     dr_pass_io in = {m, y, 1, m}, out = {n, x, 1, n};
-    return dr__pass_k(t, false, k, in, Ybar, out, Xbar);
+    return dr__pass_k(t, false, k, in, Ybar, out, Xbar, false);
 }
 
 dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,

@@ -57,6 +57,9 @@ typedef struct dr_fsweep {
     double *tan;     /* tan[id * k + j]: tangent j of relative id      */
     size_t k;        /* directions                                      */
     dr_tape *tape;
+    bool arr_seeds;  /* array inputs' seeds (dr_arr_tangent_seed) take
+                        part: dr_forward, dr_jvp and dr_jvp_vec; not a
+                        driver that seeds its own directions (Jacobian) */
 } dr_fsweep;
 
 /*

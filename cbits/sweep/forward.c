@@ -218,7 +218,7 @@ dr_status dr_forward(dr_tape *t)
     if (!t->tan_raw)
         return DR_OK; /* nothing was ever recorded */
     t->tan_raw[0] = 0.0;
-    dr_fsweep f = {t->tan_raw + 1, 1, t};
+    dr_fsweep f = {t->tan_raw + 1, 1, t, true};
     return dr__forward_sweep(t, &f);
 }
 

@@ -98,7 +98,9 @@ DR_HIDDEN dr_status dr__reverse_vec(dr_tape *t, dr_vsweep *s);
 /*
  * One k-wide pass, forward or reverse, as the products and the Jacobian
  * make it: seed direction j of id seed[i] with S[i*ss + j*sd] (i < ns),
- * sweep, and read direction j of id read[c] into R[c*rs + j*rd] (c < nr).
+ * sweep, and read direction j of id read[c] into R[c*rs + j*rd] (c < nr);
+ * a forward sweep with arr_seeds adds the seeds array inputs were given
+ * (dr_arr_tangent_seed) of the same k.
  * Ids are checked by the caller (dr__sweep_ready), and so is that the
  * sweep can run (dr__forward_ok; reverse: dr__reverse_vec_ok, no forks).
  */
@@ -110,7 +112,7 @@ typedef struct dr_pass_io {
 } dr_pass_io;
 DR_HIDDEN dr_status dr__pass_k(dr_tape *t, bool forward, size_t k,
                                dr_pass_io seed, const double *S,
-                               dr_pass_io read, double *R);
+                               dr_pass_io read, double *R, bool arr_seeds);
 
 /* replay.c: dr_replay with values of more inputs (array inputs, set by
    the arrays layer): once every check has passed and nothing can fail,

@@ -144,7 +144,8 @@ dr_status dr__reverse_vec(dr_tape *t, dr_vsweep *s)
 }
 
 dr_status dr__pass_k(dr_tape *t, bool forward, size_t k, dr_pass_io seed,
-                     const double *S, dr_pass_io read, double *R)
+                     const double *S, dr_pass_io read, double *R,
+                     bool arr_seeds)
 {
     /* the reverse sweep keeps an odd number of columns (but one) in an
        even width, the last column zero throughout, so that every node's
@@ -164,7 +165,7 @@ dr_status dr__pass_k(dr_tape *t, bool forward, size_t k, dr_pass_io seed,
     }
     dr_status st;
     if (forward) {
-        dr_fsweep f = {V, k, t};
+        dr_fsweep f = {V, k, t, arr_seeds};
         st = dr__forward_sweep(t, &f);
     } else {
         dr_vsweep v = {V, w, t};

@@ -45,10 +45,7 @@
  * its #ifdef when its defect is fixed.
  */
 #ifndef FUZZ_KNOWN_NONE
-/* dr_jacobian's forward sweeps (n < m) add the array tangent seeds that
-   dr_arr_tangent_seed left for dr_forward / dr_jvp: J depends on them
-   (tests/fuzz/README.md, "Findings").  Guard: the harness clears them. */
-#define FUZZ_KNOWN_JACOBIAN_ARR_SEEDS 1
+/* (none open) */
 #endif
 
 typedef uint64_t dmask;

@@ -19,7 +19,6 @@ import qualified Data.Map as M
 import qualified Data.Set as S
 import Language.Haskell.TH
 
-import Numeric.DualRev.Internal.Compile.Registry (reifyTypeR)
 import Numeric.DualRev.Internal.Compile.Types
 import Numeric.DualRev.Internal.Compile.Wrap
 import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
@@ -99,16 +98,10 @@ dataT ty tn args = do
     Nothing -> do
       fn <- lift (newName ("_take_" ++ nameBase tn))
       modify (\(m, ds) -> (M.insert ty fn m, ds))
-      info <- lift (reifyTypeR tn)
-      (tvs, cons) <- case info of
-        TyConI (DataD _ _ tvs _ cons _) -> pure (tvs, cons)
-        TyConI (NewtypeD _ _ tvs _ con _) -> pure (tvs, [con])
-        _ -> lift (fail ("dualrev: tapedGrad cannot walk the type " ++ pprint ty))
-      let sub = M.fromList (zip (map tvName tvs) args)
+      cons <- lift (consOf "tapedGrad" ty tn args)
       src <- lift (newName "src")
-      alts <- forM cons $ \c -> do
-        (cn, fts) <- lift (conFields c)
-        fs <- mapM (walkT . substTy sub) fts
+      alts <- forM cons $ \(cn, fts) -> do
+        fs <- mapM walkT fts
         xs <- lift (replicateM (length fs) (newName "x"))
         body <- lift (rebuild src (foldl AppE (ConE cn)) (zip fs xs))
         pure (Match (ConP cn (map VarP xs)) (NormalB body) [])
@@ -171,15 +164,9 @@ dataF ty tn args = do
     Nothing -> do
       fn <- lift (newName ("_fill_" ++ nameBase tn))
       modify (\(m, ds) -> (M.insert ty fn m, ds))
-      info <- lift (reifyTypeR tn)
-      (tvs, cons) <- case info of
-        TyConI (DataD _ _ tvs _ cons _) -> pure (tvs, cons)
-        TyConI (NewtypeD _ _ tvs _ con _) -> pure (tvs, [con])
-        _ -> lift (fail ("dualrev: tapedGrad cannot walk the type " ++ pprint ty))
-      let sub = M.fromList (zip (map tvName tvs) args)
-      alts <- forM cons $ \c -> do
-        (cn, fts) <- lift (conFields c)
-        fs <- mapM (walkF . substTy sub) fts
+      cons <- lift (consOf "tapedGrad" ty tn args)
+      alts <- forM cons $ \(cn, fts) -> do
+        fs <- mapM walkF fts
         lift $ do
           xs <- replicateM (length fs) (newName "x")
           ys <- replicateM (length fs) (newName "y")

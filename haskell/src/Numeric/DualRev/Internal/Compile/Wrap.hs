@@ -12,7 +12,7 @@ module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, hvpQ, hessianQ
   , specialise, expandSyn
     -- * For the taped splices ("Numeric.DualRev.Internal.Compile.Taped")
-  , Walks (..), flatTarget, withDecs, arrow, tup, conFields, substTy, tvName
+  , Walks (..), flatTarget, withDecs, arrow, tup, consOf
   ) where
 
 import Control.Monad (forM, replicateM, when)
@@ -235,24 +235,33 @@ dataWalks ty tn args = do
       names <- lift (replicateM 7 (newName ("_walk_" ++ nameBase tn)))
       let self = globalWalks names
       modify (\(m, ds) -> (M.insert ty self m, ds))
-      info <- lift (reifyTypeR tn)
-      (tvs, cons) <- case info of
-        TyConI (DataD _ _ tvs _ cons _) -> pure (tvs, cons)
-        TyConI (NewtypeD _ _ tvs _ con _) -> pure (tvs, [con])
-        _ -> lift (fail ("dualrev: cannot walk the type " ++ pprint ty))
-      let sub = M.fromList (zip (map tvName tvs) args)
+      cons <- lift (consOf "" ty tn args)
       declNeeds <- lift (needsDual noEnv (ConT tn))
-      cinfo <- forM cons $ \c -> do
-        (cn, fts) <- lift (conFields c)
+      cinfo <- forM cons $ \(cn, fts) -> do
         cn' <- if not declNeeds then pure cn else do
           md <- lift (externalDual dualConName cn)
           maybe (lift (fail ("dualrev: the dual of constructor " ++ pprint cn ++ " is missing; "
                              ++ "declare its type in a differentiable block"))) pure md
-        ws <- mapM (walk . substTy sub) fts
+        ws <- mapM walk fts
         pure (cn, cn', ws)
       decs <- lift (mkDataWalkDecs names cinfo)
       modify (\(m, ds) -> (m, decs ++ ds))
       pure self
+
+-- | The constructors of a data type instance (the type ty, tn applied to
+-- args) with their fields' types, the arguments substituted; what names
+-- the splice that fails on another kind of type.
+consOf :: String -> Type -> Name -> [Type] -> Q [(Name, [Type])]
+consOf what ty tn args = do
+  info <- reifyTypeR tn
+  (tvs, cons) <- case info of
+    TyConI (DataD _ _ tvs _ cons _) -> pure (tvs, cons)
+    TyConI (NewtypeD _ _ tvs _ con _) -> pure (tvs, [con])
+    _ -> fail ("dualrev: " ++ what ++ (if null what then "" else " ") ++ "cannot walk the type " ++ pprint ty)
+  let sub = M.fromList (zip (map tvName tvs) args)
+  forM cons $ \c -> do
+    (cn, fts) <- conFields c
+    pure (cn, map (substTy sub) fts)
 
 conFields :: Con -> Q (Name, [Type])
 conFields c = case c of
