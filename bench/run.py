@@ -119,9 +119,11 @@ def all_rows(quick):
 class Impl:
     """An implementation column.  `suffix` is added to each row's program
     name (the Haskell executable's taped programs are `fmult-taped`, ...)."""
-    def __init__(self, key, title, path, haskell=False, gradient=True, suffix=""):
+    def __init__(self, key, title, path, haskell=False, gradient=True, suffix="",
+                 env=()):
         self.key, self.title, self.path = key, title, path
         self.haskell, self.gradient, self.suffix = haskell, gradient, suffix
+        self.env = list(env)
 
     def exe(self, row):
         if self.key in row.exe:
@@ -135,7 +137,7 @@ class Impl:
             if row.prog.startswith("fparticles"):
                 args += ["+RTS", "-N%d" % row.threads, "-RTS"]
             return args
-        return ["env", "BENCH_THREADS=%d" % row.threads] + args
+        return ["env", "BENCH_THREADS=%d" % row.threads] + self.env + args
 
     def applies(self, row):
         if row.impls is not None and self.key not in row.impls:
@@ -333,6 +335,9 @@ def main():
         # "Record once, replay")
         Impl("replay", "dualrev replay (C)", os.path.join(b, "dualrev-replay-bench")),
         Impl("adolc", "ADOL-C", os.path.join(b, "adolc-bench")),
+        # ADOL-C's own tape reuse: taped once, gradient() at each repetition
+        Impl("adolconce", "ADOL-C taped once", os.path.join(b, "adolc-bench"),
+             env=["ADOLC_TAPE_ONCE=1"]),
         Impl("floor", "floor", os.path.join(b, "floor-bench"), gradient=False),
         Impl("codi", "CoDiPack", os.path.join(b, "codipack-bench")),
         Impl("adept", "Adept", os.path.join(b, "adept-bench")),
@@ -490,7 +495,8 @@ def main():
     if have_hsad:
         head += ["dualrev-AD", "ad / dualrev-AD", "dualrev-AD / dualrev-hs"]
     if have_replay:
-        head += ["replay (C)", "replay / dualrev", "tapedGrad (hs)",
+        head += ["replay (C)", "replay / dualrev", "ADOL-C taped once",
+                 "replay / ADOL-C taped once", "tapedGrad (hs)",
                  "tapedGrad / dualrev-hs", "tapedGrad / dualrev"]
     lines = ["| " + " | ".join(head) + " |",
              "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
@@ -520,8 +526,9 @@ def main():
             cellv += [fmt_time(hsad), fmt_ratio(ratio(t(row, "ad"), hsad)),
                       fmt_ratio(ratio(hsad, t(row, "hs")))]
         if have_replay:
-            rp, tg = t(row, "replay"), t(row, "hstaped")
-            cellv += [fmt_time(rp), fmt_ratio(ratio(rp, d)), fmt_time(tg),
+            rp, tg, ao = t(row, "replay"), t(row, "hstaped"), t(row, "adolconce")
+            cellv += [fmt_time(rp), fmt_ratio(ratio(rp, d)), fmt_time(ao),
+                      fmt_ratio(ratio(rp, ao)), fmt_time(tg),
                       fmt_ratio(ratio(tg, t(row, "hs"))), fmt_ratio(ratio(tg, d))]
         lines.append("| %s (%s) | %s |" % (row.label, row.unit, " | ".join(cellv)))
         rows_out.append((row.label, rr))

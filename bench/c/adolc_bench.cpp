@@ -34,6 +34,24 @@ static double bench_value(const adouble &x) { return x.getValue(); }
 
 static const short TAG = 1;
 
+/* ADOLC_TAPE_ONCE=1: the program is taped at the first repetition only and
+   every repetition after it calls the driver on that tape at the
+   (clobbered) inputs: ADOL-C's own "trace once, evaluate at new points"
+   (the drivers' zero-order forward sweep recomputes the values), the
+   anchor for dualrev's replay.  The programs' branches (fneural's relu and
+   maximum) are taken as taped: right at these inputs, as ADOL-C leaves
+   branches to the user. */
+static bool tape_once()
+{
+    static int once = -1;
+    if (once < 0) {
+        const char *e = getenv("ADOLC_TAPE_ONCE");
+        once = e && *e && *e != '0';
+    }
+    return once != 0;
+}
+static bool record_now(long r) { return !tape_once() || r == 0; }
+
 /* trace_on with in-memory buffers for a tape of about `nodes` operations */
 static void start(long nodes)
 {
@@ -46,15 +64,17 @@ static double run_fmult(const bench_args *a)
     double in[2] = {3.0, 4.0}, g[2] = {0, 0}, y;
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(in);
-        start(bench_tape_nodes(a->prog, a->size));
-        {
-            adouble x0, x1, ay;
-            x0 <<= in[0];
-            x1 <<= in[1];
-            ay = x0 * x1;
-            ay >>= y;
+        if (record_now(r)) {
+            start(bench_tape_nodes(a->prog, a->size));
+            {
+                adouble x0, x1, ay;
+                x0 <<= in[0];
+                x1 <<= in[1];
+                ay = x0 * x1;
+                ay >>= y;
+            }
+            trace_off();
         }
-        trace_off();
         gradient(TAG, 2, in, g);
         bench_use(g);
     }
@@ -69,15 +89,17 @@ static double run_fdotprod(const bench_args *a)
     double y;
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(xv.data());
-        start(bench_tape_nodes(a->prog, a->size));
-        {
-            std::vector<adouble> x(2 * n);
-            for (size_t i = 0; i < 2 * n; i++)
-                x[i] <<= xv[i];
-            adouble ay = bench_dot(n, x.data(), x.data() + n);
-            ay >>= y;
+        if (record_now(r)) {
+            start(bench_tape_nodes(a->prog, a->size));
+            {
+                std::vector<adouble> x(2 * n);
+                for (size_t i = 0; i < 2 * n; i++)
+                    x[i] <<= xv[i];
+                adouble ay = bench_dot(n, x.data(), x.data() + n);
+                ay >>= y;
+            }
+            trace_off();
         }
-        trace_off();
         gradient(TAG, (int)(2 * n), xv.data(), g.data());
         bench_use(g.data());
     }
@@ -92,16 +114,18 @@ static double run_fsummatvec(const bench_args *a)
     double y;
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(xv.data());
-        start(bench_tape_nodes(a->prog, a->size));
-        {
-            std::vector<adouble> x(nin);
-            for (size_t i = 0; i < nin; i++)
-                x[i] <<= xv[i];
-            std::vector<adouble> rows(k);
-            adouble ay = bench_summatvec(k, x.data(), x.data() + k * k, rows.data());
-            ay >>= y;
+        if (record_now(r)) {
+            start(bench_tape_nodes(a->prog, a->size));
+            {
+                std::vector<adouble> x(nin);
+                for (size_t i = 0; i < nin; i++)
+                    x[i] <<= xv[i];
+                std::vector<adouble> rows(k);
+                adouble ay = bench_summatvec(k, x.data(), x.data() + k * k, rows.data());
+                ay >>= y;
+            }
+            trace_off();
         }
-        trace_off();
         gradient(TAG, (int)nin, xv.data(), g.data());
         bench_use(g.data());
     }
@@ -115,17 +139,19 @@ static double run_frotvecquat(const bench_args *a)
     double **J = myalloc2(3, 7);
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(in);
-        start(bench_tape_nodes(a->prog, a->size));
-        {
-            adouble x[7];
-            for (int i = 0; i < 7; i++)
-                x[i] <<= in[i];
-            adouble o[3];
-            bench_rotate(x, o);
-            for (int i = 0; i < 3; i++)
-                o[i] >>= y[i];
+        if (record_now(r)) {
+            start(bench_tape_nodes(a->prog, a->size));
+            {
+                adouble x[7];
+                for (int i = 0; i < 7; i++)
+                    x[i] <<= in[i];
+                adouble o[3];
+                bench_rotate(x, o);
+                for (int i = 0; i < 3; i++)
+                    o[i] >>= y[i];
+            }
+            trace_off();
         }
-        trace_off();
         jacobian(TAG, 3, 7, in, J);
         bench_use(J[0]);
     }
@@ -143,15 +169,17 @@ static double run_fneural(const bench_args *a)
     double y;
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(pv);
-        start(bench_tape_nodes(a->prog, a->size));
-        {
-            std::vector<adouble> p(NN_NPARAM);
-            for (int i = 0; i < NN_NPARAM; i++)
-                p[i] <<= pv[i];
-            adouble ay = bench_neural(p.data());
-            ay >>= y;
+        if (record_now(r)) {
+            start(bench_tape_nodes(a->prog, a->size));
+            {
+                std::vector<adouble> p(NN_NPARAM);
+                for (int i = 0; i < NN_NPARAM; i++)
+                    p[i] <<= pv[i];
+                adouble ay = bench_neural(p.data());
+                ay >>= y;
+            }
+            trace_off();
         }
-        trace_off();
         gradient(TAG, NN_NPARAM, pv, g);
         bench_use(g);
     }
@@ -164,15 +192,17 @@ static double run_fparticles(const bench_args *a)
     bench_particle_inputs(in);
     for (long r = 0; r < a->reps; r++) {
         bench_clobber(in);
-        start(bench_tape_nodes(a->prog, a->size));
-        {
-            adouble x[4 * PT_N];
-            for (int i = 0; i < 4 * PT_N; i++)
-                x[i] <<= in[i];
-            adouble ay = bench_particles(x);
-            ay >>= y;
+        if (record_now(r)) {
+            start(bench_tape_nodes(a->prog, a->size));
+            {
+                adouble x[4 * PT_N];
+                for (int i = 0; i < 4 * PT_N; i++)
+                    x[i] <<= in[i];
+                adouble ay = bench_particles(x);
+                ay >>= y;
+            }
+            trace_off();
         }
-        trace_off();
         gradient(TAG, 4 * PT_N, in, g);
         bench_use(g);
     }
