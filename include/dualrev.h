@@ -643,8 +643,9 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
 
 /** Set the handle's order: 2 to record second-order information for the
  *  nodes recorded on it from now on, 1 to stop (the default).  Any time on
- *  a root or child handle that is not forked and has no open recorder
- *  (DR_EBUSY); dr_tape_clear keeps the root's order.  DR_EINVAL for
+ *  a root or child handle, but 2 not while the handle is forked or has an
+ *  open recorder (DR_EBUSY: neither logs); dr_tape_clear keeps the root's
+ *  order.  DR_EINVAL for
  *  another order or a joined handle.  Setting 1 keeps what
  *  was recorded at order 2: dr_hvp, dr_hessian and dr_tangent_record
  *  still work where every node they replay was recorded at order 2 (an
