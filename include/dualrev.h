@@ -780,6 +780,10 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  */
 DR_API dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
                            const double *values);
+/** dr_replay of the inputs first .. first+n-1 (as dr_inputs and
+ *  dr_input_range make them, with consecutive ids) at values[0..n-1]. */
+DR_API dr_status dr_replay_range(dr_tape *t, dr_idx first, size_t n,
+                                 const double *values);
 /**
  * The value of node id into *v: what it was recorded with, or after a
  * dr_replay the new one; any scalar node of a tape of order 2 (the outputs
