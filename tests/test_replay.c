@@ -307,6 +307,66 @@ static void test_replay_range(void **state)
     dr_tape_free(b);
 }
 
+/* x0 x1 + sin x2 on inputs x[0..2] of a fresh tape of order 2 */
+static dr_real small_program(dr_tape *t, const double *v, dr_real *x)
+{
+    for (int i = 0; i < 3; i++)
+        x[i] = dr_input(t, v[i]);
+    return dr_add(t, dr_mul(t, x[0], x[1]), dr_sin(t, x[2]));
+}
+
+/* Replay remembers the inputs it last checked; the same inputs again are
+   not looked at, but any other set is, and so is the same set after a
+   clear, though as many nodes are recorded again. */
+static double value_of(const dr_tape *t, dr_real y)
+{
+    double v = NAN;
+    CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+    return v;
+}
+
+static void test_inputs_remembered(void **state)
+{
+    (void)state;
+    const double v0[3] = {0.5, -1.25, 0.75}, v1[3] = {2.0, 0.5, -0.25};
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x[3];
+    dr_real y = small_program(t, v0, x);
+    double g[3];
+    for (int k = 0; k < 4; k++) { /* the first call checks, then not */
+        const double *v = k % 2 ? v0 : v1;
+        CHK_STATUS(dr_replay(t, 3, x, v), DR_OK);
+        CHK_STATUS(dr_gradient(t, y, 3, x, g), DR_OK);
+        CHK_SAME(value_of(t, y), v[0] * v[1] + sin(v[2]));
+        CHK_SAME(g[0], v[1]);
+        CHK_SAME(g[2], cos(v[2]));
+    }
+    /* as many inputs, other ids: a repeated input, a node that is no
+       input, refused with the tape at its last point */
+    dr_real rep[3] = {x[0], x[0], x[1]}, nonin[3] = {x[0], x[1], y};
+    CHK_STATUS(dr_replay(t, 3, rep, v0), DR_EINVAL);
+    CHK_STATUS(dr_replay(t, 3, nonin, v0), DR_EINVAL);
+    CHK_SAME(value_of(t, y), v0[0] * v0[1] + sin(v0[2]));
+    /* the same ids as a range, then as an array again */
+    CHK_STATUS(dr_replay_range(t, x[0].idx, 3, v1), DR_OK);
+    CHK_STATUS(dr_replay_range(t, x[0].idx + 1, 3, v1), DR_EINVAL);
+    CHK_STATUS(dr_replay(t, 3, x, v0), DR_OK);
+    /* cleared, and as many nodes recorded again: the old inputs, no ids of
+       the tape now, are refused */
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real p = dr_input(t, 0.5);
+    dr_real s = dr_sin(t, p);
+    dr_real q = dr_input(t, 1.5), r = dr_input(t, 2.5);
+    dr_real y2 = dr_add(t, dr_mul(t, q, r), s);
+    CHK_STATUS(dr_replay(t, 3, x, v0), DR_EINVAL);
+    dr_real z[3] = {p, q, r};
+    CHK_STATUS(dr_replay(t, 3, z, v1), DR_OK);
+    CHK_SAME(value_of(t, y2), v1[1] * v1[2] + sin(v1[0]));
+    dr_tape_free(t);
+}
+
 /* An input recorded without its value takes it from its first use, so a
    replay that gives it a value and fails sets it back to the recorded one
    (not to a placeholder). */
@@ -787,6 +847,7 @@ int main(void)
         cmocka_unit_test_teardown(test_random_programs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_some_inputs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_replay_range, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_inputs_remembered, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_unknown_input_set_back, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_guard_flips, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_discrete_guards, chk_alloc_teardown),

@@ -267,8 +267,62 @@ static void set_inputs(dr_tape *t, size_t n, const dr_real *x, dr_idx first,
     }
 }
 
-/* the old values of a few inputs are kept on the stack */
-#define OLD_ON_STACK 32
+/* whether the inputs given are the ones the last replay that succeeded
+   found good (each an input node, once, its value known since), with
+   nothing recorded, cleared or restored since: no need to look again */
+static bool inputs_known(const dr_tape *t, size_t n, const dr_real *x,
+                         dr_idx first)
+{
+    if (t->replay_in_ok != t->next || t->replay_in_n != n)
+        return false;
+    if (!x)
+        return t->replay_in_first == first;
+    if (t->replay_in_first != DR_NONE)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (t->replay_in_ids[i] != x[i].idx)
+            return false;
+    return true;
+}
+
+/* room for n inputs' ids and old values in the tape; false if memory runs
+   out (nothing changed then) */
+static bool inputs_room(dr_tape *t, size_t n)
+{
+    if (n <= t->replay_in_cap)
+        return true;
+    if (n > SIZE_MAX / sizeof(double) / 2)
+        return false;
+    size_t cap = n < 16 ? 16 : n + n / 2;
+    dr_idx *ids = dr__malloc(cap * sizeof *ids);
+    double *old = dr__malloc(cap * sizeof *old);
+    if (!ids || !old) {
+        dr__free(ids);
+        dr__free(old);
+        return false;
+    }
+    dr__free(t->replay_in_ids);
+    dr__free(t->replay_old);
+    dr__bytes_add(t, (ptrdiff_t)((cap - t->replay_in_cap) *
+                                 (sizeof *ids + sizeof *old)));
+    t->replay_in_ids = ids;
+    t->replay_old = old;
+    t->replay_in_cap = cap;
+    t->replay_in_ok = -1;
+    return true;
+}
+
+/* the inputs of a replay that succeeded, for inputs_known next time */
+static void inputs_remember(dr_tape *t, size_t n, const dr_real *x,
+                            dr_idx first)
+{
+    t->replay_in_n = n;
+    t->replay_in_first = x ? DR_NONE : first;
+    if (x)
+        for (size_t i = 0; i < n; i++)
+            t->replay_in_ids[i] = x[i].idx;
+    t->replay_in_ok = t->next;
+}
 
 /* the replay succeeded: what sweeps left at the old point goes */
 static void forget_sweeps(dr_tape *t)
@@ -298,12 +352,13 @@ static dr_status replay_inputs(dr_tape *t, size_t n, const dr_real *x,
         return DR_ENOTSUP; /* a job graph: not replayed yet */
     if (t->next > 0 && (t->oplog_lo != 0 || t->oplog_n < t->next))
         return DR_ENOTSUP; /* nodes recorded at order 1 */
-    if (n > SIZE_MAX / sizeof(double))
+    if (!inputs_room(t, n))
         return DR_ENOMEM;
+    bool known = inputs_known(t, n, x, first);
     /* the inputs given: each an input node, once (marked while checked) */
     size_t marked = 0;
     dr_status st = DR_OK;
-    for (; marked < n; marked++) {
+    for (; !known && marked < n; marked++) {
         dr_oplog *e = input_entry(t, input_id(x, first, marked));
         if (!e || e->aux) {
             st = DR_EINVAL;
@@ -320,11 +375,9 @@ static dr_status replay_inputs(dr_tape *t, size_t n, const dr_real *x,
     }
     for (size_t i = 0; i < marked; i++)
         t->oplog[input_id(x, first, i) - t->base].aux = 0;
-    double stack_old[OLD_ON_STACK], *old = stack_old;
-    if (st == DR_OK && n > OLD_ON_STACK && !(old = dr__malloc(n * sizeof *old)))
-        st = DR_ENOMEM;
     if (st != DR_OK)
         return st;
+    double *old = t->replay_old;
     dr_chunk **chunks = t->replay_chunks;
     size_t nc = t->replay_nchunks;
     set_inputs(t, n, x, first, values, old);
@@ -347,16 +400,17 @@ static dr_status replay_inputs(dr_tape *t, size_t n, const dr_real *x,
     } else {
         /* the inputs given have their values now (those recorded without
            one too), so every input's value is known */
-        for (size_t i = 0; i < n; i++)
-            t->oplog[input_id(x, first, i) - t->base].x = 1.0;
+        if (!known) {
+            for (size_t i = 0; i < n; i++)
+                t->oplog[input_id(x, first, i) - t->base].x = 1.0;
+            inputs_remember(t, n, x, first);
+        }
         t->replay_ok = t->next;
         guards_moved(t);
         /* the adjoints and tangents of earlier sweeps belong to the old
            point */
         forget_sweeps(t);
     }
-    if (old != stack_old)
-        dr__free(old);
     return st;
 }
 

@@ -46,6 +46,7 @@ dr_tape *dr_tape_new(void)
     t->base = next_id_range();
     t->id_end = t->base + ((int64_t)1 << DR_ID_RANGE_BITS);
     t->replay_ok = -1;
+    t->replay_in_ok = -1;
     t->root = t;
     t->threads = 1;
     t->bytes = sizeof *t;
@@ -78,6 +79,8 @@ void dr_tape_free(dr_tape *t)
     dr__free(t->fe_ranges);
     dr__free(t->guards);
     dr__free(t->replay_chunks);
+    dr__free(t->replay_in_ids);
+    dr__free(t->replay_old);
     dr__free(t->tan_raw);
     dr__free(t);
 }
@@ -147,6 +150,7 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->fe_cursor = 0;
     t->tan_valid = 0;
     t->replay_ok = -1;
+    t->replay_in_ok = -1;
     t->status = DR_OK;
 }
 
@@ -244,6 +248,7 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
     if (t->oplog_lo + t->oplog_n > pos->next)
         t->oplog_n = pos->next > t->oplog_lo ? pos->next - t->oplog_lo : 0;
     t->replay_ok = -1; /* other nodes may take the same ids */
+    t->replay_in_ok = -1;
     /* the comparisons recorded since */
     if (t->guards_n > pos->guards_n)
         t->guards_n = pos->guards_n;

@@ -225,6 +225,15 @@ struct dr_tape {
     int64_t replay_ok; /* sweep: [root] t->next when replay last found
                           every node replayable and every input's value
                           known; -1: not since the last clear or restore */
+    int64_t replay_in_ok; /* sweep: [root] t->next when the inputs below
+                             were last found each an input node, once, with
+                             its value known; -1 as replay_ok */
+    dr_idx *replay_in_ids; /* sweep: [root] those inputs' ids (x given) */
+    size_t replay_in_n, replay_in_cap; /* sweep: how many; allocated     */
+    dr_idx replay_in_first; /* sweep: [root] their first id (a range), or
+                               DR_NONE where replay_in_ids holds them    */
+    double *replay_old; /* sweep: [root] the inputs' values before a replay,
+                           to undo it; replay_in_cap of them           */
 
     /* [root] shared storage */
     int64_t reserved;  /* relative ids handed out to chunks (atomic)      */
