@@ -55,3 +55,43 @@ case $out in
   *"([66.0,88.0],[22.0,44.0])"*) ;;
   *) echo "Haskell quick start: unexpected output" >&2; exit 1 ;;
 esac
+
+echo "== Numeric.DualRev.AD's examples (README.md), a module of their own"
+# each line `EXPR  -- RESULT ...` of the block becomes a check that EXPR
+# shows as RESULT (where the comment starts with one), in a module with no
+# type annotations: the element types must default as ad's do
+mkdir -p "$work/hs/ad"
+block "<!-- file: AdExamples.hs -->" | awk '
+  /^import / { print; next }
+  /^[ \t]*$/ { next }
+  {
+    i = index($0, "  -- ")
+    expr = i ? substr($0, 1, i - 1) : $0
+    note = i ? substr($0, i + 5) : ""
+    sub(/[ \t]+$/, "", expr)
+    want = note
+    sub(/[: ].*$/, "", want)
+    n++
+    if (want ~ /^[-0-9[(]/)
+      body = body sprintf("  check %d (show (%s)) \"%s\"\n", n, expr, want)
+    else
+      body = body sprintf("  (%s) `seq` pure ()\n", expr)
+  }
+  END {
+    print "main :: IO ()"
+    print "main = do"
+    printf "%s", body
+    print "  putStrLn \"ad examples: all as the README says\""
+    print "check :: Int -> String -> String -> IO ()"
+    print "check k got want"
+    print "  | got == want = pure ()"
+    print "  | otherwise = error (\"README example \" ++ show k ++ \": \" ++ got ++ \", README says \" ++ want)"
+  }' > "$work/hs/ad/Main.hs"
+cat >> "$work/hs/quickstart.cabal" <<'CABAL'
+executable ad-examples
+  main-is:          Main.hs
+  hs-source-dirs:   ad
+  build-depends:    base, dualrev
+  default-language: Haskell2010
+CABAL
+(cd "$work/hs" && cabal run -v0 ad-examples)

@@ -1,4 +1,5 @@
 {-# LANGUAGE DeriveTraversable #-}
+{-# OPTIONS_GHC -Wno-type-defaults #-}
 {-# LANGUAGE RankNTypes #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 {-# LANGUAGE TemplateHaskell #-}
@@ -18,6 +19,7 @@ import Control.Exception (SomeException, evaluate, try)
 import Control.Monad (forM)
 import Data.Foldable (toList)
 import Data.List (transpose)
+import Foreign.C.Types (CDouble (..))
 import qualified Data.Map.Strict as Map
 import Test.Hspec
 import Test.QuickCheck
@@ -124,6 +126,8 @@ spec = describe "Overloaded" $ do
   newton
   descent
   floats
+  elementTypes
+  towers
   containers
   threads
   constants
@@ -580,6 +584,88 @@ floats = describe "Float" $ do
     let zs = take 60 (N.findZero (\x -> x * x - 2) (1 :: Float))
     abs (realToFrac (last zs) - sqrt 2 :: Double) `shouldSatisfy` (<= 2e-7)
     map head (take 2 (A.gradientDescent (\v -> head v * head v) [1 :: Float])) `shouldBe` [0.8, 0.64]
+
+-- | A differentiation at any element type, compiled once with the class
+-- dictionary (no specialisation to Double): the element conversions'
+-- general path.
+newtype PolyGrad = PolyGrad (forall a. RealFloat a => [a] -> (a, [a]))
+
+polyGrad :: PolyGrad
+polyGrad = PolyGrad (A.grad' (\v -> sum (map (\x -> x * x) v) + head v))
+{-# NOINLINE polyGrad #-}
+
+-- (through a box the optimiser cannot see into, so never specialised)
+gradPoly :: RealFloat a => [a] -> (a, [a])
+gradPoly xs = case polyGrad of PolyGrad g -> g xs
+
+elementTypes :: Spec
+elementTypes = describe "element types (Element is RealFloat)" $ do
+  let specials = [0, -0.0, 1.5, -2.25, 1 / 0, -1 / 0, 0 / 0, 5.0e-324, 1.7976931348623157e308]
+      gen = listOf1N 6 (oneof [dbl, elements specials])
+  it "at Double through the class dictionary: bit for bit the specialised results (-0, NaN, infinities)" $
+    property $ forAll gen $ \xs ->
+      show (gradPoly xs) === show (A.grad' (\v -> sum (map (\x -> x * x) v) + head v) xs)
+  it "at CDouble (another RealFloat): the Double results" $
+    property $ forAll gen $ \xs ->
+      let (y, g) = gradPoly (map CDouble xs)
+          (yd, gd) = gradPoly xs
+      in show (y, g) === show (CDouble yd, map CDouble gd)
+  it "types default to Double as ad's do (a module with no annotations: tools/check-quickstart.sh)" $
+    -- here: the literals' type is fixed by nothing but defaulting
+    show (A.grad (\[x, y] -> x * y + sin x) [1, 2]) `shouldBe` "[2.5403023058681398,1.0]"
+
+-- | One elementary function at a time, at a point of its domain, with the
+-- name the failures show.
+data Elementary = Elementary String Double (forall a. Floating a => a -> a)
+
+towerFns :: [Elementary]
+towerFns = map (\(n, x, ElemFn f) -> Elementary n x f)
+  [ ("exp", 0.3, ElemFn exp), ("log", 1.7, ElemFn log), ("sqrt", 2.2, ElemFn sqrt), ("sin", 0.7, ElemFn sin)
+  , ("cos", 0.7, ElemFn cos), ("tan", 0.4, ElemFn tan), ("asin", 0.3, ElemFn asin), ("acos", -0.2, ElemFn acos)
+  , ("atan", 1.3, ElemFn atan), ("sinh", 0.8, ElemFn sinh), ("cosh", -0.6, ElemFn cosh), ("tanh", 0.5, ElemFn tanh)
+  , ("asinh", 1.1, ElemFn asinh), ("acosh", 1.9, ElemFn acosh), ("atanh", 0.35, ElemFn atanh)
+  , ("** (both)", 1.3, ElemFn (\x -> x ** (x / 2))), ("logBase", 2.5, ElemFn (logBase 3))
+  , ("/ and recip", 0.9, ElemFn (\x -> (x * x + 1) / (x - 3) + recip (2 + x)))
+  , ("abs", -1.5, ElemFn (\x -> abs x * x))
+  ]
+
+newtype Fn = ElemFn (forall a. Floating a => a -> a)
+
+towers :: Spec
+towers = describe "towers (every derivative at once: diffs, dus, taylor)" $ do
+  it "sin at 0: 0, 1, 0, -1 repeating; a polynomial's tower ends (diffs0 pads it)" $ do
+    take 9 (A.diffs sin (0 :: Double)) `shouldBe` [0, 1, 0, -1, 0, 1, 0, -1, 0]
+    A.diffs (\x -> x ^ (3 :: Int)) (2 :: Double) `shouldBe` [8, 12, 12, 6]
+    take 6 (A.diffs0 (\x -> x * x) (3 :: Double)) `shouldBe` [9, 6, 2, 0, 0, 0]
+    A.diffs (\x -> x / 2) (1 :: Double) `shouldBe` [0.5, 0.5]
+  it "every elementary function: derivatives 1 to 3 are the nested reverse-mode ones" $
+    conjoin
+      [ counterexample name $
+          let t = take 4 (A.diffs f x)
+              d1 = A.diff f x
+              d2 = A.diff (A.diff f) x
+              d3 = A.diff (A.diff (A.diff f)) x
+          in counterexample (show (t, [f x, d1, d2, d3])) $
+               and (zipWith (closeRel 1e-11) t [f x, d1, d2, d3])
+      | Elementary name x f <- towerFns ]
+  it "a random composite: its first three derivatives are the nested ones" $
+    property $ forAll (choose (0.2, 1.5)) $ \x ->
+      let f :: Floating a => a -> a
+          f v = exp (sin v * v) / sqrt (1 + v * v) + log (v + 2) * atan v
+          t = take 4 (A.diffs f x)
+      in counterexample (show t) $
+           and (zipWith (closeRel 1e-10) t [f x, A.diff f x, A.diff (A.diff f) x, A.diff (A.diff (A.diff f)) x])
+  it "dus along a direction: du first, then v' H v" $
+    property $ forAll ((,) <$> vectorOf 3 (choose (-1, 1)) <*> vectorOf 3 (choose (-1, 1))) $ \(xs, vs) ->
+      let f :: Floating a => [a] -> a
+          f v = let [a, b, c] = v in a * b * c + sin (a * c) + b * b
+          [_, d1, d2] = take 3 (A.dus f (zipWith (\x v -> [x, v]) xs vs))
+          hv = A.hessianProduct f (zip xs vs)
+      in closeRel 1e-12 d1 (A.du f (zip xs vs)) .&&. closeRel 1e-12 d2 (sum (zipWith (*) vs hv))
+  it "taylor and maclaurin: the series' terms" $ do
+    abs (sum (take 25 (A.taylor exp 0 (1 :: Double))) - exp 1) `shouldSatisfy` (< 1e-15)
+    take 5 (A.maclaurin (\x -> recip (1 - x)) (0.5 :: Double)) `shouldBe` [1, 0.5, 0.25, 0.125, 0.0625]
+    take 4 (A.taylor0 (\x -> x * x) 1 (0.5 :: Double)) `shouldBe` [1, 1, 0.25, 0]
 
 containers :: Spec
 containers = describe "containers other than lists" $ do

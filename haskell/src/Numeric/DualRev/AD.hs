@@ -17,9 +17,16 @@
 -- seeded on fresh copies of its inputs: 'auto' brings an enclosing
 -- variable in, and perturbations of different levels do not mix.
 --
--- Element types: 'Double', 'Float' (computed in Double, rounded back), and
--- the scalar of an enclosing differentiation.  Differences from @ad@:
+-- Element types: 'Double', 'Float' (computed in Double, rounded back), any
+-- other 'RealFloat' type (carried as Double), and the scalar of an
+-- enclosing differentiation.  'Element' is a synonym of 'RealFloat', so an
+-- expression such as @grad (\[x, y] -> x * y) [1, 2]@ needs no annotation:
+-- its element type defaults to 'Double', as with @ad@.  Differences from
+-- @ad@:
 --
+-- * 'floatRadix' of a 'Reverse' is -2, the mark that tells the scalar of
+--   an enclosing differentiation from a number (@ad@ answers the
+--   element's radix);
 -- * one differentiable type, 'Reverse', for every function (@ad@ picks a
 --   mode per function: @Forward@ for 'diff' and 'du', sparse for
 --   'hessian'); functions written against the classes ('Num', 'Floating',
@@ -51,6 +58,11 @@ module Numeric.DualRev.AD
   , diff, diff', diffF, diffF'
     -- * Directional derivatives
   , du, du', duF, duF'
+    -- * Every derivative (a tower, "Numeric.DualRev.AD.Mode.Tower")
+  , Tower
+  , diffs, diffs0, diffsF, diffs0F
+  , dus, dus0, dusF, dus0F
+  , taylor, taylor0, maclaurin, maclaurin0
     -- * Gradient descent
   , gradientDescent, gradientAscent
   , conjugateGradientDescent, conjugateGradientAscent
@@ -59,4 +71,5 @@ module Numeric.DualRev.AD
 
 import Numeric.DualRev.Internal.Overloaded.Drivers
 import Numeric.DualRev.Internal.Overloaded.Optimize
+import Numeric.DualRev.Internal.Overloaded.Tower
 import Numeric.DualRev.Internal.Overloaded.Value

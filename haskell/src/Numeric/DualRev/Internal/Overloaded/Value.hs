@@ -1,3 +1,4 @@
+{-# LANGUAGE ConstraintKinds #-}
 {-# LANGUAGE DerivingVia #-}
 {-# LANGUAGE FlexibleContexts #-}
 {-# LANGUAGE MagicHash #-}
@@ -23,7 +24,7 @@
 module Numeric.DualRev.Internal.Overloaded.Value
   ( Val (..)
   , Reverse (..)
-  , Element (..)
+  , Element, toVal, fromVal, numbersOnly, toDouble, fromDouble
   , TapeMismatch (..)
   , constVal, primalVal, isActive, recast, ioValue
   , Mode (..)
@@ -34,7 +35,9 @@ import Control.Exception (Exception, throw)
 import Data.Int (Int64)
 import Foreign.Ptr (Ptr, nullPtr)
 import GHC.Exts (runRW#)
+import GHC.Float (double2Float, float2Double)
 import GHC.IO (IO (..))
+import Unsafe.Coerce (unsafeCoerce)
 
 import Foreign.C.Types (CInt)
 
@@ -131,6 +134,7 @@ bin' op (Reverse a) (Reverse b) = Reverse (bin op a b)
 instance Lifted (Reverse s a) where
   lift1 = un'
   lift2 = bin'
+  radixOf _ = reverseRadix
   constant = Reverse . constVal
   primal (Reverse v) = primalVal v
   -- guards go to the tape of the active argument, which keeps them where
@@ -224,39 +228,80 @@ instance Enum (Reverse s a) where
 
 -- | The types a differentiation can be taken over: 'Double', 'Float'
 -- (carried as Double on the tape, rounded back in results) and the scalar
--- of an enclosing differentiation (nesting).
-class (Num a, Ord a) => Element a where
-  -- | As a value of the tape: a number is a constant, an enclosing
-  -- differentiation's scalar is itself.
-  toVal :: a -> Val
-  -- | A result back: a number reads the value (the results of a
-  -- differentiation of numbers are numbers), an enclosing scalar is the
-  -- node.
-  fromVal :: Val -> a
-  -- | True for numbers: a differentiation of them always records on a tape
-  -- of its own, without looking at its inputs.
-  numbersOnly :: f a -> Bool
-  numbersOnly _ = False
+-- of an enclosing differentiation (nesting).  A synonym of 'RealFloat',
+-- not a class of its own, so that types default as @ad@'s do: @grad (\[x,
+-- y] -> x * y) [1, 2]@ needs no annotation, its element type defaulting
+-- to Double (a class outside the standard ones would stop the defaulting).
+-- Any other 'RealFloat' type is carried as Double too, through
+-- 'decodeFloat'.
+type Element a = RealFloat a
 
-instance Element Double where
-  toVal = constVal
-  fromVal = primalVal
-  numbersOnly _ = True
-  {-# INLINE toVal #-}
-  {-# INLINE fromVal #-}
+-- | The scalar's mark: a negative 'floatRadix', which no number type has,
+-- tells the scalar of an enclosing differentiation from a number without
+-- a class of our own (and without looking at the value).
+reverseRadix :: Integer
+reverseRadix = -2
 
-instance Element Float where
-  toVal = constVal . realToFrac
-  fromVal = realToFrac . primalVal
-  numbersOnly _ = True
-  {-# INLINE toVal #-}
-  {-# INLINE fromVal #-}
+isScalar :: RealFloat a => a -> Bool
+isScalar x = floatRadix x == reverseRadix
+{-# INLINE isScalar #-}
 
-instance Element a => Element (Reverse s a) where
-  toVal (Reverse v) = v
-  fromVal = Reverse
-  {-# INLINE toVal #-}
-  {-# INLINE fromVal #-}
+-- | As a value of the tape: a number is a constant, an enclosing
+-- differentiation's scalar (a 'Reverse', whose representation is its
+-- 'Val') is itself.
+toVal :: RealFloat a => a -> Val
+toVal x
+  | isScalar x = unsafeCoerce x
+  | otherwise = constVal (toDouble x)
+{-# INLINE toVal #-}
+
+-- | A result back: a number reads the value (the results of a
+-- differentiation of numbers are numbers), an enclosing scalar is the
+-- node.
+fromVal :: RealFloat a => Val -> a
+fromVal v = r
+  where r | isScalar r = unsafeCoerce v
+          | otherwise = fromDouble (primalVal v)
+{-# INLINE fromVal #-}
+
+-- | True for numbers: a differentiation of them always records on a tape
+-- of its own, without looking at its inputs.
+numbersOnly :: RealFloat a => f a -> Bool
+numbersOnly xs = not (isScalar (elementOf xs))
+  where
+    elementOf :: f a -> a
+    elementOf _ = undefined -- floatRadix looks at the type only
+{-# INLINE numbersOnly #-}
+
+-- | A number as a Double: the identity on Double, Float's widening, and
+-- for another floating type its sign, mantissa and exponent (NaN and the
+-- infinities as themselves).
+toDouble :: RealFloat a => a -> Double
+toDouble x
+  | isNaN x = 0 / 0
+  | isInfinite x = if x > 0 then 1 / 0 else -1 / 0
+  | isNegativeZero x = -0.0
+  | otherwise = uncurry encodeFloat (decodeFloat x)
+{-# NOINLINE [1] toDouble #-}
+
+-- | A Double as a number of the type ('toDouble' back): exact where the
+-- type has Double's digits or more, else rounded to nearest.
+fromDouble :: RealFloat a => Double -> a
+fromDouble d = r
+  where
+    r | isNaN d = 0 / 0
+      | isInfinite d = if d > 0 then 1 / 0 else -1 / 0
+      | isNegativeZero d = -0.0
+      | floatRadix r == 2 && floatDigits r >= floatDigits d = uncurry encodeFloat (decodeFloat d)
+      | otherwise = fromRational (toRational d)
+{-# NOINLINE [1] fromDouble #-}
+
+{-# RULES
+"toDouble/Double" toDouble = id :: Double -> Double
+"toDouble/Float" toDouble = float2Double
+"fromDouble/Double" fromDouble = id :: Double -> Double
+"fromDouble/Float" fromDouble = double2Float
+  #-}
 
 ------------------------------------------------------------------------------
 -- ad's lifting of constants

@@ -42,6 +42,11 @@ class Lifted r where
   -- | 'signum' of the value, with the guards that fix it ('guardSignum').
   signumOn :: r -> Double
   signumOn = signum . primal
+  -- | 'floatRadix', which must not look at its argument: Double's, or a
+  -- mark of the type's own (the overloaded mode's scalar marks itself by
+  -- a negative radix, "Numeric.DualRev.Internal.Overloaded.Value").
+  radixOf :: r -> Integer
+  radixOf _ = floatRadix (0 :: Double)
 
 -- | The numeric instances of a 'Lifted' scalar, for @deriving via@.
 newtype Lifting r = Lifting r
@@ -160,7 +165,7 @@ instance Lifted r => RealFrac (Lifting r) where
   ceiling (Lifting a) = roundOn gCeil a (ceiling (primal a))
 
 instance Lifted r => RealFloat (Lifting r) where
-  floatRadix _ = floatRadix (0 :: Double)
+  floatRadix (Lifting r) = radixOf r
   floatDigits _ = floatDigits (0 :: Double)
   floatRange _ = floatRange (0 :: Double)
   decodeFloat = decodeFloat . exactly
