@@ -30,6 +30,11 @@ import qualified Numeric.DualRev.AD as A
 import qualified Numeric.DualRev.AD.Mode.Reverse as R
 import qualified Numeric.DualRev.AD.Mode.Reverse.Double as RD
 import qualified Numeric.DualRev.AD.Newton as N
+import qualified Numeric.DualRev.AD.Double as ADD
+import qualified Numeric.DualRev.AD.Mode.Forward as F
+import qualified Numeric.DualRev.AD.Mode.Kahn as K
+import qualified Numeric.DualRev.AD.Mode.Tower as T
+import qualified Numeric.DualRev.AD.Newton.Double as ND
 import OverloadedDefs
 import Numeric.DualRev.Internal.Run.Taped (tapedRecordings)
 
@@ -128,6 +133,7 @@ spec = describe "Overloaded" $ do
   floats
   elementTypes
   towers
+  adModules
   containers
   threads
   constants
@@ -630,6 +636,18 @@ towerFns = map (\(n, x, ElemFn f) -> Elementary n x f)
   ]
 
 newtype Fn = ElemFn (forall a. Floating a => a -> a)
+
+-- | ad's module names, each with a function of it (a program switches by
+-- its imports).
+adModules :: Spec
+adModules = describe "ad's module names" $
+  it "Double, Mode.Forward, Mode.Kahn, Mode.Tower, Newton.Double: the same results" $ do
+    ADD.grad (\v -> let [x, y] = v in x * y + sin x) [1, 2] `shouldBe` A.grad (\v -> let [x, y] = v in x * y + sin x) [1, 2 :: Double]
+    F.diffF' (\a -> [sin a, cos a]) (0 :: Double) `shouldBe` [(0, 1), (1, -0)]
+    F.jacobianT (\v -> let [x, y] = v in [x * y, x + y]) [3, 5 :: Double] `shouldBe` [[5, 1], [3, 1]]
+    K.grad (\v -> let [x, y] = v in x * y) [3, 5 :: Double] `shouldBe` [5, 3]
+    take 3 (T.diffs exp (0 :: Double)) `shouldBe` [1, 1, 1]
+    last (take 10 (ND.findZero (\x -> x * x - 4) (1 :: Double))) `shouldBe` 2
 
 towers :: Spec
 towers = describe "towers (every derivative at once: diffs, dus, taylor)" $ do

@@ -40,6 +40,17 @@
 -- * the arithmetic of one differentiation must run on one thread at a time
 --   (no 'par' between its operations); separate differentiations may run
 --   on any threads.
+--
+-- Modules with @ad@'s names: "Numeric.DualRev.AD.Double",
+-- "Numeric.DualRev.AD.Newton" (and @.Double@),
+-- "Numeric.DualRev.AD.Mode.Reverse" (and @.Double@),
+-- "Numeric.DualRev.AD.Mode.Kahn", "Numeric.DualRev.AD.Mode.Forward" (the
+-- same scalar: forward-mode results) and "Numeric.DualRev.AD.Mode.Tower".
+-- Left out, for now: the higher-order gradients and Jacobians of @ad@'s
+-- sparse mode (@grads@, @jacobians@, @hessianF'@, which return a
+-- @Cofree@ stream), @vgrad@ and @vgrad'@ (variadic), @constrainedDescent@,
+-- the @AD@ newtype and @Jet@, and the @Rank1@, @Sparse@, @Dense@ and
+-- @Halley@ modules.
 module Numeric.DualRev.AD
   ( -- * The differentiable scalar
     Reverse
