@@ -136,6 +136,14 @@ differentiable [d|
   discretes ((n, m), (b, c), ((), x)) =
     (if b then x * fromIntegral n else x / (1 + fromIntegral m * fromIntegral m))
     + (if c == 'x' then sin x else cos x)
+
+  -- tuples of data in Constant (up to 7, as elsewhere), alone and in a list
+  quadratic :: (Double, Constant (Double, Double, Double)) -> Double
+  quadratic (x, k) = let (a, b, c) = constant k in a * x * x + b * x + c
+  quadratics :: ([Double], Constant [(Double, Double, Double)]) -> Double
+  quadratics (xs, k) = sum (zipWith (\x (a, b, c) -> a * x * x + b * x + c) xs (constant k))
+  septic :: (Double, Constant (Double, Double, Double, Double, Double, Double, Double)) -> Double
+  septic (x, k) = let (a, b, c, d, e, f, g) = constant k in a * x + b * x * x + c + d + e + f * g
   |]
 
 -- Flattening of the corpus types for the checks
@@ -220,6 +228,15 @@ spec = describe "data types" $ do
           <*> oneof [Left <$> dbl, (\a k -> Right (a, k)) <$> dbl <*> choose (-3, 3)]
           <*> listOf1N 4 (oneof [Left <$> choose (-3, 3), Right <$> dbl]))
     options $(grad 'options)
+  it "tuples of 3 to 7 in Constant, alone and in a list" $
+    property $ forAll ((,,) <$> dbl <*> ((,,) <$> dbl <*> dbl <*> dbl) <*> listOf1N 4 ((,) <$> dbl <*> ((,,) <$> dbl <*> dbl <*> dbl))) $
+      \(x, k@(a, b, _), xks) ->
+        let (xs, ks) = unzip xks
+            (g1, k1) = $(grad 'quadratic) (x, Constant k)
+            (gs, ks1) = $(grad 'quadratics) (xs, Constant ks)
+        in closeRel 1e-14 g1 (2 * a * x + b) .&&. k1 === Constant k .&&. ks1 === Constant ks
+           .&&. and (zipWith3 (\g y (p, q, _) -> closeRel 1e-14 g (2 * p * y + q)) gs xs ks)
+           .&&. closeRel 1e-14 (fst ($(grad 'septic) (x, Constant (a, b, 1, 2, 3, 4, 5)))) (a + 2 * b * x)
   checkGrad "discrete parts come back unchanged"
     ((,,) <$> ((,) <$> choose (-5, 5) <*> choose (-5, 5)) <*> ((,) <$> arbitrary <*> elements "xy")
           <*> ((,) () <$> dbl))

@@ -59,10 +59,41 @@ instance Carrier Bool Bool where
   toDual _ = pure
   fromDual _ = pure
 
+-- (tuples up to 7, as everywhere the splices take tuples)
 instance (Carrier p d, Carrier q e) => Carrier (p, q) (d, e) where
   toDual t (a, b) = (,) <$> toDual t a <*> toDual t b
   fromDual t (a, b) = (,) <$> fromDual t a <*> fromDual t b
   keepAlive (a, b) = keepAlive a >> keepAlive b
+
+instance (Carrier p d, Carrier q e, Carrier r f)
+         => Carrier (p, q, r) (d, e, f) where
+  toDual t (a, b, c) = (,,) <$> toDual t a <*> toDual t b <*> toDual t c
+  fromDual t (a, b, c) = (,,) <$> fromDual t a <*> fromDual t b <*> fromDual t c
+  keepAlive (a, b, c) = keepAlive a >> keepAlive b >> keepAlive c
+
+instance (Carrier p d, Carrier q e, Carrier r f, Carrier s g)
+         => Carrier (p, q, r, s) (d, e, f, g) where
+  toDual t (a, b, c, k) = (,,,) <$> toDual t a <*> toDual t b <*> toDual t c <*> toDual t k
+  fromDual t (a, b, c, k) = (,,,) <$> fromDual t a <*> fromDual t b <*> fromDual t c <*> fromDual t k
+  keepAlive (a, b, c, k) = keepAlive a >> keepAlive b >> keepAlive c >> keepAlive k
+
+instance (Carrier p d, Carrier q e, Carrier r f, Carrier s g, Carrier u h)
+         => Carrier (p, q, r, s, u) (d, e, f, g, h) where
+  toDual t (a, b, c, k, l) = (,,,,) <$> toDual t a <*> toDual t b <*> toDual t c <*> toDual t k <*> toDual t l
+  fromDual t (a, b, c, k, l) = (,,,,) <$> fromDual t a <*> fromDual t b <*> fromDual t c <*> fromDual t k <*> fromDual t l
+  keepAlive (a, b, c, k, l) = keepAlive a >> keepAlive b >> keepAlive c >> keepAlive k >> keepAlive l
+
+instance (Carrier p d, Carrier q e, Carrier r f, Carrier s g, Carrier u h, Carrier v i)
+         => Carrier (p, q, r, s, u, v) (d, e, f, g, h, i) where
+  toDual t (a, b, c, k, l, m) = (,,,,,) <$> toDual t a <*> toDual t b <*> toDual t c <*> toDual t k <*> toDual t l <*> toDual t m
+  fromDual t (a, b, c, k, l, m) = (,,,,,) <$> fromDual t a <*> fromDual t b <*> fromDual t c <*> fromDual t k <*> fromDual t l <*> fromDual t m
+  keepAlive (a, b, c, k, l, m) = keepAlive a >> keepAlive b >> keepAlive c >> keepAlive k >> keepAlive l >> keepAlive m
+
+instance (Carrier p d, Carrier q e, Carrier r f, Carrier s g, Carrier u h, Carrier v i, Carrier w j)
+         => Carrier (p, q, r, s, u, v, w) (d, e, f, g, h, i, j) where
+  toDual t (a, b, c, k, l, m, n) = (,,,,,,) <$> toDual t a <*> toDual t b <*> toDual t c <*> toDual t k <*> toDual t l <*> toDual t m <*> toDual t n
+  fromDual t (a, b, c, k, l, m, n) = (,,,,,,) <$> fromDual t a <*> fromDual t b <*> fromDual t c <*> fromDual t k <*> fromDual t l <*> fromDual t m <*> fromDual t n
+  keepAlive (a, b, c, k, l, m, n) = keepAlive a >> keepAlive b >> keepAlive c >> keepAlive k >> keepAlive l >> keepAlive m >> keepAlive n
 
 instance Carrier p d => Carrier [p] [d] where
   toDual t = mapM (toDual t)
