@@ -137,6 +137,23 @@ differentiable [d|
     (if b then x * fromIntegral n else x / (1 + fromIntegral m * fromIntegral m))
     + (if c == 'x' then sin x else cos x)
 
+  -- a parametrised type with a Num instance of the block (ordinary code at
+  -- the dual number: its lazy fields recorded before the block goes on)
+  data PN a = PN a a
+    deriving (Eq, Show)
+  instance Num a => Num (PN a) where
+    PN a b + PN c d = PN (a + c) (b + d)
+    PN a b - PN c d = PN (a - c) (b - d)
+    PN a b * PN c d = PN (a * c) (b * d)
+    abs (PN a b) = PN (abs a) (abs b)
+    signum (PN a b) = PN (signum a) (signum b)
+    fromInteger n = PN (fromInteger n) (fromInteger n)
+    negate (PN a b) = PN (negate a) (negate b)
+  dist2 :: (PN Double, PN Double) -> Double
+  dist2 (p, q) = case p - q of PN x y -> x * x + y * y
+  scaledSum :: [PN Double] -> Double
+  scaledSum ps = case sum (map (* PN 2 3) ps) of PN x y -> x * y
+
   -- tuples of data in Constant (up to 7, as elsewhere), alone and in a list
   quadratic :: (Double, Constant (Double, Double, Double)) -> Double
   quadratic (x, k) = let (a, b, c) = constant k in a * x * x + b * x + c
@@ -228,6 +245,17 @@ spec = describe "data types" $ do
           <*> oneof [Left <$> dbl, (\a k -> Right (a, k)) <$> dbl <*> choose (-3, 3)]
           <*> listOf1N 4 (oneof [Left <$> choose (-3, 3), Right <$> dbl]))
     options $(grad 'options)
+  it "a parametrised type with a Num instance in the block: its arithmetic recorded" $
+    property $ forAll ((,,,) <$> dbl <*> dbl <*> dbl <*> dbl) $ \(a, b, c, d) ->
+      let (PN ga gb, PN gc gd) = $(grad 'dist2) (PN a b, PN c d)
+      in closeRel 1e-14 ga (2 * (a - c)) .&&. closeRel 1e-14 gb (2 * (b - d))
+         .&&. closeRel 1e-14 gc (2 * (c - a)) .&&. closeRel 1e-14 gd (2 * (d - b))
+  it "the same type in a list, through sum and map" $
+    property $ forAll (listOf1N 4 (PN <$> dbl <*> dbl)) $ \ps ->
+      let sx = 2 * sum [x | PN x _ <- ps]
+          sy = 3 * sum [y | PN _ y <- ps]
+      in and (zipWith (\(PN gx gy) _ -> closeRel 1e-12 gx (2 * sy) && closeRel 1e-12 gy (3 * sx))
+                      ($(grad 'scaledSum) ps) ps)
   it "tuples of 3 to 7 in Constant, alone and in a list" $
     property $ forAll ((,,) <$> dbl <*> ((,,) <$> dbl <*> dbl <*> dbl) <*> listOf1N 4 ((,) <$> dbl <*> ((,,) <$> dbl <*> dbl <*> dbl))) $
       \(x, k@(a, b, _), xks) ->

@@ -10,11 +10,14 @@
 -- which cannot derive them without the user's language extensions).
 module Numeric.DualRev.Internal.Compile.Derive
   ( traversableInstances
+  , forceInstance
   ) where
 
 import Control.Monad (forM, replicateM)
 import Data.Traversable (fmapDefault, foldMapDefault)
 import Language.Haskell.TH
+
+import Numeric.DualRev.Internal.Run.Current (Force (..))
 
 -- | Instances of the classes among Functor, Foldable, Traversable that the
 -- type lacks (the ones in @have@ exist), for the type constructor @tn@ with
@@ -54,3 +57,29 @@ traversableInstances tn tvs cons have
           pure (AppE (AppE (VarE 'traverse) (VarE f)) (VarE x))
       | otherwise = fail ("dualrev: cannot derive Traversable for `" ++ nameBase tn
                           ++ "': the field type " ++ pprint t ++ " holds its parameter nested")
+
+-- | 'Force' for a parametrised type of a block that is reused as is (its
+-- parameter a dual number in differentiable code): every field forced, so
+-- that a value such a type's methods return from outside the block (an
+-- instance @Num a => Num (P a)@ is ordinary code) has recorded all its
+-- arithmetic before the block goes on, not when a lazy field is read later.
+forceInstance :: Name -> [TyVarBndr ()] -> [(Name, [Type])] -> Q [Dec]
+forceInstance tn tvs cons
+  | null tvs = pure []
+  | otherwise = do
+      v <- newName "v"
+      alts <- forM cons $ \(cn, fts) -> do
+        xs <- replicateM (length fts) (newName "x")
+        let forced = foldr (\x rest -> InfixE (Just (AppE (VarE 'force) (VarE x))) (VarE '(>>)) (Just rest))
+                           (AppE (VarE 'pure) (TupE [])) xs
+        pure (Match (ConP cn (map VarP xs)) (NormalB forced) [])
+      -- no context: a field of a parameter's type is forced by the
+      -- general instance (a dual number to weak head normal form, which
+      -- is its whole recording), a list of them element by element
+      let headT = foldl AppT (ConT tn) (map VarT params)
+          body = FunD 'force [Clause [VarP v] (NormalB (CaseE (VarE v) alts)) []]
+      pure [InstanceD Nothing [] (AppT (ConT ''Force) headT) [body]]
+  where
+    params = map tvName tvs
+    tvName (PlainTV n _) = n
+    tvName (KindedTV n _ _) = n

@@ -16,7 +16,9 @@ module Numeric.DualRev.Internal.Compile.Parse
   , checkPat
   ) where
 
+import Control.Exception (IOException, catch)
 import Control.Monad (forM, unless, when)
+import Data.Char (isAlphaNum, isDigit)
 import Data.List (foldl')
 import qualified Data.Map as M
 import Language.Haskell.TH
@@ -36,11 +38,51 @@ showLoc :: Loc -> String
 showLoc loc = loc_filename loc ++ ":" ++ show (fst (loc_start loc)) ++ ":" ++ show (snd (loc_start loc))
 
 unsupported :: Ctx -> String -> String -> Q a
-unsupported ctx what shown =
+unsupported ctx what shown = do
+  at <- definitionLine ctx
   fail $ "dualrev: unsupported in differentiable code: " ++ what
     ++ (if null shown then "" else "\n    " ++ shown)
-    ++ "\n  in the definition of `" ++ ctxDef ctx ++ "'"
+    ++ "\n  in the definition of `" ++ ctxDef ctx ++ "'" ++ maybe "" (\l -> " at " ++ l) at
     ++ "\n  in the differentiable block at " ++ ctxBlock ctx
+
+-- | Where the definition being parsed starts in the source ("Foo.hs:10:3"):
+-- its first equation after the block's first line (its signature if no
+-- equation is found), looked up in the source file, since the syntax a
+-- quote gives has no locations.  Nothing where the file cannot be read or
+-- the definition is not a plain name.
+definitionLine :: Ctx -> Q (Maybe String)
+definitionLine ctx = case splitLoc (ctxBlock ctx) of
+  Just (file, line) | all isIdentChar name, not (null name) -> do
+    src <- runIO (tryRead file)
+    pure $ do
+      ls <- src
+      let numbered = drop (line - 1) (zip [1 :: Int ..] (lines ls))
+          starts = [ (n, col, rest) | (n, l) <- numbered
+                   , let (ind, body) = span (== ' ') l
+                   , Just rest <- [stripName body]
+                   , let col = length ind + 1 ]
+          equation = [ (n, col) | (n, col, rest) <- starts, not (isSignature rest) ]
+          signature = [ (n, col) | (n, col, _) <- starts ]
+      (n, col) <- safeHead (equation ++ signature)
+      pure (file ++ ":" ++ show n ++ ":" ++ show col)
+  _ -> pure Nothing
+  where
+    name = ctxDef ctx
+    stripName body
+      | take (length name) body == name
+      , rest <- drop (length name) body
+      , case rest of { c : _ -> not (isIdentChar c); [] -> False } = Just rest
+      | otherwise = Nothing
+    isSignature rest = take 2 (dropWhile (== ' ') rest) == "::"
+    isIdentChar c = isAlphaNum c || c == '_' || c == '\''
+    safeHead xs = case xs of { x : _ -> Just x; [] -> Nothing }
+    tryRead f = (Just <$> (readFile f >>= \c -> length c `seq` pure c))
+                  `catch` \e -> const (pure Nothing) (e :: IOException)
+    splitLoc l = case break (== ':') (reverse l) of
+      (_, ':' : rest) -> case break (== ':') rest of
+        (lnR, ':' : fileR) | not (null lnR), all isDigit lnR -> Just (reverse fileR, read (reverse lnR))
+        _ -> Nothing
+      _ -> Nothing
 
 shorten :: String -> String
 shorten s = let l = unwords (lines s) in if length l > 120 then take 117 l ++ "..." else l

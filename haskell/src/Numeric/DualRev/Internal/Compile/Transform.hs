@@ -21,7 +21,7 @@ module Numeric.DualRev.Internal.Compile.Transform
 import Control.Monad (forM, replicateM)
 import Data.Char (isAlphaNum)
 import Data.Graph (SCC (..), stronglyConnComp)
-import Data.List (nub)
+import Data.List (isPrefixOf, nub)
 import qualified Data.Map as M
 import Data.Maybe (mapMaybe)
 import Language.Haskell.TH
@@ -32,7 +32,7 @@ import Numeric.DualRev.Internal.Compile.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Compile.Core as C
 import Numeric.DualRev.Internal.Run.Constant (Constant (..))
 import Numeric.DualRev.Internal.Run.Current (onTape, outsideD)
-import Numeric.DualRev.Internal.Compile.Derive (traversableInstances)
+import Numeric.DualRev.Internal.Compile.Derive (forceInstance, traversableInstances)
 import Numeric.DualRev.Internal.Run.Scalar ()
 import Numeric.DualRev.Internal.Run.Lazy (enumFromD, enumFromThenD)
 import Numeric.DualRev.Internal.Run.Lists (errorAD)
@@ -122,20 +122,30 @@ resolveVar env v
 -- ("Numeric.DualRev.Internal.Run.Scalar"); a function at Double has no
 -- derivative to record and is refused.
 outsideVar :: Env -> Name -> Q VarInfo
-outsideVar env v = do
-  info <- recover (pure Nothing) (Just <$> reifyR v)
-  case info of
-    Just (VarI _ ty _) -> classify ty
-    Just (ClassOpI _ ty cls)
-      -- a method of a standard class: the class has instances at the dual types
-      | cls `elem` standardClasses -> classify ty
-      | otherwise -> refuse
-      ("the method `" ++ nameBase v ++ "' of the class `" ++ pprint cls ++ "', which is declared "
-       ++ "outside any differentiable block; declare the class (and its instances) in a "
-       ++ "differentiable block")
-    _ -> refuse ("`" ++ pprint v ++ "', which is neither a supported Prelude function nor "
-                 ++ "defined in a differentiable block")
+outsideVar env v
+  | Just m <- nameModule v, any (`isPrefixOf` m) transformerModules = refuse
+      ("`" ++ nameBase v ++ "' of " ++ m ++ ": the monads of mtl and transformers (State, Reader, "
+       ++ "Writer, RWS, their transformers) are not differentiable code (their binds are functions "
+       ++ "of those libraries, which the front end cannot see into); do-notation works in Maybe, "
+       ++ "Either e, lists and Identity: carry the state as an argument, or as the accumulator of a "
+       ++ "fold (foldl, scanl, mapAccumL)")
+  | otherwise = do
+    info <- recover (pure Nothing) (Just <$> reifyR v)
+    case info of
+      Just (VarI _ ty _) -> classify ty
+      Just (ClassOpI _ ty cls)
+        -- a method of a standard class: the class has instances at the dual types
+        | cls `elem` standardClasses -> classify ty
+        | otherwise -> refuse
+        ("the method `" ++ nameBase v ++ "' of the class `" ++ pprint cls ++ "', which is declared "
+         ++ "outside any differentiable block; declare the class (and its instances) in a "
+         ++ "differentiable block")
+      _ -> refuse ("`" ++ pprint v ++ "', which is neither a supported Prelude function nor "
+                   ++ "defined in a differentiable block")
   where
+    transformerModules = ["Control.Monad.State", "Control.Monad.Reader", "Control.Monad.Writer",
+                          "Control.Monad.RWS", "Control.Monad.Trans.", "Control.Monad.Except",
+                          "Control.Monad.Cont"]
     refuse msg = unsupported (eCtx env) msg ""
     classify ty = do
       let (tvs, ctx, body) = quantified ty
@@ -856,11 +866,12 @@ differentiableDecs qds = do
       env0 = Env M.empty tops tenv cons fields ctx0 M.empty M.empty sole
   dataDecs <- concat <$> mapM (dualDataDec tenv) tyDecs
   travDecs <- concat <$> mapM (functorDecs tenv) ds
+  forceDecs <- concat <$> mapM (forceDec tenv) ds
   dualDecs <- concat <$> mapM (transTop env0) binds
   classDecs <- concat <$> mapM (transClass env0) [d | d@ClassD {} <- ds]
   let arities = M.fromList [(m, k) | (m, _, k) <- methods]
   instDecs <- concat <$> mapM (transInstance env0 arities) [d | d@InstanceD {} <- ds]
-  let out = ds ++ dataDecs ++ travDecs ++ dualDecs ++ classDecs ++ instDecs
+  let out = ds ++ dataDecs ++ travDecs ++ forceDecs ++ dualDecs ++ classDecs ++ instDecs
   register out
   pure out
   where
@@ -1038,6 +1049,18 @@ methodWorker env k cs = do
 -- | A data type of the block deriving Functor: the Foldable and Traversable
 -- instances that 'fmap' in differentiable code needs, for the type itself
 -- when it is reused as is, or for its dual twin (all three there).
+-- | A parametrised type of the block reused as is: its 'Force' instance
+-- ("Numeric.DualRev.Internal.Compile.Derive").
+forceDec :: TyEnv -> Dec -> Q [Dec]
+forceDec tenv d = case d of
+  DataD _ n tvs _ cons _ | M.notMember n (tyDuals tenv) -> go n tvs cons
+  NewtypeD _ n tvs _ con _ | M.notMember n (tyDuals tenv) -> go n tvs [con]
+  _ -> pure []
+  where
+    go n tvs cons = mapM conParts cons >>= forceInstance n (map unit tvs)
+    unit (PlainTV v _) = PlainTV v ()
+    unit (KindedTV v _ k) = KindedTV v () k
+
 functorDecs :: TyEnv -> Dec -> Q [Dec]
 functorDecs tenv d = case d of
   DataD _ n tvs _ cons ders -> go n tvs cons ders
@@ -1058,8 +1081,11 @@ functorDecs tenv d = case d of
       where derived = [c | DerivClause _ ps <- ders, ConT c <- ps]
     unit (PlainTV v _) = PlainTV v ()
     unit (KindedTV v _ k) = KindedTV v () k
-    conParts c = case c of
-      NormalC cn fs -> pure (cn, map snd fs)
-      RecC cn fs -> pure (cn, [t | (_, _, t) <- fs])
-      InfixC (_, x) cn (_, y) -> pure (cn, [x, y])
-      _ -> fail ("dualrev: unsupported constructor form: " ++ pprint c)
+
+-- | A constructor's name and field types.
+conParts :: Con -> Q (Name, [Type])
+conParts c = case c of
+  NormalC cn fs -> pure (cn, map snd fs)
+  RecC cn fs -> pure (cn, [t | (_, _, t) <- fs])
+  InfixC (_, x) cn (_, y) -> pure (cn, [x, y])
+  _ -> fail ("dualrev: unsupported constructor form: " ++ pprint c)

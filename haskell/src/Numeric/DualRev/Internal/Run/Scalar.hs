@@ -2,7 +2,7 @@
 {-# LANGUAGE FlexibleInstances #-}
 {-# LANGUAGE StandaloneDeriving #-}
 {-# LANGUAGE UndecidableInstances #-}
-{-# OPTIONS_GHC -Wno-orphans #-}
+{-# OPTIONS_GHC -Wno-orphans -Wno-simplifiable-class-constraints #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
 -- splices generate (so exposed, but hidden from the documentation).
@@ -53,7 +53,7 @@ deriving via Lifting D instance RealFloat D
 ------------------------------------------------------------------------------
 -- Any standard number is a tape-recording one
 
-instance {-# OVERLAPPABLE #-} Num a => DNum a where
+instance {-# OVERLAPPABLE #-} (Num a, Force a) => DNum a where
   plusD a b = outsideD (a + b)
   minusD a b = outsideD (a - b)
   timesD a b = outsideD (a * b)
@@ -65,12 +65,12 @@ instance {-# OVERLAPPABLE #-} Num a => DNum a where
   productD xs = outsideD (product xs)
   powIntD a n = outsideD (a ^ n)
 
-instance {-# OVERLAPPABLE #-} Fractional a => DFractional a where
+instance {-# OVERLAPPABLE #-} (Fractional a, Force a) => DFractional a where
   divD a b = outsideD (a / b)
   recipD a = outsideD (recip a)
   powIntFracD a n = outsideD (a ^^ n)
 
-instance {-# OVERLAPPABLE #-} Floating a => DFloating a where
+instance {-# OVERLAPPABLE #-} (Floating a, Force a) => DFloating a where
   expD a = outsideD (exp a)
   logD a = outsideD (log a)
   sqrtD a = outsideD (sqrt a)
@@ -91,5 +91,5 @@ instance {-# OVERLAPPABLE #-} Floating a => DFloating a where
   log1pD a = outsideD (log1p a)
   expm1D a = outsideD (expm1 a)
 
-instance {-# OVERLAPPABLE #-} RealFloat a => DRealFloat a where
+instance {-# OVERLAPPABLE #-} (RealFloat a, Force a) => DRealFloat a where
   atan2D a b = outsideD (atan2 a b)
