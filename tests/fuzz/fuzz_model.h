@@ -233,7 +233,7 @@ typedef struct owned {
     int tape;           /* which tape holds it (TAPE_*)                 */
     struct owned *next;
 } owned;
-enum { TAPE_MAIN = 1, TAPE_OTHER, TAPE_SCRATCH };
+enum { TAPE_MAIN = 1, TAPE_OTHER, TAPE_SCRATCH, TAPE_REPLAY, TAPE_FRESH };
 /* a successful recording call: tape holds o */
 void owned_give(owned *o, int tape, bool by_tape);
 /* the destroy callback of every such context */

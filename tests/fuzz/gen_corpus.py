@@ -352,10 +352,14 @@ def external(fn, xs, m, M, c, k=0):
 
 
 # -- record once, replay (op_replay): inputs (kind 0 dr_input, 1 dr_inputs,
-# 2 dr_input_range, 3 dr_record0) and operations (kind 0 unary f(a), 1
-# binary f(a, b), 2 f(a, v), 3 powi, 4 select(c, a, b), 5 comparison f of
-# a, b, 6 discrete f of a, 7 given partials); the inputs given new values
-# (those without a value always)
+# 2 dr_input_range, 3 dr_record0), array inputs (kind bit 0: borrowed,
+# bit 1: the _id form; a shape of SHAPES) and operations (kind 0 unary
+# f(a), 1 binary f(a, b), 2 f(a, v), 3 powi, 4 select(c, a, b), 5
+# comparison f of a, b, 6 discrete f of a, 7 given partials, 8 dr_sumn, 9
+# an external, 10 a checkpointed loop, 11 an array operation: their
+# parameters made by the functions below); the inputs given new values
+# (those without a value always); the array inputs left alone (mode 0),
+# given new values (1; a borrowed one new memory) or written in place (2)
 def vbyte(x):
     """a value's byte: val(x), or a byte of the table of special values
     given as a string ('-0', '0.1')"""
@@ -363,14 +367,82 @@ def vbyte(x):
     return table[x] if isinstance(x, str) else val(x)
 
 
-def replay(inputs, ops, new, pick=0xff, k=0, misuse=None):
-    out = bytes([REPLAY, k, len(inputs) - 1, len(ops) - 1])
+# the shapes of fuzz_replay.c (SHAPES): vectors of 0, 1, 3, 4, 6, matrices
+# 2x2, 2x3, 3x2
+SHAPE = {0: 0, 1: 1, 3: 2, 4: 3, 6: 4, (2, 2): 5, (2, 3): 6, (3, 2): 7}
+SHAPE_N = [0, 1, 3, 4, 6, 4, 6, 6]
+# an operand of a sum, an external or a loop: a register, or CT(i), the
+# constant CTAB[i] (0, 1, -0.5, 2, -0, 0.25, 3, -1.5)
+def CT(i):
+    return 0xe0 | i
+
+
+def replay(inputs, ops, new, pick=0xff, k=0, misuse=None, arrays=(),
+           anew=(), aflags=0):
+    """arrays: (kind, shape, values); anew: (mode, values) for each"""
+    out = bytes([REPLAY, k, len(inputs) - 1, len(ops) - 1,
+                 len(arrays) | aflags << 2])
     for kind, x in inputs:
         out += bytes([kind, vbyte(x)])
-    for kind, f, a, b, c, v in ops:
-        out += bytes([kind, f, a, b, c, val(v)])
+    for kind, shape, vals in arrays:
+        assert len(vals) == SHAPE_N[SHAPE[shape]]
+        out += bytes([kind | SHAPE[shape] << 2]) + bytes(vbyte(x)
+                                                         for x in vals)
+    for op in ops:
+        kind, f, a, b, c, v = op[:6]
+        out += bytes([kind, f, a, b, c, val(v)]) + bytes(op[6:])
     out += bytes([pick]) + bytes(vbyte(x) for x in new)
+    for mode, vals in anew:
+        out += bytes([mode]) + (bytes(vbyte(x) for x in vals) if mode
+                                else b"")
     return out + (bytes([misuse]) if misuse is not None else b"")
+
+
+def sumn(terms, idform=False, lie=False, noval=False):
+    """n-ary sum of registers and constants CT(i)"""
+    e = len(terms) | (8 if idform else 0) | (0x10 if lie else 0) \
+        | (0x20 if noval else 0)
+    return (8, 0, 0, 0, 0, 0, e) + tuple(terms)
+
+
+def ext(fn, xs, m, seed=0, primal=True, forward=True, lie=False,
+        destroy=True):
+    """an external: fn 0 linear, 1 sin, 2 exp, 3 products; xs: operands"""
+    fl = (0 if primal else 1) | (0 if forward else 2) | (4 if lie else 0) \
+        | (0 if destroy else 8)
+    return (9, 0, 0, 0, 0, 0, fn | len(xs) << 2 | (m - 1) << 5, fl,
+            seed) + tuple(xs)
+
+
+def lstep(kind, f, a, b, c, kc=False):
+    """a step operation: kind 0 f(a), 1 f(a, b), 2 f(a, c), 3 f(a) where
+    a < c, else the constant c; kc: c + k/8"""
+    return (kind | (0x10 if kc else 0), f, a, b, val(c))
+
+
+def rloop(x0, steps, outmap, nsteps, seg=0, snaps=2, fail=None,
+          lie=False, destroy=True):
+    """a checkpointed loop over the operands x0; fail: None or the index
+    of the threshold (1, 2, 4, 64) beyond which |x[0]| fails a step"""
+    f = (0 if fail is None else 0x80 | fail) | (0x40 if lie else 0) \
+        | (0 if destroy else 0x20)
+    out = (10, f, 0, 0, 0, 0, len(x0) - 1 | (len(steps) - 1) << 2, nsteps,
+           seg, snaps)
+    for st in steps:
+        out += st
+    return out + tuple(outmap) + tuple(x0)
+
+
+AO = {n: i for i, n in enumerate(
+    "const from_reals map elem scale dot sum max lse softmax index mv "
+    "matmul outer reshape slice concat gather bcast".split())}
+
+
+def aop(name, a=0, b=0, c=0, v=0, p=0, p2=0, terms=(), idform=False):
+    """an array operation on array registers a, b, scalar operand c (a
+    register or CT(i)), constant v, parameters p, p2"""
+    return (11, AO[name], a, b, c, v, p | (0x80 if idform else 0),
+            p2) + tuple(terms)
 
 
 MA = [[1, -0.5, 0.25, 0], [0.75, 1, -1, 0.5], [-0.25, 0.5, 1, -1]]
@@ -592,6 +664,127 @@ SPECIAL["replay-select"] = (
     + replay(RSEL, RSELOPS, [0.875, 1.25, 2.0], pick=2, k=0xe0, misuse=3))
 # x + floor(x) from 0.1 replayed at -0 (floor -0 == the recorded +0)
 SPECIAL["replay-zero"] = replay([(0, "0.1")], [(6, 0, 0, 0, 0, 0)], ["-0"])
+
+# arrays: a copied matrix a0 and a borrowed vector a1 (registers r0, r1
+# scalar inputs); every array operation's kernel, replayed with new values
+# (a borrowed input new memory), written in place, left alone; a guard on
+# an array's value that flips (with borrowed memory written in place:
+# written back); the misuse of dr_replay_arrays
+MAT = [0.5, -1, 1.5, 0.25, 2, -0.75]
+VEC = [1, -0.5, 0.25]
+RAIN2 = [(0, 0.75), (1, -0.5)]
+RARR = [(0, (2, 3), MAT), (1, 3, VEC)]
+MAT1 = [0.5625, -1, 1.5, 0.25, 1.875, -0.75]
+VEC1 = [1.0625, -0.5, 0.3125]
+RARROPS = [aop("mv", 0, 1), aop("map", 2, p=5), aop("scale", 3, c=0),
+           aop("dot", 4, 3), aop("softmax", 0), aop("index", 5, p=1,
+                                                    p2=0x12),
+           (1, B_MUL, 2, 3, 0, 0), (5, 0, 4, 1, 0, 0),     # r4 < r1
+           aop("sum", 0, p=1), aop("dot", 6, 2), (1, B_ADD, 5, 4, 0, 0),
+           (6, 5, 6, 0, 0, 0)]                             # isinf r6
+SPECIAL["replay-arrays"] = (
+    replay(RAIN2, RARROPS, [0.8125, -0.5], pick=1, arrays=RARR,
+           anew=[(1, MAT1), (1, VEC1)])
+    + replay(RAIN2, RARROPS, [0.75, -0.4375], pick=2, arrays=RARR,
+             anew=[(0, []), (2, VEC1)], aflags=1)
+    + replay(RAIN2, RARROPS, [0.6875, -0.5], pick=1, arrays=RARR,
+             anew=[(0, []), (0, [])], aflags=3)
+    + replay(RAIN2, RARROPS, [0.75, 4], pick=3, arrays=RARR,
+             anew=[(1, MAT1), (2, [-3, 4, 2])])           # a flip
+    + replay(RAIN2, RARROPS, [0.75, -0.5], pick=0, arrays=RARR,
+             anew=[(1, [4, 4, 4, -4, -4, -4]), (2, [-3, 4, 2])])
+    + b"".join(replay(RAIN2, RARROPS, [0.75, -0.5], pick=3, k=0xe0,
+                      misuse=m, arrays=RARR, anew=[(1, MAT1), (1, VEC1)])
+               for m in range(5, 10))
+    + replay(RAIN2, RARROPS, [0.75, -0.5], k=0xe0, misuse=7, arrays=RARR,
+             anew=[(0, []), (2, VEC1)]))
+# every array operation, as handles and as ids
+RAOPS = [
+    [aop("const", v=0.5, p=7 | 0x40), aop("from_reals", p=3,
+                                          terms=(0, 1, CT(1))),
+     aop("map", 1, p=7), aop("elem", 3, 4, p=2), aop("scale", 5, c=0),
+     aop("dot", 6, 1), aop("sum", 0), aop("max", 0), aop("lse", 0, p=1),
+     aop("softmax", 0, p=1), aop("index", 8, p=1, p2=0x21),
+     aop("mv", 8, 1)],
+    [aop("matmul", 0, 0, p=1), aop("outer", 1, 1),
+     aop("reshape", 1, p2=3), aop("slice", 0, p=0x12, p2=0x09),
+     aop("concat", 1, 1), aop("gather", 6, p=1, p2=2),
+     aop("gather", 0, p2=1), aop("bcast", 0, 1), aop("bcast", 1, p=1, p2=2),
+     aop("sum", 9, p=2), aop("sum", 10, p=1), aop("dot", 12, 12)],
+    [aop("mv", 1, 0), aop("mv", 2, 0), aop("mv", 0, 0), aop("bcast", 0, 2),
+     aop("bcast", 3, p2=2), aop("elem", 6, 4, p=3), aop("softmax", 7),
+     aop("lse", 8), aop("slice", 3, p=1, p2=0x09), aop("reshape", 0),
+     aop("index", 10, p2=4), (1, B_MUL, 2, 3, 0, 0)],
+]
+for i, ops in enumerate(RAOPS):
+    for idform in (False, True):
+        if idform:
+            ops = [op[:6] + (op[6] | 0x80,) + op[7:] if op[0] == 11 else op
+                   for op in ops]
+        SPECIAL["replay-arrayops-%d%s" % (i, "-id" if idform else "")] = (
+            replay(RAIN2, ops, [0.8125, -0.4375], pick=3, arrays=RARR,
+                   anew=[(1, MAT1), (2, VEC1)], aflags=1)
+            + replay(RAIN2, ops, [0.6875, -0.5], pick=1, arrays=RARR,
+                     anew=[(0, []), (1, VEC1)]))
+# externals with a primal (an input without a value first used by one),
+# without a forward rule, without a primal, given a value other than
+# their input node's
+REXT = [(0, 0.75), (0, -0.5), (2, 0.25)]
+REXTOPS = [ext(1, [0, 1, CT(1)], 2, seed=5), ext(2, [3, 2], 1, seed=11),
+           ext(3, [4, 5, 0], 3, seed=7), ext(0, [], 1, seed=3),
+           (1, B_ADD, 8, 9, 0, 0), (5, 0, 10, 1, 0, 0),    # r10 < r1
+           (1, B_MUL, 10, 7, 0, 0), (6, 3, 11, 0, 0, 0)]   # rint
+SPECIAL["replay-external"] = (
+    replay(REXT, REXTOPS, [0.8125, -0.5, 0.3125], pick=1)
+    + replay(REXT, REXTOPS, [0.75, -0.4375, 0.25], pick=2)
+    + replay(REXT, REXTOPS, [-3.0, 4.0, -2.0], pick=3)     # flips
+    + replay(REXT, REXTOPS[:4] + [ext(1, [9, 6], 1, forward=False,
+                                      destroy=False)],
+             [0.8125, -0.5, 0.3125], pick=1)
+    + replay(REXT, REXTOPS[:3] + [ext(1, [6, 0], 1, primal=False)],
+             [0.8125, -0.5, 0.3125], pick=1, k=0x10)
+    + replay(REXT, REXTOPS[:3] + [ext(1, [6, 0], 1, lie=True)],
+             [0.8125, -0.5, 0.3125], pick=1, k=0x10))
+# checkpointed loops: (s0, s1) -> (s0 + 0.25 + k/8, sin(s0 s1)); a branch
+# in the step that makes an output constant at the new point; a step that
+# fails there, or where the loop was recorded
+LOOP1 = rloop([0, 1], [lstep(1, B_MUL, 0, 1, 0), lstep(0, U_SIN, 2, 0, 0),
+                       lstep(2, B_ADD, 0, 0, 0.25, kc=True)], [4, 3], 10,
+              seg=3, snaps=2)
+LOOP2 = rloop([3, 2], [lstep(3, U_SIN, 1, 0, 1.5), lstep(1, B_MUL, 0, 2, 0)],
+              [3, 2], 3, seg=0, snaps=0)
+LOOP3 = rloop([0], [lstep(2, B_MUL, 0, 0, 1.25)], [1], 4, seg=1, snaps=1,
+              fail=1, destroy=False)
+RLOOP = [(0, 0.5), (0, -0.25), (1, 1.0)]
+RLOOPOPS = [LOOP1, LOOP2, LOOP3, (1, B_ADD, 5, 6, 0, 0),
+            (1, B_MUL, 7, 4, 0, 0), (5, 3, 8, 1, 0, 0)]    # r8 >= r1
+SPECIAL["replay-loop"] = (
+    replay(RLOOP, RLOOPOPS, [0.5625, -0.25, 1.0625])
+    + replay(RLOOP, RLOOPOPS, [0.5, -0.3125, 1.0], pick=2)
+    + replay(RLOOP, RLOOPOPS, [0.5, -0.25, 2.0], pick=4)   # constant
+    + replay(RLOOP, RLOOPOPS, [1.5, -0.25, 1.0], pick=1)   # step fails
+    + replay([(0, 3.0), (0, -0.25), (1, 1.0)], RLOOPOPS,
+             [0.5, -0.25, 1.0], pick=1)                    # failed before
+    + replay(RLOOP, [rloop([0, 1, 2], [lstep(1, B_HYPOT, 0, 2, 0)],
+                           [3, 0, 1], 0)] + RLOOPOPS[3:],
+             [0.5625, -0.25, 1.0625])                      # no steps
+    + replay(RLOOP, [rloop([0, 1], [lstep(1, B_MUL, 0, 1, 0)], [2, 1], 6,
+                           lie=True)], [0.5625, -0.25, 1.0], k=0x10))
+# n-ary sums: constants, a term twice, an input without a value first used
+# by one, the _id form (with and without the value), no terms, a term
+# given a value other than its node's
+RSUM = [(0, 0.75), (2, -1.5), (3, 0.5)]
+RSUMOPS = [sumn([0, 1, CT(1), 0]), sumn([]), sumn([CT(2), CT(4)], True),
+           sumn([3, 2, 1, CT(3), 0, 3], True, noval=True),
+           (1, B_MUL, 6, 3, 0, 0), (5, 2, 7, 5, 0, 0),      # r7 > r5
+           sumn([7, 3]), (6, 4, 8, 0, 0, 0),                # isnan r8
+           (6, 1, 5, 0, 0, 0)]                              # ceil r5
+SPECIAL["replay-sumn"] = (
+    replay(RSUM, RSUMOPS, [0.8125, -1.5, 0.5], pick=1)
+    + replay(RSUM, RSUMOPS, [0.75, -1.4375, 0.5625], pick=0)
+    + replay(RSUM, RSUMOPS, [0.125, -1.5, 4.0], pick=1)     # flips
+    + replay(RSUM, [sumn([0, 2, CT(1)], lie=True)] + RSUMOPS[1:4],
+             [0.8125, -1.5, 0.5], pick=1, k=0x10))
 
 
 # --------------------------------------------- random programs of the
