@@ -5,7 +5,8 @@
  * (scalar operations, inputs, user-recorded nodes, the inline recorder,
  * small arrays, fork-join, seeds, sweeps, gradients, clears, invalid ids and
  * sizes; and, in the files beside this one, forward and vector modes,
- * second order, checkpointed loops, external functions and a second tape).
+ * second order, checkpointed loops, external functions, a second tape,
+ * replay, statements and n-ary sums).
  * Next to the engine the harness runs its own forward-mode reference
  * (fuzz_ref.c): every value it knows carries a tangent vector over up to NT
  * input directions, with derivative rules written from calculus.  Every
@@ -2952,7 +2953,7 @@ static const opfn OPS[] = {
     op_fork_run, op_threads, op_clear, op_misuse,
     /* the other files' */
     op_modes, op_modes, op_order, op_second_order, op_loop, op_external,
-    op_other_tape, op_replay};
+    op_other_tape, op_replay, op_statement, op_sumn};
 #define NOPS (sizeof OPS / sizeof OPS[0])
 
 /* the array operations: their nodes have no second-order rule */

@@ -213,6 +213,10 @@ void op_external(rd *r);
 void op_other_tape(rd *r);
 /* fuzz_replay.c: record once, replay at new inputs */
 void op_replay(rd *r);
+/* fuzz_statements.c: statements (dr_ex_*, dr_rec_stmt, dr_sum_*,
+   dr_rec_sum) and n-ary sums (dr_sumn, dr_sumn_id) */
+void op_statement(rd *r);
+void op_sumn(rd *r);
 
 /* the second live tape (fuzz_tapes.c): created on first use, freed at the
    end of the input; the ids it handed out since its last clear are noted

@@ -940,6 +940,7 @@ static void record(const rprog *P, dr_tape *t, const double *v,
             dr_real x0[3], out[3];
             for (int i = 0; i < L->n; i++)
                 x0[i] = term_of(R, o->term[i]);
+            bool nr = R->noreplay;
             if (P->lie && (o->f & 0x40))
                 lie_in(P, R, x0, o->term, L->n);
             dr_status st = DR_OK;
@@ -973,6 +974,8 @@ static void record(const rprog *P, dr_tape *t, const double *v,
                 }
             }
             R->lst[q] = st;
+            if (st != DR_OK) /* (nothing recorded: no node to refuse) */
+                R->noreplay = nr;
             for (int i = 0; i < ln; i++)
                 spush(R, out[i]);
             one = false;

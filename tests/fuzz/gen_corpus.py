@@ -22,6 +22,7 @@ FORK, FORK_RUN, THREADS, CLEAR, MISUSE = 25, 27, 28, 29, 30
 # the other files' operations (fuzz_modes.c, fuzz_second_order.c, ...)
 MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY = 31, 33, 34, 35, 36, \
     37, 38
+STMT, SUMN = 39, 40
 
 FAMILIES = {
     "scalar": [UNARY, UNARY, BINARY, BINARY, POWI, GRADIENT, SEED_REV],
@@ -48,12 +49,13 @@ FAMILIES = {
                  FORK, CLEAR],
     "tapes": [OTHER, OTHER, OTHER, SECOND, BINARY, GRADIENT, ARR_CREATE],
     "replay": [REPLAY, REPLAY, REPLAY, BINARY],
+    "statements": [STMT, STMT, SUMN, SUMN, REC, BINARY, GRADIENT, SEED_REV],
 }
 
 # argument bytes per operation (default 3 to 8): the other files'
 # operations read more
 ARGS = {MODES: (8, 30), ORDER: (6, 16), SECOND: (40, 140), LOOP: (20, 60),
-        EXTERNAL: (16, 40), OTHER: (6, 16)}
+        EXTERNAL: (16, 40), OTHER: (6, 16), STMT: (8, 30), SUMN: (4, 14)}
 
 
 def small(rng):
@@ -787,6 +789,141 @@ SPECIAL["replay-sumn"] = (
              [0.8125, -1.5, 0.5], pick=1, k=0x10))
 
 
+# -- statements (op_statement): expressions by a stack machine (steps:
+# leaf, const, add, sub, mul, div, neg, scale, fn), folded by adds, as one
+# node; long sums of expressions and products
+def ex_leaf(a):
+    return bytes([0]) + opnd(a)
+
+
+def ex_const(x):
+    return bytes([1, val(x)])
+
+
+EXOP = {"add": 2, "sub": 3, "mul": 4, "div": 5, "neg": 6}
+
+
+def ex(name):
+    return bytes([EXOP[name]])
+
+
+def ex_scale(c):
+    return bytes([7, val(c)])
+
+
+def ex_fn(f):
+    return bytes([8, U[f]])
+
+
+def st_expr(steps, dst):
+    return bytes([(len(steps) - 1) << 1]) + b"".join(steps) + bytes([dst])
+
+
+def st_sum(terms, cap, dst):
+    """terms: ('mul', a, b) or ('expr', [steps])"""
+    out = bytes([1 | cap << 1, len(terms) - 1])
+    for t in terms:
+        if t[0] == "mul":
+            out += bytes([1]) + opnd(t[1]) + opnd(t[2])
+        else:
+            out += bytes([(len(t[1]) - 1) << 1]) + b"".join(t[1])
+    return out + bytes([dst])
+
+
+def statements(*sts, bad=False):
+    return bytes([STMT, len(sts) - 1 | (0x80 if bad else 0)]) + b"".join(sts)
+
+
+# -- n-ary sums on the main tape (op_sumn)
+def sumn_main(xs, dst, idform=False, noval=False, misuse=None):
+    k = len(xs) | (8 if idform else 0) | (0x10 if noval else 0)
+    if misuse is not None:
+        k |= 0xc0
+    # (a term: a flag byte, then the operand; BAD(...): an id not on the
+    # tape, as bad_operand reads it)
+    out = bytes([SUMN, k]) + b"".join(x[1] if isinstance(x, tuple)
+                                      else bytes([0]) + opnd(x) for x in xs)
+    return out + bytes([dst]) + (bytes([misuse]) if misuse is not None
+                                 else b"")
+
+
+BAD = ("bad", bytes([0x3f, val(1), 1, 5]))          # the id -7
+LEAVES = [ex_leaf(i % 4) for i in range(9)]
+
+
+def jac(ys, xs):
+    """dr_jacobian of the slots ys w.r.t. the input slots xs"""
+    return (bytes([GRADIENT, 1, len(ys) - 1, len(xs)])
+            + b"".join(bytes([0, y]) for y in ys) + bytes(xs))
+
+SPECIAL["statements"] = (
+    PRE
+    # v' = v + dt (-0.5 p - 0.2 v): one node over v and p (v merged)
+    + statements(
+        st_expr([ex_leaf(1), ex_scale(-0.5), ex_leaf(0), ex_scale(-0.1875),
+                 ex("add"), ex_scale(0.125), ex_leaf(0), ex("add")], 9),
+        # every operation: (s0 s1 - s2) / s3, sin, -, exp
+        st_expr([ex_leaf(0), ex_leaf(1), ex("mul"), ex_leaf(2), ex("sub"),
+                 ex_leaf(3), ex("div"), ex_fn("sin"), ex("neg"),
+                 ex_fn("exp")], 10),
+        # four arguments (an n-ary node), a constant dr_real, an input
+        # twice
+        st_expr([ex_leaf(4), ex_leaf(5), ex_leaf(C(0.5)), ex_leaf(6),
+                 ex_leaf(7), ex_leaf(4), ex_const(2), ex("mul")], 11))
+    + statements(
+        st_expr([ex_const(0.5), ex_const(2), ex("mul")], 12),   # constants
+        st_expr([ex_leaf(8), ex("neg"), ex_fn("tanh"), ex_scale(2),
+                 ex_leaf(9), ex("div"), ex_fn("sqrt")], 13))
+    + jac([11, 13], XS)
+    + seeds(9, 10, 11)
+    # too many terms: DR_ERANGE, a constant
+    + statements(st_expr(LEAVES + [ex_leaf(C(1))], 14)))
+SPECIAL["statements-sum"] = (
+    PRE
+    + statements(
+        st_sum([("mul", 0, 1), ("mul", 2, 3),
+                ("expr", [ex_leaf(4), ex_scale(2), ex_fn("cos")]),
+                ("mul", 0, 0)], 8, 9),
+        st_sum([("mul", 5, C(2)), ("expr", [ex_const(1)]),
+                ("mul", 6, 7)], 4, 10))
+    + jac([9, 10], XS)
+    + seeds(9, 10)
+    + statements(st_sum([("mul", 0, 1), ("mul", 2, 3)], 3, 11)))  # ERANGE
+# through the recorder that is open, between its own operations
+SPECIAL["statements-rec"] = (
+    PRE + bytes([REC, 0])
+    + bytes([REC, 5, 0, 1, 9])                          # rec_mul
+    + statements(st_expr([ex_leaf(9), ex_leaf(2), ex("add"), ex_leaf(3),
+                          ex("mul")], 10),
+                 st_sum([("mul", 10, 9), ("expr", [ex_leaf(1)])], 4, 11))
+    + bytes([REC, 3, 11, 10, 12])                       # rec_add
+    + un(U_SIN, 12, 13)                                 # a tape call
+    + statements(st_expr([ex_leaf(13), ex_leaf(12), ex("div")], 14))
+    + bytes([REC, 1]) + seeds(14, 11))
+# order 2: a recorder is refused, its statements are constants; sums of
+# order 2 take part in Hessians
+SPECIAL["statements-order2"] = (
+    set_order(2, root=True) + PRE
+    + statements(st_expr([ex_leaf(0), ex_leaf(1), ex("mul")], 9),
+                 st_sum([("mul", 0, 1)], 2, 10))
+    + sumn_main([0, 1, 4, 1], 11) + hess(11, XS)
+    + jac([11, 1], XS))
+SPECIAL["sumn"] = (
+    PRE
+    + sumn_main([0, 1, C(1), 0], 9)                     # a term twice
+    + sumn_main([], 10)                                 # no terms
+    + sumn_main([4, C(-0.5), 8], 11, idform=True)
+    + sumn_main([5, 6, 7, 2, 3, 9], 12, idform=True, noval=True)
+    + sumn_main([C(0.25), C(-0.5)], 13)                 # constants
+    + jac([9, 11, 12], XS)
+    + seeds(9, 12)
+    + sumn_main([0, 1], 14, misuse=0)                   # NULL terms
+    + bytes([CLEAR, 0]) + PRE
+    + sumn_main([0, 1], 14, idform=True, misuse=1)
+    + bytes([CLEAR, 0]) + PRE
+    + sumn_main([0, BAD, 2], 15))                       # a bad id
+
+
 # --------------------------------------------- random programs of the
 # other files' operations, made with the encoders above
 def rand_second(rng):
@@ -825,6 +962,69 @@ def rand_second(rng):
     xs = [rng.choice([0, 1, 2, None]) for _ in range(rng.randrange(1, 5))]
     return P.bytes(y, [x if x is None or x < 2 else 0 for x in xs],
                    dense=rng.random() < 0.5, tangent=rng.random() < 0.7)
+
+
+def rand_replay(rng):
+    """a replayed program of every kind of operation (arrays often)"""
+    sm = lambda: rng.randrange(-40, 40) / 16
+    reg = lambda: rng.randrange(16) if rng.random() < 0.85 \
+        else CT(rng.randrange(8))
+    n = rng.randrange(1, 5)
+    ins = [(rng.randrange(4), sm()) for _ in range(n)]
+    arrays = []
+    for _ in range(rng.choice([0, 0, 1, 2, 2])):
+        shape = rng.choice(list(SHAPE))
+        arrays.append((rng.randrange(4), shape,
+                       [sm() for _ in range(SHAPE_N[SHAPE[shape]])]))
+    ops = []
+    for _ in range(rng.randrange(1, 13)):
+        kind = rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 9, 10, 11, 11,
+                           11, 11])
+        if kind < 8:
+            ops.append((kind, rng.randrange(256), rng.randrange(16),
+                        rng.randrange(16), rng.randrange(16),
+                        rng.randrange(-32, 32) / 8))
+        elif kind == 8:
+            ops.append(sumn([reg() for _ in range(rng.randrange(7))],
+                            rng.random() < 0.5, rng.random() < 0.1,
+                            rng.random() < 0.3))
+        elif kind == 9:
+            ops.append(ext(rng.randrange(4),
+                           [reg() for _ in range(rng.randrange(5))],
+                           rng.randrange(1, 4), rng.randrange(256),
+                           rng.random() < 0.9, rng.random() < 0.8,
+                           rng.random() < 0.1, rng.random() < 0.8))
+        elif kind == 10:
+            nx, ns = rng.randrange(1, 4), rng.randrange(1, 4)
+            steps = [lstep(rng.randrange(4), rng.randrange(21),
+                           rng.randrange(6), rng.randrange(6),
+                           rng.randrange(-16, 16) / 8, rng.random() < 0.3)
+                     for _ in range(ns)]
+            ops.append(rloop([reg() for _ in range(nx)], steps,
+                             rng.sample(range(nx + ns), nx),
+                             rng.randrange(25), rng.randrange(7),
+                             rng.randrange(5),
+                             rng.choice([None, None, 0, 1, 2, 3]),
+                             rng.random() < 0.1, rng.random() < 0.8))
+        else:
+            name = rng.choice(list(AO))
+            p = rng.randrange(0x80)
+            ops.append(aop(name, rng.randrange(16), rng.randrange(16),
+                           reg(), rng.randrange(-32, 32) / 8, p,
+                           rng.randrange(256),
+                           [reg() for _ in range((p & 7) % 5)]
+                           if name == "from_reals" else (),
+                           rng.random() < 0.4))
+    new = [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1]) for _, x in ins]
+    anew = []
+    for _, shape, vals in arrays:
+        mode = rng.randrange(3)
+        anew.append((mode, [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1])
+                            for x in vals] if mode else []))
+    k = rng.choice([0, 0, 0, 0x10, 0xe0, 0xf0, 0x0f])
+    return replay(ins, ops, new, rng.randrange(256), k=k,
+                  misuse=rng.randrange(10) if k & 0xe0 == 0xe0 else None,
+                  arrays=arrays, anew=anew, aflags=rng.randrange(4))
 
 
 def rand_new_op(rng, op):
@@ -867,17 +1067,7 @@ def rand_new_op(rng, op):
                     rng.randrange(24), rng.randrange(256),
                     rng.randrange(10), ws(n), k=rng.choice([0, 0x10, 3]))
     if op == REPLAY:
-        n = rng.randrange(1, 5)
-        ops = [(rng.randrange(8), rng.randrange(256), rng.randrange(16),
-                rng.randrange(16), rng.randrange(16),
-                rng.randrange(-32, 32) / 8)
-               for _ in range(rng.randrange(1, 12))]
-        ins = [(rng.randrange(4), rng.randrange(-40, 40) / 16)
-               for _ in range(n)]
-        new = [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1]) for _, x in ins]
-        return replay(ins, ops, new, rng.randrange(256),
-                      k=rng.choice([0, 0, 0, 0x10, 0xe0, 0x0f]),
-                      misuse=rng.randrange(5))
+        return rand_replay(rng)
     if op == EXTERNAL:
         n = rng.randrange(5)
         return external(rng.randrange(4), [sl() for _ in range(n)],
