@@ -302,7 +302,11 @@ class Second:
         self.ops.append(bytes([10]) + opnd(a) + opnd(b) + bytes([dst]))
 
     def order1(self, f, a, dst):
-        self.ops.append(bytes([0x83, 1, U[f]]) + opnd(a) + bytes([dst]))
+        self.ops.append(bytes([0x8d, 1, U[f]]) + opnd(a) + bytes([dst]))
+
+    def sumn(self, xs, dst, idform=False):
+        self.ops.append(bytes([12, len(xs) | (8 if idform else 0)])
+                        + b"".join(opnd(x) for x in xs) + bytes([dst]))
 
     def misuse(self, slot, case, extra=b""):
         self.ops.append(bytes([11, slot, case]) + extra)
@@ -524,6 +528,17 @@ P.record([(0, 2.0), (1, -0.5)], 3.0, 3)
 P.record([(0, 1.5), (1, 0.25), (2, -1.0)], 0.5, 4, nary=True)
 P.binary("mul", 3, 4, 5)
 SPECIAL["second-record"] = P.bytes(5, [0, 1, 2])
+P = Second()                                  # n-ary sums, squared
+P.input(0.75, 0)
+P.input(-0.5, 1)
+P.input(2.0, 2)
+P.sumn([0, 1, C(1.5), 0], 3)
+P.sumn([2, 1, 2, 3, C(-0.5), 0], 4, idform=True)
+P.binary("mul", 3, 4, 5)
+P.sumn([5, 3], 6)
+P.unary("sin", 6, 7)
+SPECIAL["second-sumn"] = P.bytes(7, [0, 1, 2])
+SPECIAL["second-sumn-hvp"] = P.bytes(5, [0, 2, 1], dense=False)
 P = Second()                                  # an input given twice
 P.input(0.75, 0)
 P.input(-0.5, 1)
@@ -954,6 +969,9 @@ def rand_second(rng):
                       frm=rng.randrange(4))
         elif r < 0.96:
             P.array(a, b, dst)
+        elif r < 0.98:
+            P.sumn([rng.choice(slots) for _ in range(rng.randrange(7))],
+                   dst, rng.random() < 0.5)
         else:
             P.order1(rng.choice(list(U)), a, dst)
         if dst not in slots:
