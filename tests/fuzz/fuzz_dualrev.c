@@ -2301,6 +2301,13 @@ static void op_seed_reverse(rd *r)
         double adj[MAXE];
         st = dr_arr_adjoint(S.T, x->h.idx, adj);
         CHECK(st == DR_OK, "dr_arr_adjoint: %s", sn(st));
+        /* its buffer, where the sweep reached the array, holds the same */
+        const double *pa = dr_arr_adjoint_ptr(S.T, x->h.idx);
+        for (int64_t q = 0; q < x->n; q++)
+            CHECK(pa ? memcmp(&pa[q], &adj[q], sizeof adj[q]) == 0
+                     : adj[q] == 0.0,
+                  "dr_arr_adjoint_ptr[%lld] %.17g, dr_arr_adjoint %.17g",
+                  (long long)q, pa ? pa[q] : 0.0, adj[q]);
         for (int64_t q = 0; q < x->n; q++) {
             if (x->input)
                 cmp_deriv("array adjoint", adj[q], &comb, x->dim[q], (int)q);
@@ -2756,6 +2763,24 @@ static void health_check(const char *after)
     double g[2] = {0, 0};
     st = dr_gradient(S.T, w, 2, xs, g);
     CHECK(st == DR_OK, "gradient after %s: %s", after, sn(st));
+    /* the same again after a clear: no memory taken */
+    size_t bytes = dr_tape_bytes(S.T);
+    tape_bytes_check(S.T, after);
+    CHECK(dr_tape_clear(S.T) == DR_OK, "dr_tape_clear (%s)", after);
+    forget_all();
+    x = dr_input(S.T, 1.5);
+    y = dr_input(S.T, -0.25);
+    note_id(x.idx);
+    note_id(y.idx);
+    z = dr_mul(S.T, dr_sin(S.T, x), dr_exp(S.T, y));
+    w = dr_add(S.T, z, dr_mul(S.T, x, x));
+    xs[0] = x;
+    xs[1] = y;
+    st = dr_gradient(S.T, w, 2, xs, g);
+    CHECK(st == DR_OK, "gradient after %s: %s", after, sn(st));
+    CHECK(dr_tape_bytes(S.T) == bytes, "the same program again after "
+          "dr_tape_clear: dr_tape_bytes %zu, first %zu", dr_tape_bytes(S.T),
+          bytes);
     double gx = cos(1.5) * exp(-0.25) + 3.0, gy = sin(1.5) * exp(-0.25);
     CHECK(fabs(g[0] - gx) <= 1e-14 && fabs(g[1] - gy) <= 1e-14,
           "gradient after %s: (%.17g, %.17g), expected (%.17g, %.17g)",

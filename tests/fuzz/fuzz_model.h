@@ -250,6 +250,8 @@ void owned_gone(int tape, const char *when);
 void fz_start(void);
 void fz_cleared(void);
 void fz_end(void);
+/* dr_tape_bytes holds at least the nodes (fuzz_tapes.c) */
+void tape_bytes_check(const dr_tape *t, const char *when);
 /* per area: the main tape was cleared (fuzz_modes.c); the program ended
    (fuzz_loops.c: its scratch tape) */
 void modes_cleared(void);

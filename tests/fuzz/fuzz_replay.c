@@ -1000,10 +1000,7 @@ static void record(const rprog *P, dr_tape *t, const double *v,
             spush(R, res);
     }
     R->st = dr_tape_status(t);
-    /* (every node's bytes at least) */
-    CHECK(dr_tape_bytes(t) >= dr_tape_len(t) * sizeof(struct dr__node),
-          "dr_tape_bytes %zu for %zu nodes", dr_tape_bytes(t),
-          dr_tape_len(t));
+    tape_bytes_check(t, "of a replayed program");
 }
 
 /* a node's value, by dr_value: none for a tape of order 1, nor for a node

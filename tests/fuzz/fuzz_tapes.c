@@ -389,6 +389,23 @@ void owned_gone(int tape, const char *when)
 void fz_start(void)
 {
     CHECK(g_owned == NULL, "harness: contexts left from the last input");
+    /* the library linked is the header's version */
+    unsigned ma = 0, mi = 0, pa = 0;
+    const char *vs = dr_version_string();
+    CHECK(vs && strcmp(vs, DR_VERSION_STRING) == 0 &&
+              sscanf(vs, "%u.%u.%u", &ma, &mi, &pa) == 3 &&
+              dr_version() == DR_VERSION_NUMBER &&
+              dr_version() == ma * 10000 + mi * 100 + pa,
+          "dr_version %u, dr_version_string %s (the header's %u, %s)",
+          dr_version(), vs ? vs : "NULL", (unsigned)DR_VERSION_NUMBER,
+          DR_VERSION_STRING);
+}
+
+void tape_bytes_check(const dr_tape *t, const char *when)
+{
+    CHECK(dr_tape_bytes(t) >= dr_tape_len(t) * sizeof(struct dr__node),
+          "dr_tape_bytes %zu %s, for %zu nodes", dr_tape_bytes(t), when,
+          dr_tape_len(t));
 }
 
 void fz_cleared(void)
