@@ -3046,6 +3046,7 @@ static int run_one(const uint8_t *data, size_t size)
     memset(&S, 0, sizeof S);
     if (g_trace < 0)
         g_trace = getenv("FUZZ_TRACE") != NULL;
+    fz_allocator(); /* (before the first tape) */
     S.T = dr_tape_new();
     if (!S.T)
         return 0;

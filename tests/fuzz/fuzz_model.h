@@ -252,6 +252,14 @@ void fz_cleared(void);
 void fz_end(void);
 /* dr_tape_bytes holds at least the nodes (fuzz_tapes.c) */
 void tape_bytes_check(const dr_tape *t, const char *when);
+/* the counting allocator (fuzz_tapes.c): set before the first tape; the
+   calls so far and the bytes held now */
+void fz_allocator(void);
+size_t fz_alloc_calls(void);
+size_t fz_live_bytes(void);
+/* dr_tape_free(t): it frees dr_tape_bytes(t) bytes (loops: it holds a
+   checkpointed loop) */
+void tape_free_counted(dr_tape *t, bool loops, const char *what);
 /* per area: the main tape was cleared (fuzz_modes.c); the program ended
    (fuzz_loops.c: its scratch tape) */
 void modes_cleared(void);

@@ -177,6 +177,11 @@ def C(x):
     return bytes([0xe0, val(x)])
 
 
+def C_(b):
+    """a constant of the table of special values, by its byte"""
+    return bytes([0xe0, b])
+
+
 def opnd(a):
     return a if isinstance(a, bytes) else bytes([a])
 
@@ -369,7 +374,7 @@ def external(fn, xs, m, M, c, k=0):
 def vbyte(x):
     """a value's byte: val(x), or a byte of the table of special values
     given as a string ('-0', '0.1')"""
-    table = {"-0": 161, "0.1": 170}
+    table = {"-0": 161, "0.1": 170, "1e16": 188}
     return table[x] if isinstance(x, str) else val(x)
 
 
@@ -539,6 +544,15 @@ P.sumn([5, 3], 6)
 P.unary("sin", 6, 7)
 SPECIAL["second-sumn"] = P.bytes(7, [0, 1, 2])
 SPECIAL["second-sumn-hvp"] = P.bytes(5, [0, 2, 1], dense=False)
+P = Second()                                  # sums that round by order
+P.input(0.75, 0)
+P.ops.append(bytes([0, 188, 1 | 0x80]))       # 1e16, through dr_inputs
+P.sumn([0, 1, C(1), C(1)], 2)
+P.sumn([C(1), C(1), 1, 0], 3, idform=True)
+P.binary("sub", 2, 3, 4)
+P.binary("mul", 4, 0, 5)
+P.unary("sin", 5, 6)
+SPECIAL["second-sumn-order"] = P.bytes(6, [0, 1])
 P = Second()                                  # an input given twice
 P.input(0.75, 0)
 P.input(-0.5, 1)
@@ -708,6 +722,8 @@ SPECIAL["replay-arrays"] = (
              anew=[(0, []), (0, [])], aflags=3)
     + replay(RAIN2, RARROPS, [0.75, 4], pick=3, arrays=RARR,
              anew=[(1, MAT1), (2, [-3, 4, 2])])           # a flip
+    + replay(RAIN2, RARROPS, [0.75, 4], pick=3, arrays=RARR,
+             anew=[(1, MAT1), (1, [-3, 4, 2])])           # new memory
     + replay(RAIN2, RARROPS, [0.75, -0.5], pick=0, arrays=RARR,
              anew=[(1, [4, 4, 4, -4, -4, -4]), (2, [-3, 4, 2])])
     + b"".join(replay(RAIN2, RARROPS, [0.75, -0.5], pick=3, k=0xe0,
@@ -796,6 +812,13 @@ RSUMOPS = [sumn([0, 1, CT(1), 0]), sumn([]), sumn([CT(2), CT(4)], True),
            (1, B_MUL, 6, 3, 0, 0), (5, 2, 7, 5, 0, 0),      # r7 > r5
            sumn([7, 3]), (6, 4, 8, 0, 0, 0),                # isnan r8
            (6, 1, 5, 0, 0, 0)]                              # ceil r5
+# sums that round by their order (1e16 + 1 + 1), replayed at 1e16, 3
+RSUMO = [(0, "1e16"), (1, 1.0)]
+RSUMOOPS = [sumn([0, 1, 1]), sumn([1, 1, 0], True), sumn([0, CT(1), CT(1),
+                                                            1]),
+            (1, B["sub"], 2, 3, 0, 0), sumn([4, 5, CT(2)], True, noval=True)]
+SPECIAL["replay-sumn-order"] = replay(RSUMO, RSUMOOPS, ["1e16", 3.0],
+                                      pick=3)
 SPECIAL["replay-sumn"] = (
     replay(RSUM, RSUMOPS, [0.8125, -1.5, 0.5], pick=1)
     + replay(RSUM, RSUMOPS, [0.75, -1.4375, 0.5625], pick=0)
@@ -930,6 +953,10 @@ SPECIAL["sumn"] = (
     + sumn_main([4, C(-0.5), 8], 11, idform=True)
     + sumn_main([5, 6, 7, 2, 3, 9], 12, idform=True, noval=True)
     + sumn_main([C(0.25), C(-0.5)], 13)                 # constants
+    # sums that round by their order: 1e16 + 1 + 1, 0.1 + 0.2 + 0.3
+    + bytes([INPUT, 188, 16, INPUT, val(1), 17])
+    + sumn_main([16, 17, 17], 18) + sumn_main([17, 17, 16], 19, True)
+    + sumn_main([C_(170), 17, 16, C_(170), 17], 20)
     + jac([9, 11, 12], XS)
     + seeds(9, 12)
     + sumn_main([0, 1], 14, misuse=0)                   # NULL terms
