@@ -643,8 +643,9 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
 
 /** Set the handle's order: 2 to record second-order information for the
  *  nodes recorded on it from now on, 1 to stop (the default).  Any time on
- *  a root or child handle that is not forked and has no open recorder
- *  (DR_EBUSY); dr_tape_clear keeps the root's order.  DR_EINVAL for
+ *  a root or child handle, but 2 not while the handle is forked or has an
+ *  open recorder (DR_EBUSY: neither logs); dr_tape_clear keeps the root's
+ *  order.  DR_EINVAL for
  *  another order or a joined handle.  Setting 1 keeps what
  *  was recorded at order 2: dr_hvp, dr_hessian and dr_tangent_record
  *  still work where every node they replay was recorded at order 2 (an
@@ -779,6 +780,10 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  */
 DR_API dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
                            const double *values);
+/** dr_replay of the inputs first .. first+n-1 (as dr_inputs and
+ *  dr_input_range make them, with consecutive ids) at values[0..n-1]. */
+DR_API dr_status dr_replay_range(dr_tape *t, dr_idx first, size_t n,
+                                 const double *values);
 /**
  * The value of node id into *v: what it was recorded with, or after a
  * dr_replay the new one; any scalar node of a tape of order 2 (the outputs

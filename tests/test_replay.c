@@ -272,6 +272,41 @@ static void test_some_inputs(void **state)
     dr_tape_free(t);
 }
 
+/* dr_replay_range: the inputs of a range by their first id, as dr_replay
+   of the same ids; ranges that are not all inputs refused. */
+static void test_replay_range(void **state)
+{
+    (void)state;
+    const uint64_t seed = 11;
+    double x0[NIN] = {0.2, -0.4, 0.6, 0.1, 0.3, -0.5, 0.9};
+    dr_tape *a = chk_tape_new(), *b = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(a, 2), DR_OK);
+    CHK_STATUS(dr_tape_set_order(b, 2), DR_OK);
+    dr_real xa[NIN], xb[NIN], ya[NOUT], yb[NOUT];
+    record_inputs(a, x0, xa);
+    record_inputs(b, x0, xb);
+    program(a, seed, xa, ya);
+    program(b, seed, xb, yb);
+    double v[3] = {-0.7, 0.25, 1.1};
+    CHK_STATUS(dr_replay_range(a, xa[0].idx, 3, v), DR_OK); /* dr_inputs' three */
+    CHK_STATUS(dr_replay(b, 3, xb, v), DR_OK);
+    results ra, rb;
+    read_results(a, xa, ya, &ra);
+    read_results(b, xb, yb, &rb);
+    check_same(&ra, &rb);
+    /* a range running past the inputs into other nodes, no range, an
+       overflowing one, NULL values: refused, nothing changed */
+    CHK_STATUS(dr_replay_range(a, xa[0].idx, NIN + 5, v), DR_EINVAL);
+    CHK_STATUS(dr_replay_range(a, DR_NONE, 1, v), DR_EINVAL);
+    CHK_STATUS(dr_replay_range(a, INT64_MAX - 1, 4, v), DR_EINVAL);
+    CHK_STATUS(dr_replay_range(a, xa[0].idx, 1, NULL), DR_EINVAL);
+    CHK_STATUS(dr_replay_range(a, xa[0].idx, 0, NULL), DR_OK);
+    read_results(a, xa, ya, &ra);
+    check_same(&ra, &rb);
+    dr_tape_free(a);
+    dr_tape_free(b);
+}
+
 /* An input recorded without its value takes it from its first use, so a
    replay that gives it a value and fails sets it back to the recorded one
    (not to a placeholder). */
@@ -751,6 +786,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_random_programs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_some_inputs, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_replay_range, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_unknown_input_set_back, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_guard_flips, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_discrete_guards, chk_alloc_teardown),

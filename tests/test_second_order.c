@@ -401,8 +401,19 @@ static void test_seed_example(void **state)
     CHK_SAME(H[1], 3.0);
     CHK_SAME(H[2], 3.0);
     CHK_SAME(H[3], 8.0);
-    /* n = 0 and a y that is a constant or does not depend on x */
+    /* n = 0 and a y that is a constant or does not depend on x; with no
+       inputs nothing is computed, whatever the tape's nodes (order 1 too),
+       and NULL arrays are allowed */
     CHK_STATUS(dr_hvp(t, f, 0, NULL, NULL, NULL), DR_OK);
+    {
+        dr_tape *u = chk_tape_new();
+        dr_real ux = dr_input(u, 2.0), uy = dr_sin(u, ux);
+        CHK_STATUS(dr_hvp(u, uy, 0, NULL, NULL, NULL), DR_OK);
+        CHK_STATUS(dr_hessian(u, uy, 0, NULL, NULL), DR_OK);
+        CHK_STATUS(dr_hessian(u, uy, 0, NULL, H), DR_OK);
+        CHK_STATUS(dr_hessian(u, uy, 1, &ux, H), DR_ENOTSUP);
+        dr_tape_free(u);
+    }
     dr_real z = dr_input(t, 1.0);
     CHK_STATUS(dr_hvp(t, z, 2, x, (double[]){7, 8}, out), DR_OK);
     CHK_SAME(out[0], 0.0);

@@ -89,7 +89,8 @@ dr_status dr_hvp(dr_tape *t, dr_real y, size_t n, const dr_real *x,
     if (n && (!v || !out))
         return DR_EINVAL;
     dr_status st = check(t, y, n, x);
-    return st != DR_OK ? st : with_scratch(t, y, n, x, v, out, NULL);
+    /* no inputs: nothing to compute (as the Hessian of none) */
+    return st != DR_OK || n == 0 ? st : with_scratch(t, y, n, x, v, out, NULL);
 }
 
 dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
@@ -100,5 +101,5 @@ dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
     if (n > SIZE_MAX / (n ? n : 1))
         return DR_EINVAL;
     dr_status st = check(t, y, n, x);
-    return st != DR_OK ? st : with_scratch(t, y, n, x, NULL, NULL, H);
+    return st != DR_OK || n == 0 ? st : with_scratch(t, y, n, x, NULL, NULL, H);
 }

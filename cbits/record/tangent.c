@@ -47,162 +47,71 @@ static dr_real plus(dr_tape *t, dr_real a, dr_real b)
     return dr_add(t, a, b);
 }
 
-/* 1 / (u * w) */
-static dr_real inv_prod(dr_tape *t, dr_real u, dr_real w)
+/* x to the integral power m, recorded: m - 1 of powi(x, INT_MIN) is no
+   int, a power with a constant exponent then */
+static dr_real powi_rec(dr_tape *t, dr_real x, double m)
 {
-    return dr_div(t, K(1.0), dr_mul(t, u, w));
+    return m >= (double)INT_MIN ? dr_powi(t, x, (int)m)
+                                : dr_pow(t, x, dr_const(m));
 }
 
+/* the partials of a two-argument operation as recorded values */
+typedef struct {
+    dr_real a, b;
+} rec_d2;
+
+/* the rules of rule_partials.h over recorded operations on t: the
+   partials of a scalar operation as values on the tape, which can be
+   differentiated in turn */
+#define RT dr_real
+#define RD2 rec_d2
+#define RULE_FN(op) dr_tangent_##op##_d
+#define RULE_TAPE dr_tape *t,
+#define RULE_ARGS t,
+#define RULE_BEGIN (void)t
+#define RULE_LIKELY(c) (c)
+#define K(c) dr_const(c)
+#define RV(r) ((r).val)
+#define KZERO(r) ((r).idx == DR_NONE && (r).val == 0.0)
+#define ADD(a, b) dr_add(t, a, b)
+#define SUB(a, b) dr_sub(t, a, b)
+#define MUL(a, b) dr_mul(t, a, b)
+#define DIV(a, b) dr_div(t, a, b)
+#define NEG(a) dr_neg(t, a)
+#define ABS(a) dr_abs(t, a)
+#define SQRT(a) dr_sqrt(t, a)
+#define EXP(a) dr_exp(t, a)
+#define LOG(a) dr_log(t, a)
+#define SIN(a) dr_sin(t, a)
+#define COS(a) dr_cos(t, a)
+#define SINH(a) dr_sinh(t, a)
+#define COSH(a) dr_cosh(t, a)
+#define HYPOT(a, b) dr_hypot(t, a, b)
+#define POW(a, b) dr_pow(t, a, b)
+#define POWI(a, m) powi_rec(t, a, m)
+#define SIGMOID(a) dr_sigmoid(t, a)
+#include "record/rule_partials.h"
+
 /*
- * The partials of a scalar operation as operations on its argument a (and
- * b) and its value c: the rules of scalar_rules.h, written with recorded
- * operations so that they can be differentiated in turn.  Where a rule is
- * piecewise constant (abs, relu, min, max) the piece is chosen by the
- * recorded values, as the first-order rule chose it.
+ * The partials of a scalar operation op at its arguments a (and b) and
+ * its value c, as recorded values.  b of powi is its exponent, a constant.
  */
 static void partials(dr_tape *t, int op, dr_real a, dr_real b, dr_real c,
                      dr_real *pa, dr_real *pb)
 {
-    const double two_over_sqrt_pi = 1.1283791670955126;
-    *pb = ZERO;
+    *pa = *pb = ZERO;
     switch (op) {
-    case DR_OPC_neg:
-        *pa = K(-1.0);
+#define UNARY(o)                                                                 case DR_OPC_##o:                                                                 *pa = dr_tangent_##o##_d(t, a, c);                                           break;
+        DR_RULES_UNARY(UNARY)
+        DR_RULES_UNARY_FUSED(UNARY)
+#undef UNARY
+#define BINARY(o)                                                                case DR_OPC_##o: {                                                               rec_d2 d = dr_tangent_##o##_d(t, a, b, c);                                   *pa = d.a;                                                                   *pb = d.b;                                                                   break;                                                                   }
+        DR_RULES_BINARY(BINARY)
+#undef BINARY
+    case DR_OPC_powi:
+        *pa = dr_tangent_powi_d(t, a, b.val, c);
         break;
-    case DR_OPC_sqrt: /* 1 / (2 c) */
-        *pa = dr_div(t, K(0.5), c);
-        break;
-    case DR_OPC_cbrt: /* 1 / (3 c^2) */
-        *pa = dr_div(t, K(1.0 / 3.0), dr_mul(t, c, c));
-        break;
-    case DR_OPC_exp:
-        *pa = c;
-        break;
-    case DR_OPC_expm1:
-        *pa = dr_exp(t, a);
-        break;
-    case DR_OPC_log:
-        *pa = dr_div(t, K(1.0), a);
-        break;
-    case DR_OPC_log1p:
-        *pa = dr_div(t, K(1.0), dr_add(t, K(1.0), a));
-        break;
-    case DR_OPC_sin:
-        *pa = dr_cos(t, a);
-        break;
-    case DR_OPC_cos:
-        *pa = dr_neg(t, dr_sin(t, a));
-        break;
-    case DR_OPC_tan: /* 1 + c^2 */
-        *pa = dr_add(t, K(1.0), dr_mul(t, c, c));
-        break;
-    case DR_OPC_asin:
-    case DR_OPC_acos: { /* +-1 / sqrt((1 - a)(1 + a)) */
-        dr_real s = dr_sqrt(t, dr_mul(t, dr_sub(t, K(1.0), a),
-                                      dr_add(t, K(1.0), a)));
-        *pa = dr_div(t, K(op == DR_OPC_asin ? 1.0 : -1.0), s);
-        break;
-    }
-    case DR_OPC_atan:
-        *pa = dr_div(t, K(1.0), dr_add(t, K(1.0), dr_mul(t, a, a)));
-        break;
-    case DR_OPC_sinh:
-        *pa = dr_cosh(t, a);
-        break;
-    case DR_OPC_cosh:
-        *pa = dr_sinh(t, a);
-        break;
-    case DR_OPC_tanh: {
-        dr_real ch = dr_cosh(t, a);
-        *pa = inv_prod(t, ch, ch);
-        break;
-    }
-    case DR_OPC_asinh:
-        *pa = dr_div(t, K(1.0), dr_hypot(t, a, K(1.0)));
-        break;
-    case DR_OPC_acosh:
-        *pa = inv_prod(t, dr_sqrt(t, dr_sub(t, a, K(1.0))),
-                       dr_sqrt(t, dr_add(t, a, K(1.0))));
-        break;
-    case DR_OPC_atanh:
-        *pa = inv_prod(t, dr_sub(t, K(1.0), a), dr_add(t, K(1.0), a));
-        break;
-    case DR_OPC_abs:
-        *pa = K(dr_rule_abs_d(a.val, c.val));
-        break;
-    case DR_OPC_relu:
-        *pa = K(dr_rule_relu_d(a.val, c.val));
-        break;
-    case DR_OPC_erf:
-        *pa = dr_mul(t, K(two_over_sqrt_pi),
-                     dr_exp(t, dr_neg(t, dr_mul(t, a, a))));
-        break;
-    case DR_OPC_softplus:
-        *pa = dr_sigmoid(t, a);
-        break;
-    case DR_OPC_sigmoid: /* c (1 - c), as c sigmoid(-a): no cancellation */
-        *pa = dr_mul(t, c, dr_sigmoid(t, dr_neg(t, a)));
-        break;
-    case DR_OPC_powi: /* n a^(n-1), b.val = n; n - 1 is no int for
-                         n = INT_MIN: a power with a constant exponent */
-        *pa = b.val == 0.0 ? ZERO
-              : dr_mul(t, K(b.val),
-                       b.val > (double)INT_MIN
-                           ? dr_powi(t, a, (int)(b.val - 1.0))
-                           : dr_pow(t, a, K(b.val - 1.0)));
-        break;
-    case DR_OPC_add:
-        *pa = K(1.0);
-        *pb = K(1.0);
-        break;
-    case DR_OPC_sub:
-        *pa = K(1.0);
-        *pb = K(-1.0);
-        break;
-    case DR_OPC_mul:
-        *pa = b;
-        *pb = a;
-        break;
-    case DR_OPC_div: /* 1/b, -c/b */
-        *pa = dr_div(t, K(1.0), b);
-        *pb = dr_neg(t, dr_div(t, c, b));
-        break;
-    case DR_OPC_atan2: { /* atan2(a, b): b/h, -a/h with h = a^2 + b^2 */
-        dr_real h = dr_add(t, dr_mul(t, a, a), dr_mul(t, b, b));
-        *pa = dr_div(t, b, h);
-        *pb = dr_neg(t, dr_div(t, a, h));
-        break;
-    }
-    case DR_OPC_pow: /* b a^(b-1) (0 where b == 0), c log a (0 where c == 0) */
-        *pa = b.val == 0.0 && b.idx == DR_NONE
-                  ? ZERO
-                  : dr_mul(t, b, dr_pow(t, a, dr_sub(t, b, K(1.0))));
-        *pb = c.val == 0.0 ? ZERO : dr_mul(t, c, dr_log(t, a));
-        break;
-    case DR_OPC_min:
-    case DR_OPC_max: {
-        dr_rule_d2 d = op == DR_OPC_min ? dr_rule_min_d(a.val, b.val, c.val)
-                                        : dr_rule_max_d(a.val, b.val, c.val);
-        *pa = K(d.a);
-        *pb = K(d.b);
-        break;
-    }
-    case DR_OPC_hypot: /* a/c, b/c (0 where c == 0) */
-        if (c.val == 0.0) {
-            *pa = ZERO;
-        } else {
-            *pa = dr_div(t, a, c);
-            *pb = dr_div(t, b, c);
-        }
-        break;
-    case DR_OPC_logbase: { /* logbase(b0, x): -c/(b0 ln b0), 1/(x ln b0) */
-        dr_real lb = dr_log(t, a);
-        *pa = dr_neg(t, dr_div(t, c, dr_mul(t, a, lb)));
-        *pb = inv_prod(t, b, lb);
-        break;
-    }
-    default:
-        *pa = ZERO;
+    default: /* no scalar rule: check_pass refused it */
         break;
     }
 }

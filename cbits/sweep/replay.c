@@ -249,12 +249,18 @@ static dr_oplog *input_entry(dr_tape *t, dr_idx x)
     return e->op == DR_OPC_INPUT ? e : NULL;
 }
 
+/* the id of given input i: x[i]'s, or first + i for a range (x NULL) */
+static inline dr_idx input_id(const dr_real *x, dr_idx first, size_t i)
+{
+    return x ? x[i].idx : first + (dr_idx)i;
+}
+
 /* set the inputs' values (the old ones into old[], if given) */
-static void set_inputs(dr_tape *t, size_t n, const dr_real *x,
+static void set_inputs(dr_tape *t, size_t n, const dr_real *x, dr_idx first,
                        const double *values, double *old)
 {
     for (size_t i = 0; i < n; i++) {
-        dr_oplog *e = &t->oplog[x[i].idx - t->base];
+        dr_oplog *e = &t->oplog[input_id(x, first, i) - t->base];
         if (old)
             old[i] = e->v;
         e->v = values[i];
@@ -276,10 +282,13 @@ static void forget_sweeps(dr_tape *t)
     }
 }
 
-dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
-                     const double *values, const dr_replay_more *more)
+/* dr_replay of inputs x[0..n-1], or of the range first .. first+n-1 where
+   x is NULL */
+static dr_status replay_inputs(dr_tape *t, size_t n, const dr_real *x,
+                               dr_idx first, const double *values,
+                               const dr_replay_more *more)
 {
-    if (!t || (n && (!x || !values)) || t->root != t)
+    if (!t || (n && !values) || t->root != t)
         return DR_EINVAL;
     if (t->state & (DR_ST_FORKED | DR_ST_RECOPEN | DR_ST_REC))
         return DR_EBUSY;
@@ -295,7 +304,7 @@ dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
     size_t marked = 0;
     dr_status st = DR_OK;
     for (; marked < n; marked++) {
-        dr_oplog *e = input_entry(t, x[marked].idx);
+        dr_oplog *e = input_entry(t, input_id(x, first, marked));
         if (!e || e->aux) {
             st = DR_EINVAL;
             break;
@@ -310,7 +319,7 @@ dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
             st = replayable(t, t->replay_chunks, t->replay_nchunks);
     }
     for (size_t i = 0; i < marked; i++)
-        t->oplog[x[i].idx - t->base].aux = 0;
+        t->oplog[input_id(x, first, i) - t->base].aux = 0;
     double stack_old[OLD_ON_STACK], *old = stack_old;
     if (st == DR_OK && n > OLD_ON_STACK && !(old = dr__malloc(n * sizeof *old)))
         st = DR_ENOMEM;
@@ -318,7 +327,7 @@ dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
         return st;
     dr_chunk **chunks = t->replay_chunks;
     size_t nc = t->replay_nchunks;
-    set_inputs(t, n, x, values, old);
+    set_inputs(t, n, x, first, values, old);
     if (more)
         more->set(more->ctx);
     st = replay_all(t, chunks, nc);
@@ -329,7 +338,7 @@ dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
            give back every bit (and the sweeps' results stay those of that
            point).  Should a hook fail there too, nothing can be trusted:
            the tape takes that as its sticky status */
-        set_inputs(t, n, x, old, NULL);
+        set_inputs(t, n, x, first, old, NULL);
         if (more)
             more->undo(more->ctx);
         dr_status back = replay_all(t, chunks, nc);
@@ -339,7 +348,7 @@ dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
         /* the inputs given have their values now (those recorded without
            one too), so every input's value is known */
         for (size_t i = 0; i < n; i++)
-            t->oplog[x[i].idx - t->base].x = 1.0;
+            t->oplog[input_id(x, first, i) - t->base].x = 1.0;
         t->replay_ok = t->next;
         guards_moved(t);
         /* the adjoints and tangents of earlier sweeps belong to the old
@@ -351,10 +360,27 @@ dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
     return st;
 }
 
+dr_status dr__replay(dr_tape *t, size_t n, const dr_real *x,
+                     const double *values, const dr_replay_more *more)
+{
+    if (n && !x)
+        return DR_EINVAL;
+    return replay_inputs(t, n, x, 0, values, more);
+}
+
 dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
                     const double *values)
 {
     return dr__replay(t, n, x, values, NULL);
+}
+
+dr_status dr_replay_range(dr_tape *t, dr_idx first, size_t n,
+                          const double *values)
+{
+    if (n && (first == DR_NONE || (uint64_t)n > (uint64_t)INT64_MAX ||
+              first > INT64_MAX - (dr_idx)n))
+        return DR_EINVAL;
+    return replay_inputs(t, n, NULL, first, values, NULL);
 }
 
 dr_status dr_value(const dr_tape *t, dr_idx id, double *v)

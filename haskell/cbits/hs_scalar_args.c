@@ -92,18 +92,7 @@ int drhs_replay_range(dr_tape *t, dr_idx first, size_t n,
 dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
                                 const double *values)
 {
-    if (n > SIZE_MAX / sizeof(dr_real))
-        return DR_ENOMEM;
-    dr_real *x = malloc(n * sizeof *x + 1);
-    if (!x)
-        return DR_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        x[i].val = values[i];
-        x[i].idx = first + (dr_idx)i;
-    }
-    dr_status st = dr_replay(t, n, x, values);
-    free(x);
-    return st;
+    return dr_replay_range(t, first, n, values);
 }
 
 /*

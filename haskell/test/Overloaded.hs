@@ -29,6 +29,7 @@ import qualified Numeric.DualRev.AD.Mode.Reverse as R
 import qualified Numeric.DualRev.AD.Mode.Reverse.Double as RD
 import qualified Numeric.DualRev.AD.Newton as N
 import OverloadedDefs
+import Numeric.DualRev.Internal.Run.Taped (tapedRecordings)
 
 -- The functions: "OverloadedDefs".
 
@@ -487,6 +488,36 @@ descent = describe "gradient descent" $ do
           vals = map rosen (x0 : take 200 (A.gradientDescent rosen x0))
       in counterexample (show (take 5 vals)) $
            and (zipWith (>=) vals (drop 1 vals)) .&&. last vals < head vals
+  it "gradientDescent records its function once and replays it, where no comparison flips" $ do
+    -- each step's gradient is gradWith''s at that point, bit for bit: the
+    -- same loop written out with gradWith' gives the same points
+    let f v = let [x, y] = v in max (x * x) (0.5 * y) + abs (x - y) + 2 * y * y
+        byHand x0 = go x0 fx0 g0 0.1 (0 :: Int)
+          where
+            (fx0, g0) = A.gradWith' (,) f x0
+            go x fx xg eta i
+              | eta == 0 = []
+              | fx1 > fx = go x fx xg (eta / 2) 0
+              | all ((== 0) . snd) xg = []
+              | otherwise = x1 : if i == 10 then go x1 fx1 xg1 (eta * 2) 0 else go x1 fx1 xg1 eta (i + 1)
+              where
+                x1 = fmap (\(xi, gi) -> xi - eta * gi) xg
+                (fx1, xg1) = A.gradWith' (,) f x1
+    r0 <- tapedRecordings
+    let its = take 150 (A.gradientDescent f [1.3, -0.7 :: Double])
+    length its `shouldBe` 150
+    r1 <- tapedRecordings
+    show its `shouldBe` show (take 150 (byHand [1.3, -0.7 :: Double]))
+    -- (every step takes at least one gradient; the recordings are where a
+    -- comparison flipped)
+    (r1 - r0) `shouldSatisfy` (\k -> k >= 1 && k < 40)
+  it "conjugateGradientDescent records its function once (Rosenbrock)" $ do
+    let rosen v = let [x, y] = v in (1 - x) * (1 - x) + 100 * (y - x * x) * (y - x * x)
+    r0 <- tapedRecordings
+    let its = take 6 (A.conjugateGradientDescent rosen [0, 0 :: Double])
+    length its `shouldBe` 6
+    r1 <- tapedRecordings
+    (r1 - r0) `shouldBe` 1
   it "gradientAscent is gradientDescent of the negation" $
     property $ forAll (listOf1N 4 dbl) $ \x0 ->
       take 20 (A.gradientAscent (negate . trig) x0) == take 20 (A.gradientDescent trig x0)

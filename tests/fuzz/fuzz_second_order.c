@@ -1146,11 +1146,10 @@ static void h_checks(rd *r)
     }
     /* H v, and the dense H */
     bool hess = u8(r) & 1;
-    /* (a dense Hessian of no inputs is no product at all: DR_OK with
-       H given; with H NULL the library runs one product, which may answer
-       DR_ENOTSUP: either goes) */
-    if (hess && X.n == 0 && bad == 1)
-        bad = -1;
+    /* (a Hessian or product of no inputs computes nothing: DR_OK, whatever
+       the tape holds) */
+    if (X.n == 0)
+        bad = 0;
     dr_status want = bad == 1 ? DR_ENOTSUP : DR_OK;
     if (hess)
         st = dr_hessian(Q.t, Y->r, (size_t)X.n, X.n ? X.x : NULL,
@@ -1678,9 +1677,9 @@ static void o_hessian(unsigned k, rd *r)
     if (want == DR_OK && (xbad || y.kind == V_INVALID))
         want = DR_EINVAL;
     int bad = 0;
-    /* dr_hvp replays from the tape's first id; a dense Hessian of no
-       inputs is no product at all */
-    if (want == DR_OK && y.r.idx != DR_NONE && (n > 0 || !hess)) {
+    /* dr_hvp replays from the tape's first id; of no inputs there is
+       nothing to compute */
+    if (want == DR_OK && y.r.idx != DR_NONE && n > 0) {
         dr_idx xid[4];
         for (int i = 0; i < n; i++)
             xid[i] = x[i].idx;

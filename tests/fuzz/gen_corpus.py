@@ -329,8 +329,11 @@ class Second:
         return out
 
     def bytes(self, *check_args, **check_kw):
+        # k & 0x20: an external and a checkpointed loop of slot 0 first
+        ext = bytes([0]) if self.k & 0x20 else b""
         return (bytes([SECOND, self.k]) + self.pre + bytes([len(self.ops)])
-                + b"".join(self.ops) + self.checks(*check_args, **check_kw))
+                + b"".join(self.ops) + ext
+                + self.checks(*check_args, **check_kw))
 
 
 # -- checkpointed loops (op_loop)
@@ -588,6 +591,9 @@ P.misuse(2, 4)
 P.misuse(2, 5, bytes([0]))
 SPECIAL["second-refusals"] = P.bytes(2, [0, 1])
 SPECIAL["second-refusals-after"] = P.bytes(4, [0, 1])
+# no inputs on a tape with a node of no rule: nothing to compute, DR_OK
+SPECIAL["second-no-inputs-hvp"] = P.bytes(4, [], dense=False)
+SPECIAL["second-no-inputs-hessian"] = P.bytes(4, [], dense=True)
 
 # the main tape's order: everything at order 2, then some at order 1
 SPECIAL["order"] = (

@@ -10,6 +10,8 @@
 module Numeric.DualRev.Internal.Overloaded.Drivers
   ( -- * Gradients
     grad, grad', gradWith, gradWith'
+    -- * Gradients of one function at many points (the descent loops)
+  , tapedGradWith'
     -- * Jacobians
   , jacobian, jacobian', jacobianWith, jacobianWith', jacobianT, jacobianWithT
     -- * Hessians
@@ -20,17 +22,29 @@ module Numeric.DualRev.Internal.Overloaded.Drivers
   , du, du', duF, duF'
   ) where
 
-import Control.Exception (evaluate)
+import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
+import Control.Exception (catch, evaluate, mask, onException)
 import Data.Foldable (toList)
+import Data.Int (Int64)
+import Foreign.ForeignPtr (ForeignPtr, newForeignPtr, withForeignPtr)
+import Foreign.Marshal.Alloc (alloca)
+import Foreign.Marshal.Array (allocaArray, peekArray, pokeArray)
+import Foreign.Storable (peek)
 import Data.Functor.Compose (Compose (..))
 import Data.Functor.Identity (Identity (..))
 import System.IO.Unsafe (unsafeDupablePerformIO)
 import Unsafe.Coerce (unsafeCoerce)
 
+import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_replay_range, c_value)
 import Numeric.DualRev.Internal.Overloaded.Session
-import Numeric.DualRev.Internal.Overloaded.Traversals (fill, mapIndexed)
+import Numeric.DualRev.Internal.Overloaded.Traversals (count, fill, mapIndexed)
 import Numeric.DualRev.Internal.Overloaded.Value
-import Numeric.DualRev.Internal.Run.Flat (withOrder2Tape)
+import Numeric.DualRev.Internal.Run.AD (checkTape)
+import Numeric.DualRev.Internal.Run.Flat (engine, withOrder2Tape)
+import Numeric.DualRev.Internal.Run.Runners (newTape)
+import Numeric.DualRev.Internal.Run.Taped (countRecording)
 
 -- | The type the differentiations instantiate their functions' @s@ at.
 data S
@@ -86,6 +100,80 @@ gradWith' g f xs = unsafeDupablePerformIO $
     gs <- gradientOf s y
     pure (v, mapIndexed xs (\j x -> g x (gs j)))
 {-# INLINE gradWith' #-}
+
+-- | What 'tapedGradWith'' keeps: nothing yet, a recording of f for replay,
+-- or that the engine cannot replay f.
+data Taped = Fresh | Kept !Recording | Untaped
+
+data Recording = Recording
+  { tTape :: !(ForeignPtr CTape)
+  , tCount :: !Int     -- ^ inputs first .. first + n - 1
+  , tFirst :: !Int64
+  , tOut :: !Val
+  }
+
+-- | 'gradWith'' of one function at many points, for loops that step from
+-- point to point (gradient descent): the first call records f on a tape of
+-- its own at order 2, and a later call at a point of as many scalars
+-- replays that tape there (include/dualrev.h, \"replay\") instead of
+-- running f again, unless a comparison f made on its values comes out
+-- otherwise ('Ord' and the rest record them as guards): then it records
+-- f again there.  The results are 'gradWith''s, bit for bit.  A point
+-- whose scalars belong to an enclosing differentiation, a function the
+-- engine cannot replay, or a call that finds the state in use (another
+-- thread) is 'gradWith'' itself.
+tapedGradWith' :: (Traversable f, Element a)
+               => (a -> a -> b) -> (forall s. f (Reverse s a) -> Reverse s a)
+               -> IO (f a -> (a, f b))
+tapedGradWith' g f = do
+  st <- newMVar Fresh
+  pure $ \xs -> if not (numbersOnly xs) then gradWith' g f xs else
+    unsafeDupablePerformIO $ mask $ \restore -> do
+      held <- tryTakeMVar st
+      case held of
+        Nothing -> pure (gradWith' g f xs)   -- in use by another thread
+        Just s -> do
+          (s', res) <- restore (step s xs) `onException` putMVar st Fresh
+          putMVar st s'
+          pure res
+  where
+    step Fresh xs = record xs
+    step Untaped xs = pure (Untaped, gradWith' g f xs)
+    step (Kept r) xs
+      | count xs /= tCount r = record xs
+      | otherwise = withForeignPtr (tTape r) $ \t -> allocaArray (max 1 (tCount r)) $ \p -> do
+          pokeArray p (map (primalVal . toVal) (toList xs))
+          st <- c_replay_range t (tFirst r) (fromIntegral (tCount r)) p
+          case st of
+            0 -> do
+              let Val y0 yi _ = tOut r
+              yv <- if yi == -1 then pure y0 else alloca $ \pv ->
+                engine "dr_value" (c_value t yi pv) >> peek pv
+              vg <- gradientOn t (tCount r) (tFirst r) (Val yv yi t)
+              pure (Kept r, results xs vg)
+            7 -> record xs   -- a guard flipped
+            _ -> pure (Untaped, gradWith' g f xs)
+    record xs = (do
+      countRecording
+      fp <- newTape >>= newForeignPtr p_tape_free
+      withForeignPtr fp $ \t -> do
+        engine "dr_tape_set_order" (c_tape_set_order t 2)
+        let n = count xs
+        first <- c_input_first t (fromIntegral n)
+        checkTape t
+        y <- (out . f . vars) (mapIndexed xs (\j x -> Val (primalVal (toVal x)) (first + fromIntegral j) t))
+        checkTape t
+        vg <- gradientOn t n first y
+        pure (Kept (Recording fp n first y), results xs vg))
+      `catch` \e -> const (pure (Untaped, gradWith' g f xs)) (e :: TapeMismatch)
+    -- the value and gradient on t, whose inputs are first .. first + n - 1
+    gradientOn t n first (Val yv yi _)
+      | yi == -1 || n == 0 = pure (yv, replicate n 0)
+      | otherwise = allocaArray (max 1 n) $ \p -> do
+          engine "dr_gradient_range" (c_gradient_range t yv yi first (fromIntegral n) p)
+          (,) yv <$> peekArray n p
+    results xs (v, gs) =
+      (fromVal (constVal v), fill xs (zipWith (\x d -> g x (fromVal (constVal d))) (toList xs) gs))
 
 ------------------------------------------------------------------------------
 -- Jacobians

@@ -18,7 +18,9 @@ module Numeric.DualRev.Internal.Overloaded.Optimize
 
 import Data.Foldable (toList)
 
-import Numeric.DualRev.Internal.Overloaded.Drivers (diff, diff', grad, gradWith, gradWith')
+import System.IO.Unsafe (unsafePerformIO)
+
+import Numeric.DualRev.Internal.Overloaded.Drivers (diff, diff', gradWith, tapedGradWith')
 import Numeric.DualRev.Internal.Overloaded.Traversals (fill)
 import Numeric.DualRev.Internal.Overloaded.Value
 
@@ -99,7 +101,9 @@ gradientDescent :: (Traversable f, Element a, Fractional a)
                 => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> [f a]
 gradientDescent f x0 = go x0 fx0 xgx0 0.1 (0 :: Int)
   where
-    (fx0, xgx0) = gradWith' (,) f x0
+    -- one function at many points: recorded once, replayed after
+    gw = unsafePerformIO (tapedGradWith' (,) f)
+    (fx0, xgx0) = gw x0
     go x fx xgx !eta !i
       | eta == 0 = []
       | fx1 > fx = go x fx xgx (eta / 2) 0
@@ -108,7 +112,7 @@ gradientDescent f x0 = go x0 fx0 xgx0 0.1 (0 :: Int)
                                     else go x1 fx1 xgx1 eta (i + 1)
       where
         x1 = fmap (\(xi, gi) -> xi - eta * gi) xgx
-        (fx1, xgx1) = gradWith' (,) f x1
+        (fx1, xgx1) = gw x1
 
 -- | 'gradientDescent' on the negated function.
 gradientAscent :: (Traversable f, Element a, Fractional a)
@@ -133,14 +137,16 @@ conjugateGradientAscent :: (Traversable f, Element a, Fractional a)
                         => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> [f a]
 conjugateGradientAscent f x0 = takeWhile (all (\a -> a == a)) (go x0 d0 d0)
   where
-    d0 = grad f x0
+    -- one function at many points: recorded once, replayed after
+    gw = unsafePerformIO (tapedGradWith' (\_ d -> d) f)
+    d0 = snd (gw x0)
     go x r d = x : go x1 r1 d1
       where
         -- the step along d that makes the derivative of f zero
         alpha = last (take 20 (extremum
           (\a -> f (zipT (\xi di -> auto xi + a * auto di) x d)) 0))
         x1 = zipT (\xi di -> xi + alpha * di) x d
-        r1 = grad f x1
+        r1 = snd (gw x1)
         beta = dot r1 r1 / dot r r
         d1 = zipT (\ri di -> ri + beta * di) r1 d
     dot u v = sum (zipT (*) u v)

@@ -36,8 +36,12 @@ import Foreign.Ptr (Ptr, nullPtr)
 import GHC.Exts (runRW#)
 import GHC.IO (IO (..))
 
+import Foreign.C.Types (CInt)
+
 import Numeric.DualRev.Internal.Engine.FFI (CTape)
-import Numeric.DualRev.Internal.Run.AD (AD (..), D (..), maxBy, minBy)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_guard, c_fe_round)
+import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
+import Numeric.DualRev.Internal.Run.Guard
 import Numeric.DualRev.Internal.Run.Lifted
 
 -- | A value, the id of its tape node (-1: a constant, on no tape) and the
@@ -129,6 +133,21 @@ instance Lifted (Reverse s a) where
   lift2 = bin'
   constant = Reverse . constVal
   primal (Reverse v) = primalVal v
+  -- guards go to the tape of the active argument, which keeps them where
+  -- it is of order 2 (a taped differentiation, "Numeric.DualRev.Internal.Overloaded.Taped")
+  guardOn op (Reverse (Val x i t)) (Reverse (Val y j u)) out
+    | i == -1 && j == -1 = out
+    | otherwise = valGuard (if i == -1 then u else t) op x i y j out
+  roundOn op (Reverse (Val x i t)) r
+    | i == -1 = r
+    | otherwise = valRound t op x i r
+  signumOn a@(Reverse (Val x _ _))
+    | guardOn gGt a nought (x > 0) = 1
+    | guardOn gLt a nought (x < 0) = -1
+    | guardOn gIsNaN a nought (isNaN x) = x
+    | guardOn gSignBit a nought (isNegativeZero x) = -0.0
+    | otherwise = 0
+    where nought = Reverse (constVal 0)
   {-# INLINE lift1 #-}
   {-# INLINE lift2 #-}
   {-# INLINE constant #-}
@@ -142,26 +161,45 @@ deriving via Lifting (Reverse s a) instance RealFrac (Reverse s a)
 deriving via Lifting (Reverse s a) instance RealFloat (Reverse s a)
 
 instance Eq (Reverse s a) where
-  a == b = primal a == primal b
+  a == b = guardOn gEq a b (primal a == primal b)
+  a /= b = guardOn gNe a b (primal a /= primal b)
   {-# INLINE (==) #-}
 
--- | Comparisons look at values only; 'max' and 'min' return one argument
--- whole, choosing as the C engine's dr_max and dr_min do (a tie the first
--- argument, a NaN the other one).
+-- | Comparisons look at values only (each a guard on a tape that keeps
+-- them); 'max' and 'min' return one argument whole, choosing as the C
+-- engine's dr_max and dr_min do (a tie the first argument, a NaN the other
+-- one).
 instance Ord (Reverse s a) where
-  compare a b = compare (primal a) (primal b)
-  a < b = primal a < primal b
-  a <= b = primal a <= primal b
-  a > b = primal a > primal b
-  a >= b = primal a >= primal b
-  max = maxBy primal
-  min = minBy primal
+  compare a b
+    | a < b = LT
+    | a == b = EQ
+    | otherwise = GT
+  a < b = guardOn gLt a b (primal a < primal b)
+  a <= b = guardOn gLe a b (primal a <= primal b)
+  a > b = guardOn gGt a b (primal a > primal b)
+  a >= b = guardOn gGe a b (primal a >= primal b)
+  max a b = if b > a || isNaNR a then b else a
+  min a b = if b < a || isNaNR a then b else a
   {-# INLINE (<) #-}
   {-# INLINE (<=) #-}
   {-# INLINE (>) #-}
   {-# INLINE (>=) #-}
   {-# INLINE max #-}
   {-# INLINE min #-}
+
+isNaNR :: Reverse s a -> Bool
+isNaNR a = guardOn gIsNaN a (Reverse (constVal 0)) (isNaN (primal a))
+{-# INLINE isNaNR #-}
+
+-- | A guard on the tape t (it keeps it where it is of order 2).  Out of
+-- line: GHC 9.0 panics compiling some callers that inline runRW#.
+valGuard :: Ptr CTape -> CInt -> Double -> Int64 -> Double -> Int64 -> Bool -> Bool
+valGuard t op x i y j out = ioValue (c_fe_guard t op x i y j) `seq` out
+{-# NOINLINE valGuard #-}
+
+valRound :: Ptr CTape -> CInt -> Double -> Int64 -> r -> r
+valRound t op x i r = ioValue (c_fe_round t op x i) `seq` r
+{-# NOINLINE valRound #-}
 
 -- | The value.
 instance Show (Reverse s a) where

@@ -20,7 +20,7 @@
 module Numeric.DualRev.Internal.Run.Taped
   ( tapedGradRun, tapedJacobianRun
     -- * For tests
-  , tapedRecordings
+  , tapedRecordings, countRecording
   ) where
 
 import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
@@ -54,6 +54,10 @@ recordings = unsafePerformIO (newIORef 0)
 
 tapedRecordings :: IO Int
 tapedRecordings = readIORef recordings
+
+-- | One more recording (the overloaded mode's taped gradients count too).
+countRecording :: IO ()
+countRecording = atomicModifyIORef' recordings (\k -> (k + 1, ()))
 
 -- | A recording kept for replay; o is what the splice keeps of its output.
 data Recorded a o = Recorded
@@ -121,7 +125,7 @@ taped fill sp = unsafePerformIO $ do
 
     -- record at x (for replay: at order 2, guards on)
     recordAt fp replayable x = withForeignPtr fp $ \t -> do
-      atomicModifyIORef' recordings (\k -> (k + 1, ()))
+      countRecording
       engine "dr_tape_clear" (c_tape_clear t)
       engine "dr_tape_set_order" (c_tape_set_order t (if replayable then 2 else 1))
       (n, first, o) <- (if replayable then withGuards t else id) (sRecord sp t x)
