@@ -17,7 +17,8 @@
  * product (with a tangent seed left on an array input), a Hessian-vector
  * product, and the adjoints of one reverse sweep seeded on the last value
  * and the last array.  Where a guard's outcome differs at the new values,
- * or a loop's steps make another output constant, the replay must answer
+ * or a loop's steps make another output constant (or a constant output
+ * another value, which the caller's program holds), the replay must answer
  * DR_ERETAPE and leave the tape as it was; where a loop's step fails at
  * the new values, the step's status; where the program holds a node that
  * does not replay (given partials, an external without a primal, an
@@ -859,6 +860,8 @@ static void record(const rprog *P, dr_tape *t, const double *v,
             if (P->lie && (o->e[0] & 0x10))
                 lie_in(P, R, x, o->term, n);
             for (int i = 0; i < n; i++) {
+                TRACE("   sum term %d: %.17g id %lld\n", i, x[i].val,
+                      (long long)x[i].idx);
                 s += x[i].val;
                 act |= x[i].idx != DR_NONE;
                 vals[i] = x[i].val;
@@ -976,8 +979,12 @@ static void record(const rprog *P, dr_tape *t, const double *v,
             R->lst[q] = st;
             if (st != DR_OK) /* (nothing recorded: no node to refuse) */
                 R->noreplay = nr;
-            for (int i = 0; i < ln; i++)
+            for (int i = 0; i < ln; i++) {
+                TRACE("   loop input %d: %.17g id %lld, output r%d: %.17g "
+                      "id %lld\n", i, x0[i].val, (long long)x0[i].idx,
+                      R->nw, out[i].val, (long long)out[i].idx);
                 spush(R, out[i]);
+            }
             one = false;
             break;
         }
@@ -1327,8 +1334,9 @@ void op_replay(rd *r)
         flips = !(memcmp(&A.out[i], &B.out[i], sizeof(double)) == 0 ||
                   (isnan(A.out[i]) && isnan(B.out[i])));
     /* a loop: its step fails at the new values (its status), or makes
-       another output constant (DR_ERETAPE); the first such loop answers,
-       before the guards are looked at */
+       another output constant or a constant output another value (the
+       caller's program holds it: DR_ERETAPE); the first such loop
+       answers, before the guards are looked at */
     dr_status loopst = DR_OK;
     for (int q = 0; q < P.nops && loopst == DR_OK; q++) {
         if (P.ops[q].kind != RK_LOOP || A.lst[q] != DR_OK)
@@ -1339,7 +1347,9 @@ void op_replay(rd *r)
         }
         for (int i = 0; i < 1 + (P.ops[q].e[0] & 3) % 3; i++) {
             int w = A.first[q] + i;
-            if ((A.w[w].idx == DR_NONE) != (B.w[w].idx == DR_NONE))
+            if ((A.w[w].idx == DR_NONE) != (B.w[w].idx == DR_NONE) ||
+                (A.w[w].idx == DR_NONE && !same_bits(A.w[w].val,
+                                                     B.w[w].val)))
                 loopst = DR_ERETAPE;
         }
     }

@@ -809,6 +809,14 @@ SPECIAL["replay-loop"] = (
              [0.5625, -0.25, 1.0625])                      # no steps
     + replay(RLOOP, [rloop([0, 1], [lstep(1, B_MUL, 0, 1, 0)], [2, 1], 6,
                            lie=True)], [0.5625, -0.25, 1.0], k=0x10))
+# a loop whose step makes its output a constant with a value that depends
+# on the input (x < 0.5 + k/8 ? exp x : the constant 0.5 + k/8, 4 steps):
+# 2.117 (exp 0.75) from -3 and from -1, 0.875 from 0.375: another program
+RLOOPC = [rloop([0], [lstep(3, U["exp"], 0, 0, 0.5, kc=True)], [1], 4,
+                seg=1, snaps=1), (1, B_ADD, 1, 0, 0, 0)]
+SPECIAL["replay-loop-constant"] = (
+    replay([(0, -3.0)], RLOOPC, [-1.0], pick=1)
+    + replay([(0, -3.0)], RLOOPC, [0.375], pick=1))
 # n-ary sums: constants, a term twice, an input without a value first used
 # by one, the _id form (with and without the value), no terms, a term
 # given a value other than its node's
