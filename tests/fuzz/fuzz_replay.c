@@ -108,7 +108,8 @@ typedef struct rarr {
 /* one recording of the program: its registers (the scalar inputs, then
    the results in order; the array inputs, then the array results), the
    outcomes of its comparisons and discrete results in order, each loop's
-   status and first register, and the memory its borrowed arrays lie in */
+   status and first register, which operations were given a value other
+   than their operand node's, and the memory its borrowed arrays lie in */
 typedef struct rrun {
     dr_real w[RSREG];
     int nw;
@@ -119,6 +120,9 @@ typedef struct rrun {
     int first[ROPS];     /* an operation's first scalar register       */
     dr_status lst[ROPS]; /* a loop's status                            */
     bool noreplay;       /* a node that does not replay was recorded   */
+    bool lied[ROPS];     /* an operand given another value (lie_in)    */
+    int q;               /* the operation being recorded               */
+    const struct rrun *path; /* the first recording (NULL: this one)   */
     double abuf[RAIN][AIN];  /* borrowed inputs' memory                */
     double cbuf[ROPS][AMAX]; /* borrowed constants' memory             */
     dr_status st;
@@ -204,10 +208,13 @@ static bool valueless(const rprog *P, const rrun *R, int i)
 
 /* give the first active operand (not an input without a value, whose
    first use gives it its value) a value other than its node's: the node
-   does not replay then */
+   does not replay then.  A recording afresh does so only where the first
+   one did (at 1e300, + 1 is no other value): the same program */
 static void lie_in(const rprog *P, rrun *R, dr_real *x, const uint8_t *bytes,
                    int n)
 {
+    if (R->path && !R->path->lied[R->q])
+        return;
     for (int i = 0; i < n; i++) {
         if (x[i].idx == DR_NONE || (bytes[i] & 0xe0) == 0xe0)
             continue;
@@ -218,6 +225,7 @@ static void lie_in(const rprog *P, rrun *R, dr_real *x, const uint8_t *bytes,
             continue;
         x[i].val = v;
         R->noreplay = true;
+        R->lied[R->q] = true;
         return;
     }
 }
@@ -768,6 +776,7 @@ static void record(const rprog *P, dr_tape *t, const double *v,
     R->nw = 0;
     R->na = 0;
     R->noreplay = false;
+    R->path = path;
     for (int i = 0; i < P->nin; i++) {
         dr_real x;
         switch (P->inkind[i] % 4) {
@@ -808,6 +817,8 @@ static void record(const rprog *P, dr_tape *t, const double *v,
         int avail = R->nw;
         R->first[q] = R->nw;
         R->lst[q] = DR_OK;
+        R->q = q;
+        R->lied[q] = false;
         dr_real a = R->w[o->a % avail], b = R->w[o->b % avail];
         dr_real res = a;
         int outcome = -1;

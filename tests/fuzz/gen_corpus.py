@@ -377,7 +377,7 @@ def external(fn, xs, m, M, c, k=0):
 def vbyte(x):
     """a value's byte: val(x), or a byte of the table of special values
     given as a string ('-0', '0.1')"""
-    table = {"-0": 161, "0.1": 170, "1e16": 188}
+    table = {"-0": 161, "0.1": 170, "1e16": 188, "1e300": 179}
     return table[x] if isinstance(x, str) else val(x)
 
 
@@ -765,6 +765,23 @@ for i, ops in enumerate(RAOPS):
                    anew=[(1, MAT1), (2, VEC1)], aflags=1)
             + replay(RAIN2, ops, [0.6875, -0.5], pick=1, arrays=RARR,
                      anew=[(0, []), (1, VEC1)]))
+# where a maximum was moves at the new values (max, logsumexp, softmax
+# keep it for their rules): the matrix's from 2 (element 4) to 2.5
+# (element 0), the vector's from 1 (element 0) to 1.25 (element 1)
+RMAXOPS = [aop("max", 0), aop("max", 1), (1, B_MUL, 2, 3, 0, 0),   # r4
+           aop("lse", 0, p=1), aop("softmax", 1), aop("dot", 3, 1),  # r5
+           aop("sum", 2), (1, B_MUL, 4, 5, 0, 0), (1, B_MUL, 7, 6, 0, 0),
+           (1, B_MUL, 8, 0, 0, 0)]
+MATM = [2.5, -1, 1.5, 0.25, 2, -0.75]
+VECM = [0.5, 1.25, 0.25]
+SPECIAL["replay-arrays-max"] = (
+    replay(RAIN2, RMAXOPS, [0.8125, -0.5], pick=1, arrays=RARR,
+           anew=[(1, MATM), (2, VECM)])
+    + replay(RAIN2, RMAXOPS, [0.75, -0.5], pick=0, arrays=RARR,
+             anew=[(0, []), (1, VECM)])
+    + replay(RAIN2, [op[:6] + (op[6] | 0x80,) + op[7:] if op[0] == 11
+                     else op for op in RMAXOPS], [0.75, -0.4375], pick=2,
+             arrays=RARR, anew=[(1, MATM), (0, [])]))
 # externals with a primal (an input without a value first used by one),
 # without a forward rule, without a primal, given a value other than
 # their input node's
@@ -817,6 +834,11 @@ RLOOPC = [rloop([0], [lstep(3, U["exp"], 0, 0, 0.5, kc=True)], [1], 4,
 SPECIAL["replay-loop-constant"] = (
     replay([(0, -3.0)], RLOOPC, [-1.0], pick=1)
     + replay([(0, -3.0)], RLOOPC, [0.375], pick=1))
+# a term of 1e300 given its value + 1 (the same value: no lie, the sum
+# replays), and the same program afresh at -2 (where + 1 would be one)
+SPECIAL["replay-lie-absorbed"] = replay(
+    [(0, "1e300"), (0, 0.5)], [sumn([0], lie=True), (1, B_MUL, 2, 1, 0, 0)],
+    [-2.0, 0.5], pick=1, k=0x10)
 # n-ary sums: constants, a term twice, an input without a value first used
 # by one, the _id form (with and without the value), no terms, a term
 # given a value other than its node's
