@@ -152,6 +152,10 @@ def seeds(*sslots):
 
 M1 = [0.5, -1, 2, 1.5, 0.25, -2, 3, -0.5, 1]
 M2 = [1, 2, -1, 0.5, -1.5, 2.5, -3, 0.75, 1.25]
+# a sweep that reaches an array, then one that does not: its adjoint reads
+# zeros, and dr_arr_adjoint_ptr NULL (not the first sweep's buffer)
+SPECIAL["array-adjoint-unreached"] = (
+    mat(0, M1) + arr_sum(0, 1) + inp(0.5, 2) + seeds(1) + seeds(2))
 # array structure: a block of a matrix, side-by-side concatenation and a
 # product of transposes, each summed, all three seeded together; then the
 # adjoint of every input element is compared
