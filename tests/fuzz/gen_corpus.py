@@ -838,6 +838,15 @@ RLOOPC = [rloop([0], [lstep(3, U["exp"], 0, 0, 0.5, kc=True)], [1], 4,
 SPECIAL["replay-loop-constant"] = (
     replay([(0, -3.0)], RLOOPC, [-1.0], pick=1)
     + replay([(0, -3.0)], RLOOPC, [0.375], pick=1))
+# a guard that flips before a loop: the replay goes on along the recorded
+# path (x + trunc 1.3125 = x + 1: -2.3125 at -3.3125, below the step's
+# threshold 4) where the fresh recording's loop fails (x + trunc x =
+# -6.3125): DR_ERETAPE, or the loop's status
+SPECIAL["replay-flip-loop"] = replay(
+    [(0, 1.3125)], [(6, 2, 0, 0, 0, 0),
+                    rloop([1], [lstep(0, U["sin"], 0, 0, 0)], [1], 4,
+                          seg=4, snaps=0, fail=2),
+                    (1, B_MUL, 2, 0, 0, 0)], [-3.3125], pick=1)
 # a term of 1e300 given its value + 1 (the same value: no lie, the sum
 # replays), and the same program afresh at -2 (where + 1 would be one)
 SPECIAL["replay-lie-absorbed"] = replay(
