@@ -130,6 +130,14 @@ SPECIAL = {
     "log-unreached": inp(0, 0) + un(U_LOG, 0, 1)
         + bytes([BINARY, B_MUL, 1]) + bytes(CONST0) + bytes([2])
         + bi(B_ADD, 2, 0, 3),
+    # expm1 at -40 is -1, so its partial v + 1 is 0 where exp(-40) is not:
+    # twice (x = -10, expm1(40 expm1(4 x))), the engine's gradient 160
+    # exp(-80) is the formula error of a zero partial times another
+    "expm1-zero-partials": bytes([INPUT, 174, 0])          # -10
+        + bytes([BINARY, B_MUL, 0, 0xe0, val(4), 1])
+        + un(4, 1, 2)                                       # expm1
+        + bytes([BINARY, B_MUL, 2, 0xe0, 197, 3])           # * 40
+        + un(4, 3, 4),
 }
 
 
