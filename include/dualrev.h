@@ -435,7 +435,9 @@ DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
  * fresh recording's, bit for bit.  A step that fails there fails the
  * replay with its status (the tape as it was, the loop run again at the
  * old state); an output that the steps make constant at the new point but
- * not when recorded, or the other way, is another program: DR_ERETAPE.
+ * not when recorded, or the other way, or a constant output whose value
+ * differs from the recorded one (the caller's program holds that value),
+ * is another program: DR_ERETAPE.
  * The loop has no second-order rule (dr_hvp through it: DR_ENOTSUP).
  *
  * DR_EINVAL: t, loop, loop->step or x0 NULL, n == 0, out NULL, an id of x0

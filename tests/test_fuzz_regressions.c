@@ -88,12 +88,59 @@ static void test_logsumexp_weights_moderate_and_infinite(void **state)
     dr_tape_free(t);
 }
 
+/* A checkpointed loop whose step makes an output a constant with a value
+   that depends on the loop's input (a branch on a value in the step): the
+   caller's program holds that value, so a replay where it comes out
+   otherwise is another program.  dr_replay answered DR_OK and the sum
+   after the loop kept the recorded constant (1/8 - 1 at x = -1 read 0.875
+   instead of -1.125). */
+static dr_status sign_step(void *ctx, dr_tape *t, size_t k, size_t n,
+                           const dr_real *x, dr_real *y)
+{
+    (void)ctx;
+    (void)k;
+    (void)n;
+    y[0] = dr_mul(t, x[0], dr_const(0.5));
+    y[1] = dr_const(x[0].val > 0.0 ? 1.0 : -1.0);
+    return dr_tape_status(t);
+}
+
+static void test_loop_constant_output_replay(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x = dr_input(t, 1.0);
+    dr_real x0[2] = {x, dr_const(0.0)}, out[2];
+    dr_loop loop = {NULL, sign_step, NULL, 0};
+    CHK_STATUS(dr_record_checkpointed(t, &loop, 3, 2, x0, 0, out), DR_OK);
+    assert_int_equal(out[1].idx, DR_NONE);
+    CHK_SAME(out[1].val, 1.0);
+    dr_real y = dr_add(t, out[0], out[1]);
+    CHK_SAME(y.val, 1.125);
+    /* the same constant at x = 2: a replay */
+    double v = 2.0, yv, g;
+    CHK_STATUS(dr_replay(t, 1, &x, &v), DR_OK);
+    CHK_STATUS(dr_value(t, y.idx, &yv), DR_OK);
+    CHK_SAME(yv, 1.25);
+    /* another at x = -1 (a fresh recording: -1/8 - 1): the tape as it was */
+    v = -1.0;
+    CHK_STATUS(dr_replay(t, 1, &x, &v), DR_ERETAPE);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    CHK_STATUS(dr_value(t, y.idx, &yv), DR_OK);
+    CHK_SAME(yv, 1.25);
+    CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
+    CHK_SAME(g, 0.125);
+    dr_tape_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_logsumexp_weights_large_elements),
         cmocka_unit_test(test_logsumexp_rows_weights_large_elements),
         cmocka_unit_test(test_logsumexp_weights_moderate_and_infinite),
+        cmocka_unit_test(test_loop_constant_output_replay),
     };
     return cmocka_run_group_tests_name("fuzz regressions", tests, NULL, NULL);
 }

@@ -39,6 +39,8 @@ typedef struct ckpt {
     size_t chain;           /* levels the recording left for the next sweep */
     double *bar, *bar2;     /* adjoints (tangents) of the state: before, after */
     unsigned char *out_act; /* which outputs were active when recorded */
+    double *out_v;          /* the outputs' values when recorded (those of
+                               the constants stay in the caller's program) */
     dr_status err;          /* the first failure of a rule: sticky */
 } ckpt;
 
@@ -68,7 +70,7 @@ static ckpt *ckpt_new(size_t n, size_t nsteps)
     if (!add_size(&size, 3 * n, sizeof(dr_real)) ||
         !add_size(&size, 2 * n, sizeof(double)) ||
         !add_size(&size, 2 * n, sizeof(double) + 1) ||
-        !add_size(&size, n, 1))
+        !add_size(&size, n, sizeof(double) + 1))
         return NULL;
     ckpt *c = dr__malloc(size);
     if (!c)
@@ -87,9 +89,10 @@ static ckpt *ckpt_new(size_t n, size_t nsteps)
     c->bar = (double *)(c->z + n);
     c->bar2 = c->bar + n;
     double *v = c->bar2 + n;
-    unsigned char *act = (unsigned char *)(v + 2 * n);
+    unsigned char *act = (unsigned char *)(v + 3 * n);
     c->x0 = (state){v, act};
     c->work = (state){v + n, act + n};
+    c->out_v = v + 2 * n;
     c->out_act = act + 2 * n;
     return c;
 }
@@ -302,8 +305,9 @@ static void loop_forward(void *ctx, size_t n, const double *x,
 /* replay: the loop run again from the new initial state, every segment
    once, which refreshes the snapshots the next reverse sweep starts from
    (as recording fills them); the steps must make the same outputs active
-   as when the loop was recorded (the caller's tape holds constants for
-   the others), else the recorded program has changed: DR_ERETAPE.  The
+   as when the loop was recorded, and the others the same values (the
+   caller's tape holds them as constants), else the recorded program has
+   changed: DR_ERETAPE.  The
    outcome is the loop's status from then on (a failure undoes the replay,
    which runs the loop again at the old state) */
 static void loop_primal(void *ctx, size_t n, const double *x, size_t m,
@@ -315,6 +319,13 @@ static void loop_primal(void *ctx, size_t n, const double *x, size_t m,
     dr_status st = record_forward(c);
     if (st == DR_OK && memcmp(c->work.act, c->out_act, n) != 0)
         st = DR_ERETAPE;
+    /* a constant output is part of the caller's program, bit for bit (a
+       zero's sign too; any NaN is a NaN) */
+    for (size_t i = 0; st == DR_OK && i < n; i++)
+        if (!c->out_act[i] &&
+            memcmp(&c->work.v[i], &c->out_v[i], sizeof(double)) != 0 &&
+            !(isnan(c->work.v[i]) && isnan(c->out_v[i])))
+            st = DR_ERETAPE;
     c->err = st;
     memcpy(y, c->work.v, n * sizeof(double));
 }
@@ -406,5 +417,6 @@ dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
         if (!c->work.act[i])
             out[i] = dr_const(c->work.v[i]);
     memcpy(c->out_act, c->work.act, n);
+    memcpy(c->out_v, c->work.v, n * sizeof(double));
     return DR_OK;
 }

@@ -29,7 +29,8 @@ FUZZ_CORPUS  := tests/fuzz/corpus
 # reference, and one file per area of the API (tests/fuzz/README.md)
 FUZZ_SRC     := $(addprefix tests/fuzz/,fuzz_dualrev.c fuzz_ref.c \
                   fuzz_modes.c fuzz_second_order.c fuzz_loops.c \
-                  fuzz_external.c fuzz_tapes.c fuzz_replay.c)
+                  fuzz_external.c fuzz_tapes.c fuzz_replay.c \
+                  fuzz_statements.c)
 FUZZ_SRC_HDR := tests/fuzz/fuzz_ref.h tests/fuzz/fuzz_model.h
 FUZZ_WORK    := $(FUZZ_DIR)/work
 

@@ -5,7 +5,8 @@
  * (scalar operations, inputs, user-recorded nodes, the inline recorder,
  * small arrays, fork-join, seeds, sweeps, gradients, clears, invalid ids and
  * sizes; and, in the files beside this one, forward and vector modes,
- * second order, checkpointed loops, external functions and a second tape).
+ * second order, checkpointed loops, external functions, a second tape,
+ * replay, statements and n-ary sums).
  * Next to the engine the harness runs its own forward-mode reference
  * (fuzz_ref.c): every value it knows carries a tangent vector over up to NT
  * input directions, with derivative rules written from calculus.  Every
@@ -2300,6 +2301,13 @@ static void op_seed_reverse(rd *r)
         double adj[MAXE];
         st = dr_arr_adjoint(S.T, x->h.idx, adj);
         CHECK(st == DR_OK, "dr_arr_adjoint: %s", sn(st));
+        /* its buffer, where the sweep reached the array, holds the same */
+        const double *pa = dr_arr_adjoint_ptr(S.T, x->h.idx);
+        for (int64_t q = 0; q < x->n; q++)
+            CHECK(pa ? memcmp(&pa[q], &adj[q], sizeof adj[q]) == 0
+                     : adj[q] == 0.0,
+                  "dr_arr_adjoint_ptr[%lld] %.17g, dr_arr_adjoint %.17g",
+                  (long long)q, pa ? pa[q] : 0.0, adj[q]);
         for (int64_t q = 0; q < x->n; q++) {
             if (x->input)
                 cmp_deriv("array adjoint", adj[q], &comb, x->dim[q], (int)q);
@@ -2755,6 +2763,24 @@ static void health_check(const char *after)
     double g[2] = {0, 0};
     st = dr_gradient(S.T, w, 2, xs, g);
     CHECK(st == DR_OK, "gradient after %s: %s", after, sn(st));
+    /* the same again after a clear: no memory taken */
+    size_t bytes = dr_tape_bytes(S.T);
+    tape_bytes_check(S.T, after);
+    CHECK(dr_tape_clear(S.T) == DR_OK, "dr_tape_clear (%s)", after);
+    forget_all();
+    x = dr_input(S.T, 1.5);
+    y = dr_input(S.T, -0.25);
+    note_id(x.idx);
+    note_id(y.idx);
+    z = dr_mul(S.T, dr_sin(S.T, x), dr_exp(S.T, y));
+    w = dr_add(S.T, z, dr_mul(S.T, x, x));
+    xs[0] = x;
+    xs[1] = y;
+    st = dr_gradient(S.T, w, 2, xs, g);
+    CHECK(st == DR_OK, "gradient after %s: %s", after, sn(st));
+    CHECK(dr_tape_bytes(S.T) == bytes, "the same program again after "
+          "dr_tape_clear: dr_tape_bytes %zu, first %zu", dr_tape_bytes(S.T),
+          bytes);
     double gx = cos(1.5) * exp(-0.25) + 3.0, gy = sin(1.5) * exp(-0.25);
     CHECK(fabs(g[0] - gx) <= 1e-14 && fabs(g[1] - gy) <= 1e-14,
           "gradient after %s: (%.17g, %.17g), expected (%.17g, %.17g)",
@@ -2952,7 +2978,7 @@ static const opfn OPS[] = {
     op_fork_run, op_threads, op_clear, op_misuse,
     /* the other files' */
     op_modes, op_modes, op_order, op_second_order, op_loop, op_external,
-    op_other_tape, op_replay};
+    op_other_tape, op_replay, op_statement, op_sumn};
 #define NOPS (sizeof OPS / sizeof OPS[0])
 
 /* the array operations: their nodes have no second-order rule */
@@ -3020,6 +3046,7 @@ static int run_one(const uint8_t *data, size_t size)
     memset(&S, 0, sizeof S);
     if (g_trace < 0)
         g_trace = getenv("FUZZ_TRACE") != NULL;
+    fz_allocator(); /* (before the first tape) */
     S.T = dr_tape_new();
     if (!S.T)
         return 0;

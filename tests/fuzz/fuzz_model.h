@@ -213,6 +213,10 @@ void op_external(rd *r);
 void op_other_tape(rd *r);
 /* fuzz_replay.c: record once, replay at new inputs */
 void op_replay(rd *r);
+/* fuzz_statements.c: statements (dr_ex_*, dr_rec_stmt, dr_sum_*,
+   dr_rec_sum) and n-ary sums (dr_sumn, dr_sumn_id) */
+void op_statement(rd *r);
+void op_sumn(rd *r);
 
 /* the second live tape (fuzz_tapes.c): created on first use, freed at the
    end of the input; the ids it handed out since its last clear are noted
@@ -233,7 +237,7 @@ typedef struct owned {
     int tape;           /* which tape holds it (TAPE_*)                 */
     struct owned *next;
 } owned;
-enum { TAPE_MAIN = 1, TAPE_OTHER, TAPE_SCRATCH };
+enum { TAPE_MAIN = 1, TAPE_OTHER, TAPE_SCRATCH, TAPE_REPLAY, TAPE_FRESH };
 /* a successful recording call: tape holds o */
 void owned_give(owned *o, int tape, bool by_tape);
 /* the destroy callback of every such context */
@@ -246,6 +250,16 @@ void owned_gone(int tape, const char *when);
 void fz_start(void);
 void fz_cleared(void);
 void fz_end(void);
+/* dr_tape_bytes holds at least the nodes (fuzz_tapes.c) */
+void tape_bytes_check(const dr_tape *t, const char *when);
+/* the counting allocator (fuzz_tapes.c): set before the first tape; the
+   calls so far and the bytes held now */
+void fz_allocator(void);
+size_t fz_alloc_calls(void);
+size_t fz_live_bytes(void);
+/* dr_tape_free(t): it frees dr_tape_bytes(t) bytes (loops: it holds a
+   checkpointed loop) */
+void tape_free_counted(dr_tape *t, bool loops, const char *what);
 /* per area: the main tape was cleared (fuzz_modes.c); the program ended
    (fuzz_loops.c: its scratch tape) */
 void modes_cleared(void);

@@ -90,9 +90,11 @@ void lin(dual *o, double v, int n, const term *tm)
                     o->g[d] = 1.0;
                     o->l[d] = 1.0;
                 }
-                /* a zero partial that another formula makes non-zero */
+                /* a zero partial that another formula makes non-zero,
+                   times x's tangent (up to a + e: the engine's tangent
+                   of x may be the formula error alone where a is 0) */
                 if (x->s >> d & 1)
-                    o->e[d] += tm[i].dp * x->a[d];
+                    o->e[d] += tm[i].dp * (x->a[d] + x->e[d]);
             }
             o->s |= x->s;
             continue;
@@ -104,7 +106,7 @@ void lin(dual *o, double v, int n, const term *tm)
             bool first = !(o->s >> d & 1);
             o->t[d] += p * x->t[d];
             o->a[d] += ap * x->a[d];
-            o->e[d] += ap * x->e[d] + tm[i].dp * x->a[d];
+            o->e[d] += ap * x->e[d] + tm[i].dp * (x->a[d] + x->e[d]);
             double gg = gp * x->g[d], ll = lp * x->l[d];
             if (first || gg > o->g[d])
                 o->g[d] = gg;

@@ -384,11 +384,101 @@ void owned_gone(int tape, const char *when)
     }
 }
 
+/* ------------------------------------------------------ the allocator
+ * Every byte the library allocates goes through dr_set_allocator's
+ * functions, set once before the first tape: they count the calls and
+ * the bytes held, for the checks of dr_tape_bytes and of "recording the
+ * same program again allocates nothing" (fuzz_replay.c). */
+
+#define AHEAD 16 /* the size, before the block (keeps malloc's alignment) */
+static size_t g_calls, g_live;
+
+static void *count_malloc(size_t n, void *user)
+{
+    (void)user;
+    if (n > SIZE_MAX - AHEAD)
+        return NULL;
+    unsigned char *p = malloc(n + AHEAD);
+    if (!p)
+        return NULL;
+    memcpy(p, &n, sizeof n);
+    __atomic_add_fetch(&g_calls, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&g_live, n, __ATOMIC_RELAXED);
+    return p + AHEAD;
+}
+
+static void count_free(void *q, void *user)
+{
+    (void)user;
+    if (!q)
+        return;
+    unsigned char *p = (unsigned char *)q - AHEAD;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    __atomic_sub_fetch(&g_live, n, __ATOMIC_RELAXED);
+    free(p);
+}
+
+void fz_allocator(void)
+{
+    static bool set;
+    if (set)
+        return;
+    set = true;
+    CHECK(dr_set_allocator(count_malloc, NULL, NULL) == DR_EINVAL &&
+              dr_set_allocator(NULL, count_free, NULL) == DR_EINVAL,
+          "dr_set_allocator with one function NULL");
+    CHECK(dr_set_allocator(count_malloc, count_free, NULL) == DR_OK,
+          "dr_set_allocator");
+}
+
+void tape_free_counted(dr_tape *t, bool loops, const char *what)
+{
+    size_t bytes = dr_tape_bytes(t), live = fz_live_bytes();
+    dr_tape_free(t);
+    size_t freed = live - fz_live_bytes();
+#ifdef FUZZ_KNOWN_LOOP_MEMORY
+    if (loops && freed > bytes)
+        return;
+#else
+    (void)loops;
+#endif
+    CHECK(freed == bytes, "dr_tape_free of %s freed %zu bytes, "
+          "dr_tape_bytes %zu", what, freed, bytes);
+}
+
+size_t fz_alloc_calls(void)
+{
+    return __atomic_load_n(&g_calls, __ATOMIC_RELAXED);
+}
+
+size_t fz_live_bytes(void)
+{
+    return __atomic_load_n(&g_live, __ATOMIC_RELAXED);
+}
+
 /* ------------------------------------------------------------ hooks */
 
 void fz_start(void)
 {
     CHECK(g_owned == NULL, "harness: contexts left from the last input");
+    /* the library linked is the header's version */
+    unsigned ma = 0, mi = 0, pa = 0;
+    const char *vs = dr_version_string();
+    CHECK(vs && strcmp(vs, DR_VERSION_STRING) == 0 &&
+              sscanf(vs, "%u.%u.%u", &ma, &mi, &pa) == 3 &&
+              dr_version() == DR_VERSION_NUMBER &&
+              dr_version() == ma * 10000 + mi * 100 + pa,
+          "dr_version %u, dr_version_string %s (the header's %u, %s)",
+          dr_version(), vs ? vs : "NULL", (unsigned)DR_VERSION_NUMBER,
+          DR_VERSION_STRING);
+}
+
+void tape_bytes_check(const dr_tape *t, const char *when)
+{
+    CHECK(dr_tape_bytes(t) >= dr_tape_len(t) * sizeof(struct dr__node),
+          "dr_tape_bytes %zu %s, for %zu nodes", dr_tape_bytes(t), when,
+          dr_tape_len(t));
 }
 
 void fz_cleared(void)

@@ -22,6 +22,7 @@ FORK, FORK_RUN, THREADS, CLEAR, MISUSE = 25, 27, 28, 29, 30
 # the other files' operations (fuzz_modes.c, fuzz_second_order.c, ...)
 MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY = 31, 33, 34, 35, 36, \
     37, 38
+STMT, SUMN = 39, 40
 
 FAMILIES = {
     "scalar": [UNARY, UNARY, BINARY, BINARY, POWI, GRADIENT, SEED_REV],
@@ -48,12 +49,13 @@ FAMILIES = {
                  FORK, CLEAR],
     "tapes": [OTHER, OTHER, OTHER, SECOND, BINARY, GRADIENT, ARR_CREATE],
     "replay": [REPLAY, REPLAY, REPLAY, BINARY],
+    "statements": [STMT, STMT, SUMN, SUMN, REC, BINARY, GRADIENT, SEED_REV],
 }
 
 # argument bytes per operation (default 3 to 8): the other files'
 # operations read more
 ARGS = {MODES: (8, 30), ORDER: (6, 16), SECOND: (40, 140), LOOP: (20, 60),
-        EXTERNAL: (16, 40), OTHER: (6, 16)}
+        EXTERNAL: (16, 40), OTHER: (6, 16), STMT: (8, 30), SUMN: (4, 14)}
 
 
 def small(rng):
@@ -128,6 +130,14 @@ SPECIAL = {
     "log-unreached": inp(0, 0) + un(U_LOG, 0, 1)
         + bytes([BINARY, B_MUL, 1]) + bytes(CONST0) + bytes([2])
         + bi(B_ADD, 2, 0, 3),
+    # expm1 at -40 is -1, so its partial v + 1 is 0 where exp(-40) is not:
+    # twice (x = -10, expm1(40 expm1(4 x))), the engine's gradient 160
+    # exp(-80) is the formula error of a zero partial times another
+    "expm1-zero-partials": bytes([INPUT, 174, 0])          # -10
+        + bytes([BINARY, B_MUL, 0, 0xe0, val(4), 1])
+        + un(4, 1, 2)                                       # expm1
+        + bytes([BINARY, B_MUL, 2, 0xe0, 197, 3])           # * 40
+        + un(4, 3, 4),
 }
 
 
@@ -150,6 +160,10 @@ def seeds(*sslots):
 
 M1 = [0.5, -1, 2, 1.5, 0.25, -2, 3, -0.5, 1]
 M2 = [1, 2, -1, 0.5, -1.5, 2.5, -3, 0.75, 1.25]
+# a sweep that reaches an array, then one that does not: its adjoint reads
+# zeros, and dr_arr_adjoint_ptr NULL (not the first sweep's buffer)
+SPECIAL["array-adjoint-unreached"] = (
+    mat(0, M1) + arr_sum(0, 1) + inp(0.5, 2) + seeds(1) + seeds(2))
 # array structure: a block of a matrix, side-by-side concatenation and a
 # product of transposes, each summed, all three seeded together; then the
 # adjoint of every input element is compared
@@ -173,6 +187,11 @@ W = {1.0: 0, -1.0: 1, 0.5: 2, 2.0: 3, -3.0: 4, 0.0: 5, 1e-3: 6, 7.0: 7}
 
 def C(x):
     return bytes([0xe0, val(x)])
+
+
+def C_(b):
+    """a constant of the table of special values, by its byte"""
+    return bytes([0xe0, b])
 
 
 def opnd(a):
@@ -300,7 +319,11 @@ class Second:
         self.ops.append(bytes([10]) + opnd(a) + opnd(b) + bytes([dst]))
 
     def order1(self, f, a, dst):
-        self.ops.append(bytes([0x83, 1, U[f]]) + opnd(a) + bytes([dst]))
+        self.ops.append(bytes([0x8d, 1, U[f]]) + opnd(a) + bytes([dst]))
+
+    def sumn(self, xs, dst, idform=False):
+        self.ops.append(bytes([12, len(xs) | (8 if idform else 0)])
+                        + b"".join(opnd(x) for x in xs) + bytes([dst]))
 
     def misuse(self, slot, case, extra=b""):
         self.ops.append(bytes([11, slot, case]) + extra)
@@ -355,25 +378,97 @@ def external(fn, xs, m, M, c, k=0):
 
 
 # -- record once, replay (op_replay): inputs (kind 0 dr_input, 1 dr_inputs,
-# 2 dr_input_range, 3 dr_record0) and operations (kind 0 unary f(a), 1
-# binary f(a, b), 2 f(a, v), 3 powi, 4 select(c, a, b), 5 comparison f of
-# a, b, 6 discrete f of a, 7 given partials); the inputs given new values
-# (those without a value always)
+# 2 dr_input_range, 3 dr_record0), array inputs (kind bit 0: borrowed,
+# bit 1: the _id form; a shape of SHAPES) and operations (kind 0 unary
+# f(a), 1 binary f(a, b), 2 f(a, v), 3 powi, 4 select(c, a, b), 5
+# comparison f of a, b, 6 discrete f of a, 7 given partials, 8 dr_sumn, 9
+# an external, 10 a checkpointed loop, 11 an array operation: their
+# parameters made by the functions below); the inputs given new values
+# (those without a value always); the array inputs left alone (mode 0),
+# given new values (1; a borrowed one new memory) or written in place (2)
 def vbyte(x):
     """a value's byte: val(x), or a byte of the table of special values
     given as a string ('-0', '0.1')"""
-    table = {"-0": 161, "0.1": 170}
+    table = {"-0": 161, "0.1": 170, "1e16": 188, "1e300": 179}
     return table[x] if isinstance(x, str) else val(x)
 
 
-def replay(inputs, ops, new, pick=0xff, k=0, misuse=None):
-    out = bytes([REPLAY, k, len(inputs) - 1, len(ops) - 1])
+# the shapes of fuzz_replay.c (SHAPES): vectors of 0, 1, 3, 4, 6, matrices
+# 2x2, 2x3, 3x2
+SHAPE = {0: 0, 1: 1, 3: 2, 4: 3, 6: 4, (2, 2): 5, (2, 3): 6, (3, 2): 7}
+SHAPE_N = [0, 1, 3, 4, 6, 4, 6, 6]
+# an operand of a sum, an external or a loop: a register, or CT(i), the
+# constant CTAB[i] (0, 1, -0.5, 2, -0, 0.25, 3, -1.5)
+def CT(i):
+    return 0xe0 | i
+
+
+def replay(inputs, ops, new, pick=0xff, k=0, misuse=None, arrays=(),
+           anew=(), aflags=0):
+    """arrays: (kind, shape, values); anew: (mode, values) for each"""
+    out = bytes([REPLAY, k, len(inputs) - 1, len(ops) - 1,
+                 len(arrays) | aflags << 2])
     for kind, x in inputs:
         out += bytes([kind, vbyte(x)])
-    for kind, f, a, b, c, v in ops:
-        out += bytes([kind, f, a, b, c, val(v)])
+    for kind, shape, vals in arrays:
+        assert len(vals) == SHAPE_N[SHAPE[shape]]
+        out += bytes([kind | SHAPE[shape] << 2]) + bytes(vbyte(x)
+                                                         for x in vals)
+    for op in ops:
+        kind, f, a, b, c, v = op[:6]
+        out += bytes([kind, f, a, b, c, val(v)]) + bytes(op[6:])
     out += bytes([pick]) + bytes(vbyte(x) for x in new)
+    for mode, vals in anew:
+        out += bytes([mode]) + (bytes(vbyte(x) for x in vals) if mode
+                                else b"")
     return out + (bytes([misuse]) if misuse is not None else b"")
+
+
+def sumn(terms, idform=False, lie=False, noval=False):
+    """n-ary sum of registers and constants CT(i)"""
+    e = len(terms) | (8 if idform else 0) | (0x10 if lie else 0) \
+        | (0x20 if noval else 0)
+    return (8, 0, 0, 0, 0, 0, e) + tuple(terms)
+
+
+def ext(fn, xs, m, seed=0, primal=True, forward=True, lie=False,
+        destroy=True):
+    """an external: fn 0 linear, 1 sin, 2 exp, 3 products; xs: operands"""
+    fl = (0 if primal else 1) | (0 if forward else 2) | (4 if lie else 0) \
+        | (0 if destroy else 8)
+    return (9, 0, 0, 0, 0, 0, fn | len(xs) << 2 | (m - 1) << 5, fl,
+            seed) + tuple(xs)
+
+
+def lstep(kind, f, a, b, c, kc=False):
+    """a step operation: kind 0 f(a), 1 f(a, b), 2 f(a, c), 3 f(a) where
+    a < c, else the constant c; kc: c + k/8"""
+    return (kind | (0x10 if kc else 0), f, a, b, val(c))
+
+
+def rloop(x0, steps, outmap, nsteps, seg=0, snaps=2, fail=None,
+          lie=False, destroy=True):
+    """a checkpointed loop over the operands x0; fail: None or the index
+    of the threshold (1, 2, 4, 64) beyond which |x[0]| fails a step"""
+    f = (0 if fail is None else 0x80 | fail) | (0x40 if lie else 0) \
+        | (0 if destroy else 0x20)
+    out = (10, f, 0, 0, 0, 0, len(x0) - 1 | (len(steps) - 1) << 2, nsteps,
+           seg, snaps)
+    for st in steps:
+        out += st
+    return out + tuple(outmap) + tuple(x0)
+
+
+AO = {n: i for i, n in enumerate(
+    "const from_reals map elem scale dot sum max lse softmax index mv "
+    "matmul outer reshape slice concat gather bcast".split())}
+
+
+def aop(name, a=0, b=0, c=0, v=0, p=0, p2=0, terms=(), idform=False):
+    """an array operation on array registers a, b, scalar operand c (a
+    register or CT(i)), constant v, parameters p, p2"""
+    return (11, AO[name], a, b, c, v, p | (0x80 if idform else 0),
+            p2) + tuple(terms)
 
 
 MA = [[1, -0.5, 0.25, 0], [0.75, 1, -1, 0.5], [-0.25, 0.5, 1, -1]]
@@ -453,6 +548,26 @@ P.record([(0, 2.0), (1, -0.5)], 3.0, 3)
 P.record([(0, 1.5), (1, 0.25), (2, -1.0)], 0.5, 4, nary=True)
 P.binary("mul", 3, 4, 5)
 SPECIAL["second-record"] = P.bytes(5, [0, 1, 2])
+P = Second()                                  # n-ary sums, squared
+P.input(0.75, 0)
+P.input(-0.5, 1)
+P.input(2.0, 2)
+P.sumn([0, 1, C(1.5), 0], 3)
+P.sumn([2, 1, 2, 3, C(-0.5), 0], 4, idform=True)
+P.binary("mul", 3, 4, 5)
+P.sumn([5, 3], 6)
+P.unary("sin", 6, 7)
+SPECIAL["second-sumn"] = P.bytes(7, [0, 1, 2])
+SPECIAL["second-sumn-hvp"] = P.bytes(5, [0, 2, 1], dense=False)
+P = Second()                                  # sums that round by order
+P.input(0.75, 0)
+P.ops.append(bytes([0, 188, 1 | 0x80]))       # 1e16, through dr_inputs
+P.sumn([0, 1, C(1), C(1)], 2)
+P.sumn([C(1), C(1), 1, 0], 3, idform=True)
+P.binary("sub", 2, 3, 4)
+P.binary("mul", 4, 0, 5)
+P.unary("sin", 5, 6)
+SPECIAL["second-sumn-order"] = P.bytes(6, [0, 1])
 P = Second()                                  # an input given twice
 P.input(0.75, 0)
 P.input(-0.5, 1)
@@ -599,6 +714,314 @@ SPECIAL["replay-select"] = (
 # x + floor(x) from 0.1 replayed at -0 (floor -0 == the recorded +0)
 SPECIAL["replay-zero"] = replay([(0, "0.1")], [(6, 0, 0, 0, 0, 0)], ["-0"])
 
+# arrays: a copied matrix a0 and a borrowed vector a1 (registers r0, r1
+# scalar inputs); every array operation's kernel, replayed with new values
+# (a borrowed input new memory), written in place, left alone; a guard on
+# an array's value that flips (with borrowed memory written in place:
+# written back); the misuse of dr_replay_arrays
+MAT = [0.5, -1, 1.5, 0.25, 2, -0.75]
+VEC = [1, -0.5, 0.25]
+RAIN2 = [(0, 0.75), (1, -0.5)]
+RARR = [(0, (2, 3), MAT), (1, 3, VEC)]
+MAT1 = [0.5625, -1, 1.5, 0.25, 1.875, -0.75]
+VEC1 = [1.0625, -0.5, 0.3125]
+RARROPS = [aop("mv", 0, 1), aop("map", 2, p=5), aop("scale", 3, c=0),
+           aop("dot", 4, 3), aop("softmax", 0), aop("index", 5, p=1,
+                                                    p2=0x12),
+           (1, B_MUL, 2, 3, 0, 0), (5, 0, 4, 1, 0, 0),     # r4 < r1
+           aop("sum", 0, p=1), aop("dot", 6, 2), (1, B_ADD, 5, 4, 0, 0),
+           (6, 5, 6, 0, 0, 0)]                             # isinf r6
+SPECIAL["replay-arrays"] = (
+    replay(RAIN2, RARROPS, [0.8125, -0.5], pick=1, arrays=RARR,
+           anew=[(1, MAT1), (1, VEC1)])
+    + replay(RAIN2, RARROPS, [0.75, -0.4375], pick=2, arrays=RARR,
+             anew=[(0, []), (2, VEC1)], aflags=1)
+    + replay(RAIN2, RARROPS, [0.6875, -0.5], pick=1, arrays=RARR,
+             anew=[(0, []), (0, [])], aflags=3)
+    + replay(RAIN2, RARROPS, [0.75, 4], pick=3, arrays=RARR,
+             anew=[(1, MAT1), (2, [-3, 4, 2])])           # a flip
+    + replay(RAIN2, RARROPS, [0.75, 4], pick=3, arrays=RARR,
+             anew=[(1, MAT1), (1, [-3, 4, 2])])           # new memory
+    + replay(RAIN2, RARROPS, [0.75, -0.5], pick=0, arrays=RARR,
+             anew=[(1, [4, 4, 4, -4, -4, -4]), (2, [-3, 4, 2])])
+    + b"".join(replay(RAIN2, RARROPS, [0.75, -0.5], pick=3, k=0xe0,
+                      misuse=m, arrays=RARR, anew=[(1, MAT1), (1, VEC1)])
+               for m in range(5, 10))
+    + replay(RAIN2, RARROPS, [0.75, -0.5], k=0xe0, misuse=7, arrays=RARR,
+             anew=[(0, []), (2, VEC1)]))
+# every array operation, as handles and as ids
+RAOPS = [
+    [aop("const", v=0.5, p=7 | 0x40), aop("from_reals", p=3,
+                                          terms=(0, 1, CT(1))),
+     aop("map", 1, p=7), aop("elem", 3, 4, p=2), aop("scale", 5, c=0),
+     aop("dot", 6, 1), aop("sum", 0), aop("max", 0), aop("lse", 0, p=1),
+     aop("softmax", 0, p=1), aop("index", 8, p=1, p2=0x21),
+     aop("mv", 8, 1)],
+    [aop("matmul", 0, 0, p=1), aop("outer", 1, 1),
+     aop("reshape", 1, p2=3), aop("slice", 0, p=0x12, p2=0x09),
+     aop("concat", 1, 1), aop("gather", 6, p=1, p2=2),
+     aop("gather", 0, p2=1), aop("bcast", 0, 1), aop("bcast", 1, p=1, p2=2),
+     aop("sum", 9, p=2), aop("sum", 10, p=1), aop("dot", 12, 12)],
+    [aop("mv", 1, 0), aop("mv", 2, 0), aop("mv", 0, 0), aop("bcast", 0, 2),
+     aop("bcast", 3, p2=2), aop("elem", 6, 4, p=3), aop("softmax", 7),
+     aop("lse", 8), aop("slice", 3, p=1, p2=0x09), aop("reshape", 0),
+     aop("index", 10, p2=4), (1, B_MUL, 2, 3, 0, 0)],
+]
+for i, ops in enumerate(RAOPS):
+    for idform in (False, True):
+        if idform:
+            ops = [op[:6] + (op[6] | 0x80,) + op[7:] if op[0] == 11 else op
+                   for op in ops]
+        SPECIAL["replay-arrayops-%d%s" % (i, "-id" if idform else "")] = (
+            replay(RAIN2, ops, [0.8125, -0.4375], pick=3, arrays=RARR,
+                   anew=[(1, MAT1), (2, VEC1)], aflags=1)
+            + replay(RAIN2, ops, [0.6875, -0.5], pick=1, arrays=RARR,
+                     anew=[(0, []), (1, VEC1)]))
+# where a maximum was moves at the new values (max, logsumexp, softmax
+# keep it for their rules): the matrix's from 2 (element 4) to 2.5
+# (element 0), the vector's from 1 (element 0) to 1.25 (element 1)
+RMAXOPS = [aop("max", 0), aop("max", 1), (1, B_MUL, 2, 3, 0, 0),   # r4
+           aop("lse", 0, p=1), aop("softmax", 1), aop("dot", 3, 1),  # r5
+           aop("sum", 2), (1, B_MUL, 4, 5, 0, 0), (1, B_MUL, 7, 6, 0, 0),
+           (1, B_MUL, 8, 0, 0, 0)]
+MATM = [2.5, -1, 1.5, 0.25, 2, -0.75]
+VECM = [0.5, 1.25, 0.25]
+SPECIAL["replay-arrays-max"] = (
+    replay(RAIN2, RMAXOPS, [0.8125, -0.5], pick=1, arrays=RARR,
+           anew=[(1, MATM), (2, VECM)])
+    + replay(RAIN2, RMAXOPS, [0.75, -0.5], pick=0, arrays=RARR,
+             anew=[(0, []), (1, VECM)])
+    + replay(RAIN2, [op[:6] + (op[6] | 0x80,) + op[7:] if op[0] == 11
+                     else op for op in RMAXOPS], [0.75, -0.4375], pick=2,
+             arrays=RARR, anew=[(1, MATM), (0, [])]))
+# externals with a primal (an input without a value first used by one),
+# without a forward rule, without a primal, given a value other than
+# their input node's
+REXT = [(0, 0.75), (0, -0.5), (2, 0.25)]
+REXTOPS = [ext(1, [0, 1, CT(1)], 2, seed=5), ext(2, [3, 2], 1, seed=11),
+           ext(3, [4, 5, 0], 3, seed=7), ext(0, [], 1, seed=3),
+           (1, B_ADD, 8, 9, 0, 0), (5, 0, 10, 1, 0, 0),    # r10 < r1
+           (1, B_MUL, 10, 7, 0, 0), (6, 3, 11, 0, 0, 0)]   # rint
+SPECIAL["replay-external"] = (
+    replay(REXT, REXTOPS, [0.8125, -0.5, 0.3125], pick=1)
+    + replay(REXT, REXTOPS, [0.75, -0.4375, 0.25], pick=2)
+    + replay(REXT, REXTOPS, [-3.0, 4.0, -2.0], pick=3)     # flips
+    + replay(REXT, REXTOPS[:4] + [ext(1, [9, 6], 1, forward=False,
+                                      destroy=False)],
+             [0.8125, -0.5, 0.3125], pick=1)
+    + replay(REXT, REXTOPS[:3] + [ext(1, [6, 0], 1, primal=False)],
+             [0.8125, -0.5, 0.3125], pick=1, k=0x10)
+    + replay(REXT, REXTOPS[:3] + [ext(1, [6, 0], 1, lie=True)],
+             [0.8125, -0.5, 0.3125], pick=1, k=0x10))
+# checkpointed loops: (s0, s1) -> (s0 + 0.25 + k/8, sin(s0 s1)); a branch
+# in the step that makes an output constant at the new point; a step that
+# fails there, or where the loop was recorded
+LOOP1 = rloop([0, 1], [lstep(1, B_MUL, 0, 1, 0), lstep(0, U_SIN, 2, 0, 0),
+                       lstep(2, B_ADD, 0, 0, 0.25, kc=True)], [4, 3], 10,
+              seg=3, snaps=2)
+LOOP2 = rloop([3, 2], [lstep(3, U_SIN, 1, 0, 1.5), lstep(1, B_MUL, 0, 2, 0)],
+              [3, 2], 3, seg=0, snaps=0)
+LOOP3 = rloop([0], [lstep(2, B_MUL, 0, 0, 1.25)], [1], 4, seg=1, snaps=1,
+              fail=1, destroy=False)
+RLOOP = [(0, 0.5), (0, -0.25), (1, 1.0)]
+RLOOPOPS = [LOOP1, LOOP2, LOOP3, (1, B_ADD, 5, 6, 0, 0),
+            (1, B_MUL, 7, 4, 0, 0), (5, 3, 8, 1, 0, 0)]    # r8 >= r1
+SPECIAL["replay-loop"] = (
+    replay(RLOOP, RLOOPOPS, [0.5625, -0.25, 1.0625])
+    + replay(RLOOP, RLOOPOPS, [0.5, -0.3125, 1.0], pick=2)
+    + replay(RLOOP, RLOOPOPS, [0.5, -0.25, 2.0], pick=4)   # constant
+    + replay(RLOOP, RLOOPOPS, [1.5, -0.25, 1.0], pick=1)   # step fails
+    + replay([(0, 3.0), (0, -0.25), (1, 1.0)], RLOOPOPS,
+             [0.5, -0.25, 1.0], pick=1)                    # failed before
+    + replay(RLOOP, [rloop([0, 1, 2], [lstep(1, B_HYPOT, 0, 2, 0)],
+                           [3, 0, 1], 0)] + RLOOPOPS[3:],
+             [0.5625, -0.25, 1.0625])                      # no steps
+    + replay(RLOOP, [rloop([0, 1], [lstep(1, B_MUL, 0, 1, 0)], [2, 1], 6,
+                           lie=True)], [0.5625, -0.25, 1.0], k=0x10))
+# a loop whose step makes its output a constant with a value that depends
+# on the input (x < 0.5 + k/8 ? exp x : the constant 0.5 + k/8, 4 steps):
+# 2.117 (exp 0.75) from -3 and from -1, 0.875 from 0.375: another program
+RLOOPC = [rloop([0], [lstep(3, U["exp"], 0, 0, 0.5, kc=True)], [1], 4,
+                seg=1, snaps=1), (1, B_ADD, 1, 0, 0, 0)]
+SPECIAL["replay-loop-constant"] = (
+    replay([(0, -3.0)], RLOOPC, [-1.0], pick=1)
+    + replay([(0, -3.0)], RLOOPC, [0.375], pick=1))
+# a guard that flips before a loop: the replay goes on along the recorded
+# path (x + trunc 1.3125 = x + 1: -2.3125 at -3.3125, below the step's
+# threshold 4) where the fresh recording's loop fails (x + trunc x =
+# -6.3125): DR_ERETAPE, or the loop's status
+SPECIAL["replay-flip-loop"] = replay(
+    [(0, 1.3125)], [(6, 2, 0, 0, 0, 0),
+                    rloop([1], [lstep(0, U["sin"], 0, 0, 0)], [1], 4,
+                          seg=4, snaps=0, fail=2),
+                    (1, B_MUL, 2, 0, 0, 0)], [-3.3125], pick=1)
+# a term of 1e300 given its value + 1 (the same value: no lie, the sum
+# replays), and the same program afresh at -2 (where + 1 would be one)
+SPECIAL["replay-lie-absorbed"] = replay(
+    [(0, "1e300"), (0, 0.5)], [sumn([0], lie=True), (1, B_MUL, 2, 1, 0, 0)],
+    [-2.0, 0.5], pick=1, k=0x10)
+# n-ary sums: constants, a term twice, an input without a value first used
+# by one, the _id form (with and without the value), no terms, a term
+# given a value other than its node's
+RSUM = [(0, 0.75), (2, -1.5), (3, 0.5)]
+RSUMOPS = [sumn([0, 1, CT(1), 0]), sumn([]), sumn([CT(2), CT(4)], True),
+           sumn([3, 2, 1, CT(3), 0, 3], True, noval=True),
+           (1, B_MUL, 6, 3, 0, 0), (5, 2, 7, 5, 0, 0),      # r7 > r5
+           sumn([7, 3]), (6, 4, 8, 0, 0, 0),                # isnan r8
+           (6, 1, 5, 0, 0, 0)]                              # ceil r5
+# sums that round by their order (1e16 + 1 + 1), replayed at 1e16, 3
+RSUMO = [(0, "1e16"), (1, 1.0)]
+RSUMOOPS = [sumn([0, 1, 1]), sumn([1, 1, 0], True), sumn([0, CT(1), CT(1),
+                                                            1]),
+            (1, B["sub"], 2, 3, 0, 0), sumn([4, 5, CT(2)], True, noval=True)]
+SPECIAL["replay-sumn-order"] = replay(RSUMO, RSUMOOPS, ["1e16", 3.0],
+                                      pick=3)
+SPECIAL["replay-sumn"] = (
+    replay(RSUM, RSUMOPS, [0.8125, -1.5, 0.5], pick=1)
+    + replay(RSUM, RSUMOPS, [0.75, -1.4375, 0.5625], pick=0)
+    + replay(RSUM, RSUMOPS, [0.125, -1.5, 4.0], pick=1)     # flips
+    + replay(RSUM, [sumn([0, 2, CT(1)], lie=True)] + RSUMOPS[1:4],
+             [0.8125, -1.5, 0.5], pick=1, k=0x10))
+
+
+# -- statements (op_statement): expressions by a stack machine (steps:
+# leaf, const, add, sub, mul, div, neg, scale, fn), folded by adds, as one
+# node; long sums of expressions and products
+def ex_leaf(a):
+    return bytes([0]) + opnd(a)
+
+
+def ex_const(x):
+    return bytes([1, val(x)])
+
+
+EXOP = {"add": 2, "sub": 3, "mul": 4, "div": 5, "neg": 6}
+
+
+def ex(name):
+    return bytes([EXOP[name]])
+
+
+def ex_scale(c):
+    return bytes([7, val(c)])
+
+
+def ex_fn(f):
+    return bytes([8, U[f]])
+
+
+def st_expr(steps, dst):
+    return bytes([(len(steps) - 1) << 1]) + b"".join(steps) + bytes([dst])
+
+
+def st_sum(terms, cap, dst):
+    """terms: ('mul', a, b) or ('expr', [steps])"""
+    out = bytes([1 | cap << 1, len(terms) - 1])
+    for t in terms:
+        if t[0] == "mul":
+            out += bytes([1]) + opnd(t[1]) + opnd(t[2])
+        else:
+            out += bytes([(len(t[1]) - 1) << 1]) + b"".join(t[1])
+    return out + bytes([dst])
+
+
+def statements(*sts, bad=False):
+    return bytes([STMT, len(sts) - 1 | (0x80 if bad else 0)]) + b"".join(sts)
+
+
+# -- n-ary sums on the main tape (op_sumn)
+def sumn_main(xs, dst, idform=False, noval=False, misuse=None):
+    k = len(xs) | (8 if idform else 0) | (0x10 if noval else 0)
+    if misuse is not None:
+        k |= 0xc0
+    # (a term: a flag byte, then the operand; BAD(...): an id not on the
+    # tape, as bad_operand reads it)
+    out = bytes([SUMN, k]) + b"".join(x[1] if isinstance(x, tuple)
+                                      else bytes([0]) + opnd(x) for x in xs)
+    return out + bytes([dst]) + (bytes([misuse]) if misuse is not None
+                                 else b"")
+
+
+BAD = ("bad", bytes([0x3f, val(1), 1, 5]))          # the id -7
+LEAVES = [ex_leaf(i % 4) for i in range(9)]
+
+
+def jac(ys, xs):
+    """dr_jacobian of the slots ys w.r.t. the input slots xs"""
+    return (bytes([GRADIENT, 1, len(ys) - 1, len(xs)])
+            + b"".join(bytes([0, y]) for y in ys) + bytes(xs))
+
+SPECIAL["statements"] = (
+    PRE
+    # v' = v + dt (-0.5 p - 0.2 v): one node over v and p (v merged)
+    + statements(
+        st_expr([ex_leaf(1), ex_scale(-0.5), ex_leaf(0), ex_scale(-0.1875),
+                 ex("add"), ex_scale(0.125), ex_leaf(0), ex("add")], 9),
+        # every operation: (s0 s1 - s2) / s3, sin, -, exp
+        st_expr([ex_leaf(0), ex_leaf(1), ex("mul"), ex_leaf(2), ex("sub"),
+                 ex_leaf(3), ex("div"), ex_fn("sin"), ex("neg"),
+                 ex_fn("exp")], 10),
+        # four arguments (an n-ary node), a constant dr_real, an input
+        # twice
+        st_expr([ex_leaf(4), ex_leaf(5), ex_leaf(C(0.5)), ex_leaf(6),
+                 ex_leaf(7), ex_leaf(4), ex_const(2), ex("mul")], 11))
+    + statements(
+        st_expr([ex_const(0.5), ex_const(2), ex("mul")], 12),   # constants
+        st_expr([ex_leaf(8), ex("neg"), ex_fn("tanh"), ex_scale(2),
+                 ex_leaf(9), ex("div"), ex_fn("sqrt")], 13))
+    + jac([11, 13], XS)
+    + seeds(9, 10, 11)
+    # too many terms: DR_ERANGE, a constant
+    + statements(st_expr(LEAVES + [ex_leaf(C(1))], 14)))
+SPECIAL["statements-sum"] = (
+    PRE
+    + statements(
+        st_sum([("mul", 0, 1), ("mul", 2, 3),
+                ("expr", [ex_leaf(4), ex_scale(2), ex_fn("cos")]),
+                ("mul", 0, 0)], 8, 9),
+        st_sum([("mul", 5, C(2)), ("expr", [ex_const(1)]),
+                ("mul", 6, 7)], 4, 10))
+    + jac([9, 10], XS)
+    + seeds(9, 10)
+    + statements(st_sum([("mul", 0, 1), ("mul", 2, 3)], 3, 11)))  # ERANGE
+# through the recorder that is open, between its own operations
+SPECIAL["statements-rec"] = (
+    PRE + bytes([REC, 0])
+    + bytes([REC, 5, 0, 1, 9])                          # rec_mul
+    + statements(st_expr([ex_leaf(9), ex_leaf(2), ex("add"), ex_leaf(3),
+                          ex("mul")], 10),
+                 st_sum([("mul", 10, 9), ("expr", [ex_leaf(1)])], 4, 11))
+    + bytes([REC, 3, 11, 10, 12])                       # rec_add
+    + un(U_SIN, 12, 13)                                 # a tape call
+    + statements(st_expr([ex_leaf(13), ex_leaf(12), ex("div")], 14))
+    + bytes([REC, 1]) + seeds(14, 11))
+# order 2: a recorder is refused, its statements are constants; sums of
+# order 2 take part in Hessians
+SPECIAL["statements-order2"] = (
+    set_order(2, root=True) + PRE
+    + statements(st_expr([ex_leaf(0), ex_leaf(1), ex("mul")], 9),
+                 st_sum([("mul", 0, 1)], 2, 10))
+    + sumn_main([0, 1, 4, 1], 11) + hess(11, XS)
+    + jac([11, 1], XS))
+SPECIAL["sumn"] = (
+    PRE
+    + sumn_main([0, 1, C(1), 0], 9)                     # a term twice
+    + sumn_main([], 10)                                 # no terms
+    + sumn_main([4, C(-0.5), 8], 11, idform=True)
+    + sumn_main([5, 6, 7, 2, 3, 9], 12, idform=True, noval=True)
+    + sumn_main([C(0.25), C(-0.5)], 13)                 # constants
+    # sums that round by their order: 1e16 + 1 + 1, 0.1 + 0.2 + 0.3
+    + bytes([INPUT, 188, 16, INPUT, val(1), 17])
+    + sumn_main([16, 17, 17], 18) + sumn_main([17, 17, 16], 19, True)
+    + sumn_main([C_(170), 17, 16, C_(170), 17], 20)
+    + jac([9, 11, 12], XS)
+    + seeds(9, 12)
+    + sumn_main([0, 1], 14, misuse=0)                   # NULL terms
+    + bytes([CLEAR, 0]) + PRE
+    + sumn_main([0, 1], 14, idform=True, misuse=1)
+    + bytes([CLEAR, 0]) + PRE
+    + sumn_main([0, BAD, 2], 15))                       # a bad id
+
 
 # --------------------------------------------- random programs of the
 # other files' operations, made with the encoders above
@@ -630,6 +1053,9 @@ def rand_second(rng):
                       frm=rng.randrange(4))
         elif r < 0.96:
             P.array(a, b, dst)
+        elif r < 0.98:
+            P.sumn([rng.choice(slots) for _ in range(rng.randrange(7))],
+                   dst, rng.random() < 0.5)
         else:
             P.order1(rng.choice(list(U)), a, dst)
         if dst not in slots:
@@ -638,6 +1064,69 @@ def rand_second(rng):
     xs = [rng.choice([0, 1, 2, None]) for _ in range(rng.randrange(1, 5))]
     return P.bytes(y, [x if x is None or x < 2 else 0 for x in xs],
                    dense=rng.random() < 0.5, tangent=rng.random() < 0.7)
+
+
+def rand_replay(rng):
+    """a replayed program of every kind of operation (arrays often)"""
+    sm = lambda: rng.randrange(-40, 40) / 16
+    reg = lambda: rng.randrange(16) if rng.random() < 0.85 \
+        else CT(rng.randrange(8))
+    n = rng.randrange(1, 5)
+    ins = [(rng.randrange(4), sm()) for _ in range(n)]
+    arrays = []
+    for _ in range(rng.choice([0, 0, 1, 2, 2])):
+        shape = rng.choice(list(SHAPE))
+        arrays.append((rng.randrange(4), shape,
+                       [sm() for _ in range(SHAPE_N[SHAPE[shape]])]))
+    ops = []
+    for _ in range(rng.randrange(1, 13)):
+        kind = rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 9, 10, 11, 11,
+                           11, 11])
+        if kind < 8:
+            ops.append((kind, rng.randrange(256), rng.randrange(16),
+                        rng.randrange(16), rng.randrange(16),
+                        rng.randrange(-32, 32) / 8))
+        elif kind == 8:
+            ops.append(sumn([reg() for _ in range(rng.randrange(7))],
+                            rng.random() < 0.5, rng.random() < 0.1,
+                            rng.random() < 0.3))
+        elif kind == 9:
+            ops.append(ext(rng.randrange(4),
+                           [reg() for _ in range(rng.randrange(5))],
+                           rng.randrange(1, 4), rng.randrange(256),
+                           rng.random() < 0.9, rng.random() < 0.8,
+                           rng.random() < 0.1, rng.random() < 0.8))
+        elif kind == 10:
+            nx, ns = rng.randrange(1, 4), rng.randrange(1, 4)
+            steps = [lstep(rng.randrange(4), rng.randrange(21),
+                           rng.randrange(6), rng.randrange(6),
+                           rng.randrange(-16, 16) / 8, rng.random() < 0.3)
+                     for _ in range(ns)]
+            ops.append(rloop([reg() for _ in range(nx)], steps,
+                             rng.sample(range(nx + ns), nx),
+                             rng.randrange(25), rng.randrange(7),
+                             rng.randrange(5),
+                             rng.choice([None, None, 0, 1, 2, 3]),
+                             rng.random() < 0.1, rng.random() < 0.8))
+        else:
+            name = rng.choice(list(AO))
+            p = rng.randrange(0x80)
+            ops.append(aop(name, rng.randrange(16), rng.randrange(16),
+                           reg(), rng.randrange(-32, 32) / 8, p,
+                           rng.randrange(256),
+                           [reg() for _ in range((p & 7) % 5)]
+                           if name == "from_reals" else (),
+                           rng.random() < 0.4))
+    new = [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1]) for _, x in ins]
+    anew = []
+    for _, shape, vals in arrays:
+        mode = rng.randrange(3)
+        anew.append((mode, [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1])
+                            for x in vals] if mode else []))
+    k = rng.choice([0, 0, 0, 0x10, 0xe0, 0xf0, 0x0f])
+    return replay(ins, ops, new, rng.randrange(256), k=k,
+                  misuse=rng.randrange(10) if k & 0xe0 == 0xe0 else None,
+                  arrays=arrays, anew=anew, aflags=rng.randrange(4))
 
 
 def rand_new_op(rng, op):
@@ -680,17 +1169,7 @@ def rand_new_op(rng, op):
                     rng.randrange(24), rng.randrange(256),
                     rng.randrange(10), ws(n), k=rng.choice([0, 0x10, 3]))
     if op == REPLAY:
-        n = rng.randrange(1, 5)
-        ops = [(rng.randrange(8), rng.randrange(256), rng.randrange(16),
-                rng.randrange(16), rng.randrange(16),
-                rng.randrange(-32, 32) / 8)
-               for _ in range(rng.randrange(1, 12))]
-        ins = [(rng.randrange(4), rng.randrange(-40, 40) / 16)
-               for _ in range(n)]
-        new = [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1]) for _, x in ins]
-        return replay(ins, ops, new, rng.randrange(256),
-                      k=rng.choice([0, 0, 0, 0x10, 0xe0, 0x0f]),
-                      misuse=rng.randrange(5))
+        return rand_replay(rng)
     if op == EXTERNAL:
         n = rng.randrange(5)
         return external(rng.randrange(4), [sl() for _ in range(n)],
