@@ -151,6 +151,11 @@ differentiable [d|
     negate (PN a b) = PN (negate a) (negate b)
   dist2 :: (PN Double, PN Double) -> Double
   dist2 (p, q) = case p - q of PN x y -> x * x + y * y
+  -- the same with its Num instance in ordinary code, after the block
+  data PO a = PO a a
+    deriving (Eq, Show)
+  distO :: (PO Double, PO Double) -> Double
+  distO (p, q) = case p - q of PO x y -> x * x + y * y
   scaledSum :: [PN Double] -> Double
   scaledSum ps = case sum (map (* PN 2 3) ps) of PN x y -> x * y
 
@@ -211,6 +216,15 @@ instance Vec a => Vec (Tagged a) where
     (x : r') -> (Tagged a' x, r')
     [] -> error "short"
 
+instance Num a => Num (PO a) where
+  PO a b + PO c d = PO (a + c) (b + d)
+  PO a b - PO c d = PO (a - c) (b - d)
+  PO a b * PO c d = PO (a * c) (b * d)
+  abs (PO a b) = PO (abs a) (abs b)
+  signum (PO a b) = PO (signum a) (signum b)
+  fromInteger n = PO (fromInteger n) (fromInteger n)
+  negate (PO a b) = PO (negate a) (negate b)
+
 -- Generators
 
 genV3 :: Gen (V3 Double)
@@ -250,6 +264,10 @@ spec = describe "data types" $ do
       let (PN ga gb, PN gc gd) = $(grad 'dist2) (PN a b, PN c d)
       in closeRel 1e-14 ga (2 * (a - c)) .&&. closeRel 1e-14 gb (2 * (b - d))
          .&&. closeRel 1e-14 gc (2 * (c - a)) .&&. closeRel 1e-14 gd (2 * (d - b))
+  it "the same with the Num instance outside the block" $
+    property $ forAll ((,,,) <$> dbl <*> dbl <*> dbl <*> dbl) $ \(a, b, c, d) ->
+      let (PO ga gb, _) = $(grad 'distO) (PO a b, PO c d)
+      in closeRel 1e-14 ga (2 * (a - c)) .&&. closeRel 1e-14 gb (2 * (b - d))
   it "the same type in a list, through sum and map" $
     property $ forAll (listOf1N 4 (PN <$> dbl <*> dbl)) $ \ps ->
       let sx = 2 * sum [x | PN x _ <- ps]
