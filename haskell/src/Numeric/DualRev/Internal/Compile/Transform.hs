@@ -1057,7 +1057,7 @@ forceDec tenv d = case d of
   NewtypeD _ n tvs _ con _ | M.notMember n (tyDuals tenv) -> go n tvs [con]
   _ -> pure []
   where
-    go n tvs cons = mapM conParts cons >>= forceInstance n (map unit tvs)
+    go n tvs cons = mapM conFields cons >>= forceInstance n (map unit tvs)
     unit (PlainTV v _) = PlainTV v ()
     unit (KindedTV v _ k) = KindedTV v () k
 
@@ -1071,21 +1071,14 @@ functorDecs tenv d = case d of
       | ''Functor `notElem` derived = pure []
       | Just n' <- M.lookup n (tyDuals tenv) = do
           cs <- forM cons $ \c -> do
-            (cn, fts) <- conParts c
+            (cn, fts) <- conFields c
             fts' <- mapM (transType tenv) fts
             pure (dualConName cn, fts')
           traversableInstances n' (map unit tvs) cs []
       | otherwise = do
-          cs <- mapM conParts cons
+          cs <- mapM conFields cons
           traversableInstances n (map unit tvs) cs derived
       where derived = [c | DerivClause _ ps <- ders, ConT c <- ps]
     unit (PlainTV v _) = PlainTV v ()
     unit (KindedTV v _ k) = KindedTV v () k
 
--- | A constructor's name and field types.
-conParts :: Con -> Q (Name, [Type])
-conParts c = case c of
-  NormalC cn fs -> pure (cn, map snd fs)
-  RecC cn fs -> pure (cn, [t | (_, _, t) <- fs])
-  InfixC (_, x) cn (_, y) -> pure (cn, [x, y])
-  _ -> fail ("dualrev: unsupported constructor form: " ++ pprint c)

@@ -19,6 +19,7 @@ module Numeric.DualRev.Internal.Compile.Types
   , dualDataDec
   , arrowArity
   , conArity
+  , conFields
   ) where
 
 import Control.Monad (filterM)
@@ -304,3 +305,10 @@ conArity c = do
     DataConI _ t _ -> pure (arrowArity t)
     _ -> fail ("dualrev: not a data constructor: " ++ pprint c)
 
+-- | A constructor's name and field types.
+conFields :: Con -> Q (Name, [Type])
+conFields c = case c of
+  NormalC n fs -> pure (n, map snd fs)
+  RecC n fs -> pure (n, [t | (_, _, t) <- fs])
+  InfixC (_, a) n (_, b) -> pure (n, [a, b])
+  _ -> fail ("dualrev: unsupported constructor form: " ++ pprint c)

@@ -263,13 +263,6 @@ consOf what ty tn args = do
     (cn, fts) <- conFields c
     pure (cn, map (substTy sub) fts)
 
-conFields :: Con -> Q (Name, [Type])
-conFields c = case c of
-  NormalC n fs -> pure (n, map snd fs)
-  RecC n fs -> pure (n, [t | (_, _, t) <- fs])
-  InfixC (_, a) n (_, b) -> pure (n, [a, b])
-  _ -> fail ("dualrev: unsupported constructor form: " ++ pprint c)
-
 mkDataWalkDecs :: [Name] -> [(Name, Name, [Walks])] -> Q [Dec]
 mkDataWalkDecs [nIn, nPrim, nSeed, nCol, nOut, nTrav, nInS] cinfo = do
   t <- newName "t"
