@@ -19,6 +19,7 @@ import Control.Exception (SomeException, evaluate, try)
 import Control.Monad (forM)
 import Data.Foldable (toList)
 import Data.List (transpose)
+import Numeric (log1mexp, log1pexp)
 import Foreign.C.Types (CDouble (..))
 import qualified Data.Map.Strict as Map
 import Test.Hspec
@@ -134,6 +135,7 @@ spec = describe "Overloaded" $ do
   elementTypes
   towers
   adModules
+  logExps
   containers
   threads
   constants
@@ -636,6 +638,20 @@ towerFns = map (\(n, x, ElemFn f) -> Elementary n x f)
   ]
 
 newtype Fn = ElemFn (forall a. Floating a => a -> a)
+
+-- | log1pexp and log1mexp keep their digits at the extremes (the class
+-- defaults overflow or cancel).
+logExps :: Spec
+logExps = describe "log1pexp and log1mexp" $
+  it "at the extremes: softplus's value and derivative, log1mexp's two forms" $ do
+    A.diff' log1pexp (1000 :: Double) `shouldBe` (1000, 1)
+    A.diff' log1pexp (-1000 :: Double) `shouldBe` (0, 0)
+    let (v, d) = A.diff' log1pexp (-100 :: Double)
+    (closeRel 1e-14 v 3.720075976020836e-44, closeRel 1e-14 d 3.7200759760208356e-44) `shouldBe` (True, True)
+    let (v1, d1) = A.diff' log1mexp (-1e-15 :: Double)
+    (closeRel 1e-12 v1 (-34.538776394910684), closeRel 1e-12 d1 (-9.999999999999994e14)) `shouldBe` (True, True)
+    let (v2, d2) = A.diff' log1mexp (-1 :: Double)
+    (closeRel 1e-14 v2 (-0.45867514538708193), closeRel 1e-14 d2 (-0.5819767068693265)) `shouldBe` (True, True)
 
 -- | ad's module names, each with a function of it (a program switches by
 -- its imports).

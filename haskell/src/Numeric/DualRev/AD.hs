@@ -24,6 +24,10 @@
 -- its element type defaults to 'Double', as with @ad@.  Differences from
 -- @ad@:
 --
+-- * a sweep does not pass a zero adjoint on (include/dualrev.h): where @ad@
+--   gets NaN from 0 * infinity (@sqrt x * sqrt y@ at x = 0, y = 0), the
+--   derivative here is 0; and @x ** y@ at x = 0 has the derivative 0 in y
+--   where the value is 0 (@ad@: NaN, from 0 * log 0);
 -- * 'floatRadix' of a 'Reverse' is -2, the mark that tells the scalar of
 --   an enclosing differentiation from a number (@ad@ answers the
 --   element's radix);

@@ -9,8 +9,10 @@ module Numeric.DualRev.AD.Mode.Tower
     -- * Derivatives
   , diffs, diffs0, diffsF, diffs0F
     -- * Directional derivatives
+  , du, du', duF, duF'
   , dus, dus0, dusF, dus0F
   ) where
 
+import Numeric.DualRev.Internal.Overloaded.Drivers (du, du', duF, duF')
 import Numeric.DualRev.Internal.Overloaded.Tower
 import Numeric.DualRev.Internal.Overloaded.Value (auto)

@@ -14,10 +14,11 @@ module Numeric.DualRev.Internal.Run.Lifted
   ) where
 
 import Foreign.C.Types (CInt)
-import Numeric (expm1, log1p)
+import Numeric (expm1, log1mexp, log1p, log1pexp)
 
 import Numeric.DualRev.Internal.Run.AD (AD, D)
 import Numeric.DualRev.Internal.Run.Guard
+import Numeric.DualRev.Internal.Run.FunctionDuals (softplusD)
 import Numeric.DualRev.Internal.Run.Ops
 
 -- | How a scalar runs the recording functions.
@@ -96,6 +97,13 @@ instance Lifted r => Floating (Lifting r) where
   logBase = bin logBaseD
   log1p = un log1pD
   expm1 = un expm1D
+  -- log (1 + e^x) is the engine's softplus (no overflow for large x); log
+  -- (1 - e^x), x <= 0, by the form that keeps its digits on each side of
+  -- -log 2 (Maechler's): the defaults lose them
+  log1pexp = un softplusD
+  log1mexp a
+    | cmp gGt (>) a (Lifting (constant (negate (log 2)))) = log (negate (expm1 a))
+    | otherwise = log1p (negate (exp a))
   {-# INLINE exp #-}
   {-# INLINE log #-}
   {-# INLINE sqrt #-}
