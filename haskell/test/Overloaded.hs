@@ -32,7 +32,13 @@ import qualified Numeric.DualRev.AD.Mode.Reverse as R
 import qualified Numeric.DualRev.AD.Mode.Reverse.Double as RD
 import qualified Numeric.DualRev.AD.Newton as N
 import qualified Numeric.DualRev.AD.Double as ADD
+import qualified Numeric.DualRev.AD.Mode.Dense as DN
 import qualified Numeric.DualRev.AD.Mode.Forward as F
+import qualified Numeric.DualRev.AD.Mode.Forward.Double as FD
+import qualified Numeric.DualRev.AD.Mode.Kahn.Double as KD
+import qualified Numeric.DualRev.AD.Mode.Sparse as S
+import qualified Numeric.DualRev.AD.Mode.Sparse.Double as SD
+import qualified Numeric.DualRev.AD.Mode.Tower.Double as TD
 import qualified Numeric.DualRev.AD.Mode.Kahn as K
 import qualified Numeric.DualRev.AD.Mode.Tower as T
 import qualified Numeric.DualRev.AD.Newton.Double as ND
@@ -657,13 +663,19 @@ logExps = describe "log1pexp and log1mexp" $
 -- its imports).
 adModules :: Spec
 adModules = describe "ad's module names" $
-  it "Double, Mode.Forward, Mode.Kahn, Mode.Tower, Newton.Double: the same results" $ do
+  it "Double, Mode.Forward/Kahn/Sparse/Dense/Tower and their Double forms, Newton.Double: the same results" $ do
     ADD.grad (\v -> let [x, y] = v in x * y + sin x) [1, 2] `shouldBe` A.grad (\v -> let [x, y] = v in x * y + sin x) [1, 2 :: Double]
     F.diffF' (\a -> [sin a, cos a]) (0 :: Double) `shouldBe` [(0, 1), (1, -0)]
     F.jacobianT (\v -> let [x, y] = v in [x * y, x + y]) [3, 5 :: Double] `shouldBe` [[5, 1], [3, 1]]
     K.grad (\v -> let [x, y] = v in x * y) [3, 5 :: Double] `shouldBe` [5, 3]
     take 3 (T.diffs exp (0 :: Double)) `shouldBe` [1, 1, 1]
     last (take 10 (ND.findZero (\x -> x * x - 4) (1 :: Double))) `shouldBe` 2
+    S.hessian' (\v -> let [x, y] = v in x * y) [1, 2 :: Double] `shouldBe` (2, [(2, [0, 1]), (1, [1, 0])])
+    SD.grad (\v -> let [x, y] = v in x * x + y) [1, 2 :: Double] `shouldBe` [2, 1]
+    DN.jacobian (\v -> let [x, y] = v in [x + y, x * y]) [1, 2 :: Double] `shouldBe` [[1, 1], [2, 1]]
+    KD.diff (\x -> x * x + x) (1 :: Double) `shouldBe` 3
+    FD.du (\v -> let [x, y] = v in x * y) [(1, 1), (2, 0 :: Double)] `shouldBe` 2
+    take 3 (TD.diffs (\x -> x ^ (3 :: Int)) (2 :: Double)) `shouldBe` [8, 12, 12]
 
 towers :: Spec
 towers = describe "towers (every derivative at once: diffs, dus, taylor)" $ do

@@ -46,15 +46,16 @@
 --   on any threads.
 --
 -- Modules with @ad@'s names: "Numeric.DualRev.AD.Double",
--- "Numeric.DualRev.AD.Newton" (and @.Double@),
--- "Numeric.DualRev.AD.Mode.Reverse" (and @.Double@),
--- "Numeric.DualRev.AD.Mode.Kahn", "Numeric.DualRev.AD.Mode.Forward" (the
--- same scalar: forward-mode results) and "Numeric.DualRev.AD.Mode.Tower".
--- Left out, for now: the higher-order gradients and Jacobians of @ad@'s
--- sparse mode (@grads@, @jacobians@, @hessianF'@, which return a
--- @Cofree@ stream), @vgrad@ and @vgrad'@ (variadic), @constrainedDescent@,
--- the @AD@ newtype and @Jet@, and the @Rank1@, @Sparse@, @Dense@ and
--- @Halley@ modules.
+-- "Numeric.DualRev.AD.Newton" (and @.Double@), and
+-- "Numeric.DualRev.AD.Mode.Reverse", @.Mode.Kahn@, @.Mode.Forward@,
+-- @.Mode.Sparse@, @.Mode.Dense@ (the same scalar: the same results) and
+-- "Numeric.DualRev.AD.Mode.Tower", each with its @.Double@ form.  Left
+-- out, for now: the higher-order gradients and Jacobians of @ad@'s sparse
+-- mode (@grads@, @jacobians@, @hessianF'@, which return a @Cofree@
+-- stream), @vgrad@ and @vgrad'@ (variadic), @constrainedDescent@, the @AD@
+-- newtype and @Jet@, and the @Rank1@ modules (their functions are not
+-- rank-2, a differentiation's values are not kept apart by type) and
+-- @Halley@.
 module Numeric.DualRev.AD
   ( -- * The differentiable scalar
     Reverse

@@ -1,0 +1,15 @@
+-- | The names of @ad@'s "Numeric.AD.Mode.Dense", on the dualrev engine
+-- (see "Numeric.DualRev.AD"): the same results by reverse sweeps.
+module Numeric.DualRev.AD.Mode.Dense
+  ( Dense, auto
+    -- * Gradient
+  , grad, grad', gradWith, gradWith'
+    -- * Jacobian
+  , jacobian, jacobian', jacobianWith, jacobianWith'
+  ) where
+
+import Numeric.DualRev.Internal.Overloaded.Drivers
+import Numeric.DualRev.Internal.Overloaded.Value
+
+-- | The differentiable scalar ('Reverse').
+type Dense s a = Reverse s a
