@@ -366,12 +366,18 @@ static dr_status replay_inputs(dr_tape *t, size_t n, const dr_real *x,
         }
         e->aux = 1;
     }
-    /* what was found replayable stays so until more is recorded */
+    /* what was found replayable stays so until more is recorded, whatever
+       this replay comes to: a recording's operations are given their
+       arguments' values once and for all (and a replay refused later puts
+       back the inputs it can, not borrowed memory written in place, so the
+       check would no longer see the recorded point) */
     if (st == DR_OK && t->replay_ok != t->next) {
         if (!chunks_in_order(t))
             st = DR_ENOMEM;
         else
             st = replayable(t, t->replay_chunks, t->replay_nchunks);
+        if (st == DR_OK)
+            t->replay_ok = t->next;
     }
     for (size_t i = 0; i < marked; i++)
         t->oplog[input_id(x, first, i) - t->base].aux = 0;

@@ -45,12 +45,6 @@
  * its #ifdef when its defect is fixed.
  */
 #ifndef FUZZ_KNOWN_NONE
-/* A dr_replay refused after it read borrowed array memory the caller
-   wrote in place (the undoing replay reads it too) leaves the guards'
-   recorded arguments behind: the replay after the old values are written
-   back, which the header names as the way back, answers DR_ENOTSUP on a
-   tape that has not replayed since it was recorded (README, "Findings") */
-#define FUZZ_KNOWN_INPLACE_UNDO 1
 /* A checkpointed loop's memory (its state, snapshots and tape) is not in
    dr_tape_bytes of the tape that holds it and frees it, and recording the
    same loop again after dr_tape_clear allocates it again (README,

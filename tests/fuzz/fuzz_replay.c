@@ -1535,10 +1535,6 @@ void op_replay(rd *r)
             if (st == DR_ERETAPE || st == loopst ||
                 (flip_loop_fails && st == DR_ERANGE)) {
                 dr_status back = dr_replay(t, 0, NULL, NULL);
-#ifdef FUZZ_KNOWN_INPLACE_UNDO
-                if (back == DR_ENOTSUP)
-                    goto done;
-#endif
                 CHECK(back == DR_OK, "dr_replay after the old values were "
                       "written back into borrowed memory: %s", sn(back));
             }
