@@ -164,6 +164,32 @@ static void test_segment_choice(void **state)
     assert_true(calls[2] > 50000);
 }
 
+/* The loop's memory (its snapshots, its own tape) is in dr_tape_bytes of
+   the tape that holds it, and leaves it when the loop is cleared away. */
+static void test_bytes_counted(void **state)
+{
+    (void)state;
+    loop_ctx c = {.dt = 0.05};
+    dr_tape *t = chk_tape_new();
+    dr_real x[N], y[N];
+    CHK_STATUS(dr_inputs(t, N, X0, x), DR_OK);
+    size_t before = dr_tape_bytes(t);
+    const size_t snaps = 400; /* 400 states of N doubles: 16 KB at least */
+    dr_loop loop = {&c, step, NULL, 20};
+    CHK_STATUS(dr_record_checkpointed(t, &loop, 20000, N, x, snaps, y), DR_OK);
+    size_t recorded = dr_tape_bytes(t);
+    assert_true(recorded - before >= snaps * N * sizeof(double));
+    double g[N];
+    CHK_STATUS(dr_gradient(t, loss(t, y), N, x, g), DR_OK);
+    size_t swept = dr_tape_bytes(t);
+    assert_true(swept >= recorded);
+    /* cleared: the loop is freed and its bytes go with it (the tape keeps
+       its chunks, fewer bytes than the snapshots) */
+    CHK_STATUS(dr_tape_clear(t), DR_OK);
+    assert_true(dr_tape_bytes(t) + snaps * N * sizeof(double) <= swept);
+    dr_tape_free(t);
+}
+
 /* constants stay constants: entries x0 gives as constants and the steps
    copy through come out as constants, and the loop's tape records no node
    for them */
@@ -591,6 +617,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bit_identical),
         cmocka_unit_test(test_segment_choice),
+        cmocka_unit_test(test_bytes_counted),
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_finite_differences),
         cmocka_unit_test(test_schedule_is_optimal),

@@ -42,6 +42,11 @@ typedef struct ckpt {
     double *out_v;          /* the outputs' values when recorded (those of
                                the constants stay in the caller's program) */
     dr_status err;          /* the first failure of a rule: sticky */
+    dr_tape *owner;         /* the tape holding the loop (NULL until it is
+                               recorded there), whose dr_tape_bytes counts
+                               the loop's memory */
+    size_t fixed;           /* bytes of this context and its snapshots */
+    size_t counted;         /* bytes the owner counts for the loop now */
 } ckpt;
 
 static void ckpt_free(ckpt *c)
@@ -76,6 +81,7 @@ static ckpt *ckpt_new(size_t n, size_t nsteps)
     if (!c)
         return NULL;
     memset(c, 0, sizeof *c);
+    c->fixed = size;
     c->tape = dr_tape_new();
     if (!c->tape) {
         dr__free(c);
@@ -112,6 +118,7 @@ static dr_status ckpt_snapshots(ckpt *c, size_t snapshots)
     c->snap = dr__malloc(size); /* never 0 bytes: pos has one entry */
     if (!c->snap)
         return DR_ENOMEM;
+    c->fixed += size;
     c->pos = (size_t *)(c->snap + c->nsnap);
     double *v = (double *)(c->pos + c->nsnap + 1);
     unsigned char *act = (unsigned char *)(v + c->nsnap * n);
@@ -275,6 +282,17 @@ static dr_status sweep_forward(ckpt *c)
 
 /* ------------------------------------------------ the external function */
 
+/* the owner's byte count brought up to the loop's memory now (its own
+   tape grows as segments are recorded again, in sweeps and replays) */
+static void count_bytes(ckpt *c)
+{
+    if (!c->owner)
+        return;
+    size_t now = c->fixed + dr_tape_bytes(c->tape);
+    dr__bytes_add(c->owner, (ptrdiff_t)(now - c->counted));
+    c->counted = now;
+}
+
 static void loop_reverse(void *ctx, size_t n, const double *x, size_t m,
                          const double *y, const double *ybar, double *xbar)
 {
@@ -284,6 +302,7 @@ static void loop_reverse(void *ctx, size_t n, const double *x, size_t m,
         return;
     memcpy(c->bar, ybar, n * sizeof(double));
     c->err = sweep_back(c);
+    count_bytes(c);
     if (c->err == DR_OK)
         memcpy(xbar, c->bar, n * sizeof(double));
 }
@@ -298,6 +317,7 @@ static void loop_forward(void *ctx, size_t n, const double *x,
         return;
     memcpy(c->bar, xdot, n * sizeof(double));
     c->err = sweep_forward(c);
+    count_bytes(c);
     if (c->err == DR_OK)
         memcpy(ydot, c->bar, n * sizeof(double));
 }
@@ -327,6 +347,7 @@ static void loop_primal(void *ctx, size_t n, const double *x, size_t m,
             !(isnan(c->work.v[i]) && isnan(c->out_v[i])))
             st = DR_ERETAPE;
     c->err = st;
+    count_bytes(c);
     memcpy(y, c->work.v, n * sizeof(double));
 }
 
@@ -340,6 +361,8 @@ static void loop_destroy(void *ctx)
     ckpt *c = ctx;
     if (c->loop.destroy)
         c->loop.destroy(c->loop.ctx);
+    if (c->owner)
+        dr__bytes_add(c->owner, -(ptrdiff_t)c->counted);
     ckpt_free(c);
 }
 
@@ -418,5 +441,7 @@ dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
             out[i] = dr_const(c->work.v[i]);
     memcpy(c->out_act, c->work.act, n);
     memcpy(c->out_v, c->work.v, n * sizeof(double));
+    c->owner = t->root;
+    count_bytes(c);
     return DR_OK;
 }

@@ -45,9 +45,8 @@
  * its #ifdef when its defect is fixed.
  */
 #ifndef FUZZ_KNOWN_NONE
-/* A checkpointed loop's memory (its state, snapshots and tape) is not in
-   dr_tape_bytes of the tape that holds it and frees it, and recording the
-   same loop again after dr_tape_clear allocates it again (README,
+/* Recording the same checkpointed loop again after dr_tape_clear
+   allocates its memory (state, snapshots, tape) again (README,
    "Findings") */
 #define FUZZ_KNOWN_LOOP_MEMORY 1
 #endif
