@@ -662,7 +662,7 @@ logExps = describe "log1pexp and log1mexp" $
 -- | ad's module names, each with a function of it (a program switches by
 -- its imports).
 adModules :: Spec
-adModules = describe "ad's module names" $
+adModules = describe "ad's module names" $ do
   it "Double, Mode.Forward/Kahn/Sparse/Dense/Tower and their Double forms, Newton.Double: the same results" $ do
     ADD.grad (\v -> let [x, y] = v in x * y + sin x) [1, 2] `shouldBe` A.grad (\v -> let [x, y] = v in x * y + sin x) [1, 2 :: Double]
     F.diffF' (\a -> [sin a, cos a]) (0 :: Double) `shouldBe` [(0, 1), (1, -0)]
@@ -676,6 +676,16 @@ adModules = describe "ad's module names" $
     KD.diff (\x -> x * x + x) (1 :: Double) `shouldBe` 3
     FD.du (\v -> let [x, y] = v in x * y) [(1, 1), (2, 0 :: Double)] `shouldBe` 2
     take 3 (TD.diffs (\x -> x ^ (3 :: Int)) (2 :: Double)) `shouldBe` [8, 12, 12]
+  it "vgrad and vgrad': curried functions of one to three scalars, as grad of their lists" $
+    property $ forAll ((,,) <$> dbl <*> dbl <*> dbl) $ \(x, y, z) ->
+      let f3 :: Floating a => a -> a -> a -> a
+          f3 a b c = a * sin b + exp (c / 3) * a
+          list3 :: Floating a => [a] -> a
+          list3 v = let [a, b, c] = v in f3 a b c
+      in A.vgrad (\a -> a * a) x === [2 * x]
+         .&&. A.vgrad (\a b -> a * b) x y === [y, x]
+         .&&. A.vgrad f3 x y z === A.grad list3 [x, y, z]
+         .&&. A.vgrad' f3 x y z === A.grad' list3 [x, y, z]
 
 towers :: Spec
 towers = describe "towers (every derivative at once: diffs, dus, taylor)" $ do

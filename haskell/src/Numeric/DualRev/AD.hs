@@ -52,10 +52,9 @@
 -- "Numeric.DualRev.AD.Mode.Tower", each with its @.Double@ form.  Left
 -- out, for now: the higher-order gradients and Jacobians of @ad@'s sparse
 -- mode (@grads@, @jacobians@, @hessianF'@, which return a @Cofree@
--- stream), @vgrad@ and @vgrad'@ (variadic), @constrainedDescent@, the @AD@
--- newtype and @Jet@, and the @Rank1@ modules (their functions are not
--- rank-2, a differentiation's values are not kept apart by type) and
--- @Halley@.
+-- stream), @constrainedDescent@, the @AD@ newtype and @Jet@, and the
+-- @Rank1@ modules (their functions are not rank-2, a differentiation's
+-- values are not kept apart by type) and @Halley@.
 module Numeric.DualRev.AD
   ( -- * The differentiable scalar
     Reverse
@@ -64,6 +63,8 @@ module Numeric.DualRev.AD
   , Reifies, Tape
     -- * Gradients
   , grad, grad', gradWith, gradWith'
+    -- * Variadic gradients
+  , Grad, Variadic, vgrad, vgrad'
     -- * Jacobians
   , jacobian, jacobian', jacobianWith, jacobianWith'
   , jacobianT, jacobianWithT
@@ -88,4 +89,5 @@ module Numeric.DualRev.AD
 import Numeric.DualRev.Internal.Overloaded.Drivers
 import Numeric.DualRev.Internal.Overloaded.Optimize
 import Numeric.DualRev.Internal.Overloaded.Tower
+import Numeric.DualRev.Internal.Overloaded.Variadic
 import Numeric.DualRev.Internal.Overloaded.Value
