@@ -168,6 +168,16 @@ static const dr_node *node_at(const dr_tape *t, int64_t r)
     return NULL;
 }
 
+/* the terms of node r's n-ary record (argument ids and partials); false
+   where it has none */
+static bool nary_terms(const dr_tape *t, int64_t r, size_t *n,
+                       const int64_t **args, const double **ps)
+{
+    const dr_node *nd = node_at(t, r);
+    return nd && nd->a == DR_EXT_TAG &&
+           dr__nary_parts(dr__node_ext(nd), n, args, ps);
+}
+
 static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
 {
     dr_tape *t = p->t;
@@ -179,12 +189,10 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
         return plus(t, term(t, K(e->x), tangent_of(p, e->ra)),
                     term(t, K(e->y), tangent_of(p, e->rb)));
     case DR_OPC_NARY: {
-        const dr_node *nd = node_at(t, r);
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!nd || nd->a != DR_EXT_TAG ||
-            !dr__nary_parts(dr__node_ext(nd), &n, &args, &ps))
+        if (!nary_terms(t, r, &n, &args, &ps))
             return ZERO;
         dr_real s = ZERO;
         for (size_t i = 0; i < n; i++)
@@ -194,12 +202,10 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
     case DR_OPC_SUMN: { /* linear, partials 1: the sum of the terms'
                            tangents, as one n-ary sum again (chunks of
                            them, from a buffer on the stack) */
-        const dr_node *nd = node_at(t, r);
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!nd || nd->a != DR_EXT_TAG ||
-            !dr__nary_parts(dr__node_ext(nd), &n, &args, &ps))
+        if (!nary_terms(t, r, &n, &args, &ps))
             return ZERO;
         dr_real buf[64], s = ZERO;
         size_t k = 0;

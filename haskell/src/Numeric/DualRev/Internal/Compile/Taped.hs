@@ -55,33 +55,53 @@ takeWalk ty = do
   (e, (_, ds)) <- runStateT (walkT ty) (M.empty, [])
   pure (e, ds)
 
-walkT :: Type -> F Exp
-walkT ty0 = do
+-- | What one of the two walks does at each kind of part of an input type:
+-- the shape of the type is looked at once, in 'walkWith'.
+data Walk = Walk
+  { wLeaf :: Type -> F Exp        -- ^ a part without a Double inside
+  , wDouble, wVec, wMat :: Name   -- ^ the scalar and the arrays
+  , wDoubles :: Name              -- ^ a list of Doubles
+  , wList :: Name                 -- ^ a list of anything else, given its walk
+  , wTuple :: [Exp] -> Q Exp      -- ^ a tuple, given its fields' walks
+  , wData :: Type -> Name -> [Type] -> F Exp -- ^ a data type
+  }
+
+walkWith :: Walk -> Type -> F Exp
+walkWith w ty0 = do
   ty <- lift (expandSyn ty0)
   nd <- lift (needsDual (TyEnv S.empty M.empty M.empty) ty)
   if not nd
-    then pure (VarE 'takeLeaf)
+    then wLeaf w ty
     else case spine ty [] of
-      (ConT n, []) | n == ''Double -> pure (VarE 'takeD)
-                   | n == ''Vec -> pure (VarE 'takeVec)
-                   | n == ''Mat -> pure (VarE 'takeMat)
+      (ConT n, []) | n == ''Double -> pure (VarE (wDouble w))
+                   | n == ''Vec -> pure (VarE (wVec w))
+                   | n == ''Mat -> pure (VarE (wMat w))
       (ListT, [a]) -> do
         a' <- lift (expandSyn a)
         if a' == ConT ''Double
-          then pure (VarE 'takeDoubles)
-          else AppE (VarE 'takeList) <$> walkT a
-      (TupleT k, as) | length as == k -> do
-        fs <- mapM walkT as
-        lift $ do
-          xs <- replicateM k (newName "x")
-          src <- newName "src"
-          body <- rebuild src (TupE . map Just) (zip fs xs)
-          pure (LamE [TupP (map VarP xs), VarP src] body)
-      (ConT n, as) -> dataT ty n as
+          then pure (VarE (wDoubles w))
+          else AppE (VarE (wList w)) <$> walkWith w a
+      (TupleT k, as) | length as == k -> mapM (walkWith w) as >>= lift . wTuple w
+      (ConT n, as) -> wData w ty n as
       _ -> lift (fail ("dualrev: tapedGrad cannot walk the input type " ++ pprint ty))
   where
     spine (AppT g x) acc = spine g (x : acc)
     spine g acc = (g, acc)
+
+-- | The take walk: a result shaped like the input, its scalars from a
+-- buffer.
+walkT :: Type -> F Exp
+walkT = walkWith Walk
+  { wLeaf = \_ -> pure (VarE 'takeLeaf)
+  , wDouble = 'takeD, wVec = 'takeVec, wMat = 'takeMat
+  , wDoubles = 'takeDoubles, wList = 'takeList
+  , wTuple = \fs -> do
+      xs <- replicateM (length fs) (newName "x")
+      src <- newName "src"
+      body <- rebuild src (TupE . map Just) (zip fs xs)
+      pure (LamE [TupP (map VarP xs), VarP src] body)
+  , wData = dataT
+  }
 
 -- | do { y1 <- f1 x1 src; ...; pure (build [y1, ...]) }
 rebuild :: Name -> ([Exp] -> Exp) -> [(Exp, Name)] -> Q Exp
@@ -116,35 +136,22 @@ fillWalk ty = do
   (e, (_, ds)) <- runStateT (walkF ty) (M.empty, [])
   pure (e, ds)
 
+-- | The fill walk: a new input's scalars into a buffer, its discrete
+-- parts compared with the recorded input's.
 walkF :: Type -> F Exp
-walkF ty0 = do
-  ty <- lift (expandSyn ty0)
-  nd <- lift (needsDual (TyEnv S.empty M.empty M.empty) ty)
-  if not nd
-    then leaf ty
-    else case spine ty [] of
-      (ConT n, []) | n == ''Double -> pure (VarE 'fillD)
-                   | n == ''Vec -> pure (VarE 'fillVec)
-                   | n == ''Mat -> pure (VarE 'fillMat)
-      (ListT, [a]) -> do
-        a' <- lift (expandSyn a)
-        if a' == ConT ''Double
-          then pure (VarE 'fillDoubles)
-          else AppE (VarE 'fillList) <$> walkF a
-      (TupleT k, as) | length as == k -> do
-        fs <- mapM walkF as
-        lift $ do
-          xs <- replicateM k (newName "x")
-          ys <- replicateM k (newName "y")
-          b <- newName "b"
-          k0 <- newName "k"
-          body <- steps b k0 (zip3 fs xs ys)
-          pure (LamE [TupP (map VarP xs), TupP (map VarP ys), VarP b, VarP k0] body)
-      (ConT n, as) -> dataF ty n as
-      _ -> lift (fail ("dualrev: tapedGrad cannot walk the input type " ++ pprint ty))
-  where
-    spine (AppT f x) acc = spine f (x : acc)
-    spine f acc = (f, acc)
+walkF = walkWith Walk
+  { wLeaf = leaf
+  , wDouble = 'fillD, wVec = 'fillVec, wMat = 'fillMat
+  , wDoubles = 'fillDoubles, wList = 'fillList
+  , wTuple = \fs -> do
+      xs <- replicateM (length fs) (newName "x")
+      ys <- replicateM (length fs) (newName "y")
+      b <- newName "b"
+      k0 <- newName "k"
+      body <- steps b k0 (zip3 fs xs ys)
+      pure (LamE [TupP (map VarP xs), TupP (map VarP ys), VarP b, VarP k0] body)
+  , wData = dataF
+  }
 
 -- | A part without a Double inside: compared with '=='.
 leaf :: Type -> F Exp
