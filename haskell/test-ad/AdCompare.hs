@@ -15,13 +15,27 @@ import Control.Monad (unless, when)
 import Data.Bits (shiftR, xor)
 import Data.IORef
 import Data.Word (Word64)
+import Numeric (log1mexp, log1pexp)
 import System.Exit (exitFailure)
 import Text.Printf (printf)
 
+import Control.Comonad.Cofree (Cofree (..))
+import Data.Foldable (toList)
+
 import qualified Numeric.AD as AD
+import qualified Numeric.AD.Jet as ADJ
+import qualified Numeric.AD.Mode.Forward as ADF
+import qualified Numeric.AD.Mode.Kahn as ADK
+import qualified Numeric.AD.Mode.Sparse as ADS
+import qualified Numeric.AD.Mode.Tower as ADT
 import qualified Numeric.AD.Mode.Reverse.Double as ADRD
 import qualified Numeric.AD.Newton as ADN
 import qualified Numeric.DualRev.AD as DR
+import qualified Numeric.DualRev.AD.Jet as DRJ
+import qualified Numeric.DualRev.AD.Mode.Forward as DRF
+import qualified Numeric.DualRev.AD.Mode.Kahn as DRK
+import qualified Numeric.DualRev.AD.Mode.Sparse as DRS
+import qualified Numeric.DualRev.AD.Mode.Tower as DRT
 import qualified Numeric.DualRev.AD.Mode.Reverse.Double as DRRD
 import qualified Numeric.DualRev.AD.Newton as DRN
 import OverloadedDefs (Poly, curve, evalPoly, logSumExp, mlp, scalar, tall, trig, wide)
@@ -48,6 +62,40 @@ rosenbrock :: Num a => [a] -> a
 rosenbrock v = (1 - x) * (1 - x) + 100 * (y - x * x) * (y - x * x)
   where x = v !! 0
         y = v !! 1
+
+-- | Depths 0 to k of a stream, flattened (the entries of one node's
+-- branches in order, depth by depth).
+depths :: Foldable f => Int -> Cofree f a -> [a]
+depths k c = concat (take (k + 1) (iterate (concatMap branches) [c]) >>= \level -> [map root level])
+  where
+    root (a :< _) = a
+    branches (_ :< bs) = toList bs
+
+-- | The same function written against each library's mode types, as a
+-- program for ad spells its signatures.
+forwardAD :: AD.AD s (ADF.Forward Double) -> AD.AD s (ADF.Forward Double)
+forwardAD x = sin x * x + 3
+
+forwardDR :: DRF.AD s (DRF.Forward Double) -> DRF.AD s (DRF.Forward Double)
+forwardDR x = sin x * x + 3
+
+kahnAD :: [AD.AD s (ADK.Kahn Double)] -> AD.AD s (ADK.Kahn Double)
+kahnAD = trig
+
+kahnDR :: [DRK.AD s (DRK.Kahn Double)] -> DRK.AD s (DRK.Kahn Double)
+kahnDR = trig
+
+sparseAD :: [AD.AD s (ADS.Sparse Double)] -> AD.AD s (ADS.Sparse Double)
+sparseAD = trig
+
+sparseDR :: [DRS.AD s (DRS.Sparse Double)] -> DRS.AD s (DRS.Sparse Double)
+sparseDR = trig
+
+towerAD :: AD.AD s (ADT.Tower Double) -> AD.AD s (ADT.Tower Double)
+towerAD = scalar
+
+towerDR :: DRT.AD s (DRT.Tower Double) -> DRT.AD s (DRT.Tower Double)
+towerDR = scalar
 
 ------------------------------------------------------------------------------
 -- Points from a fixed seed (splitmix64)
@@ -303,6 +351,74 @@ main = do
     , ( "diff', diffF'", [AD.diff sin 0] ++ pairs [AD.diff' sin 0, AD.diff' exp 0] ++ pairs (AD.diffF' (\a -> [sin a, cos a]) 0)
       , [DR.diff sin 0] ++ pairs [DR.diff' sin 0, DR.diff' exp 0] ++ pairs (DR.diffF' (\a -> [sin a, cos a]) 0) ) ]
 
+  -- derivatives of every order
+  g "grads of trig (depths 0 to 3)" $ over 40 n (int 1 3 >>= \k -> vec k dbl) $ \xs ->
+    (label "trig" xs, depths 3 (AD.grads trig xs), depths 3 (DR.grads trig xs))
+  g "grads of random polynomials (depths 0 to 3)" $ over 41 n genPoly $ \(p, xs) ->
+    (label "poly" (p, xs), depths 3 (AD.grads (evalPoly p) xs), depths 3 (DR.grads (evalPoly p) xs))
+  g "jacobians of a tall function (depths 0 to 2)" $ over 42 n (vec 2 dbl) $ \xs ->
+    (label "tall" xs, concatMap (depths 2) (AD.jacobians tall xs), concatMap (depths 2) (DR.jacobians tall xs))
+  g "hessianF' of a tall function" $ over 43 n (vec 2 dbl) $ \xs ->
+    let flat h = concat [v : concat [d : r | (d, r) <- rows] | (v, rows) <- h]
+    in (label "tall" xs, flat (AD.hessianF' tall xs), flat (DR.hessianF' tall xs))
+  g "Jet: levels 0 to 2 of jet (grads trig)" $ over 44 n (int 1 3 >>= \k -> vec k dbl) $ \xs ->
+    let ja = ADJ.jet (AD.grads trig xs)
+        jd = DRJ.jet (DR.grads trig xs)
+    in ( label "trig" xs
+       , ADJ.headJet ja : ADJ.headJet (ADJ.tailJet ja) ++ concat (ADJ.headJet (ADJ.tailJet (ADJ.tailJet ja)))
+       , DRJ.headJet jd : DRJ.headJet (DRJ.tailJet jd) ++ concat (DRJ.headJet (DRJ.tailJet (DRJ.tailJet jd))) )
+  g "vgrad, vgrad', vgrads (depths 0 to 2) of a curried function" $ over 45 n ((,,) <$> dbl <*> dbl <*> dbl) $ \(x, y, z) ->
+    let fa a b c = a * sin b + exp (c / 3) * a * b
+        fd a b c = a * sin b + exp (c / 3) * a * b
+        (va, ga) = AD.vgrad' fa x y z
+        (vd, gd) = DR.vgrad' fd x y z
+    in ( label "(x, y, z)" (x, y, z)
+       , AD.vgrad fa x y z ++ va : ga ++ depths 2 (AD.vgrads fa x y z)
+       , DR.vgrad fd x y z ++ vd : gd ++ depths 2 (DR.vgrads fd x y z) )
+
+  -- towers
+  g "diffs, diffs0, diffsF, diffs0F (first 6)" $ over 46 n dbl $ \x ->
+    ( label "scalar, curve" x
+    , take 6 (AD.diffs scalar x) ++ take 6 (AD.diffs0 (\u -> u * u) x) ++ concatMap (take 6) (AD.diffsF curve x) ++ concatMap (take 6) (AD.diffs0F curve x)
+    , take 6 (DR.diffs scalar x) ++ take 6 (DR.diffs0 (\u -> u * u) x) ++ concatMap (take 6) (DR.diffsF curve x) ++ concatMap (take 6) (DR.diffs0F curve x) )
+  g "dus, dus0, dusF (first 5)" $ over 47 n (int 1 4 >>= \k -> (,) <$> vec k dbl <*> vec k dbl) $ \(xs, vs) ->
+    let line = zipWith (\a b -> [a, b]) xs vs
+    in ( label "trig, wide" (xs, vs)
+       , take 5 (AD.dus trig line) ++ take 5 (AD.dus0 trig line) ++ concatMap (take 5) (AD.dusF wide line)
+       , take 5 (DR.dus trig line) ++ take 5 (DR.dus0 trig line) ++ concatMap (take 5) (DR.dusF wide line) )
+  g "taylor, taylor0, maclaurin, maclaurin0 (first 8 terms)" $ over 48 n ((,) <$> uniform (-1) 1 <*> uniform (-0.5) 0.5) $ \(x, dx) ->
+    ( label "scalar" (x, dx)
+    , take 8 (AD.taylor scalar x dx) ++ take 8 (AD.taylor0 (\u -> u * u) x dx) ++ take 8 (AD.maclaurin scalar dx) ++ take 8 (AD.maclaurin0 (\u -> u * u) dx)
+    , take 8 (DR.taylor scalar x dx) ++ take 8 (DR.taylor0 (\u -> u * u) x dx) ++ take 8 (DR.maclaurin scalar dx) ++ take 8 (DR.maclaurin0 (\u -> u * u) dx) )
+  g "Mode.Tower diff', du', duF' (on towers)" $ over 49 n ((,) <$> dbl <*> (zip <$> vec 2 dbl <*> vec 2 dbl)) $ \(x, xvs) ->
+    ( label "scalar, trig, wide" (x, xvs)
+    , let (v, d) = ADT.diff' scalar x; (w, e) = ADT.du' trig xvs in [ADT.diff scalar x, v, d, w, e, ADT.du trig xvs] ++ pairs (ADT.duF' wide xvs) ++ ADT.duF wide xvs
+    , let (v, d) = DRT.diff' scalar x; (w, e) = DRT.du' trig xvs in [DRT.diff scalar x, v, d, w, e, DRT.du trig xvs] ++ pairs (DRT.duF' wide xvs) ++ DRT.duF wide xvs )
+
+  -- the rest of the names, and signatures naming the mode types
+  g "jacobianWith', jacobianWithT, hessianProduct, duF, diffF" $ over 50 n (vec 2 dbl) $ \xs ->
+    ( label "tall" xs
+    , concat [v : r | (v, r) <- AD.jacobianWith' (+) tall xs] ++ concat (AD.jacobianWithT (*) tall xs) ++ AD.hessianProduct trig (zip xs xs) ++ AD.duF tall (zip xs xs) ++ AD.diffF curve (head xs)
+    , concat [v : r | (v, r) <- DR.jacobianWith' (+) tall xs] ++ concat (DR.jacobianWithT (*) tall xs) ++ DR.hessianProduct trig (zip xs xs) ++ DR.duF tall (zip xs xs) ++ DR.diffF curve (head xs) )
+  g "AD s (Forward a), (Kahn a), (Sparse a), (Tower a) signatures" $ over 51 n (vec 3 dbl) $ \xs ->
+    ( label "xs" xs
+    , [ADF.diff forwardAD (head xs)] ++ ADK.grad kahnAD xs ++ ADS.grad sparseAD xs ++ take 5 (ADT.diffs towerAD (head xs))
+    , [DRF.diff forwardDR (head xs)] ++ DRK.grad kahnDR xs ++ DRS.grad sparseDR xs ++ take 5 (DRT.diffs towerDR (head xs)) )
+  g "log1pexp, log1mexp and their derivatives" $ over 52 n (uniform (-30) (-0.01)) $ \x ->
+    ( label "x" x
+    , let (a, b) = AD.diff' log1pexp x; (c, d) = AD.diff' log1mexp x in [a, b, c, d]
+    , let (a, b) = DR.diff' log1pexp x; (c, d) = DR.diff' log1mexp x in [a, b, c, d] )
+  g "constrainedDescent (first 40 pairs, then the 400th point)" $ over 53 n ((,) <$> uniform (-3) 3 <*> uniform 0.5 2) $ \(x0, r) ->
+    let objA v = (head v - 3) ^ (2 :: Int) + (v !! 1 + 1) ^ (2 :: Int)
+        conA = [ADN.CC (\v -> head v * head v + v !! 1 * v !! 1 - AD.auto (r * r))]
+        conD = [DRN.CC (\v -> head v * head v + v !! 1 * v !! 1 - DR.auto (r * r))]
+        flat ps = concat [v : p | (v, p) <- ps]
+        ra = ADN.constrainedDescent objA conA [x0, x0]
+        rd = DRN.constrainedDescent objA conD [x0, x0]
+    in ( label "(x0, r)" (x0, r)
+       , flat (take 40 ra) ++ map (\u -> fromIntegral (round (u * 1e6) :: Integer)) (snd (ra !! 400))
+       , flat (take 40 rd) ++ map (\u -> fromIntegral (round (u * 1e6) :: Integer)) (snd (rd !! 400)) )
+
   -- Float: ad computes in Float, dualrev in Double rounded back, so only
   -- Float's precision is shared
   floatBad <- newIORef (0 :: Int)
@@ -323,6 +439,9 @@ main = do
     (show (AD.diff (\x -> max x 3) (3 :: Double))) (show (DR.diff (\x -> max x 3) (3 :: Double)))
   printf "  diff significand 2.3:          ad %s, dualrev %s\n"
     (show (AD.diff significand (2.3 :: Double))) (show (DR.diff significand (2.3 :: Double)))
+  -- ad's dus0F does not pad (its documentation says it does, as dus0 does)
+  printf "  take 4 (dus0F (\\[x] -> [x*x]) [[1,1]]): ad %s, dualrev %s\n"
+    (show (map (take 4) (AD.dus0F (\v -> [head v * head v]) [[1, 1 :: Double]]))) (show (map (take 4) (DR.dus0F (\v -> [head v * head v]) [[1, 1 :: Double]])))
 
   Totals gs cs bs <- readIORef ref
   fb <- readIORef floatBad

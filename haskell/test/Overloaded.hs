@@ -14,6 +14,7 @@
 -- Float, containers other than lists, threads, constants.
 module Overloaded (spec) where
 
+import Control.Comonad.Cofree (Cofree (..))
 import Control.Concurrent (forkIO, getNumCapabilities, newEmptyMVar, putMVar, setNumCapabilities, takeMVar)
 import Control.Exception (SomeException, evaluate, try)
 import Control.Monad (forM)
@@ -31,6 +32,7 @@ import qualified Numeric.DualRev.AD as A
 import qualified Numeric.DualRev.AD.Mode.Reverse as R
 import qualified Numeric.DualRev.AD.Mode.Reverse.Double as RD
 import qualified Numeric.DualRev.AD.Newton as N
+import qualified Numeric.DualRev.AD.Jet as J
 import qualified Numeric.DualRev.AD.Double as ADD
 import qualified Numeric.DualRev.AD.Mode.Dense as DN
 import qualified Numeric.DualRev.AD.Mode.Forward as F
@@ -137,9 +139,11 @@ spec = describe "Overloaded" $ do
   adExamples
   newton
   descent
+  constrained
   floats
   elementTypes
   towers
+  higherOrders
   adModules
   logExps
   containers
@@ -571,6 +575,31 @@ descent = describe "gradient descent" $ do
           its = A.conjugateGradientAscent f x0
       in counterexample (show (take 3 its)) $ length (take 3 its) == 3 .&&. closeL 1e-9 (its !! 2) want
 
+-- | constrainedDescent: the barrier method's points approach the
+-- constrained minimum, from a feasible start and from an infeasible one.
+constrained :: Spec
+constrained = describe "constrainedDescent" $ do
+  let objective :: Floating a => [a] -> a
+      objective v = let [x, y] = v in (x - 3) * (x - 3) + (y + 1) * (y + 1)
+      -- inside the disc of radius 1: the minimum is the disc's point
+      -- nearest (3, -1)
+      disc = [N.CC (\v -> let [x, y] = v in x * x + y * y - 1)]
+      best = let r = sqrt 10 in [3 / r, -1 / r]
+  it "from a feasible point: every point feasible, the last within 1e-6 of the minimum" $ do
+    let ps = take 3000 (N.constrainedDescent objective disc [0, 0 :: Double])
+    length ps `shouldBe` 3000
+    all (\(_, [x, y]) -> x * x + y * y < 1) ps `shouldBe` True
+    snd (last ps) `shouldSatisfy` (\p -> maximum (zipWith (\a b -> abs (a - b)) p best) < 1e-6)
+  it "from an infeasible point: a first phase reaches the half-plane x + y <= 1, then its minimum" $ do
+    let halfPlane = [N.CC (\v -> let [x, y] = v in x + y - 1)]
+        ps = take 3000 (N.constrainedDescent objective halfPlane [4, 4 :: Double])
+    all (\(_, [x, y]) -> x + y < 1) ps `shouldBe` True
+    snd (last ps) `shouldSatisfy` (\p -> maximum (zipWith (\a b -> abs (a - b)) p [2.5, -1.5]) < 1e-6)
+  it "without constraints: gradientDescent's points, each with its value" $ do
+    let ps = take 30 (N.constrainedDescent objective [] [0, 0 :: Double])
+    map snd ps `shouldBe` take 30 (N.gradientDescent objective [0, 0])
+    map fst ps `shouldBe` map (N.eval objective) (map snd ps)
+
 floats :: Spec
 floats = describe "Float" $ do
   -- computed in Double and rounded: the results are those at Double, rounded
@@ -722,6 +751,126 @@ towers = describe "towers (every derivative at once: diffs, dus, taylor)" $ do
     abs (sum (take 25 (A.taylor exp 0 (1 :: Double))) - exp 1) `shouldSatisfy` (< 1e-15)
     take 5 (A.maclaurin (\x -> recip (1 - x)) (0.5 :: Double)) `shouldBe` [1, 0.5, 0.25, 0.125, 0.0625]
     take 4 (A.taylor0 (\x -> x * x) 1 (0.5 :: Double)) `shouldBe` [1, 1, 0.25, 0]
+
+-- | The stream's value, and its children.
+rootOf :: Cofree f a -> a
+rootOf (a :< _) = a
+
+childrenOf :: Cofree f a -> f (Cofree f a)
+childrenOf (_ :< cs) = cs
+
+-- | Depth k of a stream over a list: the k-th partials, as nested lists
+-- (depth 1 a list, depth 2 a list of lists, depth 3 ...).
+depth1 :: Cofree [] a -> [a]
+depth1 = map rootOf . childrenOf
+
+depth2 :: Cofree [] a -> [[a]]
+depth2 = map depth1 . childrenOf
+
+depth3 :: Cofree [] a -> [[[a]]]
+depth3 = map depth2 . childrenOf
+
+-- | Signatures written against ad's mode types.
+squareForward :: F.AD s (F.Forward Double) -> F.AD s (F.Forward Double)
+squareForward x = x * x + 3 * x
+
+expTower :: T.AD s (T.Tower Double) -> T.AD s (T.Tower Double)
+expTower x = exp x * x
+
+productSparse :: [S.AD s (S.Sparse Double)] -> S.AD s (S.Sparse Double)
+productSparse v = product v + sum v
+
+sumKahn :: [K.AD s (K.Kahn Double)] -> K.AD s (K.Kahn Double)
+sumKahn v = sum (map (\x -> x * x) v)
+
+densePair :: [DN.AD s (DN.Dense [] Double)] -> [DN.AD s (DN.Dense [] Double)]
+densePair v = [product v, sum v]
+
+higherOrders :: Spec
+higherOrders = describe "derivatives of every order (grads, jacobians, hessianF', Jet)" $ do
+  let f :: Floating a => [a] -> a
+      f v = let [a, b, c] = v in a * a * b + sin (a * c) + exp (b / 3) * c
+      g :: Floating a => [a] -> [a]
+      g v = let [a, b] = v in [a * b * b, cos a * b, exp (a - b)]
+      pt3 = vectorOf 3 (choose (-1.5, 1.5 :: Double))
+  it "grads: depth 0 the value, 1 the gradient, 2 the Hessian; depth 3 the differences of the Hessian" $
+    property $ forAll pt3 $ \xs ->
+      let c = A.grads f xs
+      in rootOf c === f xs
+         .&&. depth1 c === A.grad f xs
+         .&&. counterexample "depth 2" (closeM 1e-12 (depth2 c) (A.hessian f xs))
+         .&&. conjoin [ counterexample ("depth 3, input " ++ show i) $
+                          closeFDM (depth3 c !! i) (transposeTo (fdJacobian (concat . A.hessian f) xs) !! i)
+                      | i <- [0 .. 2] ]
+  it "grads: the third partials are symmetric, and read the same down every path" $
+    property $ forAll pt3 $ \xs ->
+      let d3 = depth3 (A.grads f xs)
+      in conjoin [ closeRel 1e-12 (d3 !! i !! j !! k) (d3 !! p !! q !! r)
+                 | i <- [0 .. 2], j <- [0 .. 2], k <- [0 .. 2]
+                 , [p, q, r] <- [[j, k, i], [k, i, j], [j, i, k]] ]
+  it "jacobians: per output its value, its Jacobian row, its Hessian (hessianF)" $
+    property $ forAll (vectorOf 2 (choose (-1, 1 :: Double))) $ \xs ->
+      let cs = A.jacobians g xs
+      in map rootOf cs === g xs
+         .&&. map depth1 cs === A.jacobian g xs
+         .&&. counterexample "depth 2" (and (zipWith (closeM 1e-12) (map depth2 cs) (A.hessianF g xs)))
+  it "hessianF': each output's value, gradient and Hessian rows, as jacobian' and hessianF give them" $
+    property $ forAll (vectorOf 2 (choose (-1, 1 :: Double))) $ \xs ->
+      let got = A.hessianF' g xs
+      in map fst got === map fst (A.jacobian' g xs)
+         .&&. map (map fst . snd) got === A.jacobian g xs
+         .&&. map (map snd . snd) got === A.hessianF g xs
+         .&&. S.hessianF' g xs === got
+  it "a stream is read lazily: its value costs no derivative of higher order" $ do
+    let c = A.grads (\v -> let [a, b] = v in a * b) [2, 3 :: Double]
+    rootOf c `shouldBe` 6
+    depth2 c `shouldBe` [[0, 1], [1, 0]]
+    depth1 (head (childrenOf (head (childrenOf (head (childrenOf c)))))) `shouldBe` [0, 0]
+  it "vgrads of a curried function: the stream grads gives for the function of the list" $
+    property $ forAll ((,,) <$> dbl <*> dbl <*> dbl) $ \(x, y, z) ->
+      let f3 :: Floating a => a -> a -> a -> a
+          f3 a b c = a * sin b + exp (c / 3) * a * b
+          c1 = A.vgrads f3 x y z
+          c2 = A.grads (\v -> let [a, b, c] = v in f3 a b c) [x, y, z]
+      in rootOf c1 === rootOf c2 .&&. depth1 c1 === depth1 c2 .&&. depth2 c1 === depth2 c2
+  it "Jet: level k of jet (grads f) is depth k of the stream" $
+    property $ forAll pt3 $ \xs ->
+      let c = A.grads f xs
+          j = J.jet c
+      in J.headJet j === rootOf c
+         .&&. J.headJet (J.tailJet j) === depth1 c
+         .&&. J.headJet (J.tailJet (J.tailJet j)) === depth2 c
+         .&&. J.headJet (J.tailJet (J.tailJet (J.tailJet j))) === depth3 c
+         .&&. fmap (* 2) (J.headJet (J.tailJet j)) === J.headJet (J.tailJet (fmap (* 2) j))
+  it "signatures naming ad's mode types: AD s (Forward a), (Tower a), (Sparse a), (Kahn a), (Dense f a)" $ do
+    F.diff squareForward 2 `shouldBe` 7
+    T.diff expTower 1 `shouldBe` 2 * exp 1
+    take 3 (T.diffs expTower 0) `shouldBe` [0, 1, 2]
+    S.grad productSparse [2, 3] `shouldBe` [4, 3]
+    K.grad sumKahn [1, 2] `shouldBe` [2, 4]
+    DN.jacobian densePair [2, 3] `shouldBe` [[3, 2], [1, 1]]
+  it "Mode.Tower's diff, diff', du, duF on towers: the engine's derivatives" $
+    property $ forAll ((,) <$> choose (-1, 1 :: Double) <*> vectorOf 2 ((,) <$> choose (-1, 1) <*> choose (-1, 1))) $ \(x, xvs) ->
+      let h :: Floating a => a -> a
+          h v = sin v * exp v
+          k :: Floating a => [a] -> a
+          k v = let [a, b] = v in a * b + cos a
+          kk :: Floating a => [a] -> [a]
+          kk v = [k v, product v]
+      in closeRel 1e-13 (T.diff h x) (A.diff h x)
+         .&&. T.diff' h x === (h x, T.diff h x)
+         .&&. counterexample "du" (closeRel 1e-13 (T.du k xvs) (A.du k xvs))
+         .&&. counterexample "duF" (closeL 1e-13 (T.duF kk xvs) (A.duF kk xvs))
+         .&&. map fst (T.duF' kk xvs) === kk (map fst xvs)
+
+-- | Rows of a Jacobian of a flattened n x n matrix function, regrouped:
+-- entry [i][j][k] is d(H_ij)/dx_k.
+transposeTo :: [[Double]] -> [[[Double]]]
+transposeTo rows = chunk rows
+  where
+    n = round (sqrt (fromIntegral (length rows) :: Double))
+    chunk [] = []
+    chunk rs = take n rs : chunk (drop n rs)
 
 containers :: Spec
 containers = describe "containers other than lists" $ do

@@ -43,40 +43,51 @@
 --   "Numeric.DualRev.AD.Newton", as in @ad@;
 -- * the arithmetic of one differentiation must run on one thread at a time
 --   (no 'par' between its operations); separate differentiations may run
---   on any threads.
+--   on any threads;
+-- * 'AD' is a type family, not a newtype: @AD s (Forward a)@, @AD s
+--   (Sparse a)@, ... in a signature written for @ad@ stand for 'Reverse'
+--   (@AD s (Tower a)@ for 'Derivatives'), so signatures compile unchanged,
+--   but there is no @AD@ constructor to apply or match;
+-- * derivatives of every order ('grads', 'jacobians', 'vgrads') nest one
+--   differentiation per order and share nothing between symmetric
+--   partials (@ad@'s sparse mode computes d2f/dxdy once).
 --
 -- Modules with @ad@'s names: "Numeric.DualRev.AD.Double",
--- "Numeric.DualRev.AD.Newton" (and @.Double@), and
--- "Numeric.DualRev.AD.Mode.Reverse", @.Mode.Kahn@, @.Mode.Forward@,
--- @.Mode.Sparse@, @.Mode.Dense@ (the same scalar: the same results) and
--- "Numeric.DualRev.AD.Mode.Tower", each with its @.Double@ form.  Left
--- out, for now: the higher-order gradients and Jacobians of @ad@'s sparse
--- mode (@grads@, @jacobians@, @hessianF'@, which return a @Cofree@
--- stream), @constrainedDescent@, the @AD@ newtype and @Jet@, and the
--- @Rank1@ modules (their functions are not rank-2, a differentiation's
--- values are not kept apart by type) and @Halley@.
+-- "Numeric.DualRev.AD.Newton" (and @.Double@, with 'constrainedDescent'),
+-- "Numeric.DualRev.AD.Jet", and "Numeric.DualRev.AD.Mode.Reverse",
+-- @.Mode.Kahn@, @.Mode.Forward@, @.Mode.Sparse@, @.Mode.Dense@ (the same
+-- scalar: the same results) and "Numeric.DualRev.AD.Mode.Tower", each with
+-- its @.Double@ form.  Left out: the @Rank1@ modules (their functions are
+-- not rank-2, so a differentiation's values would not be kept apart by
+-- type, the perturbation confusion this API prevents), @Halley@ (a
+-- root finder of @ad@'s internals), and "Numeric.DualRev.AD.Jet"'s
+-- @unjet@ (it needs the @adjunctions@ package).
 module Numeric.DualRev.AD
   ( -- * The differentiable scalar
     Reverse
+  , AD
   , Element
   , Mode (..)
   , Reifies, Tape
     -- * Gradients
   , grad, grad', gradWith, gradWith'
+    -- * Derivatives of every order (a 'Cofree' stream)
+  , grads, jacobians
     -- * Variadic gradients
   , Grad, Variadic, vgrad, vgrad'
+  , Grads, vgrads
     -- * Jacobians
   , jacobian, jacobian', jacobianWith, jacobianWith'
   , jacobianT, jacobianWithT
     -- * Hessians
-  , hessian, hessian', hessianF
+  , hessian, hessian', hessianF, hessianF'
   , hessianProduct, hessianProduct'
     -- * Derivatives
   , diff, diff', diffF, diffF'
     -- * Directional derivatives
   , du, du', duF, duF'
     -- * Every derivative (a tower, "Numeric.DualRev.AD.Mode.Tower")
-  , Tower
+  , Derivatives
   , diffs, diffs0, diffsF, diffs0F
   , dus, dus0, dusF, dus0F
   , taylor, taylor0, maclaurin, maclaurin0
@@ -84,10 +95,15 @@ module Numeric.DualRev.AD
   , gradientDescent, gradientAscent
   , conjugateGradientDescent, conjugateGradientAscent
   , stochasticGradientDescent
+    -- * Working with every order ("Numeric.DualRev.AD.Jet")
+  , Jet (..), headJet, tailJet, jet
   ) where
 
 import Numeric.DualRev.Internal.Overloaded.Drivers
 import Numeric.DualRev.Internal.Overloaded.Optimize
-import Numeric.DualRev.Internal.Overloaded.Tower
+import Numeric.DualRev.Internal.Overloaded.Higher
+import Numeric.DualRev.Internal.Overloaded.ModeNames (AD)
+import Numeric.DualRev.Internal.Overloaded.Tower hiding (diff, diff', du, du', duF, duF')
+import Numeric.DualRev.AD.Jet
 import Numeric.DualRev.Internal.Overloaded.Variadic
 import Numeric.DualRev.Internal.Overloaded.Value

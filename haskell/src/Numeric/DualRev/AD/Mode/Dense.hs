@@ -1,7 +1,7 @@
 -- | The names of @ad@'s "Numeric.AD.Mode.Dense", on the dualrev engine
 -- (see "Numeric.DualRev.AD"): the same results by reverse sweeps.
 module Numeric.DualRev.AD.Mode.Dense
-  ( Dense, auto
+  ( AD, Dense, auto
     -- * Gradient
   , grad, grad', gradWith, gradWith'
     -- * Jacobian
@@ -9,7 +9,5 @@ module Numeric.DualRev.AD.Mode.Dense
   ) where
 
 import Numeric.DualRev.Internal.Overloaded.Drivers
+import Numeric.DualRev.Internal.Overloaded.ModeNames (AD, Dense)
 import Numeric.DualRev.Internal.Overloaded.Value
-
--- | The differentiable scalar ('Reverse').
-type Dense s a = Reverse s a

@@ -4,7 +4,7 @@
 -- "Numeric.DualRev.AD"), so a program importing this module compiles and
 -- gives the forward-mode results.
 module Numeric.DualRev.AD.Mode.Forward
-  ( Forward, auto
+  ( AD, Forward, auto
     -- * Gradient
   , grad, grad', gradWith, gradWith'
     -- * Jacobian
@@ -20,7 +20,5 @@ module Numeric.DualRev.AD.Mode.Forward
   ) where
 
 import Numeric.DualRev.Internal.Overloaded.Drivers
+import Numeric.DualRev.Internal.Overloaded.ModeNames (AD, Forward)
 import Numeric.DualRev.Internal.Overloaded.Value
-
--- | The differentiable scalar ('Reverse').
-type Forward s a = Reverse s a

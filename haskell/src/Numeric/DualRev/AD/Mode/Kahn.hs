@@ -2,7 +2,7 @@
 -- graph), on the dualrev engine: the same functions as
 -- "Numeric.DualRev.AD.Mode.Reverse", the tape being the C engine's.
 module Numeric.DualRev.AD.Mode.Kahn
-  ( Kahn, auto
+  ( AD, Kahn, auto
     -- * Gradient
   , grad, grad', gradWith, gradWith'
     -- * Jacobian
@@ -16,7 +16,5 @@ module Numeric.DualRev.AD.Mode.Kahn
   ) where
 
 import Numeric.DualRev.Internal.Overloaded.Drivers
+import Numeric.DualRev.Internal.Overloaded.ModeNames (AD, Kahn)
 import Numeric.DualRev.Internal.Overloaded.Value
-
--- | The differentiable scalar ('Reverse').
-type Kahn s a = Reverse s a

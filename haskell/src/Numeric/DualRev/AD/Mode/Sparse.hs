@@ -1,20 +1,19 @@
 -- | The names of @ad@'s "Numeric.AD.Mode.Sparse", on the dualrev engine:
 -- gradients, Jacobians and Hessians by its reverse sweeps (one
--- differentiable scalar serves every mode, see "Numeric.DualRev.AD").
--- Left out: @grads@, @jacobians@ and @hessianF'@, whose results are
--- @Cofree@ streams of every order.
+-- differentiable scalar serves every mode, see "Numeric.DualRev.AD"), and
+-- derivatives of every order ('grads', 'jacobians') by nested
+-- differentiations.
 module Numeric.DualRev.AD.Mode.Sparse
-  ( Sparse, auto
+  ( AD, Sparse, auto
     -- * Gradient
-  , grad, grad', gradWith, gradWith'
+  , grad, grad', grads, gradWith, gradWith'
     -- * Jacobian
-  , jacobian, jacobian', jacobianWith, jacobianWith'
+  , jacobian, jacobian', jacobianWith, jacobianWith', jacobians
     -- * Hessian
-  , hessian, hessian', hessianF
+  , hessian, hessian', hessianF, hessianF'
   ) where
 
 import Numeric.DualRev.Internal.Overloaded.Drivers
+import Numeric.DualRev.Internal.Overloaded.Higher
+import Numeric.DualRev.Internal.Overloaded.ModeNames (AD, Sparse)
 import Numeric.DualRev.Internal.Overloaded.Value
-
--- | The differentiable scalar ('Reverse').
-type Sparse s a = Reverse s a

@@ -1,4 +1,7 @@
 {-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE DeriveTraversable #-}
+{-# LANGUAGE GADTs #-}
+{-# LANGUAGE ScopedTypeVariables #-}
 {-# LANGUAGE RankNTypes #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API.
@@ -14,13 +17,15 @@ module Numeric.DualRev.Internal.Overloaded.Optimize
   , gradientDescent, gradientAscent
   , conjugateGradientDescent, conjugateGradientAscent
   , stochasticGradientDescent
+    -- * Descent under convex constraints
+  , constrainedDescent, CC (..), eval
   ) where
 
 import Data.Foldable (toList)
 
 import System.IO.Unsafe (unsafePerformIO)
 
-import Numeric.DualRev.Internal.Overloaded.Drivers (diff, diff', gradWith, tapedGradWith')
+import Numeric.DualRev.Internal.Overloaded.Drivers (diff, diff', grad', gradWith, tapedGradWith')
 import Numeric.DualRev.Internal.Overloaded.Traversals (fill)
 import Numeric.DualRev.Internal.Overloaded.Value
 
@@ -168,3 +173,78 @@ stochasticGradientDescent loss examples x0 = go xgx0 (tail (cycle examples))
 zipT :: (Traversable f, Foldable g) => (a -> b -> c) -> g a -> f b -> f c
 zipT h as bs = fill bs (zipWith h (toList as) (toList bs))
 {-# INLINE zipT #-}
+
+
+------------------------------------------------------------------------------
+-- Descent under convex constraints
+
+-- | A constraint @c x <= 0@ (or an objective) of 'constrainedDescent': a
+-- differentiable function to a scalar, kept in a constructor so that a
+-- list can hold several.
+data CC f a where
+  CC :: (forall s. f (Reverse s a) -> Reverse s a) -> CC f a
+
+-- | The value of a function at a point.
+eval :: (Traversable f, Element a) => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> a
+eval f x = fst (grad' f x)
+{-# INLINE eval #-}
+
+-- | @constrainedDescent objective constraints x0@ minimises a convex
+-- objective subject to convex constraints @c x <= 0@, by @ad@'s barrier
+-- method (Boyd and Vandenberghe, 11.3), step for step: the pairs are the
+-- value of the stage's barrier function and the point, from the first
+-- point that satisfies every constraint.  x0 need not be feasible: a first
+-- phase minimises a slack s with @c x - s <= 0@ from s = 1 + the largest
+-- constraint at x0 until s <= 0 (the list is empty if that does not
+-- happen within 2^20 steps).  Each phase adds to its objective the
+-- barrier @-(1/t) log (-c x)@ of every constraint (infinity where @c x >= 0@
+-- or is NaN), for t = 2, 4, ..., 2^64, and runs 'gradientDescent' on each
+-- from where the last stopped, 20 steps per t but the last, which goes on.
+-- Without constraints: 'gradientDescent' with the objective's values.
+constrainedDescent :: forall f a. (Traversable f, Element a)
+                   => (forall s. f (Reverse s a) -> Reverse s a) -> [CC f a] -> f a -> [(a, f a)]
+constrainedDescent objective [] x0 = [(eval objective x, x) | x <- gradientDescent objective x0]
+constrainedDescent objective cs x0 =
+  case dropWhile ((> 0) . fst) (take (2 ^ (20 :: Int)) feasibility) of
+    [] -> []
+    (_, Slack _ x) : _ -> barrierStages (CC objective) cs x (const True)
+  where
+    s0 = 1 + maximum [eval c x0 | CC c <- cs]
+    slackened = [CC (\(Slack s x) -> c x - s) | CC c <- cs]
+    feasibility = barrierStages (CC slack) slackened (Slack s0 x0) ((<= 0) . slack)
+    slack (Slack s _) = s
+
+-- | A point with a slack variable, for the first phase.
+data Slack f a = Slack a (f a)
+  deriving (Functor, Foldable, Traversable)
+
+-- | The barrier method from a feasible point: the stages' descents, each
+-- from the last point of the one before, from the first point that
+-- satisfies done.
+barrierStages :: forall g a. (Traversable g, Element a)
+              => CC g a -> [CC g a] -> g a -> (g a -> Bool) -> [(a, g a)]
+barrierStages objective cs x0 done = dropWhile (not . done . snd) (concat (go x0 barrierWeights))
+  where
+    stage t = descend (withBarrier objective cs t)
+    -- the last stage goes on; it is not kept for a stage after it (which
+    -- would hold every point it steps to)
+    go _ [] = []
+    go x [t] = [stage t x]
+    go x (t : ts) = let kept = take 20 (stage t x) in kept : go (snd (last kept)) ts
+
+-- | The weights of the barrier, one stage each.
+barrierWeights :: Fractional a => [a]
+barrierWeights = map realToFrac (take 64 (iterate (* 2) (2 :: Double)))
+
+-- | The point and its value, then gradient descent's points with theirs.
+descend :: (Traversable g, Element a) => CC g a -> g a -> [(a, g a)]
+descend (CC f) x = (eval f x, x) : [(eval f y, y) | y <- gradientDescent f x]
+
+-- | The objective plus the log barrier of each constraint at weight t.
+withBarrier :: forall g a. (Traversable g, Element a) => CC g a -> [CC g a] -> a -> CC g a
+withBarrier (CC o) cs t = CC (\x -> o x + sum [barrier c x | CC c <- cs])
+  where
+    barrier :: forall s'. (forall s. g (Reverse s a) -> Reverse s a) -> g (Reverse s' a) -> Reverse s' a
+    barrier c x =
+      let r = c x
+      in if r >= 0 || isNaN r then 1 / 0 else negate (log (negate r)) / auto t

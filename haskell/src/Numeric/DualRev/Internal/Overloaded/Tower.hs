@@ -17,39 +17,41 @@
 -- tower of f'(u) u' (the derivatives of f(u) are those of its derivative,
 -- shifted), built lazily: derivative n needs only those before it.
 module Numeric.DualRev.Internal.Overloaded.Tower
-  ( Tower
+  ( Derivatives
     -- * Derivatives
   , diffs, diffs0, diffsF, diffs0F
     -- * Directional derivatives
   , dus, dus0, dusF, dus0F
     -- * Taylor and Maclaurin series
   , taylor, taylor0, maclaurin, maclaurin0
+    -- * First derivatives in this mode (for "Numeric.DualRev.AD.Mode.Tower")
+  , diff, diff', du, du', duF, duF'
   ) where
 
 import Numeric.DualRev.Internal.Overloaded.Value (Mode (..))
 
 -- | A number with its derivatives of every order with respect to one
 -- variable; @s@ keeps differentiations apart, as for 'Reverse'.
-newtype Tower s a = Tower [a]
+newtype Derivatives s a = Derivatives [a]
 
-derivs :: Tower s a -> [a]
-derivs (Tower ds) = ds
+derivs :: Derivatives s a -> [a]
+derivs (Derivatives ds) = ds
 
-value :: Num a => Tower s a -> a
-value (Tower (x : _)) = x
-value (Tower []) = 0
+value :: Num a => Derivatives s a -> a
+value (Derivatives (x : _)) = x
+value (Derivatives []) = 0
 
-constT :: a -> Tower s a
-constT x = Tower [x]
+constT :: a -> Derivatives s a
+constT x = Derivatives [x]
 
 -- | The tower of the function's derivative: every derivative one down.
-shift :: Tower s a -> Tower s a
-shift (Tower (_ : ds)) = Tower ds
-shift (Tower []) = Tower []
+shift :: Derivatives s a -> Derivatives s a
+shift (Derivatives (_ : ds)) = Derivatives ds
+shift (Derivatives []) = Derivatives []
 
 -- | The function whose value is x and whose derivative has tower t.
-withValue :: a -> Tower s a -> Tower s a
-withValue x (Tower ds) = Tower (x : ds)
+withValue :: a -> Derivatives s a -> Derivatives s a
+withValue x (Derivatives ds) = Derivatives (x : ds)
 
 -- | Entry by entry, the shorter list padded with zeros.
 zipLong :: Num a => (a -> a -> a) -> [a] -> [a] -> [a]
@@ -73,16 +75,16 @@ leibnizAt f g n
     gs = take (n + 1) g
     pad xs = take (n + 1) (xs ++ repeat 0)
 
-times :: Num a => Tower s a -> Tower s a -> Tower s a
-times (Tower f) (Tower g) = Tower (go 0)
+times :: Num a => Derivatives s a -> Derivatives s a -> Derivatives s a
+times (Derivatives f) (Derivatives g) = Derivatives (go 0)
   where go n = maybe [] (: go (n + 1)) (leibnizAt f g n)
 
 -- | q = a / b: derivative n of a = q b by Leibniz's rule, solved for q's.
 -- Where b is a constant, q ends where a does (a polynomial's quotient is
 -- one); that is looked at from q's second derivative on, so that b may be
 -- defined through q (as sqrt's tower is).
-divide :: Fractional a => Tower s a -> Tower s a -> Tower s a
-divide (Tower a) (Tower b) = Tower q
+divide :: Fractional a => Derivatives s a -> Derivatives s a -> Derivatives s a
+divide (Derivatives a) (Derivatives b) = Derivatives q
   where
     b0 = case b of
       (x : _) -> x
@@ -100,21 +102,25 @@ divide (Tower a) (Tower b) = Tower q
           known = sum (zipWith3 (\c qk bk -> c * qk * bk) (binomials n) (take n q) (reverse (take (n + 1) (b ++ repeat 0))))
       in (an - known) / b0
 
-instance Num a => Num (Tower s a) where
-  Tower a + Tower b = Tower (zipLong (+) a b)
-  Tower a - Tower b = Tower (zipLong (-) a b)
+instance Num a => Num (Derivatives s a) where
+  Derivatives a + Derivatives b = Derivatives (zipLong (+) a b)
+  Derivatives a - Derivatives b = Derivatives (zipLong (-) a b)
   (*) = times
-  negate (Tower a) = Tower (map negate a)
+  negate (Derivatives a) = Derivatives (map negate a)
   abs u = withValue (abs (value u)) (constT (signum (value u)) * shift u)
   signum u = constT (signum (value u))
-  fromInteger = constT . fromInteger
+  -- a literal zero is the empty tower, as in ad (a constant zero's
+  -- derivatives are a list that ends at once)
+  fromInteger 0 = Derivatives []
+  fromInteger n = constT (fromInteger n)
 
-instance Fractional a => Fractional (Tower s a) where
+instance Fractional a => Fractional (Derivatives s a) where
   (/) = divide
   recip = divide 1
-  fromRational = constT . fromRational
+  fromRational 0 = Derivatives []
+  fromRational r = constT (fromRational r)
 
-instance Floating a => Floating (Tower s a) where
+instance Floating a => Floating (Derivatives s a) where
   pi = constT pi
   exp u = w where w = withValue (exp (value u)) (w * shift u)
   log u = withValue (log (value u)) (shift u / u)
@@ -143,28 +149,28 @@ instance Floating a => Floating (Tower s a) where
   logBase b u = log u / log b
 
 -- | Comparisons look at values.
-instance (Num a, Eq a) => Eq (Tower s a) where
+instance (Num a, Eq a) => Eq (Derivatives s a) where
   a == b = value a == value b
 
-instance (Num a, Ord a) => Ord (Tower s a) where
+instance (Num a, Ord a) => Ord (Derivatives s a) where
   compare a b = compare (value a) (value b)
 
 -- | The value.
-instance (Num a, Show a) => Show (Tower s a) where
+instance (Num a, Show a) => Show (Derivatives s a) where
   showsPrec p = showsPrec p . value
 
-instance Num a => Mode (Tower s a) where
-  type Scalar (Tower s a) = a
+instance Num a => Mode (Derivatives s a) where
+  type Scalar (Derivatives s a) = a
   auto = constT
-  isKnownConstant (Tower ds) = length (take 2 ds) <= 1
-  asKnownConstant t@(Tower ds)
+  isKnownConstant (Derivatives ds) = length (take 2 ds) <= 1
+  asKnownConstant t@(Derivatives ds)
     | length (take 2 ds) <= 1 = Just (value t)
     | otherwise = Nothing
-  isKnownZero (Tower ds) = null ds
+  isKnownZero (Derivatives ds) = null ds
 
 -- | The variable at x: value x, derivative 1.
-var :: Num a => a -> Tower s a
-var x = Tower [x, 1]
+var :: Num a => a -> Derivatives s a
+var x = Derivatives [x, 1]
 
 zeroPad :: Num a => [a] -> [a]
 zeroPad xs = xs ++ repeat 0
@@ -176,19 +182,19 @@ zeroPad xs = xs ++ repeat 0
 -- [0.0,1.0,0.0,-1.0,0.0]
 -- >>> diffs (\x -> x ^ 3) 2
 -- [8,12,12,6]
-diffs :: Num a => (forall s. Tower s a -> Tower s a) -> a -> [a]
+diffs :: Num a => (forall s. Derivatives s a -> Derivatives s a) -> a -> [a]
 diffs f x = derivs (f (var x))
 
 -- | 'diffs', padded with zeros.
-diffs0 :: Num a => (forall s. Tower s a -> Tower s a) -> a -> [a]
+diffs0 :: Num a => (forall s. Derivatives s a -> Derivatives s a) -> a -> [a]
 diffs0 f x = zeroPad (diffs f x)
 
 -- | 'diffs' of each output.
-diffsF :: (Functor f, Num a) => (forall s. Tower s a -> f (Tower s a)) -> a -> f [a]
+diffsF :: (Functor f, Num a) => (forall s. Derivatives s a -> f (Derivatives s a)) -> a -> f [a]
 diffsF f x = fmap derivs (f (var x))
 
 -- | 'diffsF', padded with zeros.
-diffs0F :: (Functor f, Num a) => (forall s. Tower s a -> f (Tower s a)) -> a -> f [a]
+diffs0F :: (Functor f, Num a) => (forall s. Derivatives s a -> f (Derivatives s a)) -> a -> f [a]
 diffs0F f x = fmap (zeroPad . derivs) (f (var x))
 
 -- | Every derivative along a curve: each input given as its own
@@ -196,37 +202,76 @@ diffs0F f x = fmap (zeroPad . derivs) (f (var x))
 --
 -- >>> dus (\[x, y] -> x * y) [[1, 1], [2, 0]]
 -- [2,2,0]
-dus :: (Functor f, Num a) => (forall s. f (Tower s a) -> Tower s a) -> f [a] -> [a]
-dus f xs = derivs (f (fmap Tower xs))
+dus :: (Functor f, Num a) => (forall s. f (Derivatives s a) -> Derivatives s a) -> f [a] -> [a]
+dus f xs = derivs (f (fmap Derivatives xs))
 
 -- | 'dus', padded with zeros.
-dus0 :: (Functor f, Num a) => (forall s. f (Tower s a) -> Tower s a) -> f [a] -> [a]
+dus0 :: (Functor f, Num a) => (forall s. f (Derivatives s a) -> Derivatives s a) -> f [a] -> [a]
 dus0 f xs = zeroPad (dus f xs)
 
 -- | 'dus' of each output.
-dusF :: (Functor f, Functor g, Num a) => (forall s. f (Tower s a) -> g (Tower s a)) -> f [a] -> g [a]
-dusF f xs = fmap derivs (f (fmap Tower xs))
+dusF :: (Functor f, Functor g, Num a) => (forall s. f (Derivatives s a) -> g (Derivatives s a)) -> f [a] -> g [a]
+dusF f xs = fmap derivs (f (fmap Derivatives xs))
 
 -- | 'dusF', padded with zeros.
-dus0F :: (Functor f, Functor g, Num a) => (forall s. f (Tower s a) -> g (Tower s a)) -> f [a] -> g [a]
-dus0F f xs = fmap (zeroPad . derivs) (f (fmap Tower xs))
+dus0F :: (Functor f, Functor g, Num a) => (forall s. f (Derivatives s a) -> g (Derivatives s a)) -> f [a] -> g [a]
+dus0F f xs = fmap (zeroPad . derivs) (f (fmap Derivatives xs))
 
 -- | The terms of the Taylor series of the function at x, at x + dx: term k
 -- is the k-th derivative times dx^k / k!.
 --
 -- >>> sum (take 20 (taylor exp 0 1))
 -- 2.7182818284590455
-taylor :: Fractional a => (forall s. Tower s a -> Tower s a) -> a -> a -> [a]
+taylor :: Fractional a => (forall s. Derivatives s a -> Derivatives s a) -> a -> a -> [a]
 taylor f x dx = zipWith (*) (diffs f x) (scanl (\w k -> w * dx / k) 1 (iterate (+ 1) 1))
 
 -- | 'taylor', padded with zeros.
-taylor0 :: Fractional a => (forall s. Tower s a -> Tower s a) -> a -> a -> [a]
+taylor0 :: Fractional a => (forall s. Derivatives s a -> Derivatives s a) -> a -> a -> [a]
 taylor0 f x dx = zeroPad (taylor f x dx)
 
 -- | The Maclaurin series: 'taylor' at 0.
-maclaurin :: Fractional a => (forall s. Tower s a -> Tower s a) -> a -> [a]
+maclaurin :: Fractional a => (forall s. Derivatives s a -> Derivatives s a) -> a -> [a]
 maclaurin f = taylor f 0
 
 -- | 'maclaurin', padded with zeros.
-maclaurin0 :: Fractional a => (forall s. Tower s a -> Tower s a) -> a -> [a]
+maclaurin0 :: Fractional a => (forall s. Derivatives s a -> Derivatives s a) -> a -> [a]
 maclaurin0 f = taylor0 f 0
+
+
+------------------------------------------------------------------------------
+-- First derivatives, in this mode
+
+-- | The derivative (@ad@'s tower-mode 'diff': the function's type names
+-- this mode, so it reads the second entry of its tower).
+diff :: Num a => (forall s. Derivatives s a -> Derivatives s a) -> a -> a
+diff f x = snd (diff' f x)
+
+-- | The value and the derivative.
+diff' :: Num a => (forall s. Derivatives s a -> Derivatives s a) -> a -> (a, a)
+diff' f x = firstTwo (diffs f x)
+
+-- | The derivative in a direction: each input paired with its direction.
+du :: (Functor f, Num a) => (forall s. f (Derivatives s a) -> Derivatives s a) -> f (a, a) -> a
+du f xvs = snd (du' f xvs)
+
+-- | The value and the derivative in a direction.
+du' :: (Functor f, Num a) => (forall s. f (Derivatives s a) -> Derivatives s a) -> f (a, a) -> (a, a)
+du' f xvs = firstTwo (dus f (fmap line xvs))
+
+-- | 'du' of each output.
+duF :: (Functor f, Functor g, Num a) => (forall s. f (Derivatives s a) -> g (Derivatives s a)) -> f (a, a) -> g a
+duF f xvs = fmap snd (duF' f xvs)
+
+-- | 'du'' of each output.
+duF' :: (Functor f, Functor g, Num a) => (forall s. f (Derivatives s a) -> g (Derivatives s a)) -> f (a, a) -> g (a, a)
+duF' f xvs = fmap firstTwo (dusF f (fmap line xvs))
+
+-- | The tower of the line x + t v at t = 0: x, then v, then zeros.
+line :: (a, a) -> [a]
+line (x, v) = [x, v]
+
+-- | The value and first derivative of a tower (zeros past its end).
+firstTwo :: Num a => [a] -> (a, a)
+firstTwo ds = case ds ++ [0, 0] of
+  v : d : _ -> (v, d)
+  _ -> (0, 0)

@@ -12,9 +12,13 @@
 -- apart by type.
 module Numeric.DualRev.Internal.Overloaded.Variadic
   ( Variadic, Grad (..), vgrad, vgrad'
+  , Grads (..), vgrads
   ) where
 
+import Control.Comonad.Cofree (Cofree)
+
 import Numeric.DualRev.Internal.Overloaded.Drivers (grad, grad')
+import Numeric.DualRev.Internal.Overloaded.Higher (grads)
 import Numeric.DualRev.Internal.Overloaded.Value
 
 -- | The differentiation that variadic functions' arguments belong to.
@@ -55,3 +59,26 @@ vgrad i = unpack (grad (\vs -> recast (pack i (map recast vs))))
 -- | The value and the gradient of a curried function of scalars.
 vgrad' :: Grad i o o' a => i -> o'
 vgrad' i = unpack' (grad' (\vs -> recast (pack i (map recast vs))))
+
+-- | A curried function @i@ of scalars to a scalar and the type @o@ of its
+-- derivatives of every order (the same arguments as numbers, then a
+-- 'Cofree' stream branching once per argument, as 'grads' gives).
+class Element a => Grads i o a | i -> a o, o -> a i where
+  -- | The function applied to a list of arguments, one per parameter.
+  packs :: i -> [Variadic a] -> Variadic a
+  -- | The stream of a function of a list, curried.
+  unpacks :: ([a] -> Cofree [] a) -> o
+
+instance Element a => Grads (Reverse VariadicS a) (Cofree [] a) a where
+  packs y _ = y
+  unpacks f = f []
+
+instance Grads i o a => Grads (Reverse VariadicS a -> i) (a -> o) a where
+  packs f (x : xs) = packs (f x) xs
+  packs _ [] = error "Numeric.DualRev.AD.vgrads: fewer arguments than parameters"
+  unpacks f x = unpacks (f . (x :))
+
+-- | Every derivative of a curried function of scalars, as 'grads' gives
+-- them for the function of the list of its arguments.
+vgrads :: Grads i o a => i -> o
+vgrads i = unpacks (grads (\vs -> recast (packs i (map recast vs))))
