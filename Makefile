@@ -49,7 +49,7 @@ EXAMPLE_SRC := $(filter-out examples/mpi_%.c,$(wildcard examples/*.c))
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
-        test-c test-sanitize test-far test-tsan test-hs stress-hs test-quickstart check-layers \
+        test-c test-sanitize test-far test-tsan test-hs check-cabal stress-hs test-quickstart check-layers \
         demo demo-run bench install clean help mpi mpi-build test-mpi test-mpi-run
 
 all: lib
@@ -136,8 +136,12 @@ test-far:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
-test-all: check-layers test-c test-sanitize test-far test-tsan test-examples test-mpi \
+test-all: check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-mpi \
           test-hs test-quickstart
+
+# cabal check on the package (haskell/haskell.mk)
+check-cabal:
+	$(MAKE) -f haskell/haskell.mk check-cabal BUILD=$(BUILD)
 
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs:

@@ -12,7 +12,7 @@ CABAL    := cabal --builddir=$(HS_BUILD)/dist
 # the package's version, read from its cabal file (where it is written)
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 
-.PHONY: hs-deps hs-lib test-hs stress-hs test-ad-compare quickstart demo-hs bench-hs
+.PHONY: hs-deps hs-lib check-cabal test-hs stress-hs test-ad-compare quickstart demo-hs bench-hs
 
 hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
 	@sh tools/deps.sh check lib hs
@@ -23,11 +23,13 @@ hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
 # header changes, drop the package's C objects so none is built against an
 # old struct layout, and the library's build record, without which cabal
 # would find the package up to date and keep linking the objects it built
-# before (when no source file changed too)
+# before (when no source file changed too); the record is under opt/ at
+# optimization: 2 (cabal.project)
 $(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*/*.h) include/dualrev.h
 	@mkdir -p $(HS_BUILD)
 	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*cbits*' \( -name '*.o' -o -name '*.dyn_o' \) -delete; \
-	  rm -f $(HS_BUILD)/dist/build/*/*/dualrev-$(VERSION)/cache/build; fi
+	  rm -f $(HS_BUILD)/dist/build/*/*/dualrev-$(VERSION)/cache/build \
+	        $(HS_BUILD)/dist/build/*/*/dualrev-$(VERSION)/opt/cache/build; fi
 	@touch $@
 
 # GHC does not recompile a module when only the Template Haskell code that
@@ -43,6 +45,12 @@ $(HS_BUILD)/th-sources.stamp: $(TH_SOURCES)
 
 hs-lib: hs-deps
 	$(CABAL) build -v1 dualrev:lib:dualrev
+
+# cabal check, failing on its warnings too (cabal 3.4 exits 0 on some,
+# such as -O2 in ghc-options)
+check-cabal: hs-deps
+	@out=$$(cabal check 2>&1); status=$$?; echo "$$out"; \
+	  [ $$status = 0 ] && ! echo "$$out" | grep -qiE '^(warning|error)'
 
 # the test suites (the corpus; arrays and fork-join; the stress test, for
 # 3 s), the overloaded mode's tests again on two capabilities, the
