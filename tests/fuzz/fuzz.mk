@@ -15,11 +15,17 @@
 # known defects, fuzz_ref.h).
 
 BUILD        ?= build
+## FUZZ_CC: the fuzz target's compiler (with libFuzzer)
 FUZZ_CC      ?= clang
+## FUZZ_SECONDS: how long make fuzz runs, in seconds
 FUZZ_SECONDS ?= 60
+## FUZZ_MAXLEN: the longest input libFuzzer makes, in bytes
 FUZZ_MAXLEN  ?= 2048
+## FUZZ_TIMEOUT: seconds after which one input counts as a hang
 FUZZ_TIMEOUT ?= 60
+## FUZZ_FLAGS: more libFuzzer options
 FUZZ_FLAGS   ?=
+## FUZZ_CFLAGS: more compile flags of the fuzz target (e.g. -DFUZZ_KNOWN_NONE)
 FUZZ_CFLAGS  ?=
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_dualrev
@@ -66,9 +72,9 @@ $(FUZZ_DRV): $(FUZZ_SRC) $(FUZZ_SRC_HDR) $(FUZZ_LIB_SRC) $(FUZZ_HDRS)
 	$(CC) $(FUZZ_CF) -DFUZZ_DRIVER $(FUZZ_SRC) \
 	    $(FUZZ_LIB_SRC) -o $@ $(FUZZ_BLAS_LIBS) -lpthread -lm
 
-fuzz-build: $(FUZZ_BIN)
+fuzz-build: $(FUZZ_BIN) ## only build BUILD/fuzz/fuzz_dualrev (clang, libFuzzer)
 
-fuzz: $(FUZZ_BIN)
+fuzz: $(FUZZ_BIN) ## the differential fuzz target for FUZZ_SECONDS (tests/fuzz/README.md)
 	@rm -rf $(FUZZ_WORK) && mkdir -p $(FUZZ_WORK)/corpus $(FUZZ_WORK)/artifacts
 	cp $(FUZZ_CORPUS)/* $(FUZZ_WORK)/corpus/
 	$(FUZZ_RUN_ENV) $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) \
@@ -77,9 +83,9 @@ fuzz: $(FUZZ_BIN)
 	    -artifact_prefix=$(FUZZ_WORK)/artifacts/ $(FUZZ_FLAGS) \
 	    $(FUZZ_WORK)/corpus
 
-fuzz-smoke:
+fuzz-smoke: ## make fuzz for 20 s (CI)
 	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk fuzz BUILD=$(BUILD) \
 	    FUZZ_SECONDS=20
 
-fuzz-regress: $(FUZZ_DRV)
+fuzz-regress: $(FUZZ_DRV) ## every corpus file once, built with CC, no libFuzzer
 	OPENBLAS_NUM_THREADS=1 $(FUZZ_DRV) $(FUZZ_CORPUS)
