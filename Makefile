@@ -5,7 +5,7 @@
 BUILD   ?= build
 ## PREFIX: where make install puts the library, its headers and dualrev.pc
 PREFIX  ?= /usr/local
-## DESTDIR: a staging root that make install puts before PREFIX
+## DESTDIR: a staging root that make install and uninstall put before PREFIX
 ## CC: the C compiler (make's own default: cc)
 ## SAN: a sanitizer for the whole build (address,undefined or thread), with SAN_CC
 SAN     ?=
@@ -40,6 +40,11 @@ LIB_SRC  := $(filter cbits/%.c,$(shell awk '/^[^ \t]/ { lib = ($$1 == "library")
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 LIB_OBJ  := $(patsubst cbits/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 LIB_A    := $(BUILD)/libdualrev.a
+# the shared library is libdualrev.so.VERSION, its soname libdualrev.so.MAJOR
+# (programs linked against it load any release of that major version), and
+# libdualrev.so links to it for -ldualrev
+SONAME   := libdualrev.so.$(firstword $(subst ., ,$(VERSION)))
+SO_FILE  := libdualrev.so.$(VERSION)
 LIB_SO   := $(BUILD)/libdualrev.so
 
 TEST_SRC     := $(wildcard tests/test_*.c)
@@ -61,7 +66,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
         test-c test-sanitize test-far test-tsan test-hs check-cabal stress-hs test-quickstart check-layers \
-        demo demo-run bench install clean help check-help mpi mpi-build test-mpi test-mpi-run
+        demo demo-run bench install install-mpi uninstall test-install clean help check-help mpi mpi-build test-mpi test-mpi-run
 
 all: lib ## the library (same as make lib)
 
@@ -106,10 +111,12 @@ check-layers: $(LIB_OBJ) ## no file of cbits/ uses a layer above its own (cbits/
 	@sh tools/check-layers.sh $(BUILD)/obj
 
 # only dr_* symbols are exported (visibility plus a version script)
-$(LIB_SO): $(LIB_OBJ) cbits/exports.map
+$(BUILD)/$(SO_FILE): $(LIB_OBJ) cbits/exports.map
 	$(CC) -shared $(SANFLAGS) -Wl,--version-script=cbits/exports.map \
-	    -Wl,-soname,libdualrev.so.0 -o $@ $(LIB_OBJ) $(LIBS_ALL)
-	ln -sf libdualrev.so $(BUILD)/libdualrev.so.0
+	    -Wl,-soname,$(SONAME) -o $@ $(LIB_OBJ) $(LIBS_ALL)
+$(LIB_SO): $(BUILD)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 # ------------------------------------------------------------------ tests
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(LIB_A) | check-test
@@ -144,7 +151,7 @@ test: ## install what is missing (make deps), then every suite (make test-all)
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
 test-all: ## every suite and check, installing nothing
-test-all: check-help check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-mpi \
+test-all: check-help check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-install test-mpi \
           test-hs test-quickstart
 
 # cabal check on the package (haskell/haskell.mk)
@@ -246,14 +253,41 @@ fuzz fuzz-smoke fuzz-build: deps-fuzz
 include tests/fuzz/fuzz.mk
 
 # --------------------------------------------------------------- install
-install: lib ## the library, its header and dualrev.pc under DESTDIR/PREFIX
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 include/dualrev.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libdualrev.so.0
-	ln -sf libdualrev.so.0 $(DESTDIR)$(PREFIX)/lib/libdualrev.so
+# what make install puts under DESTDIR/PREFIX, and make uninstall removes:
+# the MPI helper only where MPICC is found, the rest always
+INSTALLED     := include/dualrev.h include/dualrev_mpi.h lib/libdualrev.a \
+                 lib/$(SO_FILE) lib/$(SONAME) lib/libdualrev.so lib/pkgconfig/dualrev.pc
+INSTALLED_MPI := lib/libdualrev_mpi.a
+MPI_LIB       := $(BUILD)/libdualrev_mpi.a
+D := $(DESTDIR)$(PREFIX)
+
+install: lib ## the library, its headers (MPI's too), dualrev.pc and, where MPICC is found, the MPI helper, under DESTDIR/PREFIX
+	install -d $(D)/include $(D)/lib/pkgconfig
+	install -m 644 include/dualrev.h include/dualrev_mpi.h $(D)/include/
+	install -m 644 $(LIB_A) $(D)/lib/
+	install -m 755 $(BUILD)/$(SO_FILE) $(D)/lib/
+	ln -sf $(SO_FILE) $(D)/lib/$(SONAME)
+	ln -sf $(SONAME) $(D)/lib/libdualrev.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' dualrev.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dualrev.pc
+	    > $(D)/lib/pkgconfig/dualrev.pc
+	@if command -v $(MPICC) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory install-mpi; \
+	else echo "install: MPI helper ($(notdir $(MPI_LIB))) left out: no $(MPICC) (make mpi installs Open MPI)"; fi
+install-mpi: $(MPI_LIB) ## only the MPI helper, libdualrev_mpi.a, under DESTDIR/PREFIX/lib (needs mpicc)
+	install -d $(D)/lib
+	install -m 644 $(MPI_LIB) $(D)/lib/
+
+$(MPI_LIB): $(MPI_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+uninstall: ## remove what make install put under DESTDIR/PREFIX (the same DESTDIR and PREFIX)
+	rm -f $(addprefix $(D)/,$(INSTALLED) $(INSTALLED_MPI))
+
+# make install into a scratch prefix: a program built against what it put
+# there, then make uninstall (tools/check-install.sh)
+test-install: lib ## install under a scratch prefix, build and run a program against it, uninstall
+	@sh tools/check-install.sh $(BUILD)
 
 clean: ## remove BUILD and cabal's dist-newstyle folders
 	rm -rf $(BUILD) dist-newstyle haskell/dist-newstyle
