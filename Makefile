@@ -66,7 +66,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
         test-c test-sanitize test-far test-tsan test-hs check-cabal stress-hs test-quickstart check-layers \
-        demo demo-run bench install install-mpi uninstall test-install clean help check-help mpi mpi-build test-mpi test-mpi-run
+        demo demo-run bench install install-mpi uninstall test-install clean help check-help check-md-links mpi mpi-build test-mpi test-mpi-run
 
 all: lib ## the library (same as make lib)
 
@@ -75,6 +75,10 @@ HELP_FILES := Makefile tests/fuzz/fuzz.mk haskell/haskell.mk bench/bench.mk
 
 help: ## this list: every target and setting, one line each
 	@sh tools/make-help.sh $(HELP_FILES)
+
+# every relative link of the repository's markdown files resolves
+check-md-links: ## check the relative links (and #anchors) of every *.md
+	@sh tools/check-md-links.sh
 
 # every target and setting of the makefiles has its line in make help
 check-help: ## check that every target and setting has a ## note for make help
@@ -151,7 +155,7 @@ test: ## install what is missing (make deps), then every suite (make test-all)
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
 test-all: ## every suite and check, installing nothing
-test-all: check-help check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-install test-mpi \
+test-all: check-help check-md-links check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-install test-mpi \
           test-hs test-quickstart
 
 # cabal check on the package (haskell/haskell.mk)
