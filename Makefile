@@ -25,17 +25,12 @@ BLAS_LIBS   = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 
 SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 override CC := $(if $(SAN),$(SAN_CC),$(CC))
-CFLAGS_ALL = -std=c11 $(OPT) -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
-             -D_GNU_SOURCE -Iinclude -Icbits $(BLAS_CFLAGS) $(SANFLAGS) $(CFLAGS)
+# the engine's sources and flags, those of dualrev.cabal (cbits/engine.mk)
+include cbits/engine.mk
+CFLAGS_ALL = $(ENGINE_CFLAGS) $(OPT) -g -Iinclude -Icbits $(BLAS_CFLAGS) $(SANFLAGS) $(CFLAGS)
 LIBS_ALL   = $(BLAS_LIBS) -lpthread -lm
 
-# the engine's C sources are listed once, in the library's c-sources field of
-# dualrev.cabal (the Haskell package compiles the same files, and its own
-# adapters under haskell/cbits, which the C library leaves out)
-LIB_SRC  := $(filter cbits/%.c,$(shell awk '/^[^ \t]/ { lib = ($$1 == "library") } \
-                         lib && /c-sources:/ { on = 1; sub(/.*c-sources:/, "") } \
-                         on && /:/ && !/c-sources:/ { on = 0 } \
-                         on { for (i = 1; i <= NF; i++) print $$i }' dualrev.cabal))
+LIB_SRC  := $(ENGINE_SRC)
 # the version is written once, in dualrev.cabal
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 LIB_OBJ  := $(patsubst cbits/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
@@ -66,12 +61,12 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
         test-c test-sanitize test-far test-tsan test-hs check-cabal stress-hs test-quickstart check-layers \
-        demo demo-run bench install install-mpi uninstall test-install clean help check-help check-md-links mpi mpi-build test-mpi test-mpi-run
+        demo demo-run bench install install-mpi uninstall test-install clean help check-help check-md-links check-sources mpi mpi-build test-mpi test-mpi-run
 
 all: lib ## the library (same as make lib)
 
 # the makefiles whose notes make help reads (the top one first)
-HELP_FILES := Makefile tests/fuzz/fuzz.mk haskell/haskell.mk bench/bench.mk
+HELP_FILES := Makefile cbits/engine.mk tests/fuzz/fuzz.mk haskell/haskell.mk bench/bench.mk
 
 help: ## this list: every target and setting, one line each
 	@sh tools/make-help.sh $(HELP_FILES)
@@ -114,6 +109,13 @@ $(LIB_A): $(LIB_OBJ)
 check-layers: $(LIB_OBJ) ## no file of cbits/ uses a layer above its own (cbits/LAYERS)
 	@sh tools/check-layers.sh $(BUILD)/obj
 
+# every C file of the engine's layers is in dualrev.cabal's c-sources, the
+# one list of the engine's sources (cbits/mpi/ needs MPI and is no part of it)
+check-sources: ## check that dualrev.cabal's c-sources list every C file of cbits/ (but cbits/mpi/)
+	@missing="$(filter-out $(ENGINE_SRC) cbits/mpi/%,$(wildcard cbits/*/*.c))"; \
+	if [ -n "$$missing" ]; then echo "check-sources: not in dualrev.cabal's c-sources: $$missing"; exit 1; fi; \
+	echo "check-sources: ok: $(words $(ENGINE_SRC)) engine sources, all in dualrev.cabal"
+
 # only dr_* symbols are exported (visibility plus a version script)
 $(BUILD)/$(SO_FILE): $(LIB_OBJ) cbits/exports.map
 	$(CC) -shared $(SANFLAGS) -Wl,--version-script=cbits/exports.map \
@@ -155,7 +157,7 @@ test: ## install what is missing (make deps), then every suite (make test-all)
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
 test-all: ## every suite and check, installing nothing
-test-all: check-help check-md-links check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-install test-mpi \
+test-all: check-help check-md-links check-sources check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-install test-mpi \
           test-hs test-quickstart
 
 # cabal check on the package (haskell/haskell.mk)

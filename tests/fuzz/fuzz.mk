@@ -44,10 +44,11 @@ FUZZ_BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 FUZZ_BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
-FUZZ_CF      := -std=c11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -Iinclude -Icbits \
+# the engine's sources and flags (cbits/engine.mk: those of dualrev.cabal)
+include cbits/engine.mk
+FUZZ_CF      := $(ENGINE_CFLAGS) -O1 -g -Iinclude -Icbits \
                 $(FUZZ_BLAS_CFLAGS) $(FUZZ_CFLAGS)
-# the library's layers (cbits/mpi/, optional, needs MPI and is no part of it)
-FUZZ_LIB_SRC := $(filter-out cbits/mpi/%,$(wildcard cbits/*/*.c))
+FUZZ_LIB_SRC := $(ENGINE_SRC)
 FUZZ_LIB_OBJ := $(patsubst cbits/%.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_HDRS    := $(wildcard cbits/*/*.h) include/dualrev.h
 FUZZ_RUN_ENV := OPENBLAS_NUM_THREADS=1 \
