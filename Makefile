@@ -161,7 +161,7 @@ test-all: check-help check-md-links check-sources check-layers check-cabal test-
           test-hs test-quickstart
 
 # cabal check on the package (haskell/haskell.mk)
-check-cabal: ## cabal check on dualrev.cabal, failing on its warnings too
+check-cabal: ## cabal check on the package's tarball (cabal sdist), failing on its warnings too
 	$(MAKE) -f haskell/haskell.mk check-cabal BUILD=$(BUILD)
 
 # the Haskell package's test suites (haskell/haskell.mk)
