@@ -1,18 +1,23 @@
-# dualrev - build, test, demo, bench.  `make help` lists the targets.
-#
-# BUILD=dir puts every output under dir (several builds can run side by side).
-# SAN=address,undefined or SAN=thread builds everything with that sanitizer.
+# dualrev - build, test, demo, bench.  `make help` lists the targets and
+# settings, from the `##` notes beside them (tools/make-help.sh).
 
+## BUILD: the directory of every output (several builds can run side by side)
 BUILD   ?= build
+## PREFIX: where make install puts the library, its headers and dualrev.pc
 PREFIX  ?= /usr/local
-CC      ?= gcc
+## DESTDIR: a staging root that make install and uninstall put before PREFIX
+## CC: the C compiler (make's own default: cc)
+## SAN: a sanitizer for the whole build (address,undefined or thread), with SAN_CC
 SAN     ?=
+## OPT: the library's optimisation flags
 OPT     ?= -O2
+## CFLAGS: C flags added after the build's own
 
 # Debian packages of each part are listed once, in tools/deps.sh
 DEPS    := sh tools/deps.sh
 # the sanitizer builds use clang (its UBSan also checks pointer arithmetic
 # on NULL); SAN_CC=gcc works too
+## SAN_CC: the compiler of the SAN= builds
 SAN_CC  ?= clang
 
 BLAS_CFLAGS = $(shell pkg-config --cflags openblas 2>/dev/null)
@@ -20,27 +25,28 @@ BLAS_LIBS   = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 
 SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 override CC := $(if $(SAN),$(SAN_CC),$(CC))
-CFLAGS_ALL = -std=c11 $(OPT) -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
-             -D_GNU_SOURCE -Iinclude -Icbits $(BLAS_CFLAGS) $(SANFLAGS) $(CFLAGS)
+# the engine's sources and flags, those of dualrev.cabal (cbits/engine.mk)
+include cbits/engine.mk
+CFLAGS_ALL = $(ENGINE_CFLAGS) $(OPT) -g -Iinclude -Icbits $(BLAS_CFLAGS) $(SANFLAGS) $(CFLAGS)
 LIBS_ALL   = $(BLAS_LIBS) -lpthread -lm
 
-# the engine's C sources are listed once, in the library's c-sources field of
-# dualrev.cabal (the Haskell package compiles the same files, and its own
-# adapters under haskell/cbits, which the C library leaves out)
-LIB_SRC  := $(filter cbits/%.c,$(shell awk '/^[^ \t]/ { lib = ($$1 == "library") } \
-                         lib && /c-sources:/ { on = 1; sub(/.*c-sources:/, "") } \
-                         on && /:/ && !/c-sources:/ { on = 0 } \
-                         on { for (i = 1; i <= NF; i++) print $$i }' dualrev.cabal))
+LIB_SRC  := $(ENGINE_SRC)
 # the version is written once, in dualrev.cabal
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 LIB_OBJ  := $(patsubst cbits/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 LIB_A    := $(BUILD)/libdualrev.a
+# the shared library is libdualrev.so.VERSION, its soname libdualrev.so.MAJOR
+# (programs linked against it load any release of that major version), and
+# libdualrev.so links to it for -ldualrev
+SONAME   := libdualrev.so.$(firstword $(subst ., ,$(VERSION)))
+SO_FILE  := libdualrev.so.$(VERSION)
 LIB_SO   := $(BUILD)/libdualrev.so
 
 TEST_SRC     := $(wildcard tests/test_*.c)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
 TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # tests run under ThreadSanitizer (the fork-join ones, and recorders in jobs)
+## TSAN_TESTS: the C tests that make test-tsan runs (their sources)
 TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c) tests/test_recorder.c \
                 tests/test_external.c tests/test_checkpoint.c
 
@@ -48,42 +54,47 @@ TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c) 
 EXAMPLE_SRC := $(filter-out examples/mpi_%.c,$(wildcard examples/*.c))
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
+# the Haskell stress test's settings, read from the environment
+## DUALREV_STRESS_SECONDS: how long make stress-hs runs (3 s in make test-hs)
+## DUALREV_STRESS_THREADS: the stress test's threads (8)
+## DUALREV_STRESS_ONLY: only the stress test's items whose name contains this
+
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
-        test-c test-sanitize test-far test-tsan test-hs stress-hs test-quickstart check-layers \
-        demo demo-run bench install clean help mpi mpi-build test-mpi test-mpi-run
+        test-c test-sanitize test-far test-tsan test-hs check-cabal stress-hs test-quickstart check-layers \
+        demo demo-run bench install install-mpi uninstall test-install clean help check-help check-md-links check-sources mpi mpi-build test-mpi test-mpi-run
 
-all: lib
+all: lib ## the library (same as make lib)
 
-help:
-	@echo "make            build $(LIB_A) and $(LIB_SO) (needs a C compiler and OpenBLAS)"
-	@echo "make deps       install the Debian packages of the tests and the demo (apt-get)"
-	@echo "make demo       build and run the examples"
-	@echo "make test       C tests (plain, ASan+UBSan, far arguments, TSan), the MPI test (if MPI is"
-	@echo "                installed) and Haskell tests"
-	@echo "make check-layers  no file of cbits/ uses a layer above its own (cbits/LAYERS)"
-	@echo "make stress-hs  the Haskell stress test for DUALREV_STRESS_SECONDS (default 3)"
-	@echo "make bench      benchmarks (hyperfine), markdown table"
-	@echo "make mpi        the MPI gradient helper and $(BUILD)/examples/mpi_mlp (installs Open MPI)"
-	@echo "make test-mpi   mpirun -np 1, 2, 3 of mpi_mlp --check (skipped without MPI)"
-	@echo "make fuzz       the differential fuzz target for FUZZ_SECONDS (default 60)"
-	@echo "make install PREFIX=/usr/local"
+# the makefiles whose notes make help reads (the top one first)
+HELP_FILES := Makefile cbits/engine.mk tests/fuzz/fuzz.mk haskell/haskell.mk bench/bench.mk
+
+help: ## this list: every target and setting, one line each
+	@sh tools/make-help.sh $(HELP_FILES)
+
+# every relative link of the repository's markdown files resolves
+check-md-links: ## check the relative links (and #anchors) of every *.md
+	@sh tools/check-md-links.sh
+
+# every target and setting of the makefiles has its line in make help
+check-help: ## check that every target and setting has a ## note for make help
+	@sh tools/make-help.sh --check $(HELP_FILES) && echo "check-help: ok"
 
 # --------------------------------------------------------------- packages
 # `make` needs no root: it only checks (one line naming the packages);
 # `make test` and `make demo` install what is missing through `make deps`.
-deps:
+deps: ## install the Debian packages of the library, the tests and the Haskell package (apt-get)
 	@$(DEPS) ensure lib test hs
-deps-bench:
+deps-bench: ## install the Debian packages of the benchmarks
 	@$(DEPS) ensure lib bench
-deps-fuzz:
+deps-fuzz: ## install the Debian packages of the fuzz target
 	@$(DEPS) ensure lib fuzz
-check-lib:
+check-lib: ## say which packages the library lacks, installing nothing
 	@$(DEPS) check lib
-check-test:
+check-test: ## say which packages the C tests lack, installing nothing
 	@$(DEPS) check lib test
 
 # ---------------------------------------------------------------- library
-lib: $(LIB_A) $(LIB_SO)
+lib: $(LIB_A) $(LIB_SO) ## BUILD/libdualrev.a and the shared library (a C compiler and OpenBLAS)
 
 $(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*/*.h) include/dualrev.h | check-lib
 	@mkdir -p $(dir $@)
@@ -95,14 +106,23 @@ $(LIB_A): $(LIB_OBJ)
 
 # no file of cbits/ includes or calls a layer above its own (cbits/README.md):
 # the includes, and the symbols each layer's objects leave undefined
-check-layers: $(LIB_OBJ)
+check-layers: $(LIB_OBJ) ## no file of cbits/ uses a layer above its own (cbits/LAYERS)
 	@sh tools/check-layers.sh $(BUILD)/obj
 
+# every C file of the engine's layers is in dualrev.cabal's c-sources, the
+# one list of the engine's sources (cbits/mpi/ needs MPI and is no part of it)
+check-sources: ## check that dualrev.cabal's c-sources list every C file of cbits/ (but cbits/mpi/)
+	@missing="$(filter-out $(ENGINE_SRC) cbits/mpi/%,$(wildcard cbits/*/*.c))"; \
+	if [ -n "$$missing" ]; then echo "check-sources: not in dualrev.cabal's c-sources: $$missing"; exit 1; fi; \
+	echo "check-sources: ok: $(words $(ENGINE_SRC)) engine sources, all in dualrev.cabal"
+
 # only dr_* symbols are exported (visibility plus a version script)
-$(LIB_SO): $(LIB_OBJ) cbits/exports.map
+$(BUILD)/$(SO_FILE): $(LIB_OBJ) cbits/exports.map
 	$(CC) -shared $(SANFLAGS) -Wl,--version-script=cbits/exports.map \
-	    -Wl,-soname,libdualrev.so.0 -o $@ $(LIB_OBJ) $(LIBS_ALL)
-	ln -sf libdualrev.so $(BUILD)/libdualrev.so.0
+	    -Wl,-soname,$(SONAME) -o $@ $(LIB_OBJ) $(LIBS_ALL)
+$(LIB_SO): $(BUILD)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 # ------------------------------------------------------------------ tests
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(LIB_A) | check-test
@@ -110,17 +130,17 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(LIB_
 	$(CC) $(CFLAGS_ALL) -Itests/support $< $(TEST_SUPPORT) $(LIB_A) -o $@ \
 	    $$(pkg-config --cflags --libs cmocka) $(LIBS_ALL)
 
-test-c: $(TEST_BIN)
+test-c: $(TEST_BIN) ## the C tests (cmocka)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 
-test-sanitize:
+test-sanitize: ## the C tests under AddressSanitizer and UBSan
 	$(MAKE) BUILD=$(BUILD)/asan SAN=address,undefined OPT=-O1 test-c
 
 # OpenBLAS synchronises its own worker threads in code ThreadSanitizer does
 # not see, so a product computed by them and read by our code would be
 # reported as a race that is not ours: OpenBLAS runs single-threaded here
 # (the library already keeps it single-threaded inside parallel jobs)
-test-tsan:
+test-tsan: ## the TSAN_TESTS under ThreadSanitizer
 	@if [ -n "$(TSAN_TESTS)" ]; then \
 	  OPENBLAS_NUM_THREADS=1 $(MAKE) BUILD=$(BUILD)/tsan SAN=thread OPT=-O1 \
 	    TEST_SRC="$(TSAN_TESTS)" test-c; \
@@ -128,28 +148,33 @@ test-tsan:
 
 # the C suite again, under ASan+UBSan, with arguments more than 5 nodes back
 # recorded as far nodes (cbits/record/nary.c), so that every test exercises them
-test-far:
+test-far: ## the C tests under ASan+UBSan with arguments recorded as far nodes
 	$(MAKE) BUILD=$(BUILD)/far SAN=address,undefined OPT=-O1 \
 	  CFLAGS="$(CFLAGS) -DDR_NEAR_MAX=5" test-c
 
 # what CI runs: packages first (only those missing), then every suite
-test:
+test: ## install what is missing (make deps), then every suite (make test-all)
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
-test-all: check-layers test-c test-sanitize test-far test-tsan test-examples test-mpi \
+test-all: ## every suite and check, installing nothing
+test-all: check-help check-md-links check-sources check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-install test-mpi \
           test-hs test-quickstart
 
+# cabal check on the package (haskell/haskell.mk)
+check-cabal: ## cabal check on the package's tarball (cabal sdist), failing on its warnings too
+	$(MAKE) -f haskell/haskell.mk check-cabal BUILD=$(BUILD)
+
 # the Haskell package's test suites (haskell/haskell.mk)
-test-hs:
+test-hs: ## the Haskell package's test suites
 	$(MAKE) -f haskell/haskell.mk test-hs BUILD=$(BUILD)
 
 # the Haskell stress test alone, for DUALREV_STRESS_SECONDS (make test-hs
 # runs it for 3 s): make stress-hs DUALREV_STRESS_SECONDS=600
-stress-hs:
+stress-hs: ## the Haskell stress test alone, for DUALREV_STRESS_SECONDS
 	$(MAKE) -f haskell/haskell.mk stress-hs BUILD=$(BUILD)
 
 # the README's C and Haskell quick starts, run outside the checkout
-test-quickstart: lib
+test-quickstart: lib ## the README's C and Haskell quick starts, outside the checkout
 	$(MAKE) -f haskell/haskell.mk quickstart BUILD=$(BUILD)
 
 # --------------------------------------------------------------- examples
@@ -158,14 +183,14 @@ $(BUILD)/examples/%: examples/%.c $(LIB_A)
 	$(CC) $(CFLAGS_ALL) $< $(LIB_A) -o $@ $(LIBS_ALL)
 
 # the C examples check what they compute (their exit status)
-test-examples: $(EXAMPLE_BIN)
+test-examples: $(EXAMPLE_BIN) ## build and run the C examples, which check their results
 	@for e in $(EXAMPLE_BIN); do $$e >/dev/null || { echo "$$e failed"; exit 1; }; done
 	@echo "test-examples: ok: $(notdir $(EXAMPLE_BIN))"
 
-demo:
+demo: ## install what is missing, then make demo-run
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory demo-run
-demo-run: $(EXAMPLE_BIN)
+demo-run: $(EXAMPLE_BIN) ## build and run the examples (C and Haskell)
 	@for e in $(EXAMPLE_BIN); do echo "== $$e"; $$e || exit 1; done
 	@$(MAKE) --no-print-directory -f haskell/haskell.mk demo-hs BUILD=$(BUILD)
 
@@ -175,7 +200,9 @@ demo-run: $(EXAMPLE_BIN)
 # library's compiler, never into the library.  `make mpi` installs Open MPI
 # when it is missing; `make test-mpi` (part of `make test`) only runs where
 # mpicc and mpirun are found, and otherwise says it skipped.
+## MPICC: the MPI compiler wrapper
 MPICC   ?= mpicc
+## MPIRUN: the MPI launcher of make test-mpi
 MPIRUN  ?= mpirun
 MPI_OBJ := $(BUILD)/obj/mpi/allreduce.o
 MPI_BIN := $(BUILD)/examples/mpi_mlp
@@ -183,15 +210,16 @@ MPI_BIN := $(BUILD)/examples/mpi_mlp
 # between the ranks of one machine (no network needed), no single-copy
 # transfer (CMA, which containers often forbid), root allowed where the tests
 # run as root (CI); one OpenBLAS thread per rank, as the ranks share the cores
+## MPIRUN_FLAGS: flags for MPIRUN in make test-mpi
 MPIRUN_FLAGS ?= --oversubscribe
 MPI_ENV := OPENBLAS_NUM_THREADS=1 OMPI_MCA_btl=self,vader \
            OMPI_MCA_btl_vader_single_copy_mechanism=none \
            $(if $(filter 0,$(shell id -u)),OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 
-mpi:
+mpi: ## install Open MPI if missing, then make mpi-build
 	@MPICC=$(MPICC) MPIRUN=$(MPIRUN) $(DEPS) ensure mpi
 	@$(MAKE) --no-print-directory mpi-build
-mpi-build: $(MPI_BIN) $(MPI_BIN)-chunked
+mpi-build: $(MPI_BIN) $(MPI_BIN)-chunked ## the MPI helper and BUILD/examples/mpi_mlp (needs mpicc)
 
 MPI_HDRS := include/dualrev_mpi.h include/dualrev.h
 $(MPI_OBJ): cbits/mpi/allreduce.c $(MPI_HDRS)
@@ -209,11 +237,11 @@ $(MPI_BIN) $(MPI_BIN)-chunked: $(MPI_BIN)%: examples/mpi_mlp.c $(MPI_OBJ:.o=%.o)
 # the sum of the shards' gradients against one process's gradient of the
 # whole batch: one rank, two, three (an uneven split), two with the sum in
 # pieces
-test-mpi:
+test-mpi: ## make test-mpi-run where MPI is installed, else say it skipped
 	@if MPICC=$(MPICC) MPIRUN=$(MPIRUN) $(DEPS) check mpi 2>/dev/null; then \
 	  $(MAKE) --no-print-directory test-mpi-run; \
 	else echo "test-mpi: skipped, MPI not installed (make mpi installs libopenmpi-dev openmpi-bin)"; fi
-test-mpi-run: mpi-build
+test-mpi-run: mpi-build ## mpirun -np 1, 2, 3 of mpi_mlp --check
 	@set -e; for np in 1 2 3; do \
 	  echo "== $(MPIRUN) -np $$np $(MPI_BIN) --check"; \
 	  $(MPI_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np $$np $(MPI_BIN) --check; done
@@ -221,7 +249,7 @@ test-mpi-run: mpi-build
 	@$(MPI_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 $(MPI_BIN)-chunked --check
 
 # ------------------------------------------------------------ benchmarks
-bench: deps-bench lib
+bench: deps-bench lib ## the benchmarks (bench/bench.mk), a markdown table
 	@$(MAKE) -f bench/bench.mk bench BUILD=$(BUILD)
 
 # ------------------------------------------------------------------- fuzz
@@ -231,14 +259,41 @@ fuzz fuzz-smoke fuzz-build: deps-fuzz
 include tests/fuzz/fuzz.mk
 
 # --------------------------------------------------------------- install
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 include/dualrev.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libdualrev.so.0
-	ln -sf libdualrev.so.0 $(DESTDIR)$(PREFIX)/lib/libdualrev.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' dualrev.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dualrev.pc
+# what make install puts under DESTDIR/PREFIX, and make uninstall removes:
+# the MPI helper only where MPICC is found, the rest always
+INSTALLED     := include/dualrev.h include/dualrev_mpi.h lib/libdualrev.a \
+                 lib/$(SO_FILE) lib/$(SONAME) lib/libdualrev.so lib/pkgconfig/dualrev.pc
+INSTALLED_MPI := lib/libdualrev_mpi.a
+MPI_LIB       := $(BUILD)/libdualrev_mpi.a
+D := $(DESTDIR)$(PREFIX)
 
-clean:
+install: lib ## the library, its headers (MPI's too), dualrev.pc and, where MPICC is found, the MPI helper, under DESTDIR/PREFIX
+	install -d $(D)/include $(D)/lib/pkgconfig
+	install -m 644 include/dualrev.h include/dualrev_mpi.h $(D)/include/
+	install -m 644 $(LIB_A) $(D)/lib/
+	install -m 755 $(BUILD)/$(SO_FILE) $(D)/lib/
+	ln -sf $(SO_FILE) $(D)/lib/$(SONAME)
+	ln -sf $(SONAME) $(D)/lib/libdualrev.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' dualrev.pc.in \
+	    > $(D)/lib/pkgconfig/dualrev.pc
+	@if command -v $(MPICC) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory install-mpi; \
+	else echo "install: MPI helper ($(notdir $(MPI_LIB))) left out: no $(MPICC) (make mpi installs Open MPI)"; fi
+install-mpi: $(MPI_LIB) ## only the MPI helper, libdualrev_mpi.a, under DESTDIR/PREFIX/lib (needs mpicc)
+	install -d $(D)/lib
+	install -m 644 $(MPI_LIB) $(D)/lib/
+
+$(MPI_LIB): $(MPI_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+uninstall: ## remove what make install put under DESTDIR/PREFIX (the same DESTDIR and PREFIX)
+	rm -f $(addprefix $(D)/,$(INSTALLED) $(INSTALLED_MPI))
+
+# make install into a scratch prefix: a program built against what it put
+# there, then make uninstall (tools/check-install.sh)
+test-install: lib ## install under a scratch prefix, build and run a program against it, uninstall
+	@sh tools/check-install.sh $(BUILD)
+
+clean: ## remove BUILD and cabal's dist-newstyle folders
 	rm -rf $(BUILD) dist-newstyle haskell/dist-newstyle

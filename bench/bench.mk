@@ -19,8 +19,11 @@
 
 BUILD      ?= build
 CC         ?= gcc
+## CXX: the C++ compiler of the ADOL-C, CoDiPack and Adept programs
 CXX        ?= g++
+## BENCH_ARGS: arguments of bench/run.py
 BENCH_ARGS ?=
+## PYTHON: the Python of bench/run.py
 PYTHON     ?= /usr/bin/python3
 
 B := $(BUILD)/bench
@@ -39,8 +42,11 @@ ADOLC_LIBS   = $(filter-out -lboost_system,$(shell pkg-config --libs adolc 2>/de
 # -march=native, asserts off.
 TOOL_CXXFLAGS := -std=c++17 -O3 -march=native -DNDEBUG -g -Wall -D_GNU_SOURCE -Ibench/c
 
+## CODIPACK_DIR: a CoDiPack checkout: adds its column
 CODIPACK_DIR ?=
+## ADEPT_DIR: an Adept 2 checkout: adds its column
 ADEPT_DIR    ?=
+## ADEPT_LIB: the directory of Adept's libadept.a (found in ADEPT_DIR when built there)
 ADEPT_LIB    ?= $(firstword $(foreach d,$(ADEPT_DIR)/lib $(ADEPT_DIR)/adept/.libs,\
                   $(if $(wildcard $(d)/libadept.a $(d)/libadept.so),$(d))))
 # a static libadept.a is linked in whole; a shared one with an rpath.  An
@@ -51,6 +57,7 @@ ADEPT_LIB    ?= $(firstword $(foreach d,$(ADEPT_DIR)/lib $(ADEPT_DIR)/adept/.lib
 ADEPT_LINK   = $(if $(wildcard $(ADEPT_LIB)/libadept.a),$(ADEPT_LIB)/libadept.a,\
                  -L$(ADEPT_LIB) -Wl,-rpath,$(abspath $(ADEPT_LIB)) -ladept)
 ADEPT_OMP    = $(if $(wildcard $(ADEPT_LIB)/libadept.a),$(if $(shell nm $(ADEPT_LIB)/libadept.a 2>/dev/null | grep -m1 -e GOMP_ -e omp_get_),-fopenmp))
+## ADEPT_LDLIBS: the libraries Adept's program links
 ADEPT_LDLIBS ?= $(BLAS_LIBS) $(ADEPT_OMP)
 
 TOOL_BENCH := $(if $(CODIPACK_DIR),$(B)/codipack-bench) \
@@ -69,13 +76,14 @@ EXTRA_BENCH := $(if $(wildcard bench/c/fparticles_par.c),$(B)/fparticles-par) \
 
 .PHONY: bench bench-c bench-extra bench-deps bench-hs-build bench-tools
 
+bench-c: ## the C benchmark programs
 bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench $(B)/second-order-bench \
          $(B)/fork-fold $(B)/dualrev-replay-bench bench-tools
 
 # CoDiPack and Adept: built only when their checkouts are named; a missing
 # or broken checkout is an error when it is named (so it is not silently
 # left out of the table).
-bench-tools: $(TOOL_BENCH)
+bench-tools: $(TOOL_BENCH) ## the CoDiPack and Adept programs, where CODIPACK_DIR and ADEPT_DIR are set
 ifeq ($(CODIPACK_DIR)$(ADEPT_DIR),)
 	@echo "bench: no CoDiPack / Adept columns; add them with CODIPACK_DIR=<checkout> ADEPT_DIR=<checkout> [ADEPT_LIB=<dir of libadept.a>] (bench/README.md)"
 else ifeq ($(CODIPACK_DIR),)
@@ -126,7 +134,7 @@ $(B)/fork-fold: bench/c/fork_fold.c $(LIB_A) include/dualrev.h
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # a failure to build an extra must not stop the rest of the suite
-bench-extra: $(C_BENCH)
+bench-extra: $(C_BENCH) ## the optional programs (fork-join fparticles, array networks)
 	@for x in $(EXTRA_BENCH); do \
 	  $(MAKE) -f bench/bench.mk BUILD=$(BUILD) $$x || \
 	    echo "bench: $$x failed to build; its rows are skipped"; \
@@ -166,29 +174,31 @@ $(LIB_A):
 # hyperfine, ADOL-C, python3 for the driver and gnuplot for the chart
 # (tools/deps.sh, group bench; the driver skips the chart if gnuplot is
 # missing)
-bench-deps:
+bench-deps: ## install the benchmarks' Debian packages
 	@sh tools/deps.sh ensure bench || echo "bench: some benchmark packages could not be installed"
 
 # The Haskell bench executables (dualrev-hs-bench, ad-bench) are built by
 # haskell/haskell.mk into $(B)/hs/ when the Haskell front end exists; a
 # failure there must not stop the C benchmarks.
-bench-hs-build:
+bench-hs-build: ## the Haskell benchmark programs (haskell/haskell.mk bench-hs)
 	@if [ -f haskell/haskell.mk ]; then \
 	  $(MAKE) -f haskell/haskell.mk bench-hs BUILD=$(BUILD) || \
 	    echo "bench: building the Haskell bench executables failed; their rows are skipped"; \
 	fi
 
-bench: bench-deps bench-c bench-extra bench-hs-build
+bench: bench-deps bench-c bench-extra bench-hs-build ## build every program, run them (bench/run.py), then bench-checkpoint
 	$(PYTHON) bench/run.py --build $(BUILD) $(BENCH_ARGS)
 	@$(MAKE) -f bench/bench.mk --no-print-directory BUILD=$(BUILD) bench-checkpoint
 
 # fparticles over 10^6 steps: time per gradient and peak memory, recorded
 # step by step and with checkpointing (each in a process of its own: peak
 # memory is per process).  CKPT_STEPS and CKPT_SNAPSHOTS change the runs.
+## CKPT_STEPS: the steps of make bench-checkpoint's loop
 CKPT_STEPS     ?= 1000000
+## CKPT_SNAPSHOTS: the runs of make bench-checkpoint: plain, then snapshot intervals
 CKPT_SNAPSHOTS ?= plain 100000 10000 1000
 .PHONY: bench-checkpoint
-bench-checkpoint: $(B)/checkpoint-bench
+bench-checkpoint: $(B)/checkpoint-bench ## fparticles over CKPT_STEPS steps, plain and checkpointed: time and peak memory
 	@for s in $(CKPT_SNAPSHOTS); do $(B)/checkpoint-bench $(CKPT_STEPS) $$s 3; done
 
 $(B)/checkpoint-bench: bench/c/checkpoint_bench.c $(HDR) $(LIB_A) include/dualrev.h

@@ -12,9 +12,9 @@ CABAL    := cabal --builddir=$(HS_BUILD)/dist
 # the package's version, read from its cabal file (where it is written)
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 
-.PHONY: hs-deps hs-lib test-hs stress-hs test-ad-compare quickstart demo-hs bench-hs
+.PHONY: hs-deps hs-lib check-cabal test-hs stress-hs test-ad-compare quickstart demo-hs bench-hs
 
-hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
+hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp ## check the packages, set up the offline cabal configuration
 	@sh tools/deps.sh check lib hs
 	@mkdir -p $(CABAL_DIR)
 	@cp haskell/cabal.config $(CABAL_DIR)/config
@@ -23,11 +23,13 @@ hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp
 # header changes, drop the package's C objects so none is built against an
 # old struct layout, and the library's build record, without which cabal
 # would find the package up to date and keep linking the objects it built
-# before (when no source file changed too)
+# before (when no source file changed too); the record is under opt/ at
+# optimization: 2 (cabal.project)
 $(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*/*.h) include/dualrev.h
 	@mkdir -p $(HS_BUILD)
 	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*cbits*' \( -name '*.o' -o -name '*.dyn_o' \) -delete; \
-	  rm -f $(HS_BUILD)/dist/build/*/*/dualrev-$(VERSION)/cache/build; fi
+	  rm -f $(HS_BUILD)/dist/build/*/*/dualrev-$(VERSION)/cache/build \
+	        $(HS_BUILD)/dist/build/*/*/dualrev-$(VERSION)/opt/cache/build; fi
 	@touch $@
 
 # GHC does not recompile a module when only the Template Haskell code that
@@ -41,13 +43,25 @@ $(HS_BUILD)/th-sources.stamp: $(TH_SOURCES)
 	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*/dualrev-$(VERSION)/[tx]/*' \( -name '*.o' -o -name '*.dyn_o' -o -name '*.hi' -o -name '*.dyn_hi' \) -delete; fi
 	@touch $@
 
-hs-lib: hs-deps
+hs-lib: hs-deps ## build the Haskell library
 	$(CABAL) build -v1 dualrev:lib:dualrev
+
+# cabal check on the package as cabal sdist makes it (what is distributed),
+# failing on its warnings too (cabal 3.4 exits 0 on some, such as -O2 in
+# ghc-options).  Not in the checkout: there, finding .git, cabal also asks
+# for a source-repository stanza, which needs the project's public address
+# (none is recorded yet)
+check-cabal: hs-deps ## cabal check on the package's tarball, failing on its warnings too
+	@rm -rf $(HS_BUILD)/check && mkdir -p $(HS_BUILD)/check
+	@$(CABAL) sdist -v0 -o $(HS_BUILD)/check
+	@tar -xzf $(HS_BUILD)/check/dualrev-$(VERSION).tar.gz -C $(HS_BUILD)/check
+	@out=$$(cd $(HS_BUILD)/check/dualrev-$(VERSION) && cabal check 2>&1); status=$$?; echo "$$out"; \
+	  [ $$status = 0 ] && ! echo "$$out" | grep -qiE '^(warning|error)'
 
 # the test suites (the corpus; arrays and fork-join; the stress test, for
 # 3 s), the overloaded mode's tests again on two capabilities, the
 # compile-fail cases, then the comparison with ad where ad is installed
-test-hs: hs-deps
+test-hs: hs-deps ## every Haskell test suite, the compile-fail cases, the comparison with ad
 	sh tools/check-hs-rebuild.sh
 	$(CABAL) build -v1 dualrev:tests
 	$(CABAL) test -v1 dualrev:tests --test-show-details=direct
@@ -58,7 +72,7 @@ test-hs: hs-deps
 # the stress test (haskell/test-stress) alone; test-hs runs it for its
 # default 3 s among the suites.  DUALREV_STRESS_SECONDS, _THREADS and _ONLY
 # pass through the environment
-stress-hs: hs-deps
+stress-hs: hs-deps ## the stress test alone
 	$(CABAL) build -v1 dualrev:test:dualrev-test-stress
 	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test-stress)"
 
@@ -68,7 +82,7 @@ stress-hs: hs-deps
 GHC_VERSION := $(shell ghc --numeric-version 2>/dev/null)
 INPLACE_DBS = $(foreach db,$(wildcard $(CABAL_DIR)/store/ghc-$(GHC_VERSION)/package.db) $(HS_BUILD)/dist/packagedb/ghc-$(GHC_VERSION),-package-db $(db))
 
-test-ad-compare: hs-lib
+test-ad-compare: hs-lib ## Numeric.DualRev.AD against the ad package (where ad 4.5 is installed)
 	@if ghc-pkg --simple-output list ad 2>/dev/null | tr ' ' '\n' | grep -q '^ad-4\.5\.'; then \
 	  mkdir -p $(HS_BUILD)/ad-compare && \
 	  ghc -O2 -threaded -rtsopts $(INPLACE_DBS) -package dualrev -package ad -ihaskell/test -outputdir $(HS_BUILD)/ad-compare \
@@ -78,15 +92,15 @@ test-ad-compare: hs-lib
 
 # the README's quick starts, outside the checkout (the Haskell one against
 # the package's tarball); needs the C library built by the top Makefile
-quickstart: hs-deps
+quickstart: hs-deps ## the README's quick starts (tools/check-quickstart.sh)
 	sh tools/check-quickstart.sh $(BUILD)
 
-demo-hs: hs-deps
+demo-hs: hs-deps ## build and run haskell/examples/FitModel.hs
 	@$(CABAL) build -v0 dualrev:exe:dualrev-demo
 	@echo "== Haskell example (haskell/examples/FitModel.hs)"
 	@$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-demo)
 
-bench-hs: hs-deps
+bench-hs: hs-deps ## the Haskell benchmark programs, into BUILD/bench/hs
 	$(CABAL) build -v1 dualrev:exe:dualrev-hs-bench dualrev:exe:dualrev-ad-bench
 	@mkdir -p $(BUILD)/bench/hs
 	cp "$$($(CABAL) list-bin -v0 dualrev:exe:dualrev-hs-bench)" $(BUILD)/bench/hs/dualrev-hs-bench

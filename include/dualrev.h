@@ -1355,8 +1355,9 @@ DR_API unsigned dr_get_threads(const dr_tape *t);
  * cursor into a dr_rec, a local variable of the caller, and the static
  * inline operations below append their nodes through it: a few stores and no
  * call per node, with the cursor in registers.  Recording a dot product this
- * way takes about a third less time than calling dr_add and dr_mul
- * (bench/README.md).  dr_rec_end gives the cursor back.
+ * way takes about a third less time than calling dr_add and dr_mul (about 4
+ * against 6 ns per element): a call per node costs a round trip of the
+ * cursor through memory.  dr_rec_end gives the cursor back.
  *
  *     dr_rec r;
  *     dr_rec_begin(t, &r);

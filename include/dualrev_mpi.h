@@ -2,7 +2,8 @@
  * dualrev_mpi.h - data-parallel gradients across MPI processes: the optional
  * part of dualrev that needs MPI (make mpi).  It is not in libdualrev.a or
  * libdualrev.so: link cbits/mpi/allreduce.c (compiled with mpicc) beside the
- * library.
+ * library, or libdualrev_mpi.a, which make install puts beside it where
+ * mpicc is found.
  *
  * Model
  * -----

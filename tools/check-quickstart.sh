@@ -3,7 +3,8 @@
 #   C:       `make install` into a scratch prefix, compile and link the example
 #            with pkg-config and a run-time path, run it;
 #   Haskell: `cabal sdist`, then a fresh cabal project elsewhere that depends
-#            on the tarball builds and runs the example.
+#            on the tarball builds and runs the example, with an empty home
+#            directory and the README's offline configuration.
 # The code and the commands are taken from README.md (the blocks after
 # `<!-- file: NAME -->` and `<!-- run: c|haskell -->`), so the README stays
 # true.
@@ -15,7 +16,7 @@ root=$(pwd)
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
 work=$build/quickstart
 rm -rf "$work"
-mkdir -p "$work/c" "$work/hs" "$work/home" "$work/sdist"
+mkdir -p "$work/c" "$work/hs" "$work/home" "$work/hs-home" "$work/sdist"
 
 # the fenced block after the marker line $1 in README.md
 block() {
@@ -48,8 +49,10 @@ tarball=$(ls "$work/sdist"/dualrev-*.tar.gz)
 echo "$tarball"
 for f in cabal.project quickstart.cabal Main.hs; do file_to "$f" "$work/hs"; done
 sed -i "s|/path/to/|$work/sdist/|" "$work/hs/cabal.project"
-block "<!-- run: haskell -->" > "$work/hs/run.sh"
-out=$(cd "$work/hs" && . ./run.sh)
+block "<!-- run: haskell -->" | sed "s|/path/to/dualrev/|$root/|" > "$work/hs/run.sh"
+# as a user would run it: an empty home directory (no cabal configuration
+# of its own), none of the build's CABAL_DIR
+out=$(cd "$work/hs" && unset CABAL_DIR && HOME="$work/hs-home" && export HOME && . ./run.sh)
 echo "$out"
 case $out in
   *"([66.0,88.0],[22.0,44.0])"*) ;;
@@ -94,4 +97,5 @@ executable ad-examples
   build-depends:    base, dualrev
   default-language: Haskell2010
 CABAL
-(cd "$work/hs" && cabal run -v0 ad-examples)
+(cd "$work/hs" && unset CABAL_DIR && HOME="$work/hs-home" && export HOME &&
+   cabal --config-file="$root/haskell/cabal.config" run -v0 ad-examples)

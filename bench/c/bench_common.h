@@ -1,6 +1,6 @@
 /*
  * bench_common.h - what every C benchmark executable shares: the command-line
- * interface, the inputs of the six programs (../shared/benchmarks.md), the
+ * interface, the inputs of the six programs (primal_bench.c), the
  * number of tape records each program makes, and compiler barriers.
  *
  * Interface (the Haskell bench executables follow it too):

@@ -26,9 +26,9 @@ static void free_step(void *ctx)
     atomic_fetch_sub_explicit(&live_steps, 1, memory_order_release);
 }
 
-dr_status drhs_record_checkpointed(dr_tape *t, drhs_step_fn step,
-                                   size_t nsteps, size_t n, const dr_real *x0,
-                                   size_t snapshots, dr_real *out)
+DR_API dr_status drhs_record_checkpointed(dr_tape *t, drhs_step_fn step,
+                                          size_t nsteps, size_t n, const dr_real *x0,
+                                          size_t snapshots, dr_real *out)
 {
     atomic_fetch_add_explicit(&live_steps, 1, memory_order_relaxed);
     dr_loop loop = {(void *)step, step, free_step, 0};

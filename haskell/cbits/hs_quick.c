@@ -34,7 +34,7 @@ int drhs_quick_ok(dr_tape *t)
         && dr_tape_bytes(t) <= DRHS_QUICK_BYTES;
 }
 
-int drhs_reverse_quick(dr_tape *t)
+DR_API int drhs_reverse_quick(dr_tape *t)
 {
     return drhs_quick_ok(t) ? (int)dr_reverse(t) : DRHS_CALL_SAFE;
 }
@@ -43,22 +43,22 @@ int drhs_reverse_quick(dr_tape *t)
    with no inputs to read, whose path for a small sequential tape zeroes,
    seeds and sweeps in one call, where dr_seed and dr_reverse each check and
    prepare the adjoints again. */
-int drhs_gradient_quick(dr_tape *t, double yval, dr_idx yidx)
+DR_API int drhs_gradient_quick(dr_tape *t, double yval, dr_idx yidx)
 {
     dr_real y = {yval, yidx};
     return drhs_quick_ok(t) ? (int)dr_gradient(t, y, 0, NULL, NULL)
                             : DRHS_CALL_SAFE;
 }
 
-int drhs_jvp_quick(dr_tape *t, size_t m, const dr_real *y, size_t n,
-                   const dr_real *x, const double *xdot, double *ydot)
+DR_API int drhs_jvp_quick(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                          const dr_real *x, const double *xdot, double *ydot)
 {
     return drhs_quick_ok(t) ? (int)dr_jvp(t, m, y, n, x, xdot, ydot)
                             : DRHS_CALL_SAFE;
 }
 
-int drhs_jacobian_range_quick(dr_tape *t, size_t m, const dr_real *y,
-                              dr_idx first, size_t n, double *J)
+DR_API int drhs_jacobian_range_quick(dr_tape *t, size_t m, const dr_real *y,
+                                     dr_idx first, size_t n, double *J)
 {
     return drhs_quick_ok(t) ? (int)drhs_jacobian_range(t, m, y, first, n, J)
                             : DRHS_CALL_SAFE;

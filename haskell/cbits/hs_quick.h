@@ -14,7 +14,7 @@
 size_t drhs_steps_alive(void);
 
 /* dr_jacobian on the inputs first .. first+n-1 (hs_scalar_args.c). */
-dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
-                              dr_idx first, size_t n, double *J);
+DR_API dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
+                                     dr_idx first, size_t n, double *J);
 
 #endif

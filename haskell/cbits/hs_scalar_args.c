@@ -16,29 +16,29 @@
  * which leaves the tape's sticky status set): no out-parameter, so the
  * caller needs no pinned memory for one integer.
  */
-dr_idx drhs_input_first(dr_tape *t, size_t n)
+DR_API dr_idx drhs_input_first(dr_tape *t, size_t n)
 {
     dr_idx first = DR_NONE;
     (void)dr_input_range(t, n, &first);
     return first;
 }
 
-dr_status drhs_hvp(dr_tape *t, double yval, dr_idx yidx, size_t n,
-                   const dr_real *x, const double *v, double *out)
+DR_API dr_status drhs_hvp(dr_tape *t, double yval, dr_idx yidx, size_t n,
+                          const dr_real *x, const double *v, double *out)
 {
     dr_real y = {yval, yidx};
     return dr_hvp(t, y, n, x, v, out);
 }
 
-dr_status drhs_hessian(dr_tape *t, double yval, dr_idx yidx, size_t n,
-                       const dr_real *x, double *H)
+DR_API dr_status drhs_hessian(dr_tape *t, double yval, dr_idx yidx, size_t n,
+                              const dr_real *x, double *H)
 {
     dr_real y = {yval, yidx};
     return dr_hessian(t, y, n, x, H);
 }
 
-dr_status drhs_gradient_range(dr_tape *t, double yval, dr_idx yidx,
-                              dr_idx first, size_t n, double *g)
+DR_API dr_status drhs_gradient_range(dr_tape *t, double yval, dr_idx yidx,
+                                     dr_idx first, size_t n, double *g)
 {
     dr_real y = {yval, yidx};
     return dr_gradient_range(t, y, first, n, g);
@@ -50,8 +50,8 @@ dr_status drhs_gradient_range(dr_tape *t, double yval, dr_idx yidx,
  * overloaded mode's inputs are such a range.  dr_jacobian reads only the
  * inputs' ids; the array is built here, on the stack when it is small.
  */
-dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
-                              dr_idx first, size_t n, double *J)
+DR_API dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
+                                     dr_idx first, size_t n, double *J)
 {
     enum { ON_STACK = 64 };
     if (n == 0)
@@ -78,19 +78,19 @@ dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
  * process this answers DRHS_CALL_SAFE, for the caller to make the safe
  * call (drhs_replay_range_any, bound `safe`) instead (hs_quick.c).
  */
-dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
-                                const double *values);
+DR_API dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
+                                       const double *values);
 
-int drhs_replay_range(dr_tape *t, dr_idx first, size_t n,
-                      const double *values)
+DR_API int drhs_replay_range(dr_tape *t, dr_idx first, size_t n,
+                             const double *values)
 {
     if (drhs_steps_alive() > 0)
         return DRHS_CALL_SAFE;
     return (int)drhs_replay_range_any(t, first, n, values);
 }
 
-dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
-                                const double *values)
+DR_API dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
+                                       const double *values)
 {
     return dr_replay_range(t, first, n, values);
 }
@@ -103,8 +103,8 @@ dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
  * checkpointed loop's step is alive (a replay would call it back: the
  * caller makes its calls one by one, the replay safe).
  */
-int drhs_taped_grad(dr_tape *t, dr_idx first, size_t n, const double *values,
-                    dr_idx yidx, double *yval, double *g)
+DR_API int drhs_taped_grad(dr_tape *t, dr_idx first, size_t n, const double *values,
+                           dr_idx yidx, double *yval, double *g)
 {
     if (drhs_steps_alive() > 0)
         return DRHS_CALL_SAFE;

@@ -69,7 +69,7 @@ static dr_tape *from_pool(void)
  * A cleared tape set up for `threads` threads (dr_set_threads); NULL when
  * out of memory.
  */
-dr_tape *drhs_tape_take(unsigned threads)
+DR_API dr_tape *drhs_tape_take(unsigned threads)
 {
     dr_tape *t = hot;
     if (t)
@@ -82,7 +82,7 @@ dr_tape *drhs_tape_take(unsigned threads)
 }
 
 /* Clear a tape of drhs_tape_take and keep it for the next take. */
-void drhs_tape_give(dr_tape *t)
+DR_API void drhs_tape_give(dr_tape *t)
 {
     (void)dr_tape_clear(t);
     if (!hot && slot_usable()) {

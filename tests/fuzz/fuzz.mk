@@ -15,11 +15,17 @@
 # known defects, fuzz_ref.h).
 
 BUILD        ?= build
+## FUZZ_CC: the fuzz target's compiler (with libFuzzer)
 FUZZ_CC      ?= clang
+## FUZZ_SECONDS: how long make fuzz runs, in seconds
 FUZZ_SECONDS ?= 60
+## FUZZ_MAXLEN: the longest input libFuzzer makes, in bytes
 FUZZ_MAXLEN  ?= 2048
+## FUZZ_TIMEOUT: seconds after which one input counts as a hang
 FUZZ_TIMEOUT ?= 60
+## FUZZ_FLAGS: more libFuzzer options
 FUZZ_FLAGS   ?=
+## FUZZ_CFLAGS: more compile flags of the fuzz target (e.g. -DFUZZ_KNOWN_NONE)
 FUZZ_CFLAGS  ?=
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_dualrev
@@ -38,10 +44,11 @@ FUZZ_BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 FUZZ_BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
-FUZZ_CF      := -std=c11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -Iinclude -Icbits \
+# the engine's sources and flags (cbits/engine.mk: those of dualrev.cabal)
+include cbits/engine.mk
+FUZZ_CF      := $(ENGINE_CFLAGS) -O1 -g -Iinclude -Icbits \
                 $(FUZZ_BLAS_CFLAGS) $(FUZZ_CFLAGS)
-# the library's layers (cbits/mpi/, optional, needs MPI and is no part of it)
-FUZZ_LIB_SRC := $(filter-out cbits/mpi/%,$(wildcard cbits/*/*.c))
+FUZZ_LIB_SRC := $(ENGINE_SRC)
 FUZZ_LIB_OBJ := $(patsubst cbits/%.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_HDRS    := $(wildcard cbits/*/*.h) include/dualrev.h
 FUZZ_RUN_ENV := OPENBLAS_NUM_THREADS=1 \
@@ -66,9 +73,9 @@ $(FUZZ_DRV): $(FUZZ_SRC) $(FUZZ_SRC_HDR) $(FUZZ_LIB_SRC) $(FUZZ_HDRS)
 	$(CC) $(FUZZ_CF) -DFUZZ_DRIVER $(FUZZ_SRC) \
 	    $(FUZZ_LIB_SRC) -o $@ $(FUZZ_BLAS_LIBS) -lpthread -lm
 
-fuzz-build: $(FUZZ_BIN)
+fuzz-build: $(FUZZ_BIN) ## only build BUILD/fuzz/fuzz_dualrev (clang, libFuzzer)
 
-fuzz: $(FUZZ_BIN)
+fuzz: $(FUZZ_BIN) ## the differential fuzz target for FUZZ_SECONDS (tests/fuzz/README.md)
 	@rm -rf $(FUZZ_WORK) && mkdir -p $(FUZZ_WORK)/corpus $(FUZZ_WORK)/artifacts
 	cp $(FUZZ_CORPUS)/* $(FUZZ_WORK)/corpus/
 	$(FUZZ_RUN_ENV) $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) \
@@ -77,9 +84,9 @@ fuzz: $(FUZZ_BIN)
 	    -artifact_prefix=$(FUZZ_WORK)/artifacts/ $(FUZZ_FLAGS) \
 	    $(FUZZ_WORK)/corpus
 
-fuzz-smoke:
+fuzz-smoke: ## make fuzz for 20 s (CI)
 	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk fuzz BUILD=$(BUILD) \
 	    FUZZ_SECONDS=20
 
-fuzz-regress: $(FUZZ_DRV)
+fuzz-regress: $(FUZZ_DRV) ## every corpus file once, built with CC, no libFuzzer
 	OPENBLAS_NUM_THREADS=1 $(FUZZ_DRV) $(FUZZ_CORPUS)

@@ -1075,11 +1075,11 @@ static void results(const rprog *P, dr_tape *t, const rrun *R, rres *o)
         const rarr *x = &R->ar[j];
         const double *v = dr_arr_values(t, x->h.idx);
         CHECK(v != NULL || x->n == 0, "dr_arr_values of array %d", j);
-        double rd[AMAX];
-        CHECK(dr_arr_read(t, x->h.idx, rd) == DR_OK, "dr_arr_read");
+        double got[AMAX];
+        CHECK(dr_arr_read(t, x->h.idx, got) == DR_OK, "dr_arr_read");
         for (int64_t e = 0; e < x->n; e++) {
             o->av[j][e] = v[e];
-            CHECK(memcmp(&rd[e], &v[e], sizeof rd[e]) == 0, "dr_arr_read "
+            CHECK(memcmp(&got[e], &v[e], sizeof got[e]) == 0, "dr_arr_read "
                   "and dr_arr_values differ");
         }
         o->aact[j] = dr_arr_active(t, x->h.idx);

@@ -16,7 +16,7 @@
 -- blocks, other modules and the splices below use them by name.  A module
 -- with an export list must export those too.
 --
--- What a block may contain, in short (the README's \"What you can write\"
+-- What a block may contain, in short (the README's \"What Haskell code is accepted\"
 -- has the full list):
 --
 -- * functions and constants with type signatures, monomorphic or with class

@@ -127,9 +127,9 @@ await done tid = go Nothing
 -- its capability idle, and an idle capability's OS thread goes to sleep:
 -- waking it again is a system call and an OS context switch.  The two
 -- sides of a pair usually finish close together, so a short poll mostly
--- avoids that (bench/README.md, "Fork-join in Haskell": with it and
--- 'pairOn' on the calling thread, fparticles-fork at -N2 went from 138 to
--- 90 us and from 29 to 15 futex calls per gradient).  The poll yields, so other
+-- avoids that: with it and 'pairOn' on the calling thread, a gradient of
+-- four particles simulated as a pair of pairs at -N2 went from 138 to 90 us
+-- and from 29 to 15 futex calls (strace).  The poll yields, so other
 -- Haskell threads run and a garbage collection can start, and it takes
 -- asynchronous exceptions even when masked, as takeMVar would.
 spinTake :: MVar a -> IO a
