@@ -445,11 +445,11 @@ void level_start(level *lv, dr_tape *h)
     memset(&lv->bad, 0, sizeof lv->bad);
 }
 
-/* a child's level: it starts at its parent's order */
+/* a child's level: it starts at its parent's order at the fork */
 static void child_start(level *lv, dr_tape *h, const level *parent)
 {
     level_start(lv, h);
-    lv->order = parent->order;
+    lv->order = parent->korder;
     if (lv->order == 2)
         lv->o1_from = DR_NONE;
 }
@@ -2410,6 +2410,7 @@ static void op_fork(rd *r)
         CHECK(st == DR_OK, "dr_fork(%zu): %s", n, sn(st));
         lv->nk = (int)n;
         lv->cur = 0;
+        lv->korder = lv->order;
         for (size_t i = 0; i < n; i++) {
             lv->kids[i] = kids[i];
             lv->kjob[i] = -1;
