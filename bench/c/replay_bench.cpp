@@ -15,6 +15,11 @@
  * Checksum: the sum of the gradient (Jacobian) entries of the last rep, as
  * every executable of the suite prints it.
  *
+ * fparticles-fork is fparticles with each particle a job of dr_fork_run
+ * (as fparticles-par records it, here op by op), on BENCH_THREADS threads
+ * (1 or 2, default 1): the replay runs the jobs side by side on the
+ * tape's pool with 2.
+ *
  * Array programs (names of their own, size ignored): nn784, the
  * 784-300-100-10 network of nn_array_bench.c on a batch of 64 (three
  * dgemm layers, relu, softmax cross-entropy), and nn-fneural, fneural's
@@ -30,7 +35,9 @@
 
 #include <vector>
 
-static dr_tape *T;
+/* the handle the operations record on: the root's, or in a job of
+   fparticles-fork the job's own (on the thread that runs it) */
+static thread_local dr_tape *T;
 
 /* an active value of the programs: every operation one dualrev call */
 struct R {
@@ -135,6 +142,25 @@ static void p_particles(const dr_real *x, dr_real *y, size_t n)
 {
     std::vector<R> v = active(x, n);
     y[0] = bench_particles(v.data()).v;
+}
+
+/* a particle as a job on its child handle, on any thread */
+static void particle_job(dr_tape *child, size_t i, void *ctx)
+{
+    dr_tape *root = T;
+    T = child;
+    R *s = static_cast<R *>(ctx);
+    s[4 * i] = bench_particle(s + 4 * i);
+    T = root;
+}
+static void p_particles_fork(const dr_real *x, dr_real *y, size_t n)
+{
+    std::vector<R> v = active(x, n);
+    check(dr_fork_run(T, PT_N, particle_job, v.data()), "dr_fork_run");
+    R acc = 0.0;
+    for (int i = PT_N; i-- > 0;)
+        acc = v[4 * i] + acc;
+    y[0] = acc.v;
 }
 
 /* ---------------------------------------------------- array programs */
@@ -295,10 +321,15 @@ int main(int argc, char **argv)
         f = p_neural;
         break;
     case P_FPARTICLES:
-    case P_FPARTICLES_FORK: /* the sequential program */
         in.resize(4 * PT_N);
         bench_particle_inputs(in.data());
         f = p_particles;
+        break;
+    case P_FPARTICLES_FORK:
+        in.resize(4 * PT_N);
+        bench_particle_inputs(in.data());
+        f = p_particles_fork;
+        check(dr_set_threads(T, (unsigned)a.threads), "dr_set_threads");
         break;
     default:
         fprintf(stderr, "dualrev-replay-bench: %s not implemented\n", argv[1]);
