@@ -12,6 +12,7 @@
  *   record2  a fresh recording at order 2 (replayable), then the gradient
  *   record1  the same recording at order 1, then the gradient: what
  *            recording a replayable tape costs is record2 against this
+ *   replay-only  dr_replay alone (checksum: the output's new value)
  * Checksum: the sum of the gradient (Jacobian) entries of the last rep, as
  * every executable of the suite prints it.
  *
@@ -57,7 +58,7 @@ static inline R exp(const R &a) { return dr_exp(T, a.v); }
 
 #include "bench_programs.hpp"
 
-enum mode { REPLAY, RECORD2, RECORD1 };
+enum mode { REPLAY, RECORD2, RECORD1, REPLAY_ONLY };
 
 static void check(dr_status st, const char *what)
 {
@@ -76,7 +77,7 @@ static void run(enum mode md, program f, size_t n, size_t m, double *in,
                 double *g, long reps)
 {
     std::vector<dr_real> x(n), y(m);
-    if (md == REPLAY) {
+    if (md == REPLAY || md == REPLAY_ONLY) {
         check(dr_tape_set_order(T, 2), "order");
         check(dr_inputs(T, n, in, x.data()), "inputs");
         f(x.data(), y.data(), n);
@@ -86,8 +87,12 @@ static void run(enum mode md, program f, size_t n, size_t m, double *in,
     }
     for (long r = 0; r < reps; r++) {
         bench_clobber(in);
-        if (md == REPLAY) {
+        if (md == REPLAY || md == REPLAY_ONLY) {
             check(dr_replay(T, n, x.data(), in), "replay");
+            if (md == REPLAY_ONLY) {
+                check(dr_value(T, y[0].idx, g), "value");
+                continue;
+            }
         } else {
             dr_tape_clear(T);
             check(dr_inputs(T, n, in, x.data()), "inputs");
@@ -277,17 +282,24 @@ int main(int argc, char **argv)
     enum mode md = !ms || !*ms || !strcmp(ms, "replay") ? REPLAY
                    : !strcmp(ms, "record2")             ? RECORD2
                    : !strcmp(ms, "record1")             ? RECORD1
+                   : !strcmp(ms, "replay-only")         ? REPLAY_ONLY
                                                         : (enum mode)-1;
     if ((int)md < 0) {
         fprintf(stderr, "dualrev-replay-bench: REPLAY_BENCH_MODE is replay, "
-                        "record2 or record1\n");
+                        "replay-only, record2 or record1\n");
         return 1;
     }
     T = dr_tape_new();
     if (!T)
         return 4;
-    if (argc >= 4 && (!strcmp(argv[1], "nn784") || !strcmp(argv[1], "nn-fneural")))
+    if (argc >= 4 && (!strcmp(argv[1], "nn784") || !strcmp(argv[1], "nn-fneural"))) {
+        if (md == REPLAY_ONLY) {
+            fprintf(stderr, "dualrev-replay-bench: replay-only is for the "
+                            "scalar programs\n");
+            return 1;
+        }
         return run_arrays(argv[1], md, atol(argv[3]));
+    }
     bench_args a = bench_parse(argc, argv);
     std::vector<double> in, g;
     size_t m = 1;
