@@ -48,7 +48,7 @@ TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # tests run under ThreadSanitizer (the fork-join ones, and recorders in jobs)
 ## TSAN_TESTS: the C tests that make test-tsan runs (their sources)
 TSAN_TESTS   ?= $(wildcard tests/test_parallel*.c tests/test_array_parallel*.c) tests/test_recorder.c \
-                tests/test_external.c tests/test_checkpoint.c
+                tests/test_external.c tests/test_checkpoint.c tests/test_replay_fork.c
 
 # examples/mpi_*.c need MPI: built by make mpi (below), not by make demo
 EXAMPLE_SRC := $(filter-out examples/mpi_%.c,$(wildcard examples/*.c))

@@ -629,22 +629,35 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  * combinations; record nonlinear operations with the scalar operations).
  * Array operations, external functions and checkpointed loops have none
  * yet: a call that would need one answers DR_ENOTSUP, and nothing
- * changes.  Inline recording (dr_rec_begin) and dr_fork are refused
- * (DR_EINVAL) on a handle of order 2.
+ * changes.  Inline recording (dr_rec_begin) is refused (DR_EINVAL) on a
+ * handle of order 2.
  *
  * Jobs.  The order and the record belong to a handle: a child handle of
- * fork-join parallelism starts at order 1 and may raise its own order, so a
- * job can take a derivative of its own nodes with dr_tangent_record (a
- * nested derivative inside a job), at the same time as its siblings; the
- * root may do the same after a dr_join.  What a child recorded for second
- * order goes with its handle at the join: the job's nodes have no rule for
- * the root (a dr_hvp or dr_hessian over them answers DR_ENOTSUP), but every
- * tangent a job recorded is an ordinary node that the root differentiates
- * through.
+ * fork-join parallelism starts at the order of the handle that forked it
+ * and may change its own, so a job can take a derivative of its own nodes
+ * with dr_tangent_record (a nested derivative inside a job), at the same
+ * time as its siblings; the root may do the same after a dr_join.  At the
+ * join, a parent of order 2 takes in what its children recorded for
+ * second order (their nodes and guards): the job graph then has its rules
+ * for the parent and the root, so dr_hvp, dr_hessian and dr_tangent_record
+ * work through forks, and the tape replays (see "replay").  A node a child
+ * recorded at order 1 has no rule there (DR_ENOTSUP, as on the root); a
+ * parent of order 1 at the join keeps nothing of its children's record, as
+ * of its own nodes, though every tangent a job recorded is an ordinary
+ * node that the root differentiates through.  The tangent pass takes the
+ * nodes by id, and the ids of children that recorded at once interleave
+ * as they ran: a Hessian-vector product through such a fork agrees with
+ * another recording's to rounding (with one thread, bit for bit).  While
+ * a child records at
+ * order 2, its record spans the ids its siblings take meanwhile: running
+ * side by side, each child's record holds a place for the nodes of the
+ * siblings that ran beside it (jobs that run one after the other hold
+ * none).
  */
 
 /** Set the handle's order: 2 to record second-order information for the
- *  nodes recorded on it from now on, 1 to stop (the default).  Any time on
+ *  nodes recorded on it from now on, 1 to stop (the default for a root; a
+ *  child handle starts at its parent's order).  Any time on
  *  a root or child handle, but 2 not while the handle is forked or has an
  *  open recorder (DR_EBUSY: neither logs); dr_tape_clear keeps the root's
  *  order.  DR_EINVAL for
@@ -719,8 +732,24 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  * and checkpointed loops (see "checkpointed loops").  Nodes whose value
  * the library never saw - given partials (dr_record1/2/n), statements, an
  * external function without a primal, the inline recorder (refused at
- * order 2 anyway) - and tapes that forked make dr_replay answer
- * DR_ENOTSUP, never a wrong value.
+ * order 2 anyway) - make dr_replay answer DR_ENOTSUP, never a wrong value.
+ *
+ * Forks.  A tape that forked replays like any other where every job
+ * recorded at order 2 (children start at the order of the handle that
+ * forked them, see "second order"): its jobs are evaluated again in
+ * dependency order, to any depth of nesting - the job that forked, then
+ * its children, then the job after the join.  With dr_set_threads(t, n),
+ * n > 1, the children of a fork run at once on the tape's worker pool
+ * (each job's own nodes on one thread, in order), else one after the
+ * other in child order on the calling thread; the values are the same
+ * bits either way, those of a fresh recording at the new inputs.  Children
+ * that were recorded with OpenBLAS held to one thread (see "One thread
+ * budget" under "fork-join parallelism") run so again, so that their
+ * array operations give the same bits.  A guard recorded in a child is
+ * checked like any other, and an input a child recorded is an input of
+ * the root after the join (give its id to dr_replay).  Replaying needs
+ * the root handle with every fork joined (DR_EBUSY while forked, DR_EINVAL
+ * on a child handle).
  *
  * Arrays.  Each array operation's values are recomputed from its operands'
  * values by the code that recorded them (one kernel per primitive, BLAS
@@ -761,24 +790,27 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
 
 /**
  * Evaluate the recorded program again with the inputs x[0..n-1] (input
- * nodes of the root handle t, any order, each at most once) set to
+ * nodes of the root handle t or of its joined children, any order, each
+ * at most once) set to
  * values[0..n-1]; the other inputs keep their values (an input recorded
  * without its value, by dr_input_range or dr_record0, has the one its
  * first use was given).  DR_OK: every node's
  * value and partials are those of a fresh recording at the new inputs, and
  * the adjoints and tangents of earlier sweeps are gone.  Nothing changes
  * when it fails: DR_ERETAPE if a guard's outcome differs at the new inputs;
- * DR_ENOTSUP if the tape holds a node that cannot be replayed (see above),
- * was not recorded at order 2, or forked, or if an operation or comparison
- * was given a value other than its argument node's (a dr_real whose .val
- * the caller changed: replay computes each node from its arguments' node
- * values, and would compute otherwise); DR_EINVAL for a NULL tape, NULL
+ * DR_ENOTSUP if the tape holds a node that cannot be replayed (see above)
+ * or was not recorded at order 2 (in a child job too), or if an operation
+ * or comparison was given a value other than its argument node's (a
+ * dr_real whose .val the caller changed: replay computes each node from
+ * its arguments' node values, and would compute otherwise); DR_EINVAL for a NULL tape, NULL
  * arrays with n > 0, an id that is not an input node of t or comes twice,
- * or a child handle; DR_EBUSY with an open recorder; the sticky
+ * or a child handle; DR_EBUSY with an open recorder or fork; the sticky
  * status if it is set; DR_ENOMEM; the status of a checkpointed loop's step
- * that fails at the new inputs.  The primal callbacks of external
- * functions and the steps of checkpointed loops run during the call (again
- * at the old inputs when it fails after them), on the calling thread.
+ * that fails at the new inputs (the first in the order a sequential replay
+ * meets them).  The primal callbacks of external functions and the steps
+ * of checkpointed loops run during the call (again at the old inputs when
+ * it fails after them), on the calling thread, or for those of child jobs
+ * replayed with more than one thread, on the pool's threads.
  */
 DR_API dr_status dr_replay(dr_tape *t, size_t n, const dr_real *x,
                            const double *values);
@@ -1268,6 +1300,11 @@ DR_API dr_status dr_replay_arrays(dr_tape *t, size_t n, const dr_real *x,
  * first failure, in child order, into the parent's sticky status, so after
  * the last join the root reports it like any other recording failure.
  *
+ * Replay.  A tape recorded at order 2 (the children take the order of the
+ * handle that forked them) replays after its last join: dr_replay
+ * evaluates the job graph again at new inputs, the children of each fork
+ * at once on the worker pool with more than one thread (see "replay").
+ *
  * Reverse pass.  dr_reverse (and dr_gradient, dr_jacobian) on the root sweeps
  * the job graph backwards: the continuation, then the children of each fork,
  * then the job that forked.  With dr_set_threads(t, 1) (the default) every
@@ -1305,7 +1342,8 @@ DR_API dr_status dr_replay_arrays(dr_tape *t, size_t n, const dr_real *x,
 
 /**
  * Fork the current job of handle t (the root or a child handle) into n >= 1
- * child jobs and store their handles in children[0..n-1].  DR_EINVAL if n is
+ * child jobs and store their handles in children[0..n-1], each at t's order
+ * (dr_tape_order).  DR_EINVAL if n is
  * 0, children is NULL or t is a joined handle; DR_EBUSY if t is already
  * forked; DR_ENOMEM if memory runs out (then nothing is forked and t records
  * on as before: the caller may run the children's work on t in order; the
@@ -1315,8 +1353,9 @@ DR_API dr_status dr_fork(dr_tape *t, size_t n, dr_tape **children);
 
 /**
  * Join the children of t's open fork: their jobs become part of t's job
- * graph, their node counts and failures are added to t, their handles become
- * invalid, and t records on in a new job.  DR_EINVAL if t has no open fork;
+ * graph, their node counts and failures are added to t (and, where t is of
+ * order 2, what they recorded for second order and replay), their handles
+ * become invalid, and t records on in a new job.  DR_EINVAL if t has no open fork;
  * DR_EBUSY if a child has an open fork of its own (nothing changes).
  */
 DR_API dr_status dr_join(dr_tape *t);

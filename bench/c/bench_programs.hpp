@@ -127,26 +127,33 @@ static T bench_neural(const T *p)
     return y;
 }
 
+/* one particle of fparticles from its px, py, vx, vy: px * py after
+   PT_STEPS steps */
+template <typename T>
+static T bench_particle(const T *s)
+{
+    T px = s[0], py = s[1], vx = s[2], vy = s[3];
+    for (int k = 0; k < PT_STEPS; k++) {
+        /* a = (-0.5 p) + (-0.2 v), p' = p + dt v, v' = v + dt a */
+        T ax = -0.5 * px + -0.2 * vx;
+        T ay = -0.5 * py + -0.2 * vy;
+        T npx = px + PT_DT * vx, npy = py + PT_DT * vy;
+        vx = vx + PT_DT * ax;
+        vy = vy + PT_DT * ay;
+        px = npx;
+        py = npy;
+    }
+    return px * py;
+}
+
 /* fparticles on the 4 * PT_N inputs x (px, py, vx, vy per particle): the
    right fold of px * py over the particles after PT_STEPS steps */
 template <typename T>
 static T bench_particles(const T *x)
 {
     T fin[PT_N];
-    for (int i = 0; i < PT_N; i++) {
-        T px = x[4 * i], py = x[4 * i + 1], vx = x[4 * i + 2], vy = x[4 * i + 3];
-        for (int k = 0; k < PT_STEPS; k++) {
-            /* a = (-0.5 p) + (-0.2 v), p' = p + dt v, v' = v + dt a */
-            T ax = -0.5 * px + -0.2 * vx;
-            T ay = -0.5 * py + -0.2 * vy;
-            T npx = px + PT_DT * vx, npy = py + PT_DT * vy;
-            vx = vx + PT_DT * ax;
-            vy = vy + PT_DT * ay;
-            px = npx;
-            py = npy;
-        }
-        fin[i] = px * py;
-    }
+    for (int i = 0; i < PT_N; i++)
+        fin[i] = bench_particle(x + 4 * i);
     T y = 0.0;
     for (int i = PT_N; i-- > 0;)
         y = fin[i] + y;

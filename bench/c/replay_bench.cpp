@@ -12,8 +12,14 @@
  *   record2  a fresh recording at order 2 (replayable), then the gradient
  *   record1  the same recording at order 1, then the gradient: what
  *            recording a replayable tape costs is record2 against this
+ *   replay-only  dr_replay alone (checksum: the output's new value)
  * Checksum: the sum of the gradient (Jacobian) entries of the last rep, as
  * every executable of the suite prints it.
+ *
+ * fparticles-fork is fparticles with each particle a job of dr_fork_run
+ * (as fparticles-par records it, here op by op), on BENCH_THREADS threads
+ * (1 or 2, default 1): the replay runs the jobs side by side on the
+ * tape's pool with 2.
  *
  * Array programs (names of their own, size ignored): nn784, the
  * 784-300-100-10 network of nn_array_bench.c on a batch of 64 (three
@@ -30,7 +36,9 @@
 
 #include <vector>
 
-static dr_tape *T;
+/* the handle the operations record on: the root's, or in a job of
+   fparticles-fork the job's own (on the thread that runs it) */
+static thread_local dr_tape *T;
 
 /* an active value of the programs: every operation one dualrev call */
 struct R {
@@ -50,7 +58,7 @@ static inline R exp(const R &a) { return dr_exp(T, a.v); }
 
 #include "bench_programs.hpp"
 
-enum mode { REPLAY, RECORD2, RECORD1 };
+enum mode { REPLAY, RECORD2, RECORD1, REPLAY_ONLY };
 
 static void check(dr_status st, const char *what)
 {
@@ -69,7 +77,7 @@ static void run(enum mode md, program f, size_t n, size_t m, double *in,
                 double *g, long reps)
 {
     std::vector<dr_real> x(n), y(m);
-    if (md == REPLAY) {
+    if (md == REPLAY || md == REPLAY_ONLY) {
         check(dr_tape_set_order(T, 2), "order");
         check(dr_inputs(T, n, in, x.data()), "inputs");
         f(x.data(), y.data(), n);
@@ -79,8 +87,12 @@ static void run(enum mode md, program f, size_t n, size_t m, double *in,
     }
     for (long r = 0; r < reps; r++) {
         bench_clobber(in);
-        if (md == REPLAY) {
+        if (md == REPLAY || md == REPLAY_ONLY) {
             check(dr_replay(T, n, x.data(), in), "replay");
+            if (md == REPLAY_ONLY) {
+                check(dr_value(T, y[0].idx, g), "value");
+                continue;
+            }
         } else {
             dr_tape_clear(T);
             check(dr_inputs(T, n, in, x.data()), "inputs");
@@ -135,6 +147,25 @@ static void p_particles(const dr_real *x, dr_real *y, size_t n)
 {
     std::vector<R> v = active(x, n);
     y[0] = bench_particles(v.data()).v;
+}
+
+/* a particle as a job on its child handle, on any thread */
+static void particle_job(dr_tape *child, size_t i, void *ctx)
+{
+    dr_tape *root = T;
+    T = child;
+    R *s = static_cast<R *>(ctx);
+    s[4 * i] = bench_particle(s + 4 * i);
+    T = root;
+}
+static void p_particles_fork(const dr_real *x, dr_real *y, size_t n)
+{
+    std::vector<R> v = active(x, n);
+    check(dr_fork_run(T, PT_N, particle_job, v.data()), "dr_fork_run");
+    R acc = 0.0;
+    for (int i = PT_N; i-- > 0;)
+        acc = v[4 * i] + acc;
+    y[0] = acc.v;
 }
 
 /* ---------------------------------------------------- array programs */
@@ -251,17 +282,24 @@ int main(int argc, char **argv)
     enum mode md = !ms || !*ms || !strcmp(ms, "replay") ? REPLAY
                    : !strcmp(ms, "record2")             ? RECORD2
                    : !strcmp(ms, "record1")             ? RECORD1
+                   : !strcmp(ms, "replay-only")         ? REPLAY_ONLY
                                                         : (enum mode)-1;
     if ((int)md < 0) {
         fprintf(stderr, "dualrev-replay-bench: REPLAY_BENCH_MODE is replay, "
-                        "record2 or record1\n");
+                        "replay-only, record2 or record1\n");
         return 1;
     }
     T = dr_tape_new();
     if (!T)
         return 4;
-    if (argc >= 4 && (!strcmp(argv[1], "nn784") || !strcmp(argv[1], "nn-fneural")))
+    if (argc >= 4 && (!strcmp(argv[1], "nn784") || !strcmp(argv[1], "nn-fneural"))) {
+        if (md == REPLAY_ONLY) {
+            fprintf(stderr, "dualrev-replay-bench: replay-only is for the "
+                            "scalar programs\n");
+            return 1;
+        }
         return run_arrays(argv[1], md, atol(argv[3]));
+    }
     bench_args a = bench_parse(argc, argv);
     std::vector<double> in, g;
     size_t m = 1;
@@ -295,10 +333,15 @@ int main(int argc, char **argv)
         f = p_neural;
         break;
     case P_FPARTICLES:
-    case P_FPARTICLES_FORK: /* the sequential program */
         in.resize(4 * PT_N);
         bench_particle_inputs(in.data());
         f = p_particles;
+        break;
+    case P_FPARTICLES_FORK:
+        in.resize(4 * PT_N);
+        bench_particle_inputs(in.data());
+        f = p_particles_fork;
+        check(dr_set_threads(T, (unsigned)a.threads), "dr_set_threads");
         break;
     default:
         fprintf(stderr, "dualrev-replay-bench: %s not implemented\n", argv[1]);

@@ -24,7 +24,7 @@ static void release(dr_tape *R);
 
 /* the lower layers reach the jobs through these (tape.h) */
 static const dr_tape_hooks hooks = {release, dr__sweep_forks,
-                                    dr__forward_forks};
+                                    dr__forward_forks, dr__replay_forks};
 
 /* the jobs state of root R, made at its first fork */
 static dr_par *par_get(dr_tape *R)
@@ -124,8 +124,6 @@ static dr_status fork_impl(dr_tape *t, size_t n, dr_hist **out)
     dr_status st = check_forkable(t);
     if (st != DR_OK)
         return st;
-    if (t->order > 1)
-        return DR_EINVAL; /* the log is the handle's: a job's own */
     if (n == 0 || n > (SIZE_MAX - sizeof(dr_hist)) / sizeof(dr_kid) / 2)
         return DR_EINVAL;
     dr_tape *R = t->root;
@@ -167,6 +165,10 @@ static dr_status fork_impl(dr_tape *t, size_t n, dr_hist **out)
         h->root = R;
         h->up = H;
         h->threads = 0;
+        /* a job records at the order of the job that forked it, so that
+           a program recorded for replay stays one with its forks */
+        if (t->order > 1)
+            dr__oplog_child(h, t->order, H->mark);
     }
     t->fork = H;
     t->state |= DR_ST_FORKED;
@@ -189,8 +191,50 @@ dr_status dr_fork(dr_tape *t, size_t n, dr_tape **children)
         children[i] = H->kids[i].handle;
     /* the children may record at once on the caller's threads */
     dr__blas_solo_hold();
-    H->blas_solo = true;
+    H->blas_solo = H->rec_solo = true;
     return DR_OK;
+}
+
+/* each chunk of the task whose last job is c with history h, through fn;
+   false as soon as fn says so */
+static bool task_chunks(dr_chunk *c, dr_hist *h, dr_tape *t, const dr_tape *kid,
+                        bool (*fn)(dr_tape *, const dr_tape *, dr_chunk *))
+{
+    for (;;) {
+        for (; c; c = c->prev)
+            if (!fn(t, kid, c))
+                return false;
+        if (!h)
+            return true;
+        for (size_t i = 0; i < h->n; i++)
+            if (!task_chunks(h->kids[i].chunk, h->kids[i].hist, t, kid, fn))
+                return false;
+        c = h->before_chunk;
+        h = h->before_hist;
+    }
+}
+
+static bool adopt_chunk(dr_tape *t, const dr_tape *kid, dr_chunk *c)
+{
+    return dr__oplog_adopt(t, kid, c->first, c->n);
+}
+
+/* a parent of order 2 takes the log entries and guards of its children's
+   nodes (record.h, "fork-join at order 2"); of order 1 it keeps none, as
+   for its own nodes.  Memory running out fails t: its log is then not
+   whole, and the tape is not used again before a clear. */
+static void adopt_logs(dr_tape *t, dr_hist *H, int64_t end)
+{
+    if (t->order < 2)
+        return;
+    bool ok = dr__oplog_cover(t, H->mark, end);
+    for (size_t i = 0; ok && i < H->n; i++) {
+        dr_kid *k = &H->kids[i];
+        ok = task_chunks(k->chunk, k->hist, t, k->handle, adopt_chunk) &&
+             dr__guards_adopt(t, k->handle);
+    }
+    if (!ok)
+        dr__fail(t, DR_ENOMEM);
 }
 
 dr_status dr_join(dr_tape *t)
@@ -210,6 +254,12 @@ dr_status dr_join(dr_tape *t)
             h->chunk->n = (size_t)(h->cur - h->chunk->nodes);
         k->chunk = h->chunk;
         k->hist = h->hist;
+    }
+    int64_t end = __atomic_load_n(&t->root->reserved, __ATOMIC_RELAXED);
+    adopt_logs(t, H, end);
+    for (size_t i = 0; i < H->n; i++) {
+        dr_kid *k = &H->kids[i];
+        dr_tape *h = k->handle;
         t->len += h->len;
         if (h->exts) {
             dr_ext *e = h->exts;
@@ -228,7 +278,7 @@ dr_status dr_join(dr_tape *t)
         if (h->status != DR_OK)
             dr__fail(t, h->status); /* first error in child order */
         h->state = DR_ST_DEAD;
-        dr__logs_free(h); /* its nodes are the parent's now, without rules */
+        dr__logs_free(h); /* its nodes are the parent's now */
         h->cur = h->end = NULL;
         h->chunk = NULL;
         h->hist = NULL;
@@ -246,7 +296,7 @@ dr_status dr_join(dr_tape *t)
     t->chunk = NULL;
     t->cur = t->end = NULL;
     t->hist = H;
-    t->next = __atomic_load_n(&t->root->reserved, __ATOMIC_RELAXED);
+    t->next = end;
     return DR_OK;
 }
 
@@ -296,6 +346,7 @@ dr_status dr_fork_run(dr_tape *t, size_t n,
     H->ctx = ctx;
     dr_par *P = t->root->parallel;
     if (n > 1 && dr__pool_ensure(&P->pool)) {
+        H->rec_solo = true;
         dr__blas_solo_hold();
         dr__kids_run(P, H, 0, false, run_fn);
         dr__blas_solo_release();

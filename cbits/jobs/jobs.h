@@ -94,6 +94,7 @@ struct dr_kid {
     dr_hist *hist;       /* after join: history of the final job          */
     dr_anc_log log;      /* during a parallel sweep: its adds into the
                             ancestors, until the forking task adds them  */
+    dr_status replayed;  /* during a replay: how its task's replay ended */
 };
 struct dr_hist {
     dr_chunk *before_chunk; /* the job that forked: its newest chunk ...  */
@@ -106,6 +107,9 @@ struct dr_hist {
     void *ctx;
     bool blas_solo;         /* dr_fork took a BLAS hold; the join gives
                                it back (blas_threads.c)                  */
+    bool rec_solo;          /* the children recorded under a BLAS hold:
+                               a replay runs them under one too, for the
+                               same bits                                 */
     dr_kid kids[];
 };
 
@@ -126,6 +130,7 @@ typedef struct dr_par {
     dr_tape *hfree;        /* joined child handles for reuse             */
     double *adj;           /* the running sweep's adjoint array          */
     bool use_pool;         /* the running sweep uses the pool            */
+    void *replay_pass;     /* the running replay's dr_replay_pass        */
 } dr_par;
 
 /* fork.c */
@@ -147,6 +152,10 @@ DR_HIDDEN dr_status dr__sweep_forks(dr_tape *root, double *adj);
 
 /* forward_history.c: the forward_history hook (tape/tape.h) */
 DR_HIDDEN dr_status dr__forward_forks(dr_tape *root, void *ctx);
+
+/* replay_history.c: the replay_history hook (tape/tape.h) */
+DR_HIDDEN dr_status dr__replay_forks(dr_tape *root, void *pass,
+                                     bool parallel);
 
 /* blas_threads.c: while a hold is open (any tape), OpenBLAS runs
    single-threaded; holds nest and are counted process-wide */

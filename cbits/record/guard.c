@@ -11,27 +11,48 @@
 #include <math.h>
 #include <stdint.h>
 
-/* room for one more guard on t; false (and t failed) when memory runs out */
-static bool guard_room(dr_tape *t)
+/* room for k more guards on t; false when memory runs out */
+static bool guards_room(dr_tape *t, size_t k)
 {
-    if (t->guards_n < t->guards_cap)
+    if (k <= t->guards_cap - t->guards_n)
         return true;
     size_t cap = t->guards_cap ? 2 * t->guards_cap : 64;
-    if (cap > SIZE_MAX / sizeof(dr_guard)) {
-        dr__fail(t, DR_ENOMEM);
-        return false;
+    while (cap - t->guards_n < k) {
+        if (cap > SIZE_MAX / sizeof(dr_guard) / 2)
+            return false;
+        cap *= 2;
     }
-    dr_guard *p = dr__malloc(cap * sizeof *p);
-    if (!p) {
-        dr__fail(t, DR_ENOMEM);
+    if (cap > SIZE_MAX / sizeof(dr_guard))
         return false;
-    }
+    dr_guard *p = dr__log_alloc(t, cap * sizeof *p);
+    if (!p)
+        return false;
     if (t->guards_n)
         memcpy(p, t->guards, t->guards_n * sizeof *p);
-    dr__free(t->guards);
+    dr__log_free(t, t->guards);
     dr__bytes_add(t, (ptrdiff_t)((cap - t->guards_cap) * sizeof *p));
     t->guards = p;
     t->guards_cap = cap;
+    return true;
+}
+
+/* room for one more guard on t; false (and t failed) when memory runs out */
+static bool guard_room(dr_tape *t)
+{
+    if (guards_room(t, 1))
+        return true;
+    dr__fail(t, DR_ENOMEM);
+    return false;
+}
+
+bool dr__guards_adopt(dr_tape *t, const dr_tape *kid)
+{
+    if (!guards_room(t, kid->guards_n))
+        return false;
+    if (kid->guards_n)
+        memcpy(t->guards + t->guards_n, kid->guards,
+               kid->guards_n * sizeof *kid->guards);
+    t->guards_n += kid->guards_n;
     return true;
 }
 

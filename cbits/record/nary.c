@@ -111,7 +111,9 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
     }
     dr_idx id = dr__record_ext(t, &x->hdr);
     if (dr__order2(t) && id != DR_NONE)
-        dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
+        dr__oplog_terms(dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, 0.0, DR_NONE,
+                                  DR_NONE),
+                        &x->hdr);
     return id;
 }
 
@@ -165,7 +167,9 @@ dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
     }
     dr_idx id = dr__record_ext(t, &x->hdr);
     if (dr__order2(t) && id != DR_NONE)
-        dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, 0.0, DR_NONE, DR_NONE);
+        dr__oplog_terms(dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, 0.0, DR_NONE,
+                                  DR_NONE),
+                        &x->hdr);
     return id;
 }
 
@@ -290,8 +294,9 @@ static dr_real sumn(dr_tape *t, size_t n, const dr_real *xs,
     /* a term given a value other than its node's would replay otherwise:
        then the node is one of given partials (linear all the same) */
     if (dr__order2(t) && r.idx != DR_NONE)
-        dr__oplog(t, r.idx, logged ? DR_OPC_SUMN : DR_OPC_NARY, 0.0, 0.0, s,
-                  DR_NONE, DR_NONE);
+        dr__oplog_terms(dr__oplog(t, r.idx, logged ? DR_OPC_SUMN : DR_OPC_NARY,
+                                  0.0, 0.0, s, DR_NONE, DR_NONE),
+                        &x->nx.hdr);
     return r;
 }
 

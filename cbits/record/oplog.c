@@ -18,7 +18,7 @@ dr_status dr_tape_set_order(dr_tape *t, int order)
     if (order == 2 && t->order < 2) {
         if (t->oplog_n == 0) {
             /* the log starts here: the nodes before it have no entry */
-            t->oplog_lo = t->next;
+            t->oplog_lo = t->oplog_start = t->next;
         } else if (t->next > t->oplog_lo + t->oplog_n) {
             /* the nodes recorded at order 1 since the log's last entry
                have no rule: the log would otherwise take them for gaps
@@ -50,6 +50,37 @@ dr_idx dr_tape_mark(const dr_tape *t)
     return t ? t->base + t->next : DR_NONE;
 }
 
+void *dr__log_alloc(dr_tape *t, size_t bytes)
+{
+    bool shared = dr__shared(t);
+    if (shared)
+        dr__lock(t->root);
+    void *p = dr__malloc(bytes);
+    if (shared)
+        dr__unlock(t->root);
+    return p;
+}
+
+void dr__log_free(dr_tape *t, void *p)
+{
+    bool shared = dr__shared(t);
+    if (shared)
+        dr__lock(t->root);
+    dr__free(p);
+    if (shared)
+        dr__unlock(t->root);
+}
+
+/* A child's log begins at its first entry, r: the ids its siblings took
+   before it are not its to hold (children run one after another would
+   otherwise each hold entries for all the ones before).  The root's
+   begins where its order was set, as the replay of a whole tape needs. */
+static void log_begin(dr_tape *t, int64_t r)
+{
+    if (t->oplog_n == 0 && t->root != t && r > t->oplog_lo)
+        t->oplog_lo = r;
+}
+
 /* room for the entry of relative id r (r >= t->oplog_lo), the ids skipped
    since the last entry marked as gaps */
 static bool reserve(dr_tape *t, int64_t r)
@@ -62,12 +93,12 @@ static bool reserve(dr_tape *t, int64_t r)
                 return false;
             cap *= 2;
         }
-        dr_oplog *p = dr__malloc(cap * sizeof *p);
+        dr_oplog *p = dr__log_alloc(t, cap * sizeof *p);
         if (!p)
             return false;
         if (t->oplog_n > 0)
             memcpy(p, t->oplog, (size_t)t->oplog_n * sizeof *p);
-        dr__free(t->oplog);
+        dr__log_free(t, t->oplog);
         dr__bytes_add(t, (ptrdiff_t)((cap - t->oplog_cap) * sizeof *p));
         t->oplog = p;
         t->oplog_cap = cap;
@@ -84,7 +115,10 @@ dr_oplog *dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y,
                     double v, dr_idx a, dr_idx b)
 {
     int64_t r, ra = -1, rb = -1;
-    if (!dr__rel_arg(t, id, &r) || r < t->oplog_lo)
+    if (!dr__rel_arg(t, id, &r))
+        return NULL;
+    log_begin(t, r);
+    if (r < t->oplog_lo)
         return NULL;
     if (a != DR_NONE)
         dr__rel_arg(t, a, &ra);
@@ -107,7 +141,10 @@ dr_oplog *dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y,
 
 void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n, const double *values)
 {
-    if (n == 0 || r < t->oplog_lo)
+    if (n == 0)
+        return;
+    log_begin(t, r);
+    if (r < t->oplog_lo)
         return;
     if (!reserve(t, r + (int64_t)n - 1)) {
         dr__fail(t, DR_ENOMEM);
@@ -128,17 +165,55 @@ void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n, const double *values)
    join) */
 void dr__logs_free(dr_tape *t)
 {
-    dr__free(t->oplog);
+    dr__log_free(t, t->oplog);
     if (t->oplog_cap)
         dr__bytes_add(t, -(ptrdiff_t)(t->oplog_cap * sizeof(dr_oplog)));
-    dr__free(t->guards);
+    dr__log_free(t, t->guards);
     if (t->guards_cap)
         dr__bytes_add(t, -(ptrdiff_t)(t->guards_cap * sizeof(dr_guard)));
     t->oplog = NULL;
     t->oplog_cap = 0;
     t->oplog_n = 0;
     t->oplog_lo = 0;
+    t->oplog_start = 0;
     t->guards = NULL;
     t->guards_n = t->guards_cap = 0;
     t->order = 0;
+}
+
+const dr_oplog dr__gap_entry; /* DR_OPC_GAP, no arguments */
+
+void dr__oplog_child(dr_tape *kid, unsigned order, int64_t mark)
+{
+    kid->order = order;
+    kid->oplog_lo = kid->oplog_start = mark;
+}
+
+bool dr__oplog_cover(dr_tape *t, int64_t lo, int64_t end)
+{
+    log_begin(t, lo);
+    return end <= t->oplog_lo || reserve(t, end - 1);
+}
+
+bool dr__oplog_adopt(dr_tape *t, const dr_tape *kid, int64_t first,
+                     size_t n)
+{
+    if (n == 0)
+        return true;
+    if (first < t->oplog_lo || !reserve(t, first + (int64_t)n - 1))
+        return false;
+    dr_oplog *d = &t->oplog[first - t->oplog_lo];
+    for (size_t i = 0; i < n; i++) {
+        const dr_oplog *e = dr__oplog_at(kid, first + (int64_t)i);
+        if (e && e->op != DR_OPC_GAP) {
+            d[i] = *e;
+        } else {
+            /* a node the child recorded at order 1: no rule (a gap
+               would read as a node whose tangent is zero) */
+            memset(&d[i], 0, sizeof d[i]);
+            d[i].op = DR_OPC_NONE;
+            d[i].ra = d[i].rb = -1;
+        }
+    }
+    return true;
 }

@@ -381,7 +381,8 @@ enum dr_opc {
 typedef struct dr_oplog {
     double x, y;   /* argument values (LINEAR: the partials; INPUT: x is
                       1 where v is the input's value, 0 where the
-                      library was not given it)                        */
+                      library was not given it; NARY, SUMN: x holds
+                      the record, dr__oplog_terms)                     */
     double v;      /* the node's value                                */
     int64_t ra, rb; /* relative ids of the arguments, -1: a constant  */
     int32_t op;    /* enum dr_opc                                     */
@@ -398,11 +399,16 @@ static inline bool dr__order2(const dr_tape *t)
    log fails the tape (DR_ENOMEM) */
 DR_HIDDEN dr_oplog *dr__oplog(dr_tape *t, dr_idx id, int op, double x,
                               double y, double v, dr_idx a, dr_idx b);
+/* what a child's log holds for the ids between where it began to log and
+   its first entry (siblings' ids): a gap */
+DR_HIDDEN extern const dr_oplog dr__gap_entry;
 /* the entry of relative id r in the handle's log (NULL: none) */
 static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
 {
     int64_t i = r - t->oplog_lo;
-    return r >= 0 && i >= 0 && i < t->oplog_n ? &t->oplog[i] : NULL;
+    if (r >= 0 && i >= 0 && i < t->oplog_n)
+        return &t->oplog[i];
+    return r >= t->oplog_start && i < 0 ? &dr__gap_entry : NULL;
 }
 /* Is v, a value given for the argument of relative id r, the one the log
    holds for r?  Bit for bit, as replay (which reads arguments' values from
@@ -430,11 +436,47 @@ static inline bool dr__logged_as(dr_tape *t, int64_t r, double v)
         return true;
     return dr__same_logged(t->oplog, i, v);
 }
+/* An n-ary node's entry (DR_OPC_NARY, DR_OPC_SUMN) keeps its record's
+   address in the bytes of x, as a node keeps an ext record's: the tangent
+   pass reads its terms there, wherever in the job graph its node lies */
+static inline void dr__oplog_terms(dr_oplog *e, dr_ext *x)
+{
+    if (e)
+        memcpy(&e->x, &x, sizeof x);
+}
+static inline dr_ext *dr__oplog_terms_of(const dr_oplog *e)
+{
+    dr_ext *x;
+    memcpy(&x, &e->x, sizeof x);
+    return x;
+}
 /* log n inputs from relative id r on (values NULL: not given) */
 DR_HIDDEN void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n,
                                 const double *values);
+/* the memory of logs and guards: from any thread while the tape is
+   shared, so under its lock (a user's allocator is never entered by two
+   threads of one tape at once) */
+DR_HIDDEN void *dr__log_alloc(dr_tape *t, size_t bytes);
+DR_HIDDEN void dr__log_free(dr_tape *t, void *p);
 /* free a child handle's log and guards when the handle goes (its join) */
 DR_HIDDEN void dr__logs_free(dr_tape *t);
+/*
+ * Fork-join at order 2.  A child handle starts at the order of the handle
+ * that forked (dr__oplog_child, its log beginning at the fork's mark), and
+ * at dr_join a parent of order 2 takes its children's entries into its own
+ * log: dr__oplog_cover makes the log hold relative ids lo .. end-1 (lo the
+ * fork's mark, end the id counter after the join), then dr__oplog_adopt
+ * copies kid's entries of the nodes first .. first+n-1 (a chunk's), those
+ * the child recorded at order 1 as DR_OPC_NONE, and dr__guards_adopt
+ * appends kid's guards.  The root's log so holds every node of the job
+ * graph by relative id, the order in which a node's arguments always come
+ * before it.  false when memory runs out.
+ */
+DR_HIDDEN void dr__oplog_child(dr_tape *kid, unsigned order, int64_t mark);
+DR_HIDDEN bool dr__oplog_cover(dr_tape *t, int64_t lo, int64_t end);
+DR_HIDDEN bool dr__oplog_adopt(dr_tape *t, const dr_tape *kid, int64_t first,
+                               size_t n);
+DR_HIDDEN bool dr__guards_adopt(dr_tape *t, const dr_tape *kid);
 
 /* dr__oplog for the node just recorded, whose arguments were checked when
    it was: the log's next entry written in line; a skip over ids no node

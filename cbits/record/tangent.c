@@ -155,27 +155,13 @@ static dr_real value_node(const dr_tape *t, int64_t r, double v)
     return a;
 }
 
-/* the node at relative id r (lo <= r <= hi), NULL for an id no node took;
-   the open chunk's n is brought up to date only when it is closed or the
-   position saved, so its nodes are those below the cursor */
-static const dr_node *node_at(const dr_tape *t, int64_t r)
+/* the terms of an n-ary node's record (argument ids and partials), from
+   its entry e; false where it has none */
+static bool nary_terms(const dr_oplog *e, size_t *n, const int64_t **args,
+                       const double **ps)
 {
-    for (const dr_chunk *c = t->chunk; c; c = c->prev) {
-        size_t n = c == t->chunk ? (size_t)(t->cur - c->nodes) : c->n;
-        if (r >= c->first && r < c->first + (int64_t)n)
-            return &c->nodes[r - c->first];
-    }
-    return NULL;
-}
-
-/* the terms of node r's n-ary record (argument ids and partials); false
-   where it has none */
-static bool nary_terms(const dr_tape *t, int64_t r, size_t *n,
-                       const int64_t **args, const double **ps)
-{
-    const dr_node *nd = node_at(t, r);
-    return nd && nd->a == DR_EXT_TAG &&
-           dr__nary_parts(dr__node_ext(nd), n, args, ps);
+    const dr_ext *x = dr__oplog_terms_of(e);
+    return x && dr__nary_parts(x, n, args, ps);
 }
 
 static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
@@ -192,7 +178,7 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!nary_terms(t, r, &n, &args, &ps))
+        if (!nary_terms(e, &n, &args, &ps))
             return ZERO;
         dr_real s = ZERO;
         for (size_t i = 0; i < n; i++)
@@ -205,7 +191,7 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!nary_terms(t, r, &n, &args, &ps))
+        if (!nary_terms(e, &n, &args, &ps))
             return ZERO;
         dr_real buf[64], s = ZERO;
         size_t k = 0;

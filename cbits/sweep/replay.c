@@ -144,24 +144,83 @@ static __attribute__((noinline, cold)) dr_status replay_ext(dr_oplog *log,
     return st;
 }
 
-/* every node in recording order; a hook's failure stops it */
-static dr_status replay_all(dr_tape *t, dr_chunk **chunks, size_t nc)
+/* the nodes of chunk c in recording order; a hook's failure stops it */
+static dr_status replay_chunk(dr_tape *t, dr_chunk *c)
 {
     dr_oplog *log = t->oplog;
-    for (size_t k = 0; k < nc; k++) {
-        dr_chunk *c = chunks[k];
-        size_t n = used(t, c);
-        for (size_t i = c->lead; i < n; i++) {
-            int64_t r = c->first + (int64_t)i;
-            int32_t op = log[r].op;
-            if (DR_LIKELY(op >= DR_OPC_powi)) { /* a rule of scalar_rules.h */
-                replay_node(log, r, &c->nodes[i]);
-            } else if (op == DR_OPC_EXT || op == DR_OPC_SUMN) {
-                dr_status st = replay_ext(log, r, &c->nodes[i]);
-                if (st != DR_OK)
-                    return st;
-            } /* (inputs and gaps: nothing; external outputs: their call) */
+    size_t n = used(t, c);
+    for (size_t i = c->lead; i < n; i++) {
+        int64_t r = c->first + (int64_t)i;
+        int32_t op = log[r].op;
+        if (DR_LIKELY(op >= DR_OPC_powi)) { /* a rule of scalar_rules.h */
+            replay_node(log, r, &c->nodes[i]);
+        } else if (op == DR_OPC_EXT || op == DR_OPC_SUMN) {
+            dr_status st = replay_ext(log, r, &c->nodes[i]);
+            if (st != DR_OK)
+                return st;
+        } /* (inputs and gaps: nothing; external outputs: their call) */
+    }
+    return DR_OK;
+}
+
+static dr_status check_chunk(dr_tape *t, const dr_chunk *c);
+
+/* what a replay of a job graph does per job (sweep.h) */
+struct dr_replay_pass {
+    dr_tape *t;
+    bool check; /* look whether each node can replay, not replay it */
+};
+
+/* chunks of a job taken oldest first in batches, as forward.c */
+#define BATCH 256
+
+dr_status dr__replay_job(dr_chunk *newest, dr_replay_pass *p)
+{
+    size_t total = 0;
+    for (dr_chunk *c = newest; c; c = c->prev)
+        total++;
+    dr_chunk *buf[BATCH];
+    size_t done = 0; /* oldest chunks done */
+    while (done < total) {
+        size_t left = total - done; /* chunks 0 .. left-1, newest first */
+        size_t lo = left > BATCH ? left - BATCH : 0;
+        dr_chunk *c = newest;
+        for (size_t i = 0; i < lo; i++)
+            c = c->prev;
+        size_t nb = 0;
+        for (; nb < left - lo; c = c->prev)
+            buf[nb++] = c;
+        for (size_t i = nb; i-- > 0;) {
+            dr_status st = p->check ? check_chunk(p->t, buf[i])
+                                    : replay_chunk(p->t, buf[i]);
+            if (st != DR_OK)
+                return st;
         }
+        done += nb;
+    }
+    return DR_OK;
+}
+
+/* a tape that forked: the jobs before its last join through the jobs
+   layer's hook (children side by side where replaying and the pool
+   runs), then its current job */
+static dr_status job_graph(dr_tape *t, bool check)
+{
+    dr_replay_pass p = {t, check};
+    dr_status st = t->hooks->replay_history(t, &p, !check);
+    return st != DR_OK ? st : dr__replay_job(t->chunk, &p);
+}
+
+/* every node in recording order (in an order where each comes after its
+   arguments, for a job graph); a hook's failure stops it */
+static dr_status replay_all(dr_tape *t, dr_chunk **chunks, size_t nc)
+{
+    if (t->hist)
+        return job_graph(t, false);
+    for (size_t k = 0; k < nc; k++) {
+        dr_status st = replay_chunk(t, chunks[k]);
+        if (st != DR_OK)
+            return st;
     }
     return DR_OK;
 }
@@ -203,40 +262,55 @@ static bool same_value(dr_oplog *log, int64_t r, double v)
     return r < 0 || dr__same_logged(log, r, v);
 }
 
-/* can every node of t be replayed? */
-static dr_status replayable(dr_tape *t, dr_chunk **chunks, size_t nc)
+/* can every node of chunk c be replayed? */
+static dr_status check_chunk(dr_tape *t, const dr_chunk *c)
 {
     dr_oplog *log = t->oplog;
-    for (size_t k = 0; k < nc; k++) {
-        const dr_chunk *c = chunks[k];
-        size_t n = used(t, c);
-        for (size_t i = 0; i < n; i++) {
-            const dr_oplog *e = &log[c->first + (int64_t)i];
-            switch (e->op) {
-            case DR_OPC_INPUT:
-                break;
-            case DR_OPC_NONE:
-            case DR_OPC_LINEAR:
-            case DR_OPC_NARY:
-            case DR_OPC_GAP: /* (a node, yet no entry: recorded at order 1) */
+    size_t n = used(t, c);
+    for (size_t i = 0; i < n; i++) {
+        const dr_oplog *e = &log[c->first + (int64_t)i];
+        switch (e->op) {
+        case DR_OPC_INPUT:
+            break;
+        case DR_OPC_NONE:
+        case DR_OPC_LINEAR:
+        case DR_OPC_NARY:
+        case DR_OPC_GAP: /* (a node, yet no entry: recorded at order 1) */
+            return DR_ENOTSUP;
+        case DR_OPC_EXT:    /* (logged so only with a replay hook) */
+        case DR_OPC_SUMN:
+        case DR_OPC_EXTOUT: /* (its call's entry says) */
+            break;
+        default:
+            if (!same_value(log, e->ra, e->x) || !same_value(log, e->rb, e->y))
                 return DR_ENOTSUP;
-            case DR_OPC_EXT:    /* (logged so only with a replay hook) */
-            case DR_OPC_SUMN:
-            case DR_OPC_EXTOUT: /* (its call's entry says) */
-                break;
-            default:
-                if (!same_value(log, e->ra, e->x) || !same_value(log, e->rb, e->y))
-                    return DR_ENOTSUP;
-                break;
-            }
+            break;
         }
     }
-    for (size_t i = 0; i < t->guards_n; i++) {
+    return DR_OK;
+}
+
+/* can every node of t be replayed, and every guard checked?  (The
+   chunks in order for a tape that never forked; false if memory runs
+   out.) */
+static dr_status replayable(dr_tape *t)
+{
+    dr_status st = DR_OK;
+    if (t->hist) {
+        st = job_graph(t, true);
+    } else if (!chunks_in_order(t)) {
+        st = DR_ENOMEM;
+    } else {
+        for (size_t k = 0; st == DR_OK && k < t->replay_nchunks; k++)
+            st = check_chunk(t, t->replay_chunks[k]);
+    }
+    dr_oplog *log = t->oplog;
+    for (size_t i = 0; st == DR_OK && i < t->guards_n; i++) {
         const dr_guard *g = &t->guards[i];
         if (!same_value(log, g->ra, g->x) || !same_value(log, g->rb, g->y))
-            return DR_ENOTSUP;
+            st = DR_ENOTSUP;
     }
-    return DR_OK;
+    return st;
 }
 
 /* the entry of the given input x (an input node), or NULL */
@@ -348,8 +422,6 @@ static dr_status replay_inputs(dr_tape *t, size_t n, const dr_real *x,
         return DR_EBUSY;
     if (t->status != DR_OK)
         return t->status;
-    if (t->hist)
-        return DR_ENOTSUP; /* a job graph: not replayed yet */
     if (t->next > 0 && (t->oplog_lo != 0 || t->oplog_n < t->next))
         return DR_ENOTSUP; /* nodes recorded at order 1 */
     if (!inputs_room(t, n))
@@ -372,10 +444,7 @@ static dr_status replay_inputs(dr_tape *t, size_t n, const dr_real *x,
        back the inputs it can, not borrowed memory written in place, so the
        check would no longer see the recorded point) */
     if (st == DR_OK && t->replay_ok != t->next) {
-        if (!chunks_in_order(t))
-            st = DR_ENOMEM;
-        else
-            st = replayable(t, t->replay_chunks, t->replay_nchunks);
+        st = replayable(t);
         if (st == DR_OK)
             t->replay_ok = t->next;
     }

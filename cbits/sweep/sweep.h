@@ -71,6 +71,13 @@ DR_HIDDEN bool dr__adj_range(const dr_tape *t, dr_idx first, size_t n,
 DR_HIDDEN void dr__adj_read(const dr_tape *t, int64_t r, size_t n,
                             double *out);
 
+/* replay.c: what a replay does per job of a job graph (dr_replay, the
+   replay_history hook of tape.h): the nodes of the job whose newest chunk
+   is newest, oldest first, replayed or checked (pass says which); the
+   first hook's failure.  Jobs of a fork's children may run at once. */
+typedef struct dr_replay_pass dr_replay_pass;
+DR_HIDDEN dr_status dr__replay_job(dr_chunk *newest, dr_replay_pass *p);
+
 /* forward.c: tangents, oldest node first (forward and vector mode) */
 /* every ext node kind recorded on t has a forward rule (the kinds that may
    lack one, array nodes, are all on t->exts) */

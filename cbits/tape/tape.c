@@ -145,6 +145,7 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->adj_valid = 0;
     t->oplog_n = 0;
     t->oplog_lo = 0;
+    t->oplog_start = 0;
     t->guards_n = 0;
     t->fe_ranges_n = 0;
     t->fe_cursor = 0;

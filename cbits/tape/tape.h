@@ -124,7 +124,7 @@ typedef struct dr_hist dr_hist;
  * What a higher layer hangs on a root tape so that the layers below can
  * reach it without calling up (cbits/README.md, "hooks").  The jobs layer
  * sets them at a tape's first fork; NULL before, when there is nothing
- * above to reach.  Both are cold: once per tape, once per sweep.
+ * above to reach.  All are cold: once per tape, once per sweep or replay.
  */
 typedef struct dr_tape_hooks {
     /* dr_tape_free, before the storage goes: stop the workers, free the
@@ -138,6 +138,12 @@ typedef struct dr_tape_hooks {
        (ctx is the sweep layer's dr_fsweep); DR_ENOTSUP if a node had no
        forward rule */
     dr_status (*forward_history)(dr_tape *root, void *ctx);
+    /* dr_replay (sweep/replay.c): the jobs before the root's last join,
+       each after every job it may read, each through dr__replay_job (pass
+       is the sweep layer's dr_replay_pass); where `parallel`, the children
+       of a fork at once on the pool if it runs.  The first failure of a
+       job (in the order a sequential replay meets them) */
+    dr_status (*replay_history)(dr_tape *root, void *pass, bool parallel);
 } dr_tape_hooks;
 
 /*
@@ -210,6 +216,10 @@ struct dr_tape {
                                2, by relative id (record/oplog.c)     */
     size_t oplog_cap;  /* record: entries allocated                       */
     int64_t oplog_lo;  /* record: the relative id of entry 0              */
+    int64_t oplog_start; /* record: where the handle began to log; a child's
+                            log holds entries from its first one on
+                            (oplog_lo), and the ids between are no node of
+                            its (siblings')                              */
     int64_t oplog_n;   /* record: relative ids oplog_lo .. oplog_lo +
                           oplog_n - 1 have an entry                       */
     dr_fe_range *fe_ranges; /* record: [root] the input ranges of

@@ -445,6 +445,25 @@ void level_start(level *lv, dr_tape *h)
     memset(&lv->bad, 0, sizeof lv->bad);
 }
 
+/* a child's level: it starts at its parent's order at the fork */
+static void child_start(level *lv, dr_tape *h, const level *parent)
+{
+    level_start(lv, h);
+    lv->order = parent->korder;
+    if (lv->order == 2)
+        lv->o1_from = DR_NONE;
+}
+
+/* a child ends: a parent of order 2 takes in its record at the join, so
+   the child's nodes without a rule are the parent's.  Where they lie
+   among its siblings' ids is not followed: not known from then on */
+static void child_end(level *parent, const level *kid)
+{
+    if (kid->bad.n || kid->bad.lost ||
+        (kid->order == 1 && kid->o1_from != DR_NONE))
+        parent->bad.lost = true;
+}
+
 /* ------------------------------------------------------- op: inputs */
 
 static void op_input(rd *r)
@@ -2388,15 +2407,10 @@ static void op_fork(rd *r)
             check_sticky("dr_fork (recorder open)", lv->h, &lv->hs);
             return;
         }
-        if (lv->order == 2) { /* jobs log nothing for second order */
-            CHECK(st == DR_EINVAL, "dr_fork on a handle of order 2: %s",
-                  sn(st));
-            check_sticky("dr_fork (order 2)", lv->h, &lv->hs);
-            return;
-        }
         CHECK(st == DR_OK, "dr_fork(%zu): %s", n, sn(st));
         lv->nk = (int)n;
         lv->cur = 0;
+        lv->korder = lv->order;
         for (size_t i = 0; i < n; i++) {
             lv->kids[i] = kids[i];
             lv->kjob[i] = -1;
@@ -2409,7 +2423,7 @@ static void op_fork(rd *r)
         S.depth++;
         level *nl = top();
         memset(nl, 0, sizeof *nl);
-        level_start(nl, kids[0]);
+        child_start(nl, kids[0], lv);
         nl->job = job;
         return;
     }
@@ -2438,18 +2452,20 @@ static void op_fork(rd *r)
         rec_end_check();
         pl->kst[pl->cur] = top()->hs.st;
         check_sticky("child before switch", top()->h, &top()->hs);
+        child_end(pl, top());
         pl->cur++;
         int job = new_job(S.anc[pl->job]);
         pl->kjob[pl->cur] = job;
         level *nl = top();
         memset(nl, 0, sizeof *nl);
-        level_start(nl, pl->kids[pl->cur]);
+        child_start(nl, pl->kids[pl->cur], pl);
         nl->job = job;
         return;
     }
     /* join */
     rec_end_check();
     pl->kst[pl->cur] = top()->hs.st;
+    child_end(pl, top());
     dr_status st = dr_join(pl->h);
     CHECK(st == DR_OK, "dr_join: %s", sn(st));
     dmask m = S.anc[pl->job];
@@ -2503,6 +2519,7 @@ typedef struct kjob {
 } kjob;
 typedef struct krun {
     int n;
+    int order;        /* the forking handle's: the jobs' too */
     kjob job[3];
     const sslot *par; /* the parent's slots (read-only while running) */
 } krun;
@@ -2515,9 +2532,11 @@ static void kid_fn(dr_tape *h, size_t i, void *ctx)
     dr_rec rec;
     bool rec_open = false;
     if (J->use_rec) {
+        /* (a job of order 2 has no inline recorder) */
         dr_status st = dr_rec_begin(h, &rec);
-        CHECK(st == DR_OK, "dr_rec_begin in a job: %s", sn(st));
-        rec_open = true;
+        CHECK(st == (K->order == 2 ? DR_EINVAL : DR_OK),
+              "dr_rec_begin in a job: %s", sn(st));
+        rec_open = st == DR_OK;
     }
     for (int q = 0; q < J->nops; q++) {
         kop *o = &J->ops[q];
@@ -2614,6 +2633,7 @@ static void op_fork_run(rd *r)
     static krun K;
     memset(&K, 0, sizeof K);
     K.n = 1 + (int)(u8(r) % 3);
+    K.order = lv->order;
     K.par = S.s;
     if (S.njobs + 16 > MAXJOBS)
         return;
@@ -2662,12 +2682,6 @@ static void op_fork_run(rd *r)
         check_sticky("dr_fork_run (recorder open)", lv->h, &lv->hs);
         return;
     }
-    if (lv->order == 2) { /* jobs log nothing for second order */
-        CHECK(st == DR_EINVAL, "dr_fork_run on a handle of order 2: %s",
-              sn(st));
-        check_sticky("dr_fork_run (order 2)", lv->h, &lv->hs);
-        return;
-    }
     /* a job that left a recorder open (or a fork) makes the whole call
        DR_EBUSY, and its handle's status DR_EBUSY, which the join passes
        up; the nodes of an unfinished recorder are dropped, so that job's
@@ -2675,12 +2689,12 @@ static void op_fork_run(rd *r)
     bool left = false;
     for (int i = 0; i < K.n; i++) {
         kjob *J = &K.job[i];
-        if (J->leave_open == 1 && J->use_rec) {
+        if (J->leave_open == 1 && J->use_rec && K.order == 1) {
             stick(&J->hs, DR_EBUSY);
             J->nids = 0;
             memset(J->lset, 0, sizeof J->lset);
             left = true;
-        } else if (J->leave_open == 2 && !J->use_rec) {
+        } else if (J->leave_open == 2 && (!J->use_rec || K.order == 2)) {
             stick(&J->hs, DR_EBUSY);
             left = true;
         }

@@ -68,8 +68,9 @@ typedef struct level {
     dr_idx o1_from;
     bads bad;
     dr_idx first;
-    /* while this level is forked (a level above it exists) */
-    int nk, cur;
+    /* while this level is forked (a level above it exists); korder: the
+       order its children started at (its own at the fork) */
+    int nk, cur, korder;
     dr_tape *kids[3];
     int kjob[3];
     dr_status kst[3];
