@@ -28,6 +28,11 @@ import qualified Numeric.AD.Mode.Forward as ADF
 import qualified Numeric.AD.Mode.Kahn as ADK
 import qualified Numeric.AD.Mode.Sparse as ADS
 import qualified Numeric.AD.Mode.Tower as ADT
+import qualified Numeric.AD.Rank1.Forward as AD1F
+import qualified Numeric.AD.Rank1.Kahn as AD1K
+import qualified Numeric.AD.Rank1.Newton as AD1N
+import qualified Numeric.AD.Rank1.Sparse as AD1S
+import qualified Numeric.AD.Rank1.Tower as AD1T
 import qualified Numeric.AD.Mode.Reverse.Double as ADRD
 import qualified Numeric.AD.Newton as ADN
 import qualified Numeric.DualRev.AD as DR
@@ -36,6 +41,11 @@ import qualified Numeric.DualRev.AD.Mode.Forward as DRF
 import qualified Numeric.DualRev.AD.Mode.Kahn as DRK
 import qualified Numeric.DualRev.AD.Mode.Sparse as DRS
 import qualified Numeric.DualRev.AD.Mode.Tower as DRT
+import qualified Numeric.DualRev.AD.Rank1.Forward as DR1F
+import qualified Numeric.DualRev.AD.Rank1.Kahn as DR1K
+import qualified Numeric.DualRev.AD.Rank1.Newton as DR1N
+import qualified Numeric.DualRev.AD.Rank1.Sparse as DR1S
+import qualified Numeric.DualRev.AD.Rank1.Tower as DR1T
 import qualified Numeric.DualRev.AD.Mode.Reverse.Double as DRRD
 import qualified Numeric.DualRev.AD.Newton as DRN
 import OverloadedDefs (Poly, curve, evalPoly, logSumExp, mlp, scalar, tall, trig, wide)
@@ -404,6 +414,16 @@ main = do
     ( label "xs" xs
     , [ADF.diff forwardAD (head xs)] ++ ADK.grad kahnAD xs ++ ADS.grad sparseAD xs ++ take 5 (ADT.diffs towerAD (head xs))
     , [DRF.diff forwardDR (head xs)] ++ DRK.grad kahnDR xs ++ DRS.grad sparseDR xs ++ take 5 (DRT.diffs towerDR (head xs)) )
+  g "Rank1: Forward diff', du; Kahn grad; Sparse jacobian, hessian, grads; Tower diffs; Newton" $ over 54 n (vec 2 dbl) $ \xs ->
+    let x = head xs
+        xvs = zip xs (reverse xs)
+    in ( label "xs" xs
+       , let (v, d) = AD1F.diff' scalar x in [v, d, AD1F.du trig xvs] ++ AD1K.grad trig xs ++ concat (AD1S.jacobian tall xs)
+           ++ concat (AD1S.hessian trig xs) ++ depths 2 (AD1S.grads trig xs) ++ take 5 (AD1T.diffs scalar x)
+           ++ take 20 (AD1N.findZero (\u -> u * u * u - 2 - fromRational (toRational (abs x))) 1) ++ concat (take 10 (AD1N.gradientDescent trig xs))
+       , let (v, d) = DR1F.diff' scalar x in [v, d, DR1F.du trig xvs] ++ DR1K.grad trig xs ++ concat (DR1S.jacobian tall xs)
+           ++ concat (DR1S.hessian trig xs) ++ depths 2 (DR1S.grads trig xs) ++ take 5 (DR1T.diffs scalar x)
+           ++ take 20 (DR1N.findZero (\u -> u * u * u - 2 - fromRational (toRational (abs x))) 1) ++ concat (take 10 (DR1N.gradientDescent trig xs)) )
   g "log1pexp, log1mexp and their derivatives" $ over 52 n (uniform (-30) (-0.01)) $ \x ->
     ( label "x" x
     , let (a, b) = AD.diff' log1pexp x; (c, d) = AD.diff' log1mexp x in [a, b, c, d]

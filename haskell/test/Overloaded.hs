@@ -44,6 +44,13 @@ import qualified Numeric.DualRev.AD.Mode.Tower.Double as TD
 import qualified Numeric.DualRev.AD.Mode.Kahn as K
 import qualified Numeric.DualRev.AD.Mode.Tower as T
 import qualified Numeric.DualRev.AD.Newton.Double as ND
+import qualified Numeric.DualRev.AD.Rank1.Dense as R1D
+import qualified Numeric.DualRev.AD.Rank1.Forward as R1F
+import qualified Numeric.DualRev.AD.Rank1.Forward.Double as R1FD
+import qualified Numeric.DualRev.AD.Rank1.Kahn as R1K
+import qualified Numeric.DualRev.AD.Rank1.Newton as R1N
+import qualified Numeric.DualRev.AD.Rank1.Sparse as R1S
+import qualified Numeric.DualRev.AD.Rank1.Tower as R1T
 import OverloadedDefs
 import Numeric.DualRev.Internal.Run.Taped (tapedRecordings)
 
@@ -705,6 +712,31 @@ adModules = describe "ad's module names" $ do
     KD.diff (\x -> x * x + x) (1 :: Double) `shouldBe` 3
     FD.du (\v -> let [x, y] = v in x * y) [(1, 1), (2, 0 :: Double)] `shouldBe` 2
     take 3 (TD.diffs (\x -> x ^ (3 :: Int)) (2 :: Double)) `shouldBe` [8, 12, 12]
+  it "Rank1 modules (functions of rank-1 types): the rank-2 functions' results" $
+    property $ forAll (vectorOf 3 (choose (-1, 1 :: Double))) $ \xs ->
+      let f :: Floating a => [a] -> a
+          f v = let [a, b, c] = v in a * sin b + exp (c / 3) * a * b
+          g :: Floating a => [a] -> [a]
+          g v = let [a, b, c] = v in [a * b, sin c * a]
+          h :: Floating a => a -> a
+          h u = sin u * exp u
+          x = head xs
+          sq1 :: R1F.Forward Double -> R1F.Forward Double
+          sq1 u = u * u + 3 * u
+      in R1F.diff' h x === A.diff' h x
+         .&&. R1FD.grad f xs === A.grad f xs
+         .&&. R1F.du f (zip xs xs) === A.du f (zip xs xs)
+         .&&. R1K.grad f xs === A.grad f xs
+         .&&. R1K.vgrad (\a b -> a * b + sin a) x x === A.vgrad (\a b -> a * b + sin a) x x
+         .&&. R1S.jacobian g xs === A.jacobian g xs
+         .&&. R1S.hessian f xs === A.hessian f xs
+         .&&. depth2 (R1S.grads f xs) === depth2 (A.grads f xs)
+         .&&. R1D.grad f xs === A.grad f xs
+         .&&. take 4 (R1T.diffs h x) === take 4 (A.diffs h x)
+         .&&. R1T.diff h x === T.diff h x
+         .&&. take 10 (R1N.findZero (\u -> u * u - 2) 1) === take 10 (N.findZero (\u -> u * u - 2) 1)
+         .&&. take 10 (R1N.gradientDescent f xs) === take 10 (N.gradientDescent f xs)
+         .&&. R1F.diff sq1 x === A.diff (\u -> u * u + 3 * u) x
   it "vgrad and vgrad': curried functions of one to three scalars, as grad of their lists" $
     property $ forAll ((,,) <$> dbl <*> dbl <*> dbl) $ \(x, y, z) ->
       let f3 :: Floating a => a -> a -> a -> a

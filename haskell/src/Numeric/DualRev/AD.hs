@@ -57,11 +57,13 @@
 -- "Numeric.DualRev.AD.Jet", and "Numeric.DualRev.AD.Mode.Reverse",
 -- @.Mode.Kahn@, @.Mode.Forward@, @.Mode.Sparse@, @.Mode.Dense@ (the same
 -- scalar: the same results) and "Numeric.DualRev.AD.Mode.Tower", each with
--- its @.Double@ form.  Left out: the @Rank1@ modules (their functions are
--- not rank-2, so a differentiation's values would not be kept apart by
--- type, the perturbation confusion this API prevents), @Halley@ (a
--- root finder of @ad@'s internals), and "Numeric.DualRev.AD.Jet"'s
--- @unjet@ (it needs the @adjunctions@ package).
+-- its @.Double@ form; "Numeric.DualRev.AD.Rank1.Forward", @.Rank1.Kahn@,
+-- @.Rank1.Sparse@, @.Rank1.Dense@, @.Rank1.Tower@ and @.Rank1.Newton@ (and
+-- the @.Double@ forms @ad@ has) take functions of rank-1 types over one
+-- fixed scalar, as @ad@'s do (nothing in their types keeps nested
+-- differentiations apart).  Left out: @Halley@ (Halley's method, a root
+-- finder of @ad@'s own) and "Numeric.DualRev.AD.Jet"'s @unjet@ (it needs
+-- the @adjunctions@ package).
 module Numeric.DualRev.AD
   ( -- * The differentiable scalar
     Reverse

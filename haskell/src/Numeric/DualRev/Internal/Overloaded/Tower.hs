@@ -17,7 +17,7 @@
 -- tower of f'(u) u' (the derivatives of f(u) are those of its derivative,
 -- shifted), built lazily: derivative n needs only those before it.
 module Numeric.DualRev.Internal.Overloaded.Tower
-  ( Derivatives
+  ( Derivatives, retag
     -- * Derivatives
   , diffs, diffs0, diffsF, diffs0F
     -- * Directional derivatives
@@ -33,6 +33,11 @@ import Numeric.DualRev.Internal.Overloaded.Value (Mode (..))
 -- | A number with its derivatives of every order with respect to one
 -- variable; @s@ keeps differentiations apart, as for 'Reverse'.
 newtype Derivatives s a = Derivatives [a]
+
+-- | The same derivatives under another differentiation's tag (for the
+-- rank-1 functions, whose numbers have one fixed tag).
+retag :: Derivatives s a -> Derivatives s' a
+retag (Derivatives ds) = Derivatives ds
 
 derivs :: Derivatives s a -> [a]
 derivs (Derivatives ds) = ds

@@ -1,0 +1,21 @@
+-- | The names of @ad@'s "Numeric.AD.Rank1.Kahn": Kahn (tape) mode's functions, taking
+-- functions of ordinary (rank-1) types over one fixed differentiable
+-- scalar, @Kahn a@.  As in @ad@, nothing in the types keeps two nested
+-- differentiations apart: the rank-2 functions of "Numeric.DualRev.AD"
+-- do, and compute the same.
+module Numeric.DualRev.AD.Rank1.Kahn
+  ( Kahn, auto
+  , grad, grad', gradWith, gradWith'
+  , jacobian, jacobian', jacobianWith, jacobianWith'
+  , hessian, hessianF
+  , diff, diff', diffF, diffF'
+  , vgrad, vgrad', Grad
+  ) where
+
+import Numeric.DualRev.Internal.Overloaded.Rank1
+import Numeric.DualRev.Internal.Overloaded.Value (auto)
+
+import Numeric.DualRev.Internal.Overloaded.Variadic (Grad, vgrad, vgrad')
+-- | The differentiable scalar.
+type Kahn a = Rank1 a
+
