@@ -10,7 +10,7 @@
 -- out): keep 'auto' for constants of an enclosing differentiation.  Each
 -- function is the rank-2 one applied to the function seen at that scalar.
 module Numeric.DualRev.Internal.Overloaded.Rank1
-  ( Rank1, Rank1Tower
+  ( Rank1
     -- * Gradients and Jacobians
   , grad, grad', gradWith, gradWith'
   , jacobian, jacobian', jacobianWith, jacobianWith', jacobianT, jacobianWithT
@@ -19,10 +19,6 @@ module Numeric.DualRev.Internal.Overloaded.Rank1
   , hessian, hessian', hessianF, hessianF', hessianProduct, hessianProduct'
     -- * Derivatives
   , diff, diff', diffF, diffF', du, du', duF, duF'
-    -- * Every derivative (the tower mode)
-  , towerDiff, towerDiff', towerDu, towerDu', towerDuF, towerDuF'
-  , diffs, diffs0, diffsF, diffs0F, dus, dus0, dusF, dus0F
-  , taylor, taylor0, maclaurin, maclaurin0
     -- * Newton's method and gradient descent
   , findZero, findZeroNoEq, inverse, inverseNoEq, fixedPoint, fixedPointNoEq
   , extremum, extremumNoEq, gradientDescent, gradientAscent
@@ -33,15 +29,11 @@ import Control.Comonad.Cofree (Cofree)
 import qualified Numeric.DualRev.Internal.Overloaded.Drivers as D
 import qualified Numeric.DualRev.Internal.Overloaded.Higher as H
 import qualified Numeric.DualRev.Internal.Overloaded.Optimize as O
-import qualified Numeric.DualRev.Internal.Overloaded.Tower as T
 import Numeric.DualRev.Internal.Overloaded.Value
 import Numeric.DualRev.Internal.Overloaded.Variadic (Variadic)
 
 -- | The differentiable scalar of the rank-1 functions (that of 'vgrad').
 type Rank1 a = Variadic a
-
--- | The tower-mode number of the rank-1 functions.
-type Rank1Tower a = T.Derivatives () a
 
 -- a function at the fixed scalar, seen at any differentiation's
 at1 :: (Rank1 a -> Rank1 a) -> Reverse s a -> Reverse s a
@@ -55,22 +47,6 @@ at1G f = fmap recast . f . recast
 
 atFG :: (Functor f, Functor g) => (f (Rank1 a) -> g (Rank1 a)) -> f (Reverse s a) -> g (Reverse s a)
 atFG f = fmap recast . f . fmap recast
-
--- the same for the tower mode
-tw :: T.Derivatives s a -> T.Derivatives s' a
-tw = T.retag
-
-tw1 :: (Rank1Tower a -> Rank1Tower a) -> T.Derivatives s a -> T.Derivatives s a
-tw1 f = tw . f . tw
-
-twF :: Functor f => (f (Rank1Tower a) -> Rank1Tower a) -> f (T.Derivatives s a) -> T.Derivatives s a
-twF f = tw . f . fmap tw
-
-tw1G :: Functor g => (Rank1Tower a -> g (Rank1Tower a)) -> T.Derivatives s a -> g (T.Derivatives s a)
-tw1G f = fmap tw . f . tw
-
-twFG :: (Functor f, Functor g) => (f (Rank1Tower a) -> g (Rank1Tower a)) -> f (T.Derivatives s a) -> g (T.Derivatives s a)
-twFG f = fmap tw . f . fmap tw
 
 grad :: (Traversable f, Element a) => (f (Rank1 a) -> Rank1 a) -> f a -> f a
 grad f = D.grad (atF f)
@@ -149,48 +125,6 @@ duF f = D.duF (atFG f)
 
 duF' :: (Traversable f, Traversable g, Element a) => (f (Rank1 a) -> g (Rank1 a)) -> f (a, a) -> g (a, a)
 duF' f = D.duF' (atFG f)
-
-towerDiff :: Num a => (Rank1Tower a -> Rank1Tower a) -> a -> a
-towerDiff f = T.diff (tw1 f)
-
-towerDiff' :: Num a => (Rank1Tower a -> Rank1Tower a) -> a -> (a, a)
-towerDiff' f = T.diff' (tw1 f)
-
-towerDu :: (Functor f, Num a) => (f (Rank1Tower a) -> Rank1Tower a) -> f (a, a) -> a
-towerDu f = T.du (twF f)
-
-towerDu' :: (Functor f, Num a) => (f (Rank1Tower a) -> Rank1Tower a) -> f (a, a) -> (a, a)
-towerDu' f = T.du' (twF f)
-
-towerDuF :: (Functor f, Functor g, Num a) => (f (Rank1Tower a) -> g (Rank1Tower a)) -> f (a, a) -> g a
-towerDuF f = T.duF (twFG f)
-
-towerDuF' :: (Functor f, Functor g, Num a) => (f (Rank1Tower a) -> g (Rank1Tower a)) -> f (a, a) -> g (a, a)
-towerDuF' f = T.duF' (twFG f)
-
-diffs, diffs0 :: Num a => (Rank1Tower a -> Rank1Tower a) -> a -> [a]
-diffs f = T.diffs (tw1 f)
-diffs0 f = T.diffs0 (tw1 f)
-
-diffsF, diffs0F :: (Functor g, Num a) => (Rank1Tower a -> g (Rank1Tower a)) -> a -> g [a]
-diffsF f = T.diffsF (tw1G f)
-diffs0F f = T.diffs0F (tw1G f)
-
-dus, dus0 :: (Functor f, Num a) => (f (Rank1Tower a) -> Rank1Tower a) -> f [a] -> [a]
-dus f = T.dus (twF f)
-dus0 f = T.dus0 (twF f)
-
-dusF, dus0F :: (Functor f, Functor g, Num a) => (f (Rank1Tower a) -> g (Rank1Tower a)) -> f [a] -> g [a]
-dusF f = T.dusF (twFG f)
-dus0F f = T.dus0F (twFG f)
-
-taylor, taylor0 :: Fractional a => (Rank1Tower a -> Rank1Tower a) -> a -> a -> [a]
-taylor f = T.taylor (tw1 f)
-taylor0 f = T.taylor0 (tw1 f)
-
-maclaurin, maclaurin0 :: Fractional a => (Rank1Tower a -> Rank1Tower a) -> a -> [a]
-maclaurin f = T.maclaurin (tw1 f)
-maclaurin0 f = T.maclaurin0 (tw1 f)
 
 findZero, findZeroNoEq, fixedPoint, fixedPointNoEq, extremum, extremumNoEq
   :: (Element a, Fractional a) => (Rank1 a -> Rank1 a) -> a -> [a]

@@ -1,19 +1,12 @@
--- | The names of @ad@'s "Numeric.AD.Rank1.Forward.Double": forward mode's functions at Double, taking
--- functions of ordinary (rank-1) types over one fixed differentiable
--- scalar, @ForwardDouble@.  As in @ad@, nothing in the types keeps two nested
--- differentiations apart: the rank-2 functions of "Numeric.DualRev.AD"
--- do, and compute the same.
+-- | The names of @ad@'s "Numeric.AD.Rank1.Forward.Double": those of
+-- "Numeric.DualRev.AD.Rank1.Forward", with its scalar at Double.
 module Numeric.DualRev.AD.Rank1.Forward.Double
-  ( ForwardDouble, auto
-  , grad, grad', gradWith, gradWith'
-  , jacobian, jacobian', jacobianWith, jacobianWith', jacobianT, jacobianWithT
-  , diff, diff', diffF, diffF'
-  , du, du', duF, duF'
+  ( ForwardDouble
+  , module Numeric.DualRev.AD.Rank1.Forward
   ) where
 
-import Numeric.DualRev.Internal.Overloaded.Rank1
-import Numeric.DualRev.Internal.Overloaded.Value (auto)
+import Numeric.DualRev.AD.Rank1.Forward hiding (Forward)
+import Numeric.DualRev.Internal.Overloaded.Rank1 (Rank1)
 
 -- | The differentiable scalar at Double.
 type ForwardDouble = Rank1 Double
-
