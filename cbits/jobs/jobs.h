@@ -150,6 +150,17 @@ DR_HIDDEN const dr_node *dr__find_node(const dr_tape *t, int64_t rel);
 /* parallel_sweep.c: the sweep_history hook (tape/tape.h) */
 DR_HIDDEN dr_status dr__sweep_forks(dr_tape *root, double *adj);
 
+/* task_order.c: the task whose last job is c, with history h, oldest job
+   first: job(first job), then per fork record oldest first kids(record)
+   and job(the job after its join); the first status that is not DR_OK
+   stops it and is returned */
+typedef struct dr_task_visit {
+    dr_status (*job)(dr_chunk *newest, void *ctx);
+    dr_status (*kids)(dr_hist *h, void *ctx);
+} dr_task_visit;
+DR_HIDDEN dr_status dr__task_oldest_first(dr_chunk *c, dr_hist *h,
+                                          const dr_task_visit *v, void *ctx);
+
 /* forward_history.c: the forward_history hook (tape/tape.h) */
 DR_HIDDEN dr_status dr__forward_forks(dr_tape *root, void *ctx);
 

@@ -11,9 +11,6 @@
 
 #include <stdint.h>
 
-/* fork records taken oldest first in batches, as forward_history.c */
-#define BATCH 64
-
 typedef struct walk {
     dr_par *P;
     void *pass;    /* the sweep layer's dr_replay_pass */
@@ -61,41 +58,22 @@ static dr_status replay_kids(dr_hist *h, const walk *w)
     return st;
 }
 
+static dr_status replay_job(dr_chunk *c, void *w)
+{
+    return dr__replay_job(c, ((const walk *)w)->pass);
+}
+
+static dr_status replay_kids_of(dr_hist *h, void *w)
+{
+    return replay_kids(h, w);
+}
+
 /* the task whose last job is c, with history h: its first job, then each
    fork record oldest first (its children, then the job after its join) */
 static dr_status replay_task(dr_chunk *c, dr_hist *h, const walk *w)
 {
-    size_t total = 0; /* fork records in the task's history */
-    dr_chunk *first = c;
-    for (dr_hist *x = h; x; x = x->before_hist) {
-        total++;
-        first = x->before_chunk;
-    }
-    dr_status st = dr__replay_job(first, w->pass);
-    dr_hist *buf[BATCH];
-    size_t done = 0;
-    while (st == DR_OK && done < total) {
-        size_t left = total - done; /* records 0 .. left-1, newest first */
-        size_t lo = left > BATCH ? left - BATCH : 0;
-        dr_hist *x = h, *newer = NULL;
-        for (size_t i = 0; i < lo; i++) {
-            newer = x;
-            x = x->before_hist;
-        }
-        size_t nb = 0;
-        for (; nb < left - lo; x = x->before_hist)
-            buf[nb++] = x;
-        for (size_t i = nb; st == DR_OK && i-- > 0;) {
-            dr_chunk *after = i > 0 ? buf[i - 1]->before_chunk
-                              : newer ? newer->before_chunk
-                                      : c;
-            st = replay_kids(buf[i], w);
-            if (st == DR_OK)
-                st = dr__replay_job(after, w->pass);
-        }
-        done += nb;
-    }
-    return st;
+    static const dr_task_visit visit = {replay_job, replay_kids_of};
+    return dr__task_oldest_first(c, h, &visit, (void *)w);
 }
 
 dr_status dr__replay_forks(dr_tape *root, void *pass, bool parallel)

@@ -143,39 +143,14 @@ static dr_status chunk_fwd_k(const dr_chunk *c, dr_fsweep *f)
     }
 }
 
-/*
- * A job's chunks are linked newest first; the forward sweep needs them
- * oldest first.  They are taken in batches from the oldest end, each batch
- * found by walking from the newest: no allocation, and the walks cost
- * (chunks / BATCH) * chunks steps, nothing beside the nodes (a chunk holds
- * up to DR_CHUNK_MAX of them).
- */
-#define BATCH 256
+static dr_status visit_fwd(dr_chunk *c, void *f)
+{
+    return chunk_fwd_k(c, (dr_fsweep *)f);
+}
 
 dr_status dr__forward_job(dr_chunk *newest, dr_fsweep *f)
 {
-    size_t total = 0;
-    for (dr_chunk *c = newest; c; c = c->prev)
-        total++;
-    dr_chunk *buf[BATCH];
-    size_t done = 0; /* oldest chunks swept */
-    while (done < total) {
-        size_t left = total - done; /* chunks 0 .. left-1, newest first */
-        size_t lo = left > BATCH ? left - BATCH : 0;
-        dr_chunk *c = newest;
-        for (size_t i = 0; i < lo; i++)
-            c = c->prev;
-        size_t nb = 0;
-        for (; nb < left - lo; c = c->prev)
-            buf[nb++] = c;
-        for (size_t i = nb; i-- > 0;) {
-            dr_status st = chunk_fwd_k(buf[i], f);
-            if (st != DR_OK)
-                return st;
-        }
-        done += nb;
-    }
-    return DR_OK;
+    return dr__chunks_oldest_first(newest, visit_fwd, f);
 }
 
 dr_status dr__forward_sweep(dr_tape *t, dr_fsweep *f)

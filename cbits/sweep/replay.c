@@ -171,34 +171,15 @@ struct dr_replay_pass {
     bool check; /* look whether each node can replay, not replay it */
 };
 
-/* chunks of a job taken oldest first in batches, as forward.c */
-#define BATCH 256
+static dr_status visit_replay(dr_chunk *c, void *pass)
+{
+    dr_replay_pass *p = pass;
+    return p->check ? check_chunk(p->t, c) : replay_chunk(p->t, c);
+}
 
 dr_status dr__replay_job(dr_chunk *newest, dr_replay_pass *p)
 {
-    size_t total = 0;
-    for (dr_chunk *c = newest; c; c = c->prev)
-        total++;
-    dr_chunk *buf[BATCH];
-    size_t done = 0; /* oldest chunks done */
-    while (done < total) {
-        size_t left = total - done; /* chunks 0 .. left-1, newest first */
-        size_t lo = left > BATCH ? left - BATCH : 0;
-        dr_chunk *c = newest;
-        for (size_t i = 0; i < lo; i++)
-            c = c->prev;
-        size_t nb = 0;
-        for (; nb < left - lo; c = c->prev)
-            buf[nb++] = c;
-        for (size_t i = nb; i-- > 0;) {
-            dr_status st = p->check ? check_chunk(p->t, buf[i])
-                                    : replay_chunk(p->t, buf[i]);
-            if (st != DR_OK)
-                return st;
-        }
-        done += nb;
-    }
-    return DR_OK;
+    return dr__chunks_oldest_first(newest, visit_replay, p);
 }
 
 /* a tape that forked: the jobs before its last join through the jobs

@@ -71,6 +71,14 @@ DR_HIDDEN bool dr__adj_range(const dr_tape *t, dr_idx first, size_t n,
 DR_HIDDEN void dr__adj_read(const dr_tape *t, int64_t r, size_t n,
                             double *out);
 
+/* visit(c, ctx) for each chunk of the job whose newest chunk is newest,
+   oldest first (chunk_order.c); the first status that is not DR_OK stops
+   it and is returned */
+DR_HIDDEN dr_status dr__chunks_oldest_first(dr_chunk *newest,
+                                            dr_status (*visit)(dr_chunk *,
+                                                               void *),
+                                            void *ctx);
+
 /* replay.c: what a replay does per job of a job graph (dr_replay, the
    replay_history hook of tape.h): the nodes of the job whose newest chunk
    is newest, oldest first, replayed or checked (pass says which); the
