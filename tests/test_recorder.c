@@ -231,7 +231,8 @@ static void test_errors(void **state)
     CHK_SAME(y.val, 4.0);
     CHK_STATUS(dr_rec_end(&r), DR_EINVAL);
     CHK_STATUS(dr_rec_end(NULL), DR_EINVAL);
-    assert_true(dr__rec_slow(NULL, 0, 1.0, DR_NONE, 0.0) == DR_NONE);
+    assert_true(dr__rec_slow(NULL, 0, 1.0, DR_NONE, 0.0, DR__REC_GIVEN,
+                             dr_const(0.0), dr_const(0.0)) == DR_NONE);
 
     dr_tape *t = chk_tape_new();
     CHK_STATUS(dr_rec_begin(t, NULL), DR_EINVAL);
