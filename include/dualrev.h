@@ -629,8 +629,10 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  * combinations; record nonlinear operations with the scalar operations).
  * Array operations, external functions and checkpointed loops have none
  * yet: a call that would need one answers DR_ENOTSUP, and nothing
- * changes.  Inline recording (dr_rec_begin) is refused (DR_EINVAL) on a
- * handle of order 2.
+ * changes.  A recorder (dr_rec_begin, "inline recording") works on a
+ * handle of order 2: its operations are recorded by the tape's own
+ * (dr_add ... dr_neg; dr_rec_record1/2 and statements as dr_record1/2
+ * and dr_recordn), with their rules, out of line.
  *
  * Jobs.  The order and the record belong to a handle: a child handle of
  * fork-join parallelism starts at the order of the handle that forked it
@@ -729,10 +731,13 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  * arguments), the sums of products of dr_fe_dot_rec, n-ary sums
  * (dr_sumn), dr_select, the comparisons below, every array operation (see
  * "arrays"), external functions with a primal (see "external functions")
- * and checkpointed loops (see "checkpointed loops").  Nodes whose value
- * the library never saw - given partials (dr_record1/2/n), statements, an
- * external function without a primal, the inline recorder (refused at
- * order 2 anyway) - make dr_replay answer DR_ENOTSUP, never a wrong value.
+ * and checkpointed loops (see "checkpointed loops"), and the operations
+ * of a recorder (dr_rec_add, dr_rec_sub, dr_rec_mul, dr_rec_div,
+ * dr_rec_neg: see "inline recording").  Nodes whose value the library
+ * never saw - given partials (dr_record1/2/n, and through a recorder
+ * dr_rec_record1/2, dr_rec_stmt and dr_rec_sum), an external function
+ * without a primal - make dr_replay answer DR_ENOTSUP, never a wrong
+ * value.
  *
  * Forks.  A tape that forked replays like any other where every job
  * recorded at order 2 (children start at the order of the handle that
@@ -1423,6 +1428,20 @@ DR_API unsigned dr_get_threads(const dr_tape *t);
  * recorder belongs to one tape handle (a root or a child handle) and one
  * thread; end it before dr_tape_free.
  *
+ * On a handle of order 2 (see "second order") a recorder works too, but
+ * it gains nothing there: each of its operations goes out of line to the
+ * tape's own (dr_rec_add to dr_add, ..., dr_rec_record1/2 to dr_record2,
+ * statements to dr_recordn's node), which records the same node and logs
+ * it for second derivatives and replay as that call does; so nodes a
+ * recorder made replay and have second derivatives exactly where the
+ * calls' do (given partials: linear, and no replay).  The value it
+ * returns is the one computed inline, which is the tape operation's (the
+ * same rule in the same arithmetic; a compiler that contracts a * b + c
+ * into one rounding where the caller's code was compiled would make them
+ * differ, and replay then refuses, DR_ENOTSUP).  Its order cannot be set
+ * to 2 while a recorder is open (DR_EBUSY); set to 1, the recorder's
+ * next operations are inline again, at order 1.
+ *
  * The fields of dr_rec and of struct dr__node are private: they are the
  * library's node layout, so code compiled with these inline functions must
  * run with the library version it was compiled against.
@@ -1460,10 +1479,24 @@ DR_API dr_status dr_rec_end(dr_rec *r);
 #else
 #define DR__COLD
 #endif
-/* the out-of-line part of a recorder's push: a full chunk, an argument not
-   on the tape or further back than DR_NEAR_MAX, a failed dr_rec_begin */
+/* which operation a recorder's push is (private): the out-of-line part
+   records a node on a tape of order 2 through the tape's own operation */
+enum {
+    DR__REC_ADD,
+    DR__REC_SUB,
+    DR__REC_MUL,
+    DR__REC_DIV,
+    DR__REC_NEG,
+    DR__REC_GIVEN /* given partials: dr_rec_record1/2, statements */
+};
+/* the out-of-line part of a recorder's push of node (a, da, b, db): a full
+   chunk, an argument not on the tape or further back than DR_NEAR_MAX, a
+   failed dr_rec_begin, and every push on a tape of order 2, which records
+   operation op of the operands x and y as it was written (x a constant
+   where the inline code pushed a node over y alone) */
 DR_API DR__COLD dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da,
-                                    dr_idx b, double db);
+                                    dr_idx b, double db, int op, dr_real x,
+                                    dr_real y);
 
 #ifndef DR_NEAR_MAX /* (arguments further back are recorded out of line) */
 #define DR_NEAR_MAX INT32_MAX
@@ -1480,14 +1513,14 @@ DR_API DR__COLD dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da,
    recorded, from before a clear) falls outside 1 .. next, one further back
    than DR_NEAR_MAX is recorded out of line, and so is a full chunk. */
 static inline dr_idx dr__rec_push2(dr_rec *r, dr_idx a, double da, dr_idx b,
-                                   double db)
+                                   double db, int op, dr_real x, dr_real y)
 {
     uint64_t self = (uint64_t)r->next_;
     uint64_t oa = self - ((uint64_t)a - (uint64_t)r->base_);
     uint64_t ob = self - ((uint64_t)b - (uint64_t)r->base_);
     if (DR__UNLIKELY(oa - 1 >= self || ob - 1 >= self ||
                      (oa | ob) > (uint64_t)DR_NEAR_MAX || r->cur_ == r->end_))
-        return dr__rec_slow(r, a, da, b, db);
+        return dr__rec_slow(r, a, da, b, db, op, x, y);
     struct dr__node *n = r->cur_;
     n->da = da;
     n->db = db;
@@ -1497,13 +1530,14 @@ static inline dr_idx dr__rec_push2(dr_rec *r, dr_idx a, double da, dr_idx b,
     r->next_ = (int64_t)self + 1;
     return r->base_ + (int64_t)self;
 }
-static inline dr_idx dr__rec_push1(dr_rec *r, dr_idx a, double da, double db)
+static inline dr_idx dr__rec_push1(dr_rec *r, dr_idx a, double da, double db,
+                                   int op, dr_real x, dr_real y)
 {
     uint64_t self = (uint64_t)r->next_;
     uint64_t oa = self - ((uint64_t)a - (uint64_t)r->base_);
     if (DR__UNLIKELY(oa - 1 >= self || oa > (uint64_t)DR_NEAR_MAX ||
                      r->cur_ == r->end_))
-        return dr__rec_slow(r, a, da, DR_NONE, db);
+        return dr__rec_slow(r, a, da, DR_NONE, db, op, x, y);
     struct dr__node *n = r->cur_;
     n->da = da;
     n->db = db;
@@ -1516,16 +1550,17 @@ static inline dr_idx dr__rec_push1(dr_rec *r, dr_idx a, double da, double db)
 
 /* a node over a and b with partials da, db, put as the tape calls put it:
    a constant argument records nothing, two record nothing at all */
-static inline dr_real dr__rec_binary(dr_rec *r, double v, dr_real a,
+static inline dr_real dr__rec_binary(dr_rec *r, int op, double v, dr_real a,
                                      double da, dr_real b, double db)
 {
     dr_real y;
     y.val = v;
     if (a.idx != DR_NONE)
-        y.idx = b.idx != DR_NONE ? dr__rec_push2(r, a.idx, da, b.idx, db)
-                                 : dr__rec_push1(r, a.idx, da, db);
+        y.idx = b.idx != DR_NONE
+                    ? dr__rec_push2(r, a.idx, da, b.idx, db, op, a, b)
+                    : dr__rec_push1(r, a.idx, da, db, op, a, b);
     else if (b.idx != DR_NONE)
-        y.idx = dr__rec_push1(r, b.idx, db, 0.0);
+        y.idx = dr__rec_push1(r, b.idx, db, 0.0, op, a, b);
     else
         y.idx = DR_NONE;
     return y;
@@ -1534,29 +1569,29 @@ static inline dr_real dr__rec_binary(dr_rec *r, double v, dr_real a,
 /** dr_add through recorder r. */
 static inline dr_real dr_rec_add(dr_rec *r, dr_real a, dr_real b)
 {
-    return dr__rec_binary(r, a.val + b.val, a, 1.0, b, 1.0);
+    return dr__rec_binary(r, DR__REC_ADD, a.val + b.val, a, 1.0, b, 1.0);
 }
 /** dr_sub through recorder r. */
 static inline dr_real dr_rec_sub(dr_rec *r, dr_real a, dr_real b)
 {
-    return dr__rec_binary(r, a.val - b.val, a, 1.0, b, -1.0);
+    return dr__rec_binary(r, DR__REC_SUB, a.val - b.val, a, 1.0, b, -1.0);
 }
 /** dr_mul through recorder r. */
 static inline dr_real dr_rec_mul(dr_rec *r, dr_real a, dr_real b)
 {
-    return dr__rec_binary(r, a.val * b.val, a, b.val, b, a.val);
+    return dr__rec_binary(r, DR__REC_MUL, a.val * b.val, a, b.val, b, a.val);
 }
 /** dr_div through recorder r. */
 static inline dr_real dr_rec_div(dr_rec *r, dr_real a, dr_real b)
 {
     double q = a.val / b.val;
-    return dr__rec_binary(r, q, a, 1.0 / b.val, b, -q / b.val);
+    return dr__rec_binary(r, DR__REC_DIV, q, a, 1.0 / b.val, b, -q / b.val);
 }
 /** dr_neg through recorder r. */
 static inline dr_real dr_rec_neg(dr_rec *r, dr_real a)
 {
     dr_real none = {0.0, DR_NONE};
-    return dr__rec_binary(r, -a.val, a, -1.0, none, 0.0);
+    return dr__rec_binary(r, DR__REC_NEG, -a.val, a, -1.0, none, 0.0);
 }
 /**
  * A node for a one-argument operation with value v and partial da, through
@@ -1568,13 +1603,13 @@ static inline dr_real dr_rec_record1(dr_rec *r, double v, dr_real a,
                                      double da)
 {
     dr_real none = {0.0, DR_NONE};
-    return dr__rec_binary(r, v, a, da, none, 0.0);
+    return dr__rec_binary(r, DR__REC_GIVEN, v, a, da, none, 0.0);
 }
 /** The same for two arguments (dr_record2 with the value carried). */
 static inline dr_real dr_rec_record2(dr_rec *r, double v, dr_real a,
                                      double da, dr_real b, double db)
 {
-    return dr__rec_binary(r, v, a, da, b, db);
+    return dr__rec_binary(r, DR__REC_GIVEN, v, a, da, b, db);
 }
 
 /* ------------------------------------------------------------ statements
@@ -1781,9 +1816,9 @@ DR__INLINE dr_real dr_rec_stmt(dr_rec *r, dr_expr e)
             k++;
         }
     if (k == 1)
-        y.idx = dr__rec_push1(r, a, da, 0.0);
+        y.idx = dr__rec_push1(r, a, da, 0.0, DR__REC_GIVEN, y, y);
     else if (k == 2)
-        y.idx = dr__rec_push2(r, a, da, b, db);
+        y.idx = dr__rec_push2(r, a, da, b, db, DR__REC_GIVEN, y, y);
     else if (k > 2)
         y.idx = dr__rec_nary(r, (size_t)e.n, e.id, e.d, DR_OK);
     return y;

@@ -1105,9 +1105,16 @@ static void test_errors(void **state)
     assert_int_equal(r.idx, DR_NONE);
     assert_int_equal(dr_tape_len(t), 3);
     CHK_STATUS(dr_tape_status(t), DR_OK);
-    /* dr_rec_begin refused at order 2; dr_fork gives children of order 2 */
+    /* a recorder opens at order 2 (the order stays 2: setting it is
+       DR_EBUSY meanwhile, and so is dr_hvp); dr_fork gives children of
+       order 2 */
     dr_rec rec;
-    CHK_STATUS(dr_rec_begin(t, &rec), DR_EINVAL);
+    CHK_STATUS(dr_rec_begin(t, &rec), DR_OK);
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_EBUSY);
+    CHK_STATUS(dr_hvp(t, y, 1, &x, v, out), DR_EBUSY);
+    CHK_STATUS(dr_rec_end(&rec), DR_OK);
+    assert_int_equal(dr_tape_order(t), 2);
+    assert_int_equal(dr_tape_len(t), 3);
     dr_tape *kids[2];
     CHK_STATUS(dr_fork(t, 2, kids), DR_OK);
     assert_int_equal(dr_tape_order(kids[0]), 2);

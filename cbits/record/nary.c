@@ -140,10 +140,15 @@ dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
     }
     if (k == 0)
         return DR_NONE;
-    if (k <= 2)
-        return dr__rec2(t, args[first[0]], partials[first[0]],
-                        k > 1 ? args[first[1]] : DR_NONE,
-                        k > 1 ? partials[first[1]] : 0.0);
+    if (k <= 2) {
+        dr_idx a = args[first[0]], b = k > 1 ? args[first[1]] : DR_NONE;
+        double da = partials[first[0]], db = k > 1 ? partials[first[1]] : 0.0;
+        dr_idx id = dr__rec2(t, a, da, b, db);
+        /* given partials: linear to second order, as dr_record2 logs them */
+        if (dr__order2(t) && id != DR_NONE)
+            dr__oplog(t, id, DR_OPC_LINEAR, da, db, 0.0, a, b);
+        return id;
+    }
     if (k > (SIZE_MAX - sizeof(nary_ext)) / 16) {
         dr__fail(t, DR_ENOMEM);
         return DR_NONE;

@@ -12,7 +12,8 @@ dr_status dr_tape_set_order(dr_tape *t, int order)
 {
     if (!t || (t->state & DR_ST_DEAD) || (order != 1 && order != 2))
         return DR_EINVAL;
-    /* a forked handle records nothing; a recorder does not log */
+    /* a forked handle records nothing; an open recorder may hold nodes
+       recorded at order 1 that the log would not see */
     if (order == 2 && (t->state & (DR_ST_FORKED | DR_ST_RECOPEN)))
         return DR_EBUSY;
     if (order == 2 && t->order < 2) {

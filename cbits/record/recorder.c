@@ -10,6 +10,14 @@
  * recorder handed out are valid arguments of tape calls meanwhile
  * (dr__rel_arg).  The calls that need the whole tape (sweeps, clearing,
  * forking) refuse while a recorder is open (DR_ST_RECOPEN).
+ *
+ * On a handle of order 2 the recorder's end pointer is kept at its cursor,
+ * so every push of the inline code takes dr__rec_slow, which records the
+ * operation the inline code names through the tape's own (dr_add, ...,
+ * dr_record2), logged for second order and replay as they log it; the
+ * recorder itself then never holds a node.  Its order cannot become 2
+ * while it is open (dr_tape_set_order: DR_EBUSY); it may become 1, and
+ * the next push takes the cursor at order 1, inline again.
  */
 #include "record/record.h"
 
@@ -22,6 +30,9 @@ static void take(dr_tape *t, dr_rec *r)
     r->base_ = t->base;
     t->end = t->cur;
     t->state |= DR_ST_REC;
+    /* at order 2 every push goes out of line, to be logged there */
+    if (dr__order2(t))
+        r->end_ = r->cur_;
 }
 
 /* take the cursor back from r, counting the nodes it appended */
@@ -63,8 +74,6 @@ dr_status dr_rec_begin(dr_tape *t, dr_rec *r)
         return DR_EINVAL;
     if (t->state & (DR_ST_FORKED | DR_ST_PSWEEP | DR_ST_RECOPEN))
         return DR_EBUSY;
-    if (t->order > 1)
-        return DR_EINVAL; /* inline code logs nothing for second order */
     r->tape_ = t;
     t->rec = r;
     t->state |= DR_ST_RECOPEN;
@@ -85,7 +94,29 @@ dr_status dr_rec_end(dr_rec *r)
     return t->status;
 }
 
-dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b, double db)
+/* a recorder's operation on a tape of order 2: the tape's own, which logs
+   it (the values it computes are the inline code's: the same rules) */
+static dr_idx logged(dr_tape *t, int op, dr_idx a, double da, dr_idx b,
+                     double db, dr_real x, dr_real y)
+{
+    switch (op) {
+    case DR__REC_ADD:
+        return dr_add(t, x, y).idx;
+    case DR__REC_SUB:
+        return dr_sub(t, x, y).idx;
+    case DR__REC_MUL:
+        return dr_mul(t, x, y).idx;
+    case DR__REC_DIV:
+        return dr_div(t, x, y).idx;
+    case DR__REC_NEG:
+        return dr_neg(t, x).idx;
+    default: /* DR__REC_GIVEN */
+        return dr_record2(t, a, da, b, db);
+    }
+}
+
+dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b, double db,
+                    int op, dr_real x, dr_real y)
 {
     dr_tape *t = r ? r->tape_ : NULL;
     if (!t)
@@ -93,7 +124,8 @@ dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b, double db)
     /* the tape's own push does the rest: grow, far arguments, errors */
     if (t->state & DR_ST_REC)
         give_back(t, r);
-    dr_idx id = dr__rec2(t, a, da, b, db);
+    dr_idx id = dr__order2(t) ? logged(t, op, a, da, b, db, x, y)
+                              : dr__rec2(t, a, da, b, db);
     take(t, r);
     return id;
 }

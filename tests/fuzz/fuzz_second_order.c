@@ -774,9 +774,31 @@ static void h_input(rd *r)
     hput(dst, x, &d, true, dim);
 }
 
+/* the operations a recorder has (dualrev.h, "inline recording"), through
+   a recorder opened for it on the tape of order 2: recorded and logged
+   as the tape's own (the same rules, checked by the same reference) */
+static dr_real rec_binary(dr_tape *t, int f, dr_real a, dr_real b)
+{
+    dr_rec rec;
+    dr_status st = dr_rec_begin(t, &rec);
+    CHECK(st == DR_OK, "dr_rec_begin (order 2): %s", sn(st));
+    dr_real y;
+    switch (f) {
+    case B_ADD: y = dr_rec_add(&rec, a, b); break;
+    case B_SUB: y = dr_rec_sub(&rec, a, b); break;
+    case B_MUL: y = dr_rec_mul(&rec, a, b); break;
+    case B_DIV: y = dr_rec_div(&rec, a, b); break;
+    default: y = dr_rec_neg(&rec, a); break; /* (U_NEG) */
+    }
+    st = dr_rec_end(&rec);
+    CHECK(st == DR_OK, "dr_rec_end (order 2): %s", sn(st));
+    return y;
+}
+
 static void h_unary(rd *r)
 {
-    int f = (int)(u8(r) % N2_UNARY);
+    unsigned fb = u8(r);
+    int f = (int)(fb % N2_UNARY);
     hdual cb;
     hop a = hoperand(r, &cb);
     int dst = (int)u8(r);
@@ -792,7 +814,9 @@ static void h_unary(rd *r)
         hfinish("square", res, v, &ref, 2, ops, isnan(a.r.val), dst);
         return;
     }
-    dr_real res = eng_unary2(Q.t, f, a.r);
+    dr_real res = f == U_NEG && (fb & 0x80)
+                      ? rec_binary(Q.t, -1, a.r, dr_const(0.0))
+                      : eng_unary2(Q.t, f, a.r);
     hrule R;
     double v = rule_unary(f, a.r.val, res.val, &R);
     hdual ref;
@@ -803,12 +827,14 @@ static void h_unary(rd *r)
 
 static void h_binary(rd *r)
 {
-    int f = (int)(u8(r) % N2_BINARY);
+    unsigned fb = u8(r);
+    int f = (int)(fb % N2_BINARY);
     hdual cb1, cb2;
     hop a = hoperand(r, &cb1);
     hop b = hoperand(r, &cb2);
     int dst = (int)u8(r);
-    dr_real res = eng_binary2(Q.t, f, a.r, b.r);
+    dr_real res = f <= B_DIV && (fb & 0x80) ? rec_binary(Q.t, f, a.r, b.r)
+                                             : eng_binary2(Q.t, f, a.r, b.r);
     hrule R;
     double v = rule_binary(f, a.r.val, b.r.val, res.val, a.r.idx == DR_NONE,
                            b.r.idx == DR_NONE, &R);
@@ -859,7 +885,19 @@ static void h_record(rd *r)
     dr_idx id;
     if (n == 0)
         id = (k & 8) ? dr_record0(Q.t) : dr_recordn(Q.t, 0, NULL, NULL);
-    else if (n == 1 && !(k & 8))
+    else if (n <= 2 && (k & 0x80) && (args[0] != DR_NONE ||
+                                      (n == 2 && args[1] != DR_NONE))) {
+        /* through a recorder (which records nothing for constants alone),
+           as dr_record1/2 */
+        dr_rec rec;
+        dr_status st = dr_rec_begin(Q.t, &rec);
+        CHECK(st == DR_OK, "dr_rec_begin (order 2): %s", sn(st));
+        id = n == 1 ? dr_rec_record1(&rec, v, ops[0].r, R.p[0]).idx
+                    : dr_rec_record2(&rec, v, ops[0].r, R.p[0], ops[1].r,
+                                     R.p[1]).idx;
+        st = dr_rec_end(&rec);
+        CHECK(st == DR_OK, "dr_rec_end (order 2): %s", sn(st));
+    } else if (n == 1 && !(k & 8))
         id = dr_record1(Q.t, args[0], R.p[0]);
     else if (n == 2 && !(k & 8))
         id = dr_record2(Q.t, args[0], R.p[0], args[1], R.p[1]);
@@ -1313,8 +1351,12 @@ static void h_pre(rd *r, unsigned k)
               "%d)", sn(st), dr_tape_order(kid[0]), dr_tape_order(t));
         dr_rec rec;
         st = dr_rec_begin(kid[0], &rec);
-        CHECK(st == DR_EINVAL, "dr_rec_begin on a child of order 2: %s",
-              sn(st));
+        CHECK(st == DR_OK, "dr_rec_begin on a child of order 2: %s", sn(st));
+        st = dr_tape_set_order(kid[0], 2);
+        CHECK(st == DR_EBUSY, "dr_tape_set_order(2) on a child with a "
+              "recorder open: %s", sn(st));
+        st = dr_rec_end(&rec);
+        CHECK(st == DR_OK, "dr_rec_end on a child of order 2: %s", sn(st));
         dr_tape *gk[1];
         st = dr_fork(kid[0], 1, gk);
         CHECK(st == DR_OK && dr_tape_order(gk[0]) == 2,
@@ -1374,13 +1416,18 @@ static void h_pre(rd *r, unsigned k)
     }
 }
 
-/* what a tape of order 2 refuses, and a fork it takes */
+/* what a tape of order 2 refuses, and a recorder and a fork it takes */
 static void h_refusals(void)
 {
     dr_tape *t = Q.t;
     dr_rec rec;
     dr_status st = dr_rec_begin(t, &rec);
-    CHECK(st == DR_EINVAL, "dr_rec_begin on a tape of order 2: %s", sn(st));
+    CHECK(st == DR_OK, "dr_rec_begin on a tape of order 2: %s", sn(st));
+    st = dr_tape_set_order(t, 2);
+    CHECK(st == DR_EBUSY, "dr_tape_set_order(2) with a recorder open (order "
+          "2): %s", sn(st));
+    st = dr_rec_end(&rec);
+    CHECK(st == DR_OK, "dr_rec_end on a tape of order 2: %s", sn(st));
     /* a fork gives children of order 2 (an empty child: nothing changes
        that the model follows) */
     dr_tape *kid[1];

@@ -286,17 +286,24 @@ class Second:
     def input(self, x, dst, via_inputs=False):
         self.ops.append(bytes([0, val(x), dst | (0x80 if via_inputs else 0)]))
 
-    def unary(self, f, a, dst):
-        self.ops.append(bytes([2, U[f]]) + opnd(a) + bytes([dst]))
+    # rec: through a recorder (neg; add, sub, mul, div; record of one or
+    # two arguments)
+    def unary(self, f, a, dst, rec=False):
+        fb = kbyte(U[f], len(U), 0x80) if rec else U[f]
+        self.ops.append(bytes([2, fb]) + opnd(a) + bytes([dst]))
 
-    def binary(self, f, a, b, dst):
-        self.ops.append(bytes([4, B[f]]) + opnd(a) + opnd(b) + bytes([dst]))
+    def binary(self, f, a, b, dst, rec=False):
+        fb = kbyte(B[f], len(B), 0x80) if rec else B[f]
+        self.ops.append(bytes([4, fb]) + opnd(a) + opnd(b) + bytes([dst]))
 
     def powi(self, a, nidx, dst):
         self.ops.append(bytes([6]) + opnd(a) + bytes([nidx, dst]))
 
-    def record(self, args, value, dst, nary=False):
+    def record(self, args, value, dst, nary=False, rec=False):
         k = len(args) | (8 if nary else 0)
+        if rec:
+            k = kbyte(len(args), 5, 0x80 | (8 if nary else 0),
+                      0 if nary else 8)
         out = bytes([7, k])
         for a, p in args:
             out += opnd(a) + bytes([val(p)])
@@ -548,6 +555,25 @@ P.record([(0, 2.0), (1, -0.5)], 3.0, 3)
 P.record([(0, 1.5), (1, 0.25), (2, -1.0)], 0.5, 4, nary=True)
 P.binary("mul", 3, 4, 5)
 SPECIAL["second-record"] = P.bytes(5, [0, 1, 2])
+# the same through recorders: a Hessian of a recorder's operations,
+# constants on either side, nodes of given partials (slots below 8)
+P = Second()
+P.input(0.75, 0)
+P.input(-0.5, 1)
+P.input(2.0, 2)
+P.binary("mul", 0, 1, 3, rec=True)
+P.binary("div", 3, 2, 4, rec=True)
+P.binary("sub", C(2.0), 4, 5, rec=True)
+P.binary("add", 5, 0, 5, rec=True)
+P.unary("neg", 5, 6, rec=True)
+P.binary("div", C(-3.0), 6, 6, rec=True)
+P.record([(0, 2.0), (1, -0.5)], 3.0, 7, rec=True)
+P.record([(2, 0.25)], 0.5, 4, rec=True)
+P.binary("mul", 7, 4, 7, rec=True)
+P.binary("mul", 6, 7, 7, rec=True)
+P.binary("mul", 7, 6, 5)
+SPECIAL["second-recorder"] = P.bytes(5, [0, 1, 2])
+SPECIAL["second-recorder-hvp"] = P.bytes(7, [0, 2, 1], dense=False)
 P = Second()                                  # n-ary sums, squared
 P.input(0.75, 0)
 P.input(-0.5, 1)
