@@ -1,6 +1,8 @@
 {-# LANGUAGE BangPatterns #-}
 {-# LANGUAGE CPP #-}
 {-# LANGUAGE DeriveTraversable #-}
+{-# LANGUAGE FlexibleContexts #-}
+{-# LANGUAGE TypeFamilies #-}
 -- | ad-bench: the six benchmark programs of ../shared/benchmarks.md written
 -- with the Haskell @ad@ package (Numeric.AD.Mode.Reverse.Double, 4.5.x), the
 -- baseline dualrev is compared against.  Built only where @ad@ is installed
@@ -36,8 +38,10 @@ module Main (main) where
 
 import Data.List (foldl')
 #ifdef DUALREV_AD
+import Numeric.DualRev.AD (Mode (..), hessianProduct')
 import Numeric.DualRev.AD.Mode.Reverse.Double (grad, jacobian)
 #else
+import Numeric.AD (Mode (..), Scalar, hessianProduct')
 import Numeric.AD.Mode.Reverse.Double (grad, jacobian)
 #endif
 
@@ -132,6 +136,18 @@ fparticles (FParticles ps) = sum [x * y | (x, y) <- map (\(p, v) -> loop steps p
     loop n p v = case step p v of
       ((!px, !py), (!vx, !vy)) -> loop (n - 1) (px, py) (vx, vy)
 
+-- | The k-means cost of k centres of dimension d (flat, centre after
+-- centre) over fixed points: each point's squared distance to its nearest
+-- centre, summed.  Differentiated with hessianProduct' (the gradient and
+-- the Hessian times a direction; in @ad@, forward-on-reverse).
+kmeans :: (Mode a, Scalar a ~ Double, Floating a, Ord a) => Int -> [[Double]] -> [a] -> a
+kmeans d pts cs = foldl' (+) 0 [minimum [dist p c | c <- centres] | p <- pts]
+  where
+    centres = chunks cs
+    chunks [] = []
+    chunks xs = take d xs : chunks (drop d xs)
+    dist p c = foldl' (+) 0 (zipWith (\x y -> let t = auto x - y in t * t) p c)
+
 -- | One benchmark: given the runtime zero and the size, build the input
 -- (forced once) and return the measured unit for repetition i, which returns
 -- the checksum of its result.
@@ -157,7 +173,17 @@ mkUnit prog z n = case prog of
     forceAll (FNeural (layers, input))
     pure $ \i -> sum (grad fneural (FNeural (layers, bump (fromIntegral i * z) input)))
   "fparticles" -> particles
-  "fparticles-fork" -> particles -- ad has no fork-join: the sequential program
+  "fparticles-fork" -> particles
+  "kmeans-hvp" -> Just $ do
+    -- k = 10 centres of d = 16, n points (1000 when size is 0)
+    let k = 10; d = 16; np = if n > 0 then n else 1000
+        pts = [[sin (fromIntegral (i * d + j) * 0.37) | j <- [0 .. d - 1]] | i <- [0 .. np - 1]]
+        c0 = [cos (fromIntegral j * 0.11) | j <- [0 .. k * d - 1]]
+        dir = [fromIntegral (j `mod` 7) / 7 | j <- [0 .. k * d - 1 :: Int]]
+    forceAll (concat pts) >> forceAll c0 >> forceAll dir
+    pure $ \i ->
+      let res = hessianProduct' (kmeans d pts) (zip (bump (fromIntegral i * z) c0) dir)
+      in sum (map fst res) + sum (map snd res) -- ad has no fork-join: the sequential program
   _ -> Nothing
   where
     particles = Just $ do
