@@ -28,7 +28,9 @@ import qualified Numeric.AD.Mode.Forward as ADF
 import qualified Numeric.AD.Mode.Kahn as ADK
 import qualified Numeric.AD.Mode.Sparse as ADS
 import qualified Numeric.AD.Mode.Tower as ADT
+import qualified Numeric.AD.Halley.Double as ADHD
 import qualified Numeric.AD.Rank1.Forward as AD1F
+import qualified Numeric.AD.Rank1.Halley as AD1H
 import qualified Numeric.AD.Rank1.Kahn as AD1K
 import qualified Numeric.AD.Rank1.Newton as AD1N
 import qualified Numeric.AD.Rank1.Sparse as AD1S
@@ -41,7 +43,9 @@ import qualified Numeric.DualRev.AD.Mode.Forward as DRF
 import qualified Numeric.DualRev.AD.Mode.Kahn as DRK
 import qualified Numeric.DualRev.AD.Mode.Sparse as DRS
 import qualified Numeric.DualRev.AD.Mode.Tower as DRT
+import qualified Numeric.DualRev.AD.Halley.Double as DRHD
 import qualified Numeric.DualRev.AD.Rank1.Forward as DR1F
+import qualified Numeric.DualRev.AD.Rank1.Halley as DR1H
 import qualified Numeric.DualRev.AD.Rank1.Kahn as DR1K
 import qualified Numeric.DualRev.AD.Rank1.Newton as DR1N
 import qualified Numeric.DualRev.AD.Rank1.Sparse as DR1S
@@ -424,6 +428,21 @@ main = do
        , let (v, d) = DR1F.diff' scalar x in [v, d, DR1F.du trig xvs] ++ DR1K.grad trig xs ++ concat (DR1S.jacobian tall xs)
            ++ concat (DR1S.hessian trig xs) ++ depths 2 (DR1S.grads trig xs) ++ take 5 (DR1T.diffs scalar x)
            ++ take 20 (DR1N.findZero (\u -> u * u * u - 2 - fromRational (toRational (abs x))) 1) ++ concat (take 10 (DR1N.gradientDescent trig xs)) )
+  g "Halley: findZero(NoEq), inverse(NoEq), fixedPoint(NoEq), extremum(NoEq) (first 30)" $ over 55 n ((,) <$> uniform 0.1 100 <*> uniform (-3) 3) $ \(c, a) ->
+    let cube x = x * x * x + x
+    in ( label "(c, a)" (c, a)
+       , take 30 (AD1H.findZero (\x -> x * x - fromRational (toRational c)) 1) ++ take 10 (AD1H.findZeroNoEq (\x -> x * x * x - 2) 1)
+           ++ take 30 (AD1H.inverse cube 0 a) ++ take 10 (AD1H.inverseNoEq cube 0 a) ++ take 30 (AD1H.fixedPoint cos 1) ++ take 10 (AD1H.fixedPointNoEq cos a)
+           ++ take 30 (AD1H.extremum (\x -> cosh (x - fromRational (toRational a)) + x * x / 2) 0) ++ take 10 (AD1H.extremumNoEq cos 1)
+           ++ take 30 (ADHD.findZero (\x -> x * x - fromRational (toRational c)) 1)
+       , take 30 (DR1H.findZero (\x -> x * x - fromRational (toRational c)) 1) ++ take 10 (DR1H.findZeroNoEq (\x -> x * x * x - 2) 1)
+           ++ take 30 (DR1H.inverse cube 0 a) ++ take 10 (DR1H.inverseNoEq cube 0 a) ++ take 30 (DR1H.fixedPoint cos 1) ++ take 10 (DR1H.fixedPointNoEq cos a)
+           ++ take 30 (DR1H.extremum (\x -> cosh (x - fromRational (toRational a)) + x * x / 2) 0) ++ take 10 (DR1H.extremumNoEq cos 1)
+           ++ take 30 (DRHD.findZero (\x -> x * x - fromRational (toRational c)) 1) )
+  g "Newton's NoEq forms: inverseNoEq, fixedPointNoEq, extremumNoEq (first 30)" $ over 56 n (uniform (-3) 3) $ \a ->
+    ( label "a" a
+    , take 30 (ADN.inverseNoEq (\x -> x * x * x + x) 0 a) ++ take 30 (ADN.fixedPointNoEq cos a) ++ take 30 (ADN.extremumNoEq (\x -> cosh (x - AD.auto a) + x * x / 2) 0)
+    , take 30 (DRN.inverseNoEq (\x -> x * x * x + x) 0 a) ++ take 30 (DRN.fixedPointNoEq cos a) ++ take 30 (DRN.extremumNoEq (\x -> cosh (x - DR.auto a) + x * x / 2) 0) )
   g "log1pexp, log1mexp and their derivatives" $ over 52 n (uniform (-30) (-0.01)) $ \x ->
     ( label "x" x
     , let (a, b) = AD.diff' log1pexp x; (c, d) = AD.diff' log1mexp x in [a, b, c, d]

@@ -32,7 +32,9 @@ import qualified Numeric.DualRev.AD as A
 import qualified Numeric.DualRev.AD.Mode.Reverse as R
 import qualified Numeric.DualRev.AD.Mode.Reverse.Double as RD
 import qualified Numeric.DualRev.AD.Newton as N
+import qualified Numeric.DualRev.AD.Halley as H
 import qualified Numeric.DualRev.AD.Jet as J
+import qualified Numeric.DualRev.AD.Rank1.Halley as R1H
 import qualified Numeric.DualRev.AD.Double as ADD
 import qualified Numeric.DualRev.AD.Mode.Dense as DN
 import qualified Numeric.DualRev.AD.Mode.Forward as F
@@ -737,6 +739,18 @@ adModules = describe "ad's module names" $ do
          .&&. take 10 (R1N.findZero (\u -> u * u - 2) 1) === take 10 (N.findZero (\u -> u * u - 2) 1)
          .&&. take 10 (R1N.gradientDescent f xs) === take 10 (N.gradientDescent f xs)
          .&&. R1F.diff sq1 x === A.diff (\u -> u * u + 3 * u) x
+  it "Halley: ad's documented iterates; each step x - 2 f f' / (2 f'^2 - f f''), converging faster than Newton" $ do
+    take 10 (H.findZero (\x -> x ^ (2 :: Int) - 4) (1 :: Double)) `shouldBe` [1.0, 1.8571428571428572, 1.9997967892704736, 1.9999999999994755, 2.0]
+    take 10 (H.fixedPoint cos (1 :: Double)) `shouldBe` [1.0, 0.7408739950803436, 0.7390851338775819, 0.7390851332151607]
+    take 10 (H.extremum cos (1 :: Double)) `shouldBe` [1.0, 0.29616942658570555, 4.59979519460002e-3, 1.6220740159042513e-8, 0.0]
+    let f3 :: Floating a => a -> a
+        f3 x = x * x * x - 2 * x - 5
+        step :: Double -> Double
+        step x = let [y, y', y''] = take 3 (A.diffs0 f3 x) in x - 2 * y * y' / (2 * y' * y' - y * y'')
+    take 6 (H.findZeroNoEq f3 (2 :: Double)) `shouldBe` take 6 (iterate step 2)
+    take 6 (R1H.findZeroNoEq f3 (2 :: Double)) `shouldBe` take 6 (iterate step 2)
+    last (H.inverse (\x -> x * x * x + x) 0 (10 :: Double)) `shouldBe` 2
+    length (H.findZero f3 (2 :: Double)) `shouldSatisfy` (< length (N.findZero f3 (2 :: Double)))
   it "vgrad and vgrad': curried functions of one to three scalars, as grad of their lists" $
     property $ forAll ((,,) <$> dbl <*> dbl <*> dbl) $ \(x, y, z) ->
       let f3 :: Floating a => a -> a -> a -> a

@@ -61,9 +61,11 @@
 -- @.Rank1.Sparse@, @.Rank1.Dense@, @.Rank1.Tower@ and @.Rank1.Newton@ (and
 -- the @.Double@ forms @ad@ has) take functions of rank-1 types over one
 -- fixed scalar, as @ad@'s do (nothing in their types keeps nested
--- differentiations apart).  Left out: @Halley@ (Halley's method, a root
--- finder of @ad@'s own) and "Numeric.DualRev.AD.Jet"'s @unjet@ (it needs
--- the @adjunctions@ package).
+-- differentiations apart); "Numeric.DualRev.AD.Halley" and
+-- @.Rank1.Halley@ (and their @.Double@ forms), Halley's method on the tower
+-- mode.  Left out: "Numeric.DualRev.AD.Jet"'s @unjet@ (it needs the
+-- @adjunctions@ package) and @ad@'s @Rank1.Dense.Representable@ and
+-- @Rank1.Kahn.Float@.
 module Numeric.DualRev.AD
   ( -- * The differentiable scalar
     Reverse

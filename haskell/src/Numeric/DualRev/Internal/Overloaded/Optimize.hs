@@ -12,7 +12,7 @@
 module Numeric.DualRev.Internal.Overloaded.Optimize
   ( -- * Newton's method
     findZero, findZeroNoEq, inverse, inverseNoEq, fixedPoint, fixedPointNoEq
-  , extremum, extremumNoEq
+  , extremum, extremumNoEq, untilRepeated
     -- * Gradient descent
   , gradientDescent, gradientAscent
   , conjugateGradientDescent, conjugateGradientAscent
