@@ -50,6 +50,7 @@ import qualified Numeric.DualRev.AD.Rank1.Dense as R1D
 import qualified Numeric.DualRev.AD.Rank1.Forward as R1F
 import qualified Numeric.DualRev.AD.Rank1.Forward.Double as R1FD
 import qualified Numeric.DualRev.AD.Rank1.Kahn as R1K
+import qualified Numeric.DualRev.AD.Rank1.Kahn.Float as R1KF
 import qualified Numeric.DualRev.AD.Rank1.Newton as R1N
 import qualified Numeric.DualRev.AD.Rank1.Sparse as R1S
 import qualified Numeric.DualRev.AD.Rank1.Tower as R1T
@@ -729,6 +730,7 @@ adModules = describe "ad's module names" $ do
          .&&. R1FD.grad f xs === A.grad f xs
          .&&. R1F.du f (zip xs xs) === A.du f (zip xs xs)
          .&&. R1K.grad f xs === A.grad f xs
+         .&&. R1KF.grad f (map realToFrac xs :: [Float]) === A.grad f (map realToFrac xs :: [Float])
          .&&. R1K.vgrad (\a b -> a * b + sin a) x x === A.vgrad (\a b -> a * b + sin a) x x
          .&&. R1S.jacobian g xs === A.jacobian g xs
          .&&. R1S.hessian f xs === A.hessian f xs

@@ -64,8 +64,8 @@
 -- differentiations apart); "Numeric.DualRev.AD.Halley" and
 -- @.Rank1.Halley@ (and their @.Double@ forms), Halley's method on the tower
 -- mode.  Left out: "Numeric.DualRev.AD.Jet"'s @unjet@ (it needs the
--- @adjunctions@ package) and @ad@'s @Rank1.Dense.Representable@ and
--- @Rank1.Kahn.Float@.
+-- @adjunctions@ package) and @ad@'s @Rank1.Dense.Representable@ (the
+-- same).
 module Numeric.DualRev.AD
   ( -- * The differentiable scalar
     Reverse
