@@ -22,6 +22,7 @@ import Test.Hspec
 import Test.QuickCheck
 
 import Numeric.DualRev
+import qualified Numeric.DualRev.AD.Newton as N
 
 differentiable [d|
   -- long enough (a few hundred ms) that a timeout of a few ms lands in the
@@ -247,6 +248,21 @@ spec = do
         pure done
       rs <- mapM takeMVar dones
       map (either show show) rs `shouldBe` replicate 8 "True"
+    it "constrainedDescent read 30,000 points far keeps the heap bounded (no stage holds the points after it)" $ do
+      let objective :: Floating a => [a] -> a
+          objective v = let [x, y] = v in (x - 3) * (x - 3) + (y + 1) * (y + 1)
+          disc = [N.CC (\v -> let [x, y] = v in x * x + y * y - 1)]
+          walk :: Int -> [(Double, [Double])] -> IO [(Double, [Double])]
+          walk 0 ps = pure ps
+          walk k ((v, _) : ps) = evaluate v >> walk (k - 1) ps
+          walk _ [] = pure []
+      -- the last stage starts before point 1,300 (63 stages of at most 20)
+      rest <- walk 10000 (N.constrainedDescent objective disc [0, 0])
+      live1 <- liveBytes
+      rest' <- walk 20000 rest
+      live2 <- liveBytes
+      length (take 1 rest') `shouldBe` 1
+      (live2 - live1) `shouldSatisfy` (< 1024 * 1024)
     it "10^5 calls keep the heap and the resident memory bounded" $ do
       enabled <- getRTSStatsEnabled
       enabled `shouldBe` True

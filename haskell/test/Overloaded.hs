@@ -771,6 +771,9 @@ towers = describe "towers (every derivative at once: diffs, dus, taylor)" $ do
     A.diffs (\x -> x ^ (3 :: Int)) (2 :: Double) `shouldBe` [8, 12, 12, 6]
     take 6 (A.diffs0 (\x -> x * x) (3 :: Double)) `shouldBe` [9, 6, 2, 0, 0, 0]
     A.diffs (\x -> x / 2) (1 :: Double) `shouldBe` [0.5, 0.5]
+    -- a literal zero is the empty tower (as in ad): dus of a zero output is []
+    A.dus (\_ -> 0) [[1, 1 :: Double]] `shouldBe` []
+    A.dusF (\v -> [sum (drop 1 v), head v]) [[2, 1 :: Double]] `shouldBe` [[], [2, 1]]
   it "every elementary function: derivatives 1 to 3 are the nested reverse-mode ones" $
     conjoin
       [ counterexample name $
