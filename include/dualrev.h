@@ -613,10 +613,12 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  * order 1, the default, records exactly what it records without this
  * section (no cost when only gradients are wanted).
  *
- * Second derivatives are taken by recording the forward (tangent) pass of
- * part of the tape as new operations on the same tape (dr_tangent_record):
- * the recorded tangent can be differentiated again, in either mode and to
- * any depth.  That is also how nested derivatives (a derivative taken
+ * Hessian-vector products and Hessians (dr_hvp, dr_hvp_vec, dr_hessian)
+ * are computed in numbers from that record, by forward over reverse.  For
+ * derivatives of any order, the forward (tangent) pass of part of the tape
+ * can also be recorded as new operations on the same tape
+ * (dr_tangent_record): the recorded tangent can be differentiated again,
+ * in either mode and to any depth.  That is also how nested derivatives (a derivative taken
  * inside a function being differentiated) are computed without confusing
  * the perturbations of the levels: the inner tangent is seeded on the inner
  * variable only, and every node recorded before the inner part has tangent
@@ -674,18 +676,29 @@ DR_API int dr_tape_order(const dr_tape *t);
 /**
  * Hessian-vector product of the scalar y: out[0..n-1] = H v, H the Hessian
  * of y with respect to x[0..n-1], v[0..n-1] a direction.  Every node up
- * to y must have been recorded at order 2 (else DR_ENOTSUP).  Records the
- * tangent pass in direction v,
- * sweeps it in reverse, reads, and takes the recorded nodes off the tape
- * again: the tape is as before (its adjoints are not).  A node given more
- * than once in x is one variable: its direction is the sum of its places'
- * (as in dr_jvp), and each of its places reads the same entry.
+ * to y must have been recorded at order 2 (else DR_ENOTSUP).  Computed by
+ * forward over reverse in numbers: one tangent pass in direction v and one
+ * reverse pass carrying each adjoint and its tangent, with the second
+ * partials of every operation from the rules that recorded it.  Nothing
+ * is recorded and nothing on the tape changes, its adjoints included.  A
+ * node given more than once in x is one variable: its direction is the
+ * sum of its places' (as in dr_jvp), and each of its places reads the
+ * same entry.  x names the variables: what y depends on through a node
+ * of x counts as a dependence on that node (the node is not looked
+ * through to what it was made from).
  */
 DR_API dr_status dr_hvp(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                         const double *v, double *out);
+/** k Hessian-vector products at once (vector mode): row j of out (k x n,
+ *  row-major) is H times row j of V (k x n, row-major).  The directions
+ *  share each pass (16 a pass), so k products cost much less than k calls
+ *  of dr_hvp.  Otherwise as dr_hvp. */
+DR_API dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
+                            size_t k, const double *V, double *out);
 /** The dense Hessian of y with respect to x[0..n-1] into H (n x n,
- *  row-major, symmetric): n Hessian-vector products on a tape of order 2.
- *  A node given twice in x has equal rows and columns at its places. */
+ *  row-major, symmetric): the products with the unit vectors, in vector
+ *  mode (dr_hvp_vec), on a tape of order 2.  A node given twice in x has
+ *  equal rows and columns at its places. */
 DR_API dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                             double *H);
 /**

@@ -1,9 +1,8 @@
 /*
- * hessian.c - second derivatives of a recorded scalar: the Hessian times a
- * vector as the gradient of a directional derivative (reverse over a
- * tangent pass recorded on the tape, record/tangent.c), and the dense
- * Hessian as one such product per input.  The tangent pass is recorded
- * after the user's nodes and dropped again, so the tape is left as it was.
+ * hessian.c - second derivatives of a recorded scalar: Hessian-vector
+ * products by forward over reverse in numbers (sweep/hvp.c), k directions
+ * a pass, and the dense Hessian as products with the unit vectors, a block
+ * of them a pass.  Nothing is recorded: the tape is left as it was.
  */
 #include "sweep/sweep.h"
 
@@ -14,72 +13,42 @@ static dr_status check(const dr_tape *t, dr_real y, size_t n, const dr_real *x)
     if (!t || (n && !x))
         return DR_EINVAL;
     /* not the tape's order: what was recorded at order 2 keeps its rules
-       after dr_tape_set_order(t, 1); the tangent pass checks every node */
+       after dr_tape_set_order(t, 1); the pass checks every node */
     return dr__sweep_ready(t, 1, &y, n, x);
 }
 
-/* H v for a checked call, with ids[i] = x[i].idx and scratch seeds[n] */
-static dr_status hvp_once(dr_tape *t, dr_real y, size_t n, const dr_real *x,
-                          const double *v, double *out, dr_idx *ids,
-                          dr_real *seeds)
+/* the relative ids of x (checked), in a buffer to free */
+static int64_t *rel_ids(const dr_tape *t, size_t n, const dr_real *x)
 {
-    for (size_t i = 0; i < n; i++) {
-        ids[i] = x[i].idx;
-        seeds[i] = dr_const(v[i]);
-    }
-    dr_tape_pos pos;
-    dr__tape_save(t, &pos);
-    dr_real yd;
-    /* the whole tape: every node recorded at order 2 from its first id;
-       the tangent's own nodes are only swept once and dropped, so they
-       are recorded at order 1 (not logged: a third of the time) */
-    unsigned order = t->order;
-    t->order = 1;
-    dr_status st = dr_tangent_record(t, t->base, n, ids, seeds, y, &yd);
-    t->order = order;
-    if (st == DR_OK)
-        st = dr_adjoints_clear(t);
-    if (st == DR_OK)
-        st = dr_seed(t, yd.idx, 1.0);
-    if (st == DR_OK)
-        st = dr_reverse(t);
-    for (size_t i = 0; st == DR_OK && i < n; i++)
-        st = dr_adjoint_get(t, x[i].idx, &out[i]);
-    /* drop the tangent pass; a failure in it (out of memory) is not the
-       user's nodes' and must not stay sticky */
-    dr__tape_restore(t, &pos);
-    if (t->adj_valid > t->next)
-        t->adj_valid = t->next;
-    t->status = DR_OK;
-    return st;
+    if (n > SIZE_MAX / sizeof(int64_t) - 1)
+        return NULL;
+    int64_t *rx = dr__malloc(n * sizeof *rx + 1);
+    for (size_t i = 0; rx && i < n; i++)
+        rx[i] = dr__rel_of(t, x[i].idx);
+    return rx;
 }
 
-static dr_status with_scratch(dr_tape *t, dr_real y, size_t n,
-                              const dr_real *x, const double *v, double *out,
-                              double *H)
+dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
+                     size_t k, const double *V, double *out)
 {
-    if (n > SIZE_MAX / (sizeof(dr_idx) + sizeof(dr_real) + sizeof(double)))
+    if (n && k && (!V || !out))
+        return DR_EINVAL;
+    dr_status st = check(t, y, n, x);
+    /* no inputs or no directions: nothing to compute */
+    if (st != DR_OK || n == 0 || k == 0)
+        return st;
+    if (k > SIZE_MAX / n)
+        return DR_EINVAL;
+    int64_t *rx = rel_ids(t, n, x);
+    if (!rx)
         return DR_ENOMEM;
-    dr_idx *ids = dr__malloc(n * sizeof *ids + 1);
-    dr_real *seeds = dr__malloc(n * sizeof *seeds + 1);
-    double *e = H ? dr__malloc(n * sizeof *e + 1) : NULL;
-    dr_status st = DR_OK;
-    if (!ids || !seeds || (H && !e)) {
-        st = DR_ENOMEM;
-    } else if (!H) {
-        st = hvp_once(t, y, n, x, v, out, ids, seeds);
-    } else {
-        for (size_t j = 0; j < n; j++)
-            e[j] = 0.0;
-        for (size_t i = 0; st == DR_OK && i < n; i++) {
-            e[i] = 1.0;
-            st = hvp_once(t, y, n, x, e, H + i * n, ids, seeds);
-            e[i] = 0.0;
-        }
+    int64_t ry = dr__rel_of(t, y.idx);
+    /* a block of directions a pass, as the dense Hessian takes them */
+    for (size_t j = 0; st == DR_OK && j < k; j += DR_HVP_BLOCK) {
+        size_t kk = k - j < DR_HVP_BLOCK ? k - j : DR_HVP_BLOCK;
+        st = dr__hvp_pass(t, ry, n, rx, kk, V + j * n, out + j * n, NULL);
     }
-    dr__free(ids);
-    dr__free(seeds);
-    dr__free(e);
+    dr__free(rx);
     return st;
 }
 
@@ -88,9 +57,7 @@ dr_status dr_hvp(dr_tape *t, dr_real y, size_t n, const dr_real *x,
 {
     if (n && (!v || !out))
         return DR_EINVAL;
-    dr_status st = check(t, y, n, x);
-    /* no inputs: nothing to compute (as the Hessian of none) */
-    return st != DR_OK || n == 0 ? st : with_scratch(t, y, n, x, v, out, NULL);
+    return dr_hvp_vec(t, y, n, x, 1, v, out);
 }
 
 dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
@@ -98,8 +65,30 @@ dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
 {
     if (n && !H)
         return DR_EINVAL;
-    if (n > SIZE_MAX / (n ? n : 1))
+    if (n > SIZE_MAX / (n ? n : 1) / sizeof(double))
         return DR_EINVAL;
     dr_status st = check(t, y, n, x);
-    return st != DR_OK || n == 0 ? st : with_scratch(t, y, n, x, NULL, NULL, H);
+    if (st != DR_OK || n == 0)
+        return st;
+    size_t kb = n < DR_HVP_BLOCK ? n : DR_HVP_BLOCK;
+    int64_t *rx = rel_ids(t, n, x);
+    double *E = dr__malloc(kb * n * sizeof *E + 1);
+    if (!rx || !E) {
+        dr__free(rx);
+        dr__free(E);
+        return DR_ENOMEM;
+    }
+    int64_t ry = dr__rel_of(t, y.idx);
+    /* row i of H is H e_i (H is symmetric): the unit vectors, a block of
+       them a pass */
+    for (size_t i0 = 0; st == DR_OK && i0 < n; i0 += kb) {
+        size_t kk = n - i0 < kb ? n - i0 : kb;
+        memset(E, 0, kk * n * sizeof *E);
+        for (size_t j = 0; j < kk; j++)
+            E[j * n + i0 + j] = 1.0;
+        st = dr__hvp_pass(t, ry, n, rx, kk, E, H + i0 * n, NULL);
+    }
+    dr__free(rx);
+    dr__free(E);
+    return st;
 }

@@ -104,11 +104,13 @@ static bool reserve(dr_tape *t, int64_t r)
         t->oplog = p;
         t->oplog_cap = cap;
     }
-    if (t->oplog_n < i)
+    /* up to r itself: a caller that covers ids (dr__oplog_cover) may
+       write no entry for r, the last id a child's chunk held */
+    if (t->oplog_n <= i) {
         memset(t->oplog + t->oplog_n, 0,
-               (size_t)(i - t->oplog_n) * sizeof(dr_oplog)); /* DR_OPC_GAP */
-    if (t->oplog_n <= i)
+               (size_t)(i + 1 - t->oplog_n) * sizeof(dr_oplog)); /* DR_OPC_GAP */
         t->oplog_n = i + 1;
+    }
     return true;
 }
 

@@ -86,6 +86,23 @@ DR_HIDDEN dr_status dr__chunks_oldest_first(dr_chunk *newest,
 typedef struct dr_replay_pass dr_replay_pass;
 DR_HIDDEN dr_status dr__replay_job(dr_chunk *newest, dr_replay_pass *p);
 
+/* hvp.c: k Hessian-vector products of the node of relative id ry (-1: a
+   constant) by forward over reverse on the second-order log: direction j
+   of input i (relative id rx[i], -1: a constant) is V[j * n + i], H v_j
+   goes to out[j * n + i] and, where grad is not NULL, the gradient to
+   grad[i].  Ids checked by the caller; DR_ENOTSUP (nothing written but
+   zeros) where a node up to ry that is not an input has no second-order
+   rule; nothing on the tape changes. */
+#ifndef DR_HVP_BLOCK
+#define DR_HVP_BLOCK 16 /* directions a pass of dr_hvp_vec and dr_hessian:
+                           the per-node work (the log read, the rule) is
+                           shared by that many, and a pass's tangents stay
+                           in cache */
+#endif
+DR_HIDDEN dr_status dr__hvp_pass(const dr_tape *t, int64_t ry, size_t n,
+                                 const int64_t *rx, size_t k, const double *V,
+                                 double *out, double *grad);
+
 /* forward.c: tangents, oldest node first (forward and vector mode) */
 /* every ext node kind recorded on t has a forward rule (the kinds that may
    lack one, array nodes, are all on t->exts) */
