@@ -723,6 +723,24 @@ DR_API dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
 DR_API dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
                                    const dr_idx *seed_ids, const dr_real *seeds,
                                    dr_real y, dr_real *out);
+/**
+ * The reverse pass of the nodes with ids from `from` on, recorded as
+ * operations on the tape: out[i] is the derivative of y with respect to
+ * the node x[i] (0 as a constant where y does not depend on it), as an
+ * active value that can be differentiated again, while every node before
+ * `from` is a constant of this derivative (what reaches it is not passed
+ * on).  One pass for all of x, where dr_tangent_record takes one pass per
+ * variable: a gradient inside code that is differentiated again (a
+ * Hessian by nesting) costs one recorded pass.  The nodes of x are the
+ * variables: what reaches one stays there, and is not passed on to what
+ * it was made from.  Every node from `from` to y must have been recorded
+ * at order 2, but the variables (DR_ENOTSUP); ids are checked first
+ * (DR_EINVAL, y or a node of x not on the tape; from not on it or the
+ * next id); a call that fails records nothing and leaves the status, as
+ * dr_tangent_record.  DR_EBUSY while forked or with an open recorder.
+ */
+DR_API dr_status dr_adjoint_record(dr_tape *t, dr_idx from, dr_real y,
+                                   size_t n, const dr_idx *x, dr_real *out);
 /** The id the next recorded node will get (a mark for dr_tangent_record). */
 DR_API dr_idx dr_tape_mark(const dr_tape *t);
 

@@ -8,6 +8,9 @@
  * n-ary nodes, sums, dr_select, statements and the inline recorder at
  * order 2), more inputs than one pass carries, many directions at once,
  * partials that are infinite in a direction not taken, and the errors.
+ * And the recorded reverse pass (dr_adjoint_record): its gradient against
+ * dr_gradient, the Hessian of its recorded gradient against dr_hessian,
+ * nesting, outer values as constants, and its errors.
  * Finite differences of every operation's Hessian, and running out of
  * memory, are in test_second_order.c.
  */
@@ -295,6 +298,118 @@ static void test_infinite_partial_not_taken(void **state)
     dr_tape_free(t);
 }
 
+/* --------------------------------------------- the recorded reverse pass */
+
+/* the gradient recorded by dr_adjoint_record equals dr_gradient; the
+   gradient of each recorded entry is a row of the Hessian */
+static void test_adjoint_record_random(void **state)
+{
+    (void)state;
+    chk_rng r;
+    chk_rng_seed(&r, 77);
+    const size_t ns[] = {1, 4, 17};
+    for (size_t q = 0; q < sizeof ns / sizeof ns[0]; q++)
+        for (uint64_t s = 0; s < 3; s++) {
+            size_t n = ns[q];
+            chk_context("random program %llu, n = %zu", (unsigned long long)s, n);
+            double xv[MAXN];
+            for (size_t i = 0; i < n; i++)
+                xv[i] = chk_rng_uniform(&r, -1.2, 1.2);
+            dr_tape *t = chk_tape_new();
+            CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+            dr_idx mark = dr_tape_mark(t);
+            dr_real x[MAXN];
+            CHK_STATUS(dr_inputs(t, n, xv, x), DR_OK);
+            dr_real y = prog_kinds(t, n, x, 300 + s);
+            static double g[MAXN], H[MAXN * MAXN], row[MAXN];
+            CHK_STATUS(dr_gradient(t, y, n, x, g), DR_OK);
+            CHK_STATUS(dr_hessian(t, y, n, x, H), DR_OK);
+            dr_idx ids[MAXN];
+            dr_real gr[MAXN];
+            for (size_t i = 0; i < n; i++)
+                ids[i] = x[i].idx;
+            CHK_STATUS(dr_adjoint_record(t, mark, y, n, ids, gr), DR_OK);
+            double sg = scale_of(n, g), sh = scale_of(n * n, H);
+            for (size_t i = 0; i < n; i++) {
+                CHK_CLOSE(gr[i].val, g[i], 1e-13, 1e-14 * sg);
+                CHK_STATUS(dr_gradient(t, gr[i], n, x, row), DR_OK);
+                for (size_t j = 0; j < n; j++)
+                    CHK_CLOSE(row[j], H[i * n + j], 1e-12, 1e-13 * sh);
+            }
+            dr_tape_free(t);
+        }
+}
+
+/* the inner derivative's perturbation is its own: x * d/dy (x + y) at y
+   = x is x, whose derivative is 1 (not 2); nodes before the mark are
+   constants of the inner derivative */
+static void test_adjoint_record_nested(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x = dr_input(t, 5.0);
+    dr_idx mark = dr_tape_mark(t);
+    dr_real y = {x.val, dr_record1(t, x.idx, 1.0)}; /* a fresh copy of x */
+    dr_real inner = dr_add(t, x, y), d;
+    CHK_STATUS(dr_adjoint_record(t, mark, inner, 1, &y.idx, &d), DR_OK);
+    CHK_SAME(d.val, 1.0);
+    dr_real f = dr_mul(t, x, d);
+    double g;
+    CHK_STATUS(dr_gradient(t, f, 1, &x, &g), DR_OK);
+    CHK_SAME(g, 1.0);
+    /* third derivatives: d3/dx3 of x^4 through two recorded passes */
+    dr_idx m0 = dr_tape_mark(t);
+    dr_real z = dr_input(t, 1.5);
+    dr_real z4 = dr_powi(t, z, 4), d1, d2;
+    CHK_STATUS(dr_adjoint_record(t, m0, z4, 1, &z.idx, &d1), DR_OK);
+    CHK_STATUS(dr_adjoint_record(t, m0, d1, 1, &z.idx, &d2), DR_OK);
+    CHK_REL(d1.val, 4 * 1.5 * 1.5 * 1.5, 1e-15);
+    CHK_REL(d2.val, 12 * 1.5 * 1.5, 1e-15);
+    CHK_STATUS(dr_gradient(t, d2, 1, &z, &g), DR_OK);
+    CHK_REL(g, 24 * 1.5, 1e-15);
+    dr_tape_free(t);
+}
+
+static void test_adjoint_record_errors(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_idx mark = dr_tape_mark(t);
+    dr_real x[2];
+    CHK_STATUS(dr_inputs(t, 2, (double[]){0.5, 0.25}, x), DR_OK);
+    dr_real y = dr_mul(t, x[0], dr_exp(t, x[1]));
+    dr_idx ids[2] = {x[0].idx, x[1].idx};
+    dr_real out[2];
+    size_t len = dr_tape_len(t);
+    CHK_STATUS(dr_adjoint_record(NULL, mark, y, 2, ids, out), DR_EINVAL);
+    CHK_STATUS(dr_adjoint_record(t, mark, y, 2, NULL, out), DR_EINVAL);
+    CHK_STATUS(dr_adjoint_record(t, mark, y, 2, ids, NULL), DR_EINVAL);
+    dr_idx bad[2] = {x[0].idx, y.idx + 100};
+    CHK_STATUS(dr_adjoint_record(t, mark, y, 2, bad, out), DR_EINVAL);
+    CHK_STATUS(dr_adjoint_record(t, y.idx + 100, y, 2, ids, out), DR_EINVAL);
+    dr_real yb = {1.0, y.idx + 100};
+    CHK_STATUS(dr_adjoint_record(t, mark, yb, 2, ids, out), DR_EINVAL);
+    assert_int_equal(dr_tape_len(t), len);
+    /* a constant output: constant zeros, nothing recorded */
+    CHK_STATUS(dr_adjoint_record(t, mark, dr_const(2.0), 2, ids, out), DR_OK);
+    CHK_SAME(out[0].val, 0.0);
+    assert_true(out[0].idx == DR_NONE);
+    /* y a variable: dy/dy = 1, 0 for the other */
+    CHK_STATUS(dr_adjoint_record(t, mark, x[1], 2, ids, out), DR_OK);
+    CHK_SAME(out[0].val, 0.0);
+    CHK_SAME(out[1].val, 1.0);
+    /* a node recorded at order 1 on the way: DR_ENOTSUP, nothing recorded */
+    CHK_STATUS(dr_tape_set_order(t, 1), DR_OK);
+    dr_real z = dr_mul(t, y, y);
+    len = dr_tape_len(t);
+    CHK_STATUS(dr_adjoint_record(t, mark, z, 2, ids, out), DR_ENOTSUP);
+    assert_int_equal(dr_tape_len(t), len);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_tape_free(t);
+}
+
 /* ----------------------------------------------------------------- forks */
 
 typedef struct forkprog {
@@ -390,6 +505,9 @@ int main(void)
         cmocka_unit_test(test_hvp_vec),
         cmocka_unit_test(test_infinite_partial_not_taken),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_adjoint_record_random),
+        cmocka_unit_test(test_adjoint_record_nested),
+        cmocka_unit_test(test_adjoint_record_errors),
         cmocka_unit_test_prestate_setup_teardown(test_forked, NULL,
                                                  chk_alloc_teardown, &alloc),
     };

@@ -190,6 +190,13 @@ dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1, double d1,
                 DR_NONE, 0);
 }
 
+dr_status dr_fe_adjoint_record(dr_tape *t, dr_idx from, double yv, dr_idx yi,
+                               size_t n, const dr_idx *x, dr_real *out)
+{
+    dr_real y = {yv, yi};
+    return dr_adjoint_record(t, from, y, n, x, out);
+}
+
 dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,
                                const dr_idx *seed_ids, const dr_real *seeds,
                                double yv, dr_idx yi, dr_real *out)

@@ -134,6 +134,10 @@ DR_API int dr_fe_guard(dr_tape *t, int op, double a, dr_idx ia, double b,
    it; another op records nothing and returns a */
 DR_API double dr_fe_round(dr_tape *t, int op, double a, dr_idx ia);
 
+/* dr_adjoint_record with y as its value and id (the same reason) */
+DR_API dr_status dr_fe_adjoint_record(dr_tape *t, dr_idx from, double yv,
+                                      dr_idx yi, size_t n, const dr_idx *x,
+                                      dr_real *out);
 /*
  * dr_tangent_record for foreign-function interfaces that cannot pass a
  * dr_real by value: y as its value and id, the tangent into *out.

@@ -8,113 +8,11 @@
  * tape is of order 2 those operations are logged in turn, so a tangent can
  * be taken of a tangent, to any depth.
  */
-#include "record/record.h"
+#include "record/recorded_partials.h"
 
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-static const dr_real ZERO = {0.0, DR_NONE};
-
-static bool is_zero(dr_real d)
-{
-    return d.idx == DR_NONE && d.val == 0.0;
-}
-
-static dr_real K(double v)
-{
-    return dr_const(v);
-}
-
-/* p * d, skipping what is known to be zero or one */
-static dr_real term(dr_tape *t, dr_real p, dr_real d)
-{
-    if (is_zero(d) || is_zero(p))
-        return ZERO;
-    if (p.idx == DR_NONE && p.val == 1.0)
-        return d;
-    if (p.idx == DR_NONE && p.val == -1.0)
-        return dr_neg(t, d);
-    return dr_mul(t, p, d);
-}
-
-static dr_real plus(dr_tape *t, dr_real a, dr_real b)
-{
-    if (is_zero(a))
-        return b;
-    if (is_zero(b))
-        return a;
-    return dr_add(t, a, b);
-}
-
-/* x to the integral power m, recorded: m - 1 of powi(x, INT_MIN) is no
-   int, a power with a constant exponent then */
-static dr_real powi_rec(dr_tape *t, dr_real x, double m)
-{
-    return m >= (double)INT_MIN ? dr_powi(t, x, (int)m)
-                                : dr_pow(t, x, dr_const(m));
-}
-
-/* the partials of a two-argument operation as recorded values */
-typedef struct {
-    dr_real a, b;
-} rec_d2;
-
-/* the rules of rule_partials.h over recorded operations on t: the
-   partials of a scalar operation as values on the tape, which can be
-   differentiated in turn */
-#define RT dr_real
-#define RD2 rec_d2
-#define RULE_FN(op) dr_tangent_##op##_d
-#define RULE_TAPE dr_tape *t,
-#define RULE_ARGS t,
-#define RULE_BEGIN (void)t
-#define RULE_LIKELY(c) (c)
-#define K(c) dr_const(c)
-#define RV(r) ((r).val)
-#define KZERO(r) ((r).idx == DR_NONE && (r).val == 0.0)
-#define ADD(a, b) dr_add(t, a, b)
-#define SUB(a, b) dr_sub(t, a, b)
-#define MUL(a, b) dr_mul(t, a, b)
-#define DIV(a, b) dr_div(t, a, b)
-#define NEG(a) dr_neg(t, a)
-#define ABS(a) dr_abs(t, a)
-#define SQRT(a) dr_sqrt(t, a)
-#define EXP(a) dr_exp(t, a)
-#define LOG(a) dr_log(t, a)
-#define SIN(a) dr_sin(t, a)
-#define COS(a) dr_cos(t, a)
-#define SINH(a) dr_sinh(t, a)
-#define COSH(a) dr_cosh(t, a)
-#define HYPOT(a, b) dr_hypot(t, a, b)
-#define POW(a, b) dr_pow(t, a, b)
-#define POWI(a, m) powi_rec(t, a, m)
-#define SIGMOID(a) dr_sigmoid(t, a)
-#include "record/rule_partials.h"
-
-/*
- * The partials of a scalar operation op at its arguments a (and b) and
- * its value c, as recorded values.  b of powi is its exponent, a constant.
- */
-static void partials(dr_tape *t, int op, dr_real a, dr_real b, dr_real c,
-                     dr_real *pa, dr_real *pb)
-{
-    *pa = *pb = ZERO;
-    switch (op) {
-#define UNARY(o)                                                                 case DR_OPC_##o:                                                                 *pa = dr_tangent_##o##_d(t, a, c);                                           break;
-        DR_RULES_UNARY(UNARY)
-        DR_RULES_UNARY_FUSED(UNARY)
-#undef UNARY
-#define BINARY(o)                                                                case DR_OPC_##o: {                                                               rec_d2 d = dr_tangent_##o##_d(t, a, b, c);                                   *pa = d.a;                                                                   *pb = d.b;                                                                   break;                                                                   }
-        DR_RULES_BINARY(BINARY)
-#undef BINARY
-    case DR_OPC_powi:
-        *pa = dr_tangent_powi_d(t, a, b.val, c);
-        break;
-    default: /* no scalar rule: check_pass refused it */
-        break;
-    }
-}
 
 /* a seed of a node before the replayed range: its relative id and tangent
    (the sum of the tangents given for it) */
@@ -147,21 +45,6 @@ static dr_real tangent_of(const pass *p, int64_t r)
             b = m;
     }
     return a < p->nb && p->before[a].rel == r ? p->before[a].tan : ZERO;
-}
-
-static dr_real value_node(const dr_tape *t, int64_t r, double v)
-{
-    dr_real a = {v, r < 0 ? DR_NONE : t->base + r};
-    return a;
-}
-
-/* the terms of an n-ary node's record (argument ids and partials), from
-   its entry e; false where it has none */
-static bool nary_terms(const dr_oplog *e, size_t *n, const int64_t **args,
-                       const double **ps)
-{
-    const dr_ext *x = dr__oplog_terms_of(e);
-    return x && dr__nary_parts(x, n, args, ps);
 }
 
 static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)

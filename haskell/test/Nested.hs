@@ -60,6 +60,25 @@ differentiable [d|
 
   third :: Double -> Double
   third x = derivative (\a -> derivative (\b -> derivative cubeSin b) a) x
+
+  -- the Jacobian's determinant of (x y, x + sin y): y cos y - x
+  jdet :: [Double] -> Double
+  jdet p = case jacobianOf (\[x, y] -> [x * y, x + sin y]) p of
+    [[a, b], [c, d]] -> a * d - b * c
+    _ -> 0
+
+  -- the Laplacian of x^3 y: the trace of its Hessian, 6 x y
+  laplacian :: [Double] -> Double
+  laplacian p = sum (zipWith (!!) (hessianOf (\[x, y] -> x * x * x * y) p) [0 ..])
+
+  -- a Hessian inside a Hessian: x^3 y's Hessian's entries summed, the
+  -- third derivatives of that by the splice
+  hessSum :: [Double] -> Double
+  hessSum p = sum (map sum (hessianOf (\[x, y] -> x * x * x * y) p))
+
+  -- a gradient of many inputs in one recorded pass: d/dx_i of sum x_j^2 / 2
+  selfGrad :: [Double] -> [Double]
+  selfGrad = gradient (\xs -> sum (map (\x -> x * x / 2) xs))
   |]
 
 valueOf :: (a -> (b, c)) -> a -> b
@@ -70,6 +89,23 @@ close a b = abs (a - b) <= 1e-6 * max 1 (abs b)
 
 spec :: Spec
 spec = describe "derivatives inside differentiable code" $ do
+  it "jacobianOf: the gradient of a Jacobian's determinant (y cos y - x)" $
+    forAll ((,) <$> choose (-5, 5) <*> choose (-5, 5)) $ \(x, y) ->
+      let (v, [gx, gy]) = $(grad' 'jdet) [x, y]
+      in close v (y * cos y - x) && close gx (-1) && close gy (cos y - y * sin y)
+  it "hessianOf: the Laplacian of x^3 y is 6 x y, its gradient (6 y, 6 x)" $
+    forAll ((,) <$> choose (-5, 5) <*> choose (-5, 5)) $ \(x, y) ->
+      let (v, [gx, gy]) = $(grad' 'laplacian) [x, y]
+      in close v (6 * x * y) && close gx (6 * y) && close gy (6 * x)
+  it "hessianOf: the sum of x^3 y's Hessian (6 x y + 6 x^2) and its gradient" $
+    forAll ((,) <$> choose (-5, 5) <*> choose (-5, 5)) $ \(x, y) ->
+      let (v, [gx, gy]) = $(grad' 'hessSum) [x, y]
+      in close v (6 * x * y + 6 * x * x) && close gx (6 * y + 12 * x) && close gy (6 * x)
+  it "gradient of 200 inputs inside a block (one recorded pass), and its Jacobian" $ do
+    let xs = [fromIntegral i / 10 | i <- [1 .. 200 :: Int]]
+    valueOf $(differentiate 'selfGrad) xs `shouldBe` xs
+    $(jacobian 'selfGrad) xs `shouldBe`
+      [[if i == j then 1 else 0 | j <- [1 .. 200 :: Int]] | i <- [1 .. 200 :: Int]]
   it "d/dx (x * d/dy (x + y)) is 1 at any x (no perturbation confusion)" $
     property $ \x -> $(grad 'confused) x == 1
   it "the same through a local function closing over x (x * 3 x, derivative 6 x)" $

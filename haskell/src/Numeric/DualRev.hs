@@ -79,6 +79,8 @@ module Numeric.DualRev
     -- * Derivatives inside differentiable code
   , derivative
   , gradient
+  , jacobianOf
+  , hessianOf
     -- * Data that is not differentiated
   , Constant (..)
   , constant
@@ -97,7 +99,7 @@ import Language.Haskell.TH (Dec, Exp, Name, Q)
 import Numeric.DualRev.Internal.Run.AD (DualRevError (..))
 import Numeric.DualRev.Internal.Run.Checkpoint (checkpointedIterate, checkpointedIterateWith, defaultSnapshots)
 import Numeric.DualRev.Internal.Run.Constant (Constant (..), constant)
-import Numeric.DualRev.Internal.Run.Nested (derivative, gradient)
+import Numeric.DualRev.Internal.Run.Nested (derivative, gradient, jacobianOf, hessianOf)
 import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Custom (primitiveDecs)
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)

@@ -3,6 +3,7 @@
 -- calls (include/dualrev.h, \"second order\"), which nested derivatives use.
 module Numeric.DualRev.Internal.Engine.NestFFI
   ( c_tape_set_order, c_tape_order, c_tape_mark, c_fe_tangent_record
+  , c_fe_adjoint_record
   ) where
 
 import Data.Int (Int64)
@@ -20,3 +21,8 @@ foreign import ccall unsafe "dr_tape_mark" c_tape_mark :: Ptr CTape -> IO Int64
 foreign import ccall unsafe "dr_fe_tangent_record"
   c_fe_tangent_record :: Ptr CTape -> Int64 -> CSize -> Ptr Int64 -> Ptr ()
                       -> Double -> Int64 -> Ptr () -> IO CInt
+-- | from, y's value and id, n, the variables' ids, the derivatives out
+-- (dr_real: value and id, 16 bytes each)
+foreign import ccall unsafe "dr_fe_adjoint_record"
+  c_fe_adjoint_record :: Ptr CTape -> Int64 -> Double -> Int64 -> CSize
+                      -> Ptr Int64 -> Ptr () -> IO CInt

@@ -6,8 +6,10 @@
 -- Derivatives taken inside differentiable code.  The inner function is
 -- recorded on the same tape, on a fresh copy of its argument, while the
 -- tape logs what second derivatives need; then the engine records the
--- inner function's tangent pass, seeded on that copy only, as ordinary
--- operations (dr_tangent_record).  The result is a dual number like any
+-- inner function's derivative as ordinary operations: its tangent pass,
+-- seeded on that copy only, for a derivative (dr_tangent_record), or its
+-- reverse pass, one for all the copies, for a gradient and each row of a
+-- Jacobian (dr_adjoint_record).  The result is a dual number like any
 -- other, so the outer derivative differentiates through it, and an inner
 -- function that refers to an outer variable sees it as a constant of the
 -- inner derivative: no confusion of perturbations.  Nesting goes to any
@@ -15,8 +17,12 @@
 module Numeric.DualRev.Internal.Run.Nested
   ( derivative
   , gradient
+  , jacobianOf
+  , hessianOf
   , derivativeD
   , gradientD
+  , jacobianOfD
+  , hessianOfD
     -- * For the overloaded mode
   , nestedOn
   , copyOf
@@ -69,6 +75,32 @@ derivative _ _ = throwOutside "derivative"
 gradient :: ([Double] -> Double) -> [Double] -> [Double]
 gradient _ _ = throwOutside "gradient"
 
+-- | @jacobianOf f xs@: the Jacobian of @f@ at @xs@, one row per output
+-- (the gradient of that output).  Like 'gradient': for differentiable
+-- code, where it may be nested and differentiated through; one recorded
+-- reverse pass per output.
+--
+-- > differentiable [d|
+-- >   -- the Jacobian's determinant of a map of the plane
+-- >   jdet :: [Double] -> Double
+-- >   jdet p = let [[a, b], [c, d]] = jacobianOf (\[x, y] -> [x * y, x + sin y]) p
+-- >            in a * d - b * c
+-- >   |]
+jacobianOf :: ([Double] -> [Double]) -> [Double] -> [[Double]]
+jacobianOf _ _ = throwOutside "jacobianOf"
+
+-- | @hessianOf f xs@: the Hessian of @f@ at @xs@, one row per input: the
+-- Jacobian of the gradient.  Like 'gradient': for differentiable code,
+-- where it may be nested and differentiated through.
+--
+-- > differentiable [d|
+-- >   -- the Laplacian of x^3 y: the trace of its Hessian, 6 x y
+-- >   laplacian :: [Double] -> Double
+-- >   laplacian p = sum (zipWith (!!) (hessianOf (\[x, y] -> x * x * x * y) p) [0 ..])
+-- >   |]
+hessianOf :: ([Double] -> Double) -> [Double] -> [[Double]]
+hessianOf _ _ = throwOutside "hessianOf"
+
 throwOutside :: String -> a
 throwOutside name = errorWithoutStackTrace
   ("dualrev: `" ++ name ++ "' was called outside differentiable code: it "
@@ -82,12 +114,23 @@ derivativeD f x = nested $ \t mark -> do
   r <- unAD (f y) t
   tangentOf t mark [idD y] r
 
--- | The dual of 'gradient': one tangent pass per input.
+-- | The dual of 'gradient': one recorded reverse pass for all inputs.
 gradientD :: ([D] -> AD D) -> [D] -> AD [D]
 gradientD f xs = nested $ \t mark -> do
   ys <- mapM (copyOf t) xs
   r <- unAD (f ys) t
-  forM ys $ \y -> tangentOf t mark [idD y] r
+  adjointOf t mark (map idD ys) r
+
+-- | The dual of 'jacobianOf': one recorded reverse pass per output.
+jacobianOfD :: ([D] -> AD [D]) -> [D] -> AD [[D]]
+jacobianOfD f xs = nested $ \t mark -> do
+  ys <- mapM (copyOf t) xs
+  rs <- unAD (f ys) t
+  forM rs (adjointOf t mark (map idD ys))
+
+-- | The dual of 'hessianOf': the Jacobian of the recorded gradient.
+hessianOfD :: ([D] -> AD D) -> [D] -> AD [[D]]
+hessianOfD f = jacobianOfD (gradientD f)
 
 -- | Run with the tape logging second-order information from a mark on,
 -- restoring its order afterwards.
@@ -107,6 +150,22 @@ nestedOn t body = do
 -- variable, seeded alone.
 copyOf :: Ptr CTape -> D -> IO D
 copyOf t (D v i) = D v <$> (if i == -1 then c_record0 t else c_record1 t i 1)
+
+-- | The derivatives of r with respect to the nodes ids, recorded on the
+-- tape by one reverse pass from the mark on.
+adjointOf :: Ptr CTape -> Int64 -> [Int64] -> D -> IO [D]
+adjointOf t mark ids (D rv ri) = do
+  let n = length ids
+  allocaBytes (8 * n + 16 * n + 16) $ \buf -> do
+    let idp = castPtr buf :: Ptr Int64
+        out = buf `plusPtr` (8 * n)
+    mapM_ (\(j, i) -> pokeByteOff idp (8 * j) i) (zip [0 :: Int ..] ids)
+    st <- c_fe_adjoint_record t mark rv ri (fromIntegral n) idp out
+    when (st /= 0) (failWith "a derivative inside differentiable code" st)
+    forM [0 .. n - 1] $ \j -> do
+      !v <- peekByteOff out (16 * j)
+      !i <- peekByteOff out (16 * j + 8)
+      pure (D v i)
 
 -- | The tangent of r recorded on the tape, the seeds' tangents 1.
 tangentOf :: Ptr CTape -> Int64 -> [Int64] -> D -> IO D
