@@ -79,6 +79,10 @@ differentiable [d|
   -- a gradient of many inputs in one recorded pass: d/dx_i of sum x_j^2 / 2
   selfGrad :: [Double] -> [Double]
   selfGrad = gradient (\xs -> sum (map (\x -> x * x / 2) xs))
+
+  -- two arguments, called as a plain function: a Newton step for x^2 = a
+  newtonStep :: Double -> Double -> Double
+  newtonStep a x = x - (x * x - a) / derivative (\y -> y * y - a) x
   |]
 
 valueOf :: (a -> (b, c)) -> a -> b
@@ -125,6 +129,15 @@ spec = describe "derivatives inside differentiable code" $ do
     property $ \x0 -> let x = x0 / 10 in
       close ($(grad 'third) x)
             (-12 * sin (x * x) - 48 * x * x * cos (x * x) + 16 * x ^ (4 :: Int) * sin (x * x))
+  it "block functions that take derivatives are plain functions too" $ do
+    confused 5 `shouldBe` 5
+    confusedLocal 2 `shouldBe` 12
+    psHvp ([3, 4], [7, 8]) `shouldBe` [52, 85]
+    laplacian [1, 2] `shouldBe` 12
+    jdet [2, 0] `shouldBe` (-2)
+    selfGrad [1, 2, 3] `shouldBe` [1, 2, 3]
+    newtonStep 2 1 `shouldBe` 1.5
+    iterate (newtonStep 2) 1 !! 6 `shouldSatisfy` (\r -> abs (r - sqrt 2) < 1e-15)
   it "outside differentiable code it explains itself" $ do
     r <- try (evaluate (derivative sin 1))
     case r of

@@ -20,6 +20,7 @@ module Numeric.DualRev.Internal.Compile.Transform
 
 import Control.Monad (forM, replicateM)
 import Data.Char (isAlphaNum)
+import Data.Data (Data, cast, gmapQ)
 import Data.Graph (SCC (..), stronglyConnComp)
 import Data.List (isPrefixOf, nub)
 import qualified Data.Map as M
@@ -27,6 +28,8 @@ import Data.Maybe (mapMaybe)
 import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Registry (register, reifyR, reifyTypeR)
+import Numeric.DualRev.Internal.Compile.Wrap (plainViaDual)
+import qualified Numeric.DualRev.Internal.Run.Nested as N
 import Numeric.DualRev.Internal.Run.AD (AD)
 import Numeric.DualRev.Internal.Compile.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Compile.Core as C
@@ -873,9 +876,45 @@ differentiableDecs qds = do
   instDecs <- concat <$> mapM (transInstance env0 arities) [d | d@InstanceD {} <- ds]
   let out = ds ++ dataDecs ++ travDecs ++ forceDecs ++ dualDecs ++ classDecs ++ instDecs
   register out
-  pure out
+  -- a function that takes derivatives of code it is given (derivative,
+  -- gradient, ...) stays callable as a plain function: by its dual
+  plains <- forM ds $ \d -> case d of
+    FunD n _ | takesDerivatives d, Just sig <- M.lookup n sigs, monomorphic sig -> do
+      me <- plainViaDual sig (VarE (dualValName n))
+      pure (maybe d (\e -> FunD n [Clause [] (NormalB e) []]) me)
+    ValD (VarP n) _ _ | takesDerivatives d, Just sig <- M.lookup n sigs, monomorphic sig -> do
+      -- a definition without arguments: its dual is a computation that
+      -- gives the dual function
+      x <- newName "x"
+      g <- newName "g"
+      let dv = LamE [VarP x] (InfixE (Just (VarE (dualValName n))) (VarE '(>>=))
+                                     (Just (LamE [VarP g] (AppE (VarE g) (VarE x)))))
+      me <- plainViaDual sig dv
+      pure (maybe d (\e -> ValD (VarP n) (NormalB e) []) me)
+    _ -> pure d
+  pure (plains ++ drop (length ds) out)
   where
     forM_' xs f = mapM_ f xs
+
+-- | Whether a declaration calls one of the functions that differentiate
+-- the code they are given, whose plain versions cannot.
+takesDerivatives :: Dec -> Bool
+takesDerivatives d = any (`elem` [ 'N.derivative, 'N.gradient, 'N.jacobianOf, 'N.hessianOf ])
+                         (varsOf d)
+  where
+    varsOf :: Data x => x -> [Name]
+    varsOf x = [n | Just (VarE n) <- [cast x]] ++ concat (gmapQ varsOf x)
+
+-- | Whether a signature has no type variables (a polymorphic function's
+-- plain definition stays as written: its dual runs at Double only).
+monomorphic :: Type -> Bool
+monomorphic t = case t of
+  ForallT {} -> False
+  VarT _ -> False
+  AppT a b -> monomorphic a && monomorphic b
+  SigT a _ -> monomorphic a
+  ParensT a -> monomorphic a
+  _ -> True
 
 transTop :: Env -> Bind -> Q [Dec]
 transTop env0 b = case b of

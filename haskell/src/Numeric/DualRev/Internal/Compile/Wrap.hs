@@ -10,7 +10,7 @@
 -- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Runners".
 module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, hvpQ, hessianQ
-  , specialise, expandSyn
+  , specialise, expandSyn, plainViaDual
     -- * For the taped splices ("Numeric.DualRev.Internal.Compile.Taped")
   , Walks (..), flatTarget, withDecs, arrow, tup, consOf
   ) where
@@ -454,6 +454,42 @@ hessianQ f = do
   (a, _, wa, _, d, ds) <- flatTarget "hessian" f True
   pure (SigE (withDecs ds (foldl AppE (VarE 'hessianRun) [wTrav wa, wInS wa, d]))
              (arrow a (AppT ListT a)))
+
+-- | A block function's plain definition computed by its dual, for a
+-- function whose body takes derivatives ('Numeric.DualRev.derivative'
+-- and the like, whose plain versions cannot see the code they are given):
+-- the arguments made inputs of a fresh tape, the dual run, its value
+-- read.  From the function's (monomorphic) signature and its dual value;
+-- Nothing for a type the walks do not cover (a function argument), whose
+-- plain definition stays as written.
+plainViaDual :: Type -> Exp -> Q (Maybe Exp)
+plainViaDual ty0 d = recover (pure Nothing) $ do
+  ty <- expandSyn ty0
+  let args (AppT (AppT ArrowT x) r) = let (xs, b) = args r in (x : xs, b)
+      args t = ([], t)
+      (as, b) = args ty
+  case as of
+    [] -> pure Nothing
+    _ -> do
+      let a = case as of { [x] -> x; _ -> tup as }
+      ((wa, wb), ds) <- runW ((,) <$> walk a <*> walk b)
+      xs <- replicateM (length as) (newName "x")
+      -- the dual takes the arguments one at a time, each step in AD
+      let step e x = do
+            g <- newName "g"
+            pure (InfixE (Just e) (VarE '(>>=)) (Just (LamE [VarP g] (AppE (VarE g) (VarE x)))))
+      dual <- case xs of
+        [x] -> pure (LamE [VarP x] (AppE d (VarE x)))
+        x : rest -> do
+          body <- foldlM' step (AppE d (VarE x)) rest
+          pure (LamE [TupP (map VarP xs)] body)
+        [] -> fail "unreachable"
+      let arg = case xs of { [x] -> VarE x; _ -> TupE (map (Just . VarE) xs) }
+          run = foldl AppE (VarE 'differentiateRun) [wIn wa, wPrim wb, wSeed wb, wCol wa, dual]
+      pure (Just (LamE (map VarP xs) (AppE (VarE 'fst) (AppE (withDecs ds run) arg))))
+  where
+    foldlM' f z (x : rest) = f z x >>= \z' -> foldlM' f z' rest
+    foldlM' _ z [] = pure z
 
 -- | What the runners of "Numeric.DualRev.Internal.Run.Flat" need: the
 -- input and output types, their walks, the dual and the walks'

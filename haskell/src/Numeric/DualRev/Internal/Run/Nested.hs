@@ -57,9 +57,14 @@ import Numeric.DualRev.Internal.Run.AD
 -- >
 -- > $(grad 'confused) 5  ==  1.0
 --
--- In ordinary code, outside any block, the function is a compiled
--- @Double -> Double@ whose operations cannot be seen, so calling it there
--- raises 'DualRevError'; take derivatives of ordinary code with the splices.
+-- A block function that calls it is also an ordinary function: called
+-- directly (@confused 5 == 5@), it runs its differentiable version on a
+-- tape of its own and gives the value (for a signature without type
+-- variables and arguments the splices can take; others keep the call
+-- below).  Called directly in ordinary code, outside any block, the
+-- function it is given is a compiled @Double -> Double@ whose operations
+-- cannot be seen, so the call raises an error; take derivatives of
+-- ordinary code with the splices.
 derivative :: (Double -> Double) -> Double -> Double
 derivative _ _ = throwOutside "derivative"
 
