@@ -4,6 +4,7 @@
  */
 #include "record/record.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 static bool reserve(dr_tape *t, int64_t r);
@@ -219,6 +220,22 @@ bool dr__oplog_adopt(dr_tape *t, const dr_tape *kid, int64_t first,
     return true;
 }
 
+/* two adjacent int32_t fields (p the first), the low and high halves of
+   lo_hi, in one store, not two: stores are most of what a logged
+   operation costs */
+static inline void put_pair(int32_t *p, uint64_t lo_hi)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &lo_hi, sizeof lo_hi);
+#else
+    p[0] = (int32_t)(uint32_t)lo_hi;
+    p[1] = (int32_t)(uint32_t)(lo_hi >> 32);
+#endif
+}
+_Static_assert(offsetof(dr_oplog, aux) == offsetof(dr_oplog, op) + 4 &&
+                   offsetof(dr_node, b) == offsetof(dr_node, a) + 4,
+               "put_pair: op and aux, a and b side by side");
+
 /* The node of a scalar operation and its entry, both at their next slot,
    over relative ids ra, rb (-1: a constant): true where the chunk has
    room, the arguments are near and the log's next entry is this node's.
@@ -242,8 +259,7 @@ static inline bool push_logged(dr_tape *t, int op, double v, int64_t ra,
     e->v = v;
     e->ra = ra;
     e->rb = rb;
-    e->op = op;
-    e->aux = 0;
+    put_pair(&e->op, (uint32_t)op); /* (aux 0) */
     t->oplog_n = (int64_t)i + 1;
     bool first = ra >= 0;
     n->da = first ? da : db;
