@@ -221,8 +221,8 @@ bool dr__oplog_adopt(dr_tape *t, const dr_tape *kid, int64_t first,
 }
 
 /* two adjacent int32_t fields (p the first), the low and high halves of
-   lo_hi, in one store, not two: stores are most of what a logged
-   operation costs */
+   lo_hi, in one store, not two (an entry's op and aux: 2% of fdotprod's
+   and fneural's recording at order 2) */
 static inline void put_pair(int32_t *p, uint64_t lo_hi)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -232,9 +232,8 @@ static inline void put_pair(int32_t *p, uint64_t lo_hi)
     p[1] = (int32_t)(uint32_t)(lo_hi >> 32);
 #endif
 }
-_Static_assert(offsetof(dr_oplog, aux) == offsetof(dr_oplog, op) + 4 &&
-                   offsetof(dr_node, b) == offsetof(dr_node, a) + 4,
-               "put_pair: op and aux, a and b side by side");
+_Static_assert(offsetof(dr_oplog, aux) == offsetof(dr_oplog, op) + 4,
+               "put_pair: op and aux side by side");
 
 /* The node of a scalar operation and its entry, both at their next slot,
    over relative ids ra, rb (-1: a constant): true where the chunk has
