@@ -500,25 +500,16 @@ static inline void dr__oplog_last(dr_tape *t, dr_idx id, int op, double x,
     dr__oplog(t, id, op, x, y, v, a, b);
 }
 
-/* the scalar operations' results on a tape of order 2: recorded as usual,
-   then logged (x, y the arguments' values) */
-static inline dr_real dr__op1_logged(dr_tape *t, int op, double v, dr_idx a,
-                                     double d, double x, double y)
-{
-    dr_real r = dr__op1(t, v, a, d);
-    if (r.idx != DR_NONE)
-        dr__oplog_last(t, r.idx, op, x, y, v, a, DR_NONE);
-    return r;
-}
-static inline dr_real dr__op2_logged(dr_tape *t, int op, double v, dr_idx a,
-                                     double da, double x, dr_idx b, double db,
-                                     double y)
-{
-    dr_real r = dr__op2(t, v, a, da, b, db);
-    if (r.idx != DR_NONE)
-        dr__oplog_last(t, r.idx, op, x, y, v, a, b);
-    return r;
-}
+/* the scalar operations' results on a tape of order 2 (t not NULL): the
+   node and its log entry (x, y the arguments' values) written together,
+   each through one out-of-line call that the operation tail-calls, so that
+   nothing is kept across a call; a new chunk, far arguments or a log to
+   grow take the two steps of order 1 (oplog.c) */
+DR_HIDDEN dr_real dr__op1_logged(dr_tape *t, int op, double v, dr_idx a,
+                                 double d, double x, double y);
+DR_HIDDEN dr_real dr__op2_logged(dr_tape *t, int op, double v, dr_idx a,
+                                 double da, double x, dr_idx b, double db,
+                                 double y);
 
 /* The guards of guard.c, as recording and replay evaluate them: the
    comparisons of a and b; the roundings, whether a rounds to b (a NaN to
