@@ -3,8 +3,8 @@
  *
  *     second-order-bench <program> <size> <reps>
  *
- * Two scalar programs recorded with the scalar operations (dr_mul, dr_sin,
- * ...; no inline recorder, which a tape of order 2 refuses):
+ * Scalar programs recorded with the scalar operations (dr_mul, dr_sin,
+ * ...):
  *   nn   a two-layer network, 40 inputs, 60 tanh units, one softplus loss
  *        head over them: about 10 000 operations
  *   rot  frotvecquat's rotation of a vector by a quaternion, its three
@@ -14,6 +14,10 @@
  *   nn-hvp,  rot-hvp       one dr_hvp on the same tape
  *   nn-rec1, rot-rec1      clear + record at order 1
  *   nn-rec2, rot-rec2      clear + record at order 2
+ *   nn-rechvp, rot-rechvp  clear + record at order 2 + one dr_hvp (what a
+ *                          Hessian-vector product at a new point costs;
+ *                          bench/hs's nn-hvp and rot-hvp do the same)
+ *   rosen-hess, quad-hess  clear + record at order 2 + dr_hessian
  *   mult-ops               fmult with dr_mul (clear, record, gradient)
  *   dot-ops                fdotprod of length `size` with dr_mul/dr_add
  *                          (clear, record, gradient)
@@ -201,7 +205,8 @@ static double run_so(program f, size_t n, const double *in, const char *what,
         v[i] = 1.0 / (1.0 + (double)i);
     /* rec1, rec2, hess: the unit records the program (hess: then takes its
        dense Hessian, the whole cost of a Hessian from scratch) */
-    bool rec = !strcmp(what, "rec1") || !strcmp(what, "rec2") || hess;
+    bool rechvp = !strcmp(what, "rechvp");
+    bool rec = !strcmp(what, "rec1") || !strcmp(what, "rec2") || hess || rechvp;
     check(dr_tape_set_order(t, strcmp(what, "rec1") ? 2 : 1), "order");
     dr_real y = {0, DR_NONE};
     if (!rec) {
@@ -217,6 +222,8 @@ static double run_so(program f, size_t n, const double *in, const char *what,
             bench_use(y.val);
             if (hess)
                 check(dr_hessian(t, y, n, x, g), "hessian");
+            if (rechvp)
+                check(dr_hvp(t, y, n, x, v, g), "hvp");
         } else if (!strcmp(what, "grad")) {
             check(dr_gradient(t, y, n, x, g), "gradient");
         } else {
@@ -225,7 +232,7 @@ static double run_so(program f, size_t n, const double *in, const char *what,
         bench_use(g);
     }
     check(dr_tape_status(t), "tape");
-    double s = hess ? sum(n * n, g) : rec ? y.val : sum(n, g);
+    double s = hess ? sum(n * n, g) : rechvp ? sum(n, g) : rec ? y.val : sum(n, g);
     free(g);
     free(v);
     free(x);

@@ -9,6 +9,9 @@
 module Main (main) where
 
 import BenchCommon
+import Data.Bits (shiftR)
+import Data.Word (Word32)
+import Numeric.DualRev.Functions (softplus)
 import Numeric.DualRev
 import Numeric.DualRev.Array
 
@@ -121,6 +124,26 @@ differentiable [d|
       forwardA [] x = x
       forwardA ((w, b) : rest) x = forwardA rest (vrelu (vadd (matVec w x) b))
 
+  -- second_order_bench.c's nn: 40 inputs x, 60 tanh units (weights W row
+  -- by row, biases b), output weights v, a softplus head and a penalty
+  nnLoss :: [Double] -> Double
+  nnLoss p =
+    let (x, r1) = splitAt 40 p
+        (wf, r2) = splitAt 2400 r1
+        (b, v) = splitAt 60 r2
+        rows ws = case ws of
+          [] -> []
+          _ -> let (h, t) = splitAt 40 ws in h : rows t
+        out = sum (zipWith3 (\w bj vj -> vj * tanh (bj + sum (zipWith (*) w x))) (rows wf) b v)
+    in softplus out + 0.01 * sum (map (\w -> w * w) wf)
+
+  -- second_order_bench.c's rot: frotvecquat's three outputs summed
+  rotSum :: [Double] -> Double
+  rotSum [vx, vy, vz, qx, qy, qz, s] =
+    case frotvecquat (Vec3 vx vy vz, Quaternion qx qy qz s) of
+      Vec3 a b c -> a + b + c
+  rotSum _ = 0
+
   -- 784-300-100-10, relu, softmax cross-entropy averaged over a batch of 64
   -- (rows of x), the batch as matrix products; x and the one-hot labels y are
   -- data, not parameters
@@ -182,6 +205,16 @@ mkUnit prog z n = case prog of
   "fparticles" -> particles $(grad 'fparticles)
   "fparticles-fork" -> particles $(grad 'fparticlesFork)
   "fparticles-poly" -> particles $(grad 'fparticlesP)
+  -- one Hessian-vector product at a new point: recording and the product
+  -- (second-order-bench's nn-rechvp and rot-rechvp)
+  "nn-hvp" -> Just $ do
+    let p = nnInputs
+        v = [1 / (1 + fromIntegral k) | k <- [0 .. length p - 1]]
+    forceAll p >> forceAll v
+    pure $ \i -> sum ($(hvp 'nnLoss) (bump (fromIntegral i * z) p) v)
+  "rot-hvp" -> Just $ do
+    let v = [1 / (1 + fromIntegral k) | k <- [0 .. 6 :: Int]]
+    pure $ \i -> sum ($(hvp 'rotSum) [1 + fromIntegral i * z, 2, 3, 4, 5, 6, 7] v)
   _ -> Nothing
   where
     dotprod g = Just $ do
@@ -204,6 +237,14 @@ mkUnit prog z n = case prog of
               (((px, py), v) : rest) -> ((px + fromIntegral i * z, py), v) : rest
               [] -> []
         in sum [a + b + c + d | ((a, b), (c, d)) <- g perturbed]
+
+-- second_order_bench.c's nn_inputs: the same generator, the same values
+nnInputs :: [Double]
+nnInputs = take 2560 (map val (tail (iterate next 12345)))
+  where
+    next :: Word32 -> Word32
+    next s = s * 1103515245 + 12345
+    val s = (fromIntegral (s `shiftR` 8) / 16777216 - 0.5) * 0.4
 
 main :: IO ()
 main = benchMain "dualrev-hs-bench" mkUnit

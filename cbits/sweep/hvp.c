@@ -475,7 +475,7 @@ static int by_id(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-dr_status dr__hvp_pass(const dr_tape *t, int64_t ry, size_t n,
+dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
                        const int64_t *rx, size_t k, const double *V,
                        double *out, double *grad)
 {
@@ -498,9 +498,12 @@ dr_status dr__hvp_pass(const dr_tape *t, int64_t ry, size_t n,
     if (bytes > SIZE_MAX - more - n * sizeof(int64_t))
         return DR_ENOMEM;
     bytes += more + n * sizeof(int64_t);
-    char *block = dr__malloc(bytes);
-    if (!block)
+    /* the root's spare scratch: a product at every step of a loop takes
+       the same memory again, not fresh pages */
+    dr_scratch *sb = dr__scratch_take(t, bytes / sizeof(double) + 1);
+    if (!sb)
         return DR_ENOMEM;
+    char *block = (char *)sb->data;
     double *tan = (double *)(void *)block, *acc = tan + ntan,
            *zeros = acc + nacc;
     int64_t *cut = (int64_t *)(void *)(zeros + k);
@@ -581,6 +584,6 @@ dr_status dr__hvp_pass(const dr_tape *t, int64_t ry, size_t n,
                     grad[i] = A[0];
             }
     }
-    dr__free(block);
+    dr__scratch_give(t, sb);
     return st;
 }

@@ -99,7 +99,7 @@ DR_HIDDEN dr_status dr__replay_job(dr_chunk *newest, dr_replay_pass *p);
                            shared by that many, and a pass's tangents stay
                            in cache */
 #endif
-DR_HIDDEN dr_status dr__hvp_pass(const dr_tape *t, int64_t ry, size_t n,
+DR_HIDDEN dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
                                  const int64_t *rx, size_t k, const double *V,
                                  double *out, double *grad);
 

@@ -465,7 +465,7 @@ hessianQ f = do
 plainViaDual :: Type -> Exp -> Q (Maybe Exp)
 plainViaDual ty0 d = recover (pure Nothing) $ do
   ty <- expandSyn ty0
-  let args (AppT (AppT ArrowT x) r) = let (xs, b) = args r in (x : xs, b)
+  let args (AppT (AppT ArrowT x) r) = let (xs, res) = args r in (x : xs, res)
       args t = ([], t)
       (as, b) = args ty
   case as of

@@ -33,7 +33,7 @@ module Numeric.DualRev.Internal.Run.Flat
   , outD, outId, outList, outVec, outMat
   ) where
 
-import Control.Exception (bracket, throwIO)
+import Control.Exception (throwIO)
 import Control.Monad (foldM, forM, replicateM, when)
 import Data.IORef (modifyIORef', newIORef, readIORef)
 import Data.Int (Int64)
@@ -54,7 +54,7 @@ import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Run.ArrayData
 import Numeric.DualRev.Internal.Run.ArrayDual (arrShape, arrSize)
-import Numeric.DualRev.Internal.Run.Runners (newTape, rerunnable, throwShape, withPooledTape)
+import Numeric.DualRev.Internal.Run.Runners (throwShape, withPooledTape)
 
 ------------------------------------------------------------------------------
 -- Walks
@@ -235,12 +235,16 @@ engine fn call = do
     msg <- c_strerror st >>= peekCString
     throwIO (DualRevError ("dualrev: " ++ fn ++ " failed: " ++ msg))
 
--- | Run with a fresh tape of order 2 (second derivatives), freed after.
--- (Not a pooled one: a cleared tape keeps its order.)
+-- | Run with a pooled tape set to order 2 (second derivatives), and back
+-- to order 1 before it goes back to the pool (a cleared tape keeps its
+-- order): a product in a loop records into memory it had before, as a
+-- gradient does.
 withOrder2Tape :: (Ptr CTape -> IO a) -> IO a
-withOrder2Tape act = rerunnable $ bracket newTape c_tape_free $ \t -> do
+withOrder2Tape act = withPooledTape $ \t -> do
   engine "dr_tape_set_order" (c_tape_set_order t 2)
-  act t
+  r <- act t
+  engine "dr_tape_set_order" (c_tape_set_order t 1)
+  pure r
 
 -- | m rows of n.
 rowsOf :: Int -> Int -> [e] -> [[e]]
