@@ -59,13 +59,15 @@ check-cabal: hs-deps ## cabal check on the package's tarball, failing on its war
 	  [ $$status = 0 ] && ! echo "$$out" | grep -qiE '^(warning|error)'
 
 # the test suites (the corpus; arrays and fork-join; the stress test, for
-# 3 s), the overloaded mode's tests again on two capabilities, the
+# 3 s), the overloaded mode's, taped gradients' and second order's tests
+# again on two capabilities (where (|*|) forks), the
 # compile-fail cases, then the comparison with ad where ad is installed
 test-hs: hs-deps ## every Haskell test suite, the compile-fail cases, the comparison with ad
 	sh tools/check-hs-rebuild.sh
 	$(CABAL) build -v1 dualrev:tests
 	$(CABAL) test -v1 dualrev:tests --test-show-details=direct
-	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test)" --match "/Overloaded/" +RTS -N2 -RTS
+	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test)" --match "/Overloaded/" --match "/tapedGrad/" \
+	  --match "/derivatives inside differentiable code/" --match "/forward mode and second order/" +RTS -N2 -RTS
 	sh haskell/test/compile-fail/run.sh $(CABAL) exec -v0 -- ghc -package dualrev
 	@$(MAKE) --no-print-directory -f haskell/haskell.mk test-ad-compare BUILD=$(BUILD)
 

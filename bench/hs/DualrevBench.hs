@@ -204,6 +204,7 @@ mkUnit prog z n = case prog of
   "fparticles-taped" -> particles $(tapedGrad 'fparticles)
   "fparticles" -> particles $(grad 'fparticles)
   "fparticles-fork" -> particles $(grad 'fparticlesFork)
+  "fparticles-fork-taped" -> particles $(tapedGrad 'fparticlesFork)
   "fparticles-poly" -> particles $(grad 'fparticlesP)
   -- one Hessian-vector product at a new point: recording and the product
   -- (second-order-bench's nn-rechvp and rot-rechvp)

@@ -18,6 +18,19 @@ import Numeric.DualRev
 import Numeric.DualRev.Internal.Run.Taped (tapedRecordings)
 
 differentiable [d|
+  -- two jobs, one of them forking again: on more than one capability the
+  -- recording forks at order 2 and the replay runs the jobs side by side
+  forked :: [Double] -> Double
+  forked xs =
+    let (a, (b, c)) = sum (map sin xs) |*| (product (map cos xs) |*| sum (zipWith (*) xs xs))
+    in a * b + c
+
+  -- a branch inside a side: its guard belongs to that side's job
+  forkedBranch :: [Double] -> Double
+  forkedBranch xs =
+    let (a, b) = (if sum xs > 0 then sum (map (\x -> x * x) xs) else product xs) |*| sum (map sin xs)
+    in a * b
+
   -- smooth: replays everywhere
   smooth :: ([Double], Double) -> Double
   smooth (xs, s) = s * sum (zipWith (*) xs (map sin xs)) + exp (s / 4)
@@ -139,6 +152,20 @@ spec = describe "tapedGrad" $ do
     let g = $(tapedGrad' 'pendTaped)
     n <- agree g $(grad' 'pendTaped) [(0.3, 0.1, 2), (0.35, 0.05, 2.1), (0.2, 0.2, 1.9)]
     n `shouldBe` 1
+
+  it "replays a function of (|*|) jobs, grad's result at every point (forks on -N2)" $ do
+    let g = $(tapedGrad' 'forked)
+    pts <- generate (replicateM 30 (vectorOf 6 (choose (-2, 2))))
+    n <- agree g $(grad' 'forked) pts
+    n `shouldBe` 1
+
+  it "a branch inside a (|*|) side flips: recorded again, grad's result" $ do
+    let g = $(tapedGrad' 'forkedBranch)
+        up = [[1, 2, 0.5], [1.1, 2, 0.5], [1.2, 1.9, 0.4]]
+        down = [[-1, -2, 0.5], [-1.1, -2, 0.5]]
+    n <- agree g $(grad' 'forkedBranch) (up ++ down ++ up)
+    -- once at the start, once where the sign changes, once back
+    n `shouldBe` 3
 
   it "tapedJacobian: jacobian's rows, replayed on the recorded branch" $ do
     let j = $(tapedJacobian 'polarish)

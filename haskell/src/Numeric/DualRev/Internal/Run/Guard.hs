@@ -13,7 +13,7 @@
 -- registry below, not through the 'AD' monad.  Outside a taped recording
 -- a comparison of active values costs one read of a counter.
 module Numeric.DualRev.Internal.Run.Guard
-  ( withGuards
+  ( withGuards, guardingTape, withGuardsOn
   , guardRaw, guardRound, guardSignum
     -- * The guard kinds (dr_fe_guard's op)
   , gLt, gLe, gGt, gGe, gEq, gNe, gFloor, gCeil, gTrunc, gRint, gIsNaN, gIsInf, gSignBit
@@ -66,6 +66,22 @@ withGuards t io = do
   io `finally` do
     atomicModifyIORef' recording (\n -> (n - 1, ()))
     atomicModifyIORef' registry (\m -> (M.delete me m, ()))
+
+-- | The tape the calling thread records guards on, if it does.
+guardingTape :: IO (Maybe (Ptr CTape))
+guardingTape = do
+  n <- readIORef recording
+  if n == 0 then pure Nothing else M.lookup <$> myThreadId <*> readIORef registry
+
+-- | Run with the calling thread's guards recorded on the handle t (a child
+-- handle of a fork, for a side of (|*|) that runs inside a recording with
+-- guards), the thread's earlier handle, if any, restored after.
+withGuardsOn :: Ptr CTape -> IO a -> IO a
+withGuardsOn t io = do
+  me <- myThreadId
+  old <- atomicModifyIORef' registry (\m -> (M.insert me t m, M.lookup me m))
+  io `finally` atomicModifyIORef' registry
+    (\m -> (maybe (M.delete me m) (\o -> M.insert me o m) old, ()))
 
 -- | The outcome of a guard of kind op over a and b (values and node ids,
 -- -1 for a constant), recorded where the calling thread records guards.

@@ -31,6 +31,7 @@ import Foreign.Storable (peekElemOff)
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_order)
+import Numeric.DualRev.Internal.Run.Guard (guardingTape, withGuardsOn)
 
 -- | @a |*| b@ in transformed code.  If the fork cannot be made (out of
 -- memory) both sides run in sequence on the current job; the tape's sticky
@@ -38,16 +39,22 @@ import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_order)
 parPairD :: AD a -> AD b -> AD (a, b)
 parPairD ma mb = AD $ \t -> do
   caps <- getNumCapabilities
+  guarding <- guardingTape
   -- one capability runs one Haskell thread at a time: forking could only
   -- add cost (and move the work between OS threads).  A handle of order 2
-  -- (inside the inner function of a nested derivative, or under hvp and
-  -- hessian) cannot fork: its second-order log covers its own nodes, and
-  -- the engine refuses the fork.  In both cases the two sides record in
-  -- order on the current job, exactly as without (|*|)
-  sequential <- if caps == 1 then pure True else (> 1) <$> c_tape_order t
-  if sequential
+  -- forks where a taped gradient records (its guards on): the children
+  -- record at order 2, the join takes their log and guards into the
+  -- parent's, and the replay runs the sides side by side, values and
+  -- gradients bit for bit those of one capability.  Elsewhere at order 2
+  -- (hvp, hessian, the inner function of a nested derivative) the sides
+  -- stay in order: second derivatives are taken by node id, and sides
+  -- recorded at once interleave their ids, which would make the results
+  -- depend on the capabilities to rounding.  Sequential, the two sides
+  -- record in order on the current job, exactly as without (|*|)
+  order <- c_tape_order t
+  if caps == 1 || (order > 1 && guarding == Nothing)
     then (,) <$> unAD ma t <*> unAD mb t
-    else pairOn t ma mb
+    else pairOn t (guarding /= Nothing) ma mb
 
 -- | The pair on two jobs.  It runs on the calling thread, bound or not:
 -- the caller waits for the other side with 'spinTake', so a bound thread
@@ -55,8 +62,8 @@ parPairD ma mb = AD $ \t -> do
 -- to an unbound thread instead, so that blocking cost no OS context
 -- switch, made the calling thread block for the whole pair, and its OS
 -- thread hand the capability over and back at every gradient.)
-pairOn :: Ptr CTape -> AD a -> AD b -> IO (a, b)
-pairOn t ma mb = do
+pairOn :: Ptr CTape -> Bool -> AD a -> AD b -> IO (a, b)
+pairOn t guarding ma mb = do
   root <- rootHandle t
   -- masked from the fork to the join: whatever arrives, the sides have
   -- finished with their child handles before this returns (the caller may
@@ -68,7 +75,10 @@ pairOn t ma mb = do
       else do
         k0 <- peekElemOff kids 0
         k1 <- peekElemOff kids 1
-        let side k m = attempt (onSide (Side k root) (restore (unAD m k >>= evaluate)))
+        -- inside a recording with guards, each side's guards go to its
+        -- own handle, on whichever thread runs it
+        let guardsOn k = if guarding then withGuardsOn k else id
+            side k m = attempt (onSide (Side k root) (guardsOn k (restore (unAD m k >>= evaluate))))
         (cap, _) <- threadCapability =<< myThreadId
         caps <- getNumCapabilities
         claim <- claimIdle cap caps

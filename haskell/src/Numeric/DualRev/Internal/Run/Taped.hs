@@ -44,6 +44,7 @@ import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Run.Fill (Buf (..), Fill, Src (..), Take)
 import Numeric.DualRev.Internal.Run.Flat
 import Numeric.DualRev.Internal.Run.Guard (withGuards)
+import Numeric.DualRev.Internal.Run.Parallel (useCapabilities)
 import Numeric.DualRev.Internal.Run.Runners (newTape)
 
 -- | How many recordings taped functions have made (replays do not count):
@@ -102,11 +103,11 @@ taped fill sp = unsafePerformIO $ do
 
     -- the state busy: the result on a tape of its own, kept by no one
     alone x = do
-      fp <- newTape >>= newForeignPtr p_tape_free
+      fp <- tapeOfOwn
       snd <$> recordAt fp False x
 
     step Nothing x = do
-      fp <- newTape >>= newForeignPtr p_tape_free
+      fp <- tapeOfOwn
       recordAt fp True x
     step (Just rec) x
       | not (rReplays rec) = recordAt (rTape rec) False x
@@ -122,6 +123,13 @@ taped fill sp = unsafePerformIO $ do
                   Right v -> pure (Just rec, v)
                   Left 7 -> recordAt (rTape rec) True x   -- a guard flipped
                   Left _ -> recordAt (rTape rec) False x  -- cannot replay
+
+    -- a tape set up for the capabilities, as a pooled one: the jobs of
+    -- (|*|) replay side by side
+    tapeOfOwn = do
+      t <- newTape
+      useCapabilities t
+      newForeignPtr p_tape_free t
 
     -- record at x (for replay: at order 2, guards on)
     recordAt fp replayable x = withForeignPtr fp $ \t -> do
