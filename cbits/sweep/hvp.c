@@ -499,19 +499,18 @@ dr_status dr__hvp_pass(const dr_tape *t, int64_t ry, size_t n,
         return DR_ENOMEM;
     bytes += more + n * sizeof(int64_t);
     char *block = dr__malloc(bytes);
+    if (!block)
+        return DR_ENOMEM; /* before any pointer is made from NULL */
     double *tan = (double *)(void *)block, *acc = tan + ntan,
            *zeros = acc + nacc;
     int64_t *cut = (int64_t *)(void *)(zeros + k);
     bool *seeded = (bool *)(cut + n);
     unsigned char *flags = sp ? (unsigned char *)(seeded + span) : NULL;
-    dr_status st = DR_ENOMEM;
-    if (block) {
-        memset(seeded, 0, span * sizeof *seeded);
-        for (size_t i = 0; i < n; i++)
-            if (rx[i] >= 0 && rx[i] <= ry)
-                seeded[rx[i]] = true;
-        st = check_unlogged(t, ry, seeded);
-    }
+    memset(seeded, 0, span * sizeof *seeded);
+    for (size_t i = 0; i < n; i++)
+        if (rx[i] >= 0 && rx[i] <= ry)
+            seeded[rx[i]] = true;
+    dr_status st = check_unlogged(t, ry, seeded);
     if (st == DR_OK) {
         /* the passes visit the ids with entries up to y (check_unlogged: any
            other up to y is an input of the product), but the inputs */
