@@ -650,6 +650,83 @@ static void test_plan_other_shape(void **state)
     dr_tape_free(v);
 }
 
+/* ------------------------------------------------------------- forks */
+
+typedef struct forkprog {
+    dr_real x[6];
+    dr_real out[5];
+} forkprog;
+
+/* job i: out[i] from x[i] and x[i + 1] */
+static void fork_job(dr_tape *h, size_t i, void *ctx)
+{
+    forkprog *P = ctx;
+    dr_real a = P->x[i], b = P->x[i + 1];
+    for (int s = 0; s < 40; s++) {
+        a = dr_add(h, dr_mul(h, a, dr_const(0.9)), dr_sin(h, dr_mul(h, a, b)));
+        b = dr_tanh(h, dr_sub(h, b, dr_mul(h, dr_const(0.1), a)));
+    }
+    P->out[i] = dr_mul(h, a, b);
+}
+
+/* a job graph: a Jacobian off the log at order 2 (none at order 1), a
+   Hessian; both again after a replay */
+static void test_forked(void **state)
+{
+    (void)state;
+    for (unsigned th = 1; th <= 2; th++) {
+        chk_context("%u threads", th);
+        for (int order = 1; order <= 2; order++) {
+            dr_tape *t = chk_tape_new();
+            CHK_STATUS(dr_set_threads(t, th), DR_OK);
+            CHK_STATUS(dr_tape_set_order(t, order), DR_OK);
+            forkprog P;
+            double xv[6] = {0.3, -0.4, 0.8, 0.1, 0.6, -0.2};
+            CHK_STATUS(dr_inputs(t, 6, xv, P.x), DR_OK);
+            CHK_STATUS(dr_fork_run(t, 5, fork_job, &P), DR_OK);
+            dr_real f = dr_sumn(t, 5, P.out);
+            dr_sparse S;
+            if (order == 1) {
+                CHK_STATUS(dr_sparse_jacobian(t, 5, P.out, 6, P.x, &S),
+                           DR_ENOTSUP);
+                dr_tape_free(t);
+                continue;
+            }
+            jac_against_dense(t, 5, P.out, 6, P.x, true);
+            hess_against_dense(t, f, 6, P.x, true);
+            dr_sparse_plan *pj, *ph;
+            CHK_STATUS(dr_sparse_jacobian_plan(t, 5, P.out, 6, P.x, &pj),
+                       DR_OK);
+            CHK_STATUS(dr_sparse_hessian_plan(t, f, 6, P.x, &ph), DR_OK);
+            assert_int_equal(dr_sparse_plan_colors(pj), 2);
+            assert_int_equal(dr_sparse_plan_colors(ph), 3);
+            for (size_t i = 0; i < 6; i++)
+                xv[i] = -0.5 * xv[i] + 0.05;
+            CHK_STATUS(dr_replay(t, 6, P.x, xv), DR_OK);
+            double val[64], D[64], A[64];
+            size_t nnz;
+            const size_t *rp, *ci;
+            CHK_STATUS(dr_sparse_jacobian_eval(t, pj, 5, P.out, 6, P.x, val),
+                       DR_OK);
+            CHK_STATUS(dr_jacobian(t, 5, P.out, 6, P.x, A), DR_OK);
+            dr_sparse_plan_pattern(pj, NULL, NULL, &nnz, &rp, &ci);
+            assert_true(expand(5, 6, nnz, rp, ci, val, D));
+            for (size_t i = 0; i < 30; i++)
+                CHK_CLOSE(D[i], A[i], 1e-12, 1e-14);
+            CHK_STATUS(dr_sparse_hessian_eval(t, ph, f, 6, P.x, val), DR_OK);
+            CHK_STATUS(dr_hessian(t, f, 6, P.x, A), DR_OK);
+            dr_sparse_plan_pattern(ph, NULL, NULL, &nnz, &rp, &ci);
+            assert_true(expand(6, 6, nnz, rp, ci, val, D));
+            for (size_t i = 0; i < 36; i++)
+                CHK_CLOSE(D[i], A[i], 1e-12, 1e-14);
+            dr_sparse_plan_free(pj);
+            dr_sparse_plan_free(ph);
+            dr_tape_free(t);
+        }
+    }
+    chk_context(NULL);
+}
+
 /* ------------------------------------------------------------- errors */
 
 static void test_errors(void **state)
@@ -775,6 +852,7 @@ int main(void)
         cmocka_unit_test(test_hessian_linear),
         cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_plan_other_shape),
+        cmocka_unit_test(test_forked),
         cmocka_unit_test(test_errors),
         cmocka_unit_test_prestate_setup_teardown(test_out_of_memory, NULL,
                                                  chk_alloc_teardown, &alloc),

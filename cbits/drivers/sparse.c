@@ -190,6 +190,9 @@ static void set_of(sets *S, int64_t r, const uint32_t *seeds, size_t ns,
  * none) and which second partials it has. */
 
 enum { H_AA = 1, H_AB = 2, H_BB = 4 };
+/* a Hessian's marks by relative id: y depends on the node (REACH), its
+   set is used by a node y depends on that has second partials (NEED) */
+enum { REACH = 1, NEED = 2 };
 
 /* the second partials an operation has, by its structure */
 static int second_of(int op)
@@ -270,6 +273,8 @@ typedef struct walk {
                               through (Hessian); else its arguments' sets
                               are added to its places (Jacobian)          */
     sets *S;               /* NULL: the hash alone                        */
+    const uint8_t *need;   /* by relative id, the sets to compute (bit
+                              NEED); NULL: all                            */
     uint64_t hash;
     dr_status st;
 } walk;
@@ -282,6 +287,10 @@ static void visit(walk *w, int64_t r, int op, size_t nargs,
         w->hash = mix(w->hash, (uint64_t)args[i]);
     if (!w->S)
         return;
+    if (w->need && !(w->need[r] & NEED)) {
+        w->S->len[r] = 0;
+        return;
+    }
     const uint32_t *seeds = w->sidx + w->sptr[r];
     size_t ns = w->sptr[r + 1] - w->sptr[r];
     if (w->cut && ns)
@@ -489,7 +498,7 @@ static dr_status jac_plan(dr_tape *t, size_t m, const dr_real *y, size_t n,
     dr_status st = plan_ids(t, p, m, y, n, x, &sptr, &sidx);
     if (st == DR_OK)
         st = sets_new(&S, p->top);
-    walk w = {t, p->top, sptr, sidx, false, &S, 0, DR_OK};
+    walk w = {t, p->top, sptr, sidx, false, &S, NULL, 0, DR_OK};
     if (st == DR_OK) {
         /* the nodes where they can be read (every order); a tape that
            forked off its log */
@@ -623,11 +632,15 @@ static dr_status hess_plan(dr_tape *t, dr_real y, size_t n, const dr_real *x,
             memset(rows, 0, n * sizeof *rows + 1);
         st = reach && rows ? DR_OK : DR_ENOMEM;
     }
-    /* the ids y depends on (not through a variable: its rule is cut) */
+    /* the ids y depends on (not through a variable: its rule is cut), and
+       those whose sets the interactions need: the arguments of a node y
+       depends on that has second partials, and (through linear nodes)
+       what their sets are made of.  A long sum, as an objective is, then
+       keeps no sets: each of its partial sums would copy the last */
     if (st == DR_OK) {
         memset(reach, 0, span + 1);
         if (p->top >= 0)
-            reach[p->top] = 1;
+            reach[p->top] = REACH;
         for (int64_t r = p->top; r >= 0; r--) {
             if (!reach[r] || sptr[r] != sptr[r + 1])
                 continue;
@@ -639,19 +652,22 @@ static dr_status hess_plan(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                 st = DR_ENOTSUP;
                 break;
             }
+            uint8_t mark = reach[r] & REACH;
+            if ((reach[r] & NEED) || (mark && second_of(e->op)))
+                mark |= NEED;
             for (size_t i = 0; i < na; i++)
                 if (args[i] >= 0)
-                    reach[args[i]] = 1;
+                    reach[args[i]] |= mark;
         }
     }
     /* the sets, and at each node y reaches with second partials the
        interactions of its arguments' sets */
-    walk w = {t, p->top, sptr, sidx, true, &S, 0, DR_OK};
+    walk w = {t, p->top, sptr, sidx, true, &S, reach, 0, DR_OK};
     if (st == DR_OK)
         st = walk_log(t, &w);
     p->hash = w.hash;
     for (int64_t r = 0; st == DR_OK && r <= p->top; r++) {
-        if (!reach[r] || sptr[r] != sptr[r + 1])
+        if (!(reach[r] & REACH) || sptr[r] != sptr[r + 1])
             continue;
         const dr_oplog *e = dr__oplog_at(t, r);
         int h = e ? second_of(e->op) : 0;
@@ -804,7 +820,7 @@ static dr_status plan_fits(dr_tape *t, const dr_sparse_plan *p, int kind,
         if (dr__rel_of(t, x[i].idx) != p->rx[i])
             return DR_ESHAPE;
     /* the hash again, no sets: the seeds' places do not enter it */
-    walk w = {t, p->top, NULL, NULL, kind == KIND_HESS, NULL, 0, DR_OK};
+    walk w = {t, p->top, NULL, NULL, kind == KIND_HESS, NULL, NULL, 0, DR_OK};
     dr_status st;
     if (p->walk == WALK_NODES)
         st = t->hist || t->fork ? DR_ESHAPE : walk_nodes(t, &w);
