@@ -601,6 +601,8 @@ static bool row_add(row *R, const uint32_t *s, size_t k)
 static bool interact(sets *S, row *rows, size_t o, size_t k, size_t o2,
                      size_t k2)
 {
+    if (k == 0 || k2 == 0)
+        return true; /* (and S->buf may be NULL) */
     for (size_t i = 0; i < k; i++)
         if (!row_add(&rows[S->buf[o + i]], S->buf + o2, k2))
             return false;
