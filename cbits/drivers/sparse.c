@@ -165,6 +165,25 @@ static void set_of(sets *S, int64_t r, const uint32_t *seeds, size_t ns,
     }
     if (nargs <= 2 && ns == 0) {
         int64_t a = args[0], b = args[1];
+        /* the run written last, and after its last index all of the
+           other's: the other appended (a sum taken in index order then
+           costs what it adds, not what it has) */
+        for (int k = 0; k < 2; k++, a = args[1], b = args[0]) {
+            size_t oa = S->off[a], na = S->len[a];
+            if (oa + na != S->used ||
+                S->buf[S->off[b]] <= S->buf[oa + na - 1])
+                continue;
+            size_t nb = S->len[b], ob = S->off[b];
+            if (!room(S, nb))
+                return;
+            memcpy(S->buf + S->used, S->buf + ob, nb * sizeof *S->buf);
+            S->off[r] = oa;
+            S->len[r] = (uint32_t)(na + nb);
+            S->used += nb;
+            return;
+        }
+        a = args[0];
+        b = args[1];
         unite2(S, S->off[a], S->len[a], S->off[b], S->len[b], &S->off[r],
                &S->len[r]);
         return;
