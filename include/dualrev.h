@@ -744,6 +744,131 @@ DR_API dr_status dr_adjoint_record(dr_tape *t, dr_idx from, dr_real y,
 /** The id the next recorded node will get (a mark for dr_tangent_record). */
 DR_API dr_idx dr_tape_mark(const dr_tape *t);
 
+/* ------------------------------------------ sparse Jacobians and Hessians
+ * Where most entries of a Jacobian or a Hessian are structurally zero, the
+ * library reads which are not off the recorded graph (its sparsity
+ * pattern), colours it, and computes every nonzero entry with one sweep
+ * per colour instead of one per input: a banded Jacobian or Hessian costs
+ * a few sweeps whatever its size.
+ *
+ * Pattern.  An entry is in the pattern where the graph can make it
+ * nonzero: J_ij where output i depends on x[j] through any path of nodes;
+ * H_ij where some node y depends on has nonzero second partials by its
+ * operation (a product, a division, a nonlinear function of one argument,
+ * ...) and x[i], x[j] reach its arguments (Walther's nonlinear
+ * interactions, as ADOL-C's hess_pat).  Values play no part: an entry of
+ * the pattern may be zero at a point (and is then computed as 0), and
+ * the pattern holds at every point the tape replays at.  Both sides of a
+ * dr_select, min and max count; abs, relu, min, max are linear to second
+ * order.  The Hessian's pattern is symmetric and may have its diagonal.
+ * As dr_hessian, x names the variables: a Hessian's node of x is not
+ * looked through; a Jacobian's column of a node of x is its adjoint (as
+ * dr_jacobian). A node given twice in x has equal columns at its places.
+ *
+ * Colouring.  Jacobian: columns that share no row take one colour (a
+ * forward sweep with their sum as direction), or rows that share no
+ * column (a reverse sweep), whichever needs fewer colours.  Hessian: a
+ * star colouring, each colour a Hessian-vector product (dr_hvp_vec) from
+ * which every entry is read directly.
+ *
+ * What has a pattern: a Jacobian on a tape that never forked (any order;
+ * every scalar operation, given partials, n-ary nodes) or on one recorded
+ * at order 2 (forks included); a Hessian on a tape of order 2 (the nodes
+ * dr_hessian works through).  Array operations, external functions and
+ * checkpointed loops have no pattern (DR_ENOTSUP).
+ *
+ * Matrices are compressed sparse rows (CSR), in memory the library
+ * allocates (dr_sparse_free), the column indices of each row
+ * increasing.
+ */
+
+/** A sparse matrix in compressed rows: row i holds the entries
+ *  rowptr[i] .. rowptr[i+1]-1, at columns colind[e] (increasing) with
+ *  values val[e]; rowptr has rows + 1 places, colind and val nnz. */
+typedef struct dr_sparse {
+    size_t rows, cols, nnz;
+    size_t *rowptr;
+    size_t *colind;
+    double *val;
+} dr_sparse;
+/** Free what the library allocated in *A and zero it (NULL: nothing). */
+DR_API void dr_sparse_free(dr_sparse *A);
+/**
+ * The Jacobian of y[0..m-1] with respect to x[0..n-1] (as dr_jacobian)
+ * into *J (m x n; its pattern's entries), in one call: pattern, colouring,
+ * sweeps.  On failure *J is zeroed.  Errors as dr_sparse_jacobian_plan
+ * and dr_sparse_jacobian_eval.
+ */
+DR_API dr_status dr_sparse_jacobian(dr_tape *t, size_t m, const dr_real *y,
+                                    size_t n, const dr_real *x,
+                                    dr_sparse *J);
+/** The Hessian of y with respect to x[0..n-1] (as dr_hessian) into *H
+ *  (n x n, both triangles of its pattern), in one call. */
+DR_API dr_status dr_sparse_hessian(dr_tape *t, dr_real y, size_t n,
+                                   const dr_real *x, dr_sparse *H);
+
+/**
+ * A plan: the pattern and its colouring, computed once from a tape, for
+ * any number of evaluations at other points - after dr_replay, or on a
+ * fresh recording of the same program (the same nodes in the same order,
+ * on this tape after dr_tape_clear or on another).  A plan keeps the
+ * relative places of y and x on the tape and a hash of the graph up to
+ * y; an evaluation on a tape whose graph differs (other operations, other
+ * arguments, a node the plan did not see) or with other places answers
+ * DR_ESHAPE and computes nothing.  A plan is read only by the calls; it
+ * may be used from several threads on several tapes at once.
+ */
+typedef struct dr_sparse_plan dr_sparse_plan;
+/**
+ * The plan of the Jacobian of y[0..m-1] with respect to x[0..n-1] into
+ * *plan (NULL on failure).  DR_EINVAL: NULL t or plan, NULL y or x with
+ * m or n > 0, an id not on the tape, a child handle; DR_EBUSY (forked,
+ * an open recorder); the sticky status; DR_ERANGE for m or n of 2^32 - 1
+ * or more; DR_ENOTSUP where the graph up to y holds a node with no
+ * pattern (see above); DR_ENOMEM.  The tape is unchanged.
+ */
+DR_API dr_status dr_sparse_jacobian_plan(dr_tape *t, size_t m,
+                                         const dr_real *y, size_t n,
+                                         const dr_real *x,
+                                         dr_sparse_plan **plan);
+/** The plan of the Hessian of y with respect to x[0..n-1]; errors as
+ *  dr_sparse_jacobian_plan, and DR_ENOTSUP where a node up to y was
+ *  recorded at order 1 (as dr_hessian). */
+DR_API dr_status dr_sparse_hessian_plan(dr_tape *t, dr_real y, size_t n,
+                                        const dr_real *x,
+                                        dr_sparse_plan **plan);
+/** Free a plan (NULL: nothing). */
+DR_API void dr_sparse_plan_free(dr_sparse_plan *p);
+/** The plan's pattern: its size and compressed rows (arrays the plan
+ *  owns, valid until it is freed; any pointer may be NULL).  DR_EINVAL
+ *  for a NULL plan. */
+DR_API dr_status dr_sparse_plan_pattern(const dr_sparse_plan *p, size_t *rows,
+                                        size_t *cols, size_t *nnz,
+                                        const size_t **rowptr,
+                                        const size_t **colind);
+/** The number of colours: the sweeps an evaluation takes (forward or
+ *  reverse directions, or Hessian-vector products); 0 for NULL. */
+DR_API size_t dr_sparse_plan_colors(const dr_sparse_plan *p);
+/**
+ * The Jacobian's nonzero entries at the tape's current point into
+ * val[0..nnz-1], in the order of the plan's pattern.  y and x as the plan
+ * was made with (the same places on t).  DR_EINVAL for NULL arguments or
+ * ids not on the tape (as dr_jacobian), DR_ESHAPE for a plan of another
+ * kind, size or graph (see above), DR_ENOTSUP, DR_ENOMEM; val is then
+ * not fully written, and the tape is usable as before (its own tangents
+ * are untouched; a reverse plan on a tape whose nodes have no k-wide
+ * rule leaves adjoints, as dr_vjp_vec).
+ */
+DR_API dr_status dr_sparse_jacobian_eval(dr_tape *t, const dr_sparse_plan *p,
+                                         size_t m, const dr_real *y, size_t n,
+                                         const dr_real *x, double *val);
+/** The Hessian's entries (the plan's pattern, both triangles) at the tape's
+ *  current point into val[0..nnz-1]; errors as dr_sparse_jacobian_eval;
+ *  nothing on the tape changes. */
+DR_API dr_status dr_sparse_hessian_eval(dr_tape *t, const dr_sparse_plan *p,
+                                        dr_real y, size_t n, const dr_real *x,
+                                        double *val);
+
 /* ----------------------------------------------------------------- replay
  * A tape recorded at order 2 is also a primal-value tape: beside each node
  * it keeps the operation that made it and the values it was made from, so

@@ -21,6 +21,18 @@
  *   mult-ops               fmult with dr_mul (clear, record, gradient)
  *   dot-ops                fdotprod of length `size` with dr_mul/dr_add
  *                          (clear, record, gradient)
+ * Sparse Jacobians and Hessians (size = n, the inputs), on a tape recorded
+ * once at order 2:
+ *   band-hess, band-shess, band-shess1   the Hessian of the banded
+ *                          f = sum_i (x_{i-1} x_i)^2 + sin x_i
+ *                          + exp(x_i + x_{i+2}) / 2 (half-bandwidth 2):
+ *                          dense dr_hessian; dr_sparse_hessian_eval of a
+ *                          plan made once; dr_sparse_hessian (pattern,
+ *                          colouring and sweeps every time)
+ *   band-jac, band-sjac, band-sjac1      the Jacobian (n x n) of
+ *                          y_i = sin(x_{i-1} x_i) + x_{i+1}^2, the same
+ *                          three ways (dr_jacobian; dr_sparse_jacobian_eval;
+ *                          dr_sparse_jacobian)
  * mult-ops and dot-ops use only the order-1 API; built with
  * -DBENCH_ORDER1_ONLY they link against a library without second order,
  * so the scalar operations' speed at order 1 can be compared across
@@ -239,6 +251,95 @@ static double run_so(program f, size_t n, const double *in, const char *what,
     dr_tape_free(t);
     return s;
 }
+
+/* ------------------------------------------------------- sparse */
+
+static dr_real band_f(dr_tape *t, size_t n, const dr_real *x)
+{
+    dr_real f = dr_const(0.0);
+    for (size_t i = 0; i < n; i++) {
+        f = dr_add(t, f, dr_sin(t, x[i]));
+        if (i > 0) {
+            dr_real p = dr_mul(t, x[i - 1], x[i]);
+            f = dr_add(t, f, dr_mul(t, p, p));
+        }
+        if (i + 2 < n)
+            f = dr_add(t, f, dr_mul(t, dr_const(0.5),
+                                    dr_exp(t, dr_add(t, x[i], x[i + 2]))));
+    }
+    return f;
+}
+
+static void band_y(dr_tape *t, size_t n, const dr_real *x, dr_real *y)
+{
+    for (size_t i = 0; i < n; i++) {
+        dr_real r = i + 1 < n ? dr_mul(t, x[i + 1], x[i + 1]) : dr_const(1.0);
+        r = dr_add(t, r, i > 0 ? dr_sin(t, dr_mul(t, x[i - 1], x[i]))
+                               : dr_exp(t, x[0]));
+        y[i] = r;
+    }
+}
+
+static double run_sparse(size_t n, const char *what, long reps)
+{
+    bool jac = strstr(what, "jac") != NULL;
+    bool dense = !strcmp(what, "hess") || !strcmp(what, "jac");
+    bool once = what[strlen(what) - 1] != '1'; /* a plan made once */
+    dr_tape *t = dr_tape_new();
+    double *in = malloc(n * sizeof *in);
+    dr_real *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    double *D = dense ? malloc(n * n * sizeof *D) : NULL;
+    if (!t || !in || !x || !y || (dense && !D))
+        check(DR_ENOMEM, "setup");
+    for (size_t i = 0; i < n; i++)
+        in[i] = 0.3 + 0.4 * sin((double)i);
+    check(dr_tape_set_order(t, 2), "order");
+    check(dr_inputs(t, n, in, x), "inputs");
+    dr_real f = {0, DR_NONE};
+    if (jac)
+        band_y(t, n, x, y);
+    else
+        f = band_f(t, n, x);
+    dr_sparse_plan *p = NULL;
+    size_t nnz = 0;
+    double *val = NULL;
+    if (!dense) {
+        check(jac ? dr_sparse_jacobian_plan(t, n, y, n, x, &p)
+                  : dr_sparse_hessian_plan(t, f, n, x, &p), "plan");
+        dr_sparse_plan_pattern(p, NULL, NULL, &nnz, NULL, NULL);
+        val = malloc(nnz * sizeof *val + 1);
+        fprintf(stderr, "%s: n = %zu, %zu nodes, %zu nonzeros, %zu colours\n",
+                what, n, dr_tape_len(t), nnz, dr_sparse_plan_colors(p));
+    }
+    double s = 0.0;
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(in);
+        if (dense) {
+            check(jac ? dr_jacobian(t, n, y, n, x, D)
+                      : dr_hessian(t, f, n, x, D), "dense");
+            s = sum(n * n, D);
+        } else if (once) {
+            check(jac ? dr_sparse_jacobian_eval(t, p, n, y, n, x, val)
+                      : dr_sparse_hessian_eval(t, p, f, n, x, val), "eval");
+            s = sum(nnz, val);
+        } else {
+            dr_sparse S;
+            check(jac ? dr_sparse_jacobian(t, n, y, n, x, &S)
+                      : dr_sparse_hessian(t, f, n, x, &S), "sparse");
+            s = sum(S.nnz, S.val);
+            dr_sparse_free(&S);
+        }
+        bench_use(s);
+    }
+    dr_sparse_plan_free(p);
+    free(val);
+    free(D);
+    free(in);
+    free(x);
+    free(y);
+    dr_tape_free(t);
+    return s;
+}
 #endif
 
 int main(int argc, char **argv)
@@ -270,6 +371,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < QUAD_N; i++)
             in[i] = 0.01 * i - 0.3;
         s = run_so(quad, QUAD_N, in, prog + 5, reps);
+    } else if (!strncmp(prog, "band-", 5)) {
+        s = run_sparse(size > 0 ? (size_t)size : 10000, prog + 5, reps);
 #endif
     } else {
         return 2;
