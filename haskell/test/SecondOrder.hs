@@ -53,6 +53,21 @@ differentiable [d|
   scaleVec :: (A.Vec, Double) -> (A.Vec, Double)
   scaleVec (v, s) = (vscale s v, vdot v v)
 
+  -- banded: each output and each second derivative couples neighbours only
+  chain :: [Double] -> Double
+  chain xs = sum (zipWith (\a b -> a * a * b + sin b) xs (drop 1 xs)) + sum (map exp xs)
+
+  chainMap :: [Double] -> [Double]
+  chainMap xs = zipWith (\a b -> a * sin b) xs (drop 1 xs) ++ [sum xs]
+
+  docSparseJ :: [Double] -> [Double]
+  docSparseJ [x, y, z] = [x * y, sin z]
+  docSparseJ _ = []
+
+  docSparseH :: [Double] -> Double
+  docSparseH [x, y, z] = x * y + z ^ (3 :: Int)
+  docSparseH _ = 0
+
   withArrays :: [Double] -> Double
   withArrays xs = let v = vfromList xs in vdot v v
   |]
@@ -156,6 +171,26 @@ spec = describe "forward mode and second order" $ do
         in (h == zipWith (zipWith (+)) a (transpose a)) .&&. isSymmetric h
     it "agrees with hvp on the unit vectors" $
       $(hessian 'quadratic) [3, 4] `shouldBe` [$(hvp 'quadratic) [3, 4] [1, 0], $(hvp 'quadratic) [3, 4] [0, 1]]
+    it "sparseHessian: the dense Hessian's nonzeros, row by row (banded, 40 inputs)" $ property $
+      forAll (vecOf 40 dbl) $ \xs ->
+        let dense = $(hessian 'chain) xs
+            sparse = $(sparseHessian 'chain) xs
+            lookup' i j = maybe 0 id (lookup (i, j) sparse)
+        in counterexample (show sparse) $
+             all (\((i, j), _) -> abs (i - j) <= 1) sparse
+             .&&. and [ closeRel 1e-13 (lookup' i j) v | (i, row) <- zip [0 ..] dense, (j, v) <- zip [0 ..] row ]
+             .&&. length sparse == 40 + 2 * 39
+    it "sparseJacobian: the dense Jacobian's nonzeros, row by row" $ property $
+      forAll (vecOf 12 dbl) $ \xs ->
+        let dense = $(jacobian 'chainMap) xs
+            sparse = $(sparseJacobian 'chainMap) xs
+            lookup' i j = maybe 0 id (lookup (i, j) sparse)
+        in counterexample (show sparse) $
+             and [ lookup' i j == v | (i, row) <- zip [0 ..] dense, (j, v) <- zip [0 ..] row ]
+             .&&. map fst sparse == [ (i, j) | i <- [0 .. 11], j <- if i < 11 then [i, i + 1] else [0 .. 11] ]
+    it "the documentation's sparse examples" $ do
+      $(sparseJacobian 'docSparseJ) [1, 2, 3] `shouldBe` [((0, 0), 2), ((0, 1), 1), ((1, 2), cos 3)]
+      $(sparseHessian 'docSparseH) [1, 2, 3] `shouldBe` [((0, 1), 1), ((1, 0), 1), ((2, 2), 18)]
     it "array operations on the tape: the engine's DR_ENOTSUP message" $ do
       m <- dualRevError ($(hessian 'withArrays) [1, 2])
       m `shouldSatisfy` ("not supported for this tape" `isInfixOf`)

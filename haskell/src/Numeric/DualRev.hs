@@ -73,6 +73,8 @@ module Numeric.DualRev
     -- * Second derivatives
   , hvp
   , hessian
+  , sparseJacobian
+  , sparseHessian
     -- * Custom derivative rules
   , primitive
   , primitiveWithJVP
@@ -202,8 +204,8 @@ tapedJacobian = tapedJacobianQ
 
 -- | @$(hvp 'f) :: a -> a -> a@ for @f :: a -> Double@: the Hessian of f at x
 -- times the direction v, shaped like the input (discrete parts come back
--- unchanged), without forming the Hessian: the tangent of the recorded
--- computation is recorded and swept in reverse.
+-- unchanged), without forming the Hessian: forward over reverse on the
+-- recorded computation (one tangent pass, one reverse pass).
 --
 -- > $(hvp 'f) (3, 2) (1, 0)  ==  (0.0, 1.0)    -- H = [[0, 1], [1, 2]]
 --
@@ -212,6 +214,31 @@ tapedJacobian = tapedJacobianQ
 -- a 'DualRevError' with the engine's message for DR_ENOTSUP.
 hvp :: Name -> Q Exp
 hvp = hvpQ
+
+-- | @$(sparseJacobian 'f) :: a -> [((Int, Int), Double)]@ for @f :: a -> b@:
+-- the Jacobian's nonzero entries, ((output scalar, input scalar), value),
+-- the scalars of output and input numbered left to right from 0 (as
+-- 'jacobian' orders its rows and their entries), row by row.  The engine
+-- reads the sparsity pattern off the recorded graph, colours its columns
+-- (or rows) and takes one sweep per colour: a banded Jacobian of any size
+-- costs a few sweeps.  An entry of the pattern may be zero at this point.
+--
+-- > $(sparseJacobian 'f) [1, 2, 3]   -- f [x, y, z] = [x * y, sin z]
+-- >   ==  [((0, 0), 2.0), ((0, 1), 1.0), ((1, 2), cos 3)]
+sparseJacobian :: Name -> Q Exp
+sparseJacobian = sparseJacobianQ
+
+-- | @$(sparseHessian 'f) :: a -> [((Int, Int), Double)]@ for
+-- @f :: a -> Double@: the Hessian's nonzero entries, both triangles,
+-- ((input scalar, input scalar), value), numbered as 'sparseJacobian'
+-- numbers the input, row by row: the pattern read off the recorded
+-- graph, coloured, and one Hessian-vector product per colour.  The same
+-- limits as 'hvp'.
+--
+-- > $(sparseHessian 'f) [1, 2, 3]   -- f [x, y, z] = x * y + z ^ 3
+-- >   ==  [((0, 1), 1.0), ((1, 0), 1.0), ((2, 2), 18.0)]
+sparseHessian :: Name -> Q Exp
+sparseHessian = sparseHessianQ
 
 -- | @$(hessian 'f) :: a -> [a]@ for @f :: a -> Double@: the rows of the
 -- (symmetric) Hessian, one per scalar of the input in left-to-right order,

@@ -10,6 +10,7 @@
 -- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Runners".
 module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, hvpQ, hessianQ
+  , sparseJacobianQ, sparseHessianQ
   , specialise, expandSyn, plainViaDual
     -- * For the taped splices ("Numeric.DualRev.Internal.Compile.Taped")
   , Walks (..), flatTarget, withDecs, arrow, tup, consOf
@@ -490,6 +491,21 @@ plainViaDual ty0 d = recover (pure Nothing) $ do
   where
     foldlM' f z (x : rest) = f z x >>= \z' -> foldlM' f z' rest
     foldlM' _ z [] = pure z
+
+-- | The splices' type of a sparse result: ((row, column), value).
+sparseT :: Type
+sparseT = AppT ListT (tup [tup [ConT ''Int, ConT ''Int], ConT ''Double])
+
+sparseJacobianQ, sparseHessianQ :: Name -> Q Exp
+sparseJacobianQ f = do
+  (a, _, wa, wb, d, ds) <- flatTarget "sparseJacobian" f False
+  pure (SigE (withDecs ds (foldl AppE (VarE 'sparseJacobianRun) [wTrav wa, wInS wa, wOut wb, d]))
+             (arrow a sparseT))
+
+sparseHessianQ f = do
+  (a, _, wa, _, d, ds) <- flatTarget "sparseHessian" f True
+  pure (SigE (withDecs ds (foldl AppE (VarE 'sparseHessianRun) [wTrav wa, wInS wa, d]))
+             (arrow a sparseT))
 
 -- | What the runners of "Numeric.DualRev.Internal.Run.Flat" need: the
 -- input and output types, their walks, the dual and the walks'

@@ -19,6 +19,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_tape_take, c_tape_give
     -- * Jacobians, forward mode and second order
   , CReal, c_jacobian, c_jvp, c_jvp_quick, c_hvp, c_hessian, c_gradient_range, c_jacobian_range
+  , CSparse, c_sparse_jacobian, c_sparse_hessian, c_sparse_free
   , c_jacobian_range_safe, c_jacobian_range_quick
   ) where
 
@@ -100,6 +101,17 @@ foreign import ccall unsafe "drhs_hvp"
   c_hvp :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_hessian"
   c_hessian :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
+-- | A dr_sparse (six words: rows, cols, nnz, rowptr, colind, val).
+data CSparse
+-- dr_sparse_jacobian and dr_sparse_hessian (y as its value and id),
+-- safe calls: a sweep over a checkpointed loop calls its step, Haskell
+-- code, back
+foreign import ccall safe "dr_sparse_jacobian"
+  c_sparse_jacobian :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr CSparse -> IO CInt
+foreign import ccall safe "drhs_sparse_hessian"
+  c_sparse_hessian :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr CSparse -> IO CInt
+foreign import ccall unsafe "dr_sparse_free"
+  c_sparse_free :: Ptr CSparse -> IO ()
 foreign import ccall unsafe "drhs_gradient_range"
   c_gradient_range :: Ptr CTape -> Double -> Int64 -> Int64 -> CSize -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_jacobian_range"

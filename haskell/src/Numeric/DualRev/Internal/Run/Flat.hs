@@ -21,7 +21,7 @@
 --   array output's elements by index nodes).
 module Numeric.DualRev.Internal.Run.Flat
   ( -- * Runners
-    jacobianRun, jvpRun, hvpRun, hessianRun, withOrder2Tape
+    jacobianRun, jvpRun, hvpRun, hessianRun, sparseJacobianRun, sparseHessianRun, withOrder2Tape
     -- * Engine calls on flat arrays (also the overloaded mode's)
   , withReals, engine, rowsOf
     -- * Taped functions ("Numeric.DualRev.Internal.Run.Taped")
@@ -33,7 +33,7 @@ module Numeric.DualRev.Internal.Run.Flat
   , outD, outId, outList, outVec, outMat
   ) where
 
-import Control.Exception (throwIO)
+import Control.Exception (finally, throwIO)
 import Control.Monad (foldM, forM, replicateM, when)
 import Data.IORef (modifyIORef', newIORef, readIORef)
 import Data.Int (Int64)
@@ -43,7 +43,7 @@ import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Array (allocaArray, peekArray, pokeArray, withArray)
 import Foreign.Ptr (Ptr, castPtr, plusPtr)
-import Foreign.Storable (peek, peekElemOff, pokeByteOff)
+import Foreign.Storable (peek, peekByteOff, peekElemOff, pokeByteOff)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, newByteArray#, readIntArray#, writeIntArray#, (+#))
 import GHC.IO (IO (..))
 import System.IO.Unsafe (unsafeDupablePerformIO)
@@ -294,6 +294,47 @@ hvpRun trav ins f x v = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
   withReals xr $ \cn px -> withArray vs $ \pv ->
     resultAs trav x (length xr) (engine "dr_hvp" . c_hvp t yv yi cn px pv)
 {-# INLINE hvpRun #-}
+
+-- | The entries of a dr_sparse, row by row: ((row, column), value).
+sparseEntries :: Ptr CSparse -> IO [((Int, Int), Double)]
+sparseEntries sp = do
+  rows <- peekByteOff sp 0 :: IO CSize
+  rowptr <- peekByteOff sp 24 :: IO (Ptr CSize)
+  colind <- peekByteOff sp 32 :: IO (Ptr CSize)
+  val <- peekByteOff sp 40 :: IO (Ptr Double)
+  fmap concat $ forM [0 .. fromIntegral rows - 1] $ \r -> do
+    a <- peekElemOff rowptr r
+    b <- peekElemOff rowptr (r + 1)
+    forM [fromIntegral a .. fromIntegral b - 1] $ \k -> do
+      c <- peekElemOff colind k
+      v <- peekElemOff val k
+      pure ((r, fromIntegral c), v)
+
+-- | Run an engine call that fills a dr_sparse, and read its entries (the
+-- library's memory freed whatever happens).
+withSparse :: String -> (Ptr CSparse -> IO CInt) -> IO [((Int, Int), Double)]
+withSparse fn call = allocaBytes 48 $ \sp -> do
+  mapM_ (\k -> pokeByteOff sp (8 * k) (0 :: Word)) [0 .. 5]
+  (engine fn (call sp) >> sparseEntries sp) `finally` c_sparse_free sp
+
+-- | The nonzero entries of the Jacobian, ((output scalar, input scalar),
+-- value), both numbered left to right from 0, row by row.
+sparseJacobianRun :: Trav a -> (Supply -> a -> IO a') -> (Ptr CTape -> b' -> [R] -> IO [R])
+                  -> (a' -> AD b') -> a -> [((Int, Int), Double)]
+sparseJacobianRun trav ins outs f x = unsafeDupablePerformIO $ withPooledTape $ \t -> do
+  (_, first, y') <- record trav ins f t x
+  yr <- outs t y' []
+  xr <- inputReals trav x first
+  withReals yr $ \cm py -> withReals xr $ \cn px ->
+    withSparse "dr_sparse_jacobian" (c_sparse_jacobian t cm py cn px)
+
+-- | The nonzero entries of the (symmetric) Hessian, both triangles,
+-- ((input scalar, input scalar), value), row by row.
+sparseHessianRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> [((Int, Int), Double)]
+sparseHessianRun trav ins f x = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
+  (_, first, D yv yi) <- record trav ins f t x
+  xr <- inputReals trav x first
+  withReals xr $ \cn px -> withSparse "dr_sparse_hessian" (c_sparse_hessian t yv yi cn px)
 
 -- | The rows of the Hessian, each shaped like the input.
 hessianRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> [a]
