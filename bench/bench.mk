@@ -63,7 +63,7 @@ ADEPT_LDLIBS ?= $(BLAS_LIBS) $(ADEPT_OMP)
 TOOL_BENCH := $(if $(CODIPACK_DIR),$(B)/codipack-bench) \
               $(if $(ADEPT_DIR),$(B)/adept-bench)
 
-C_BENCH := $(B)/dualrev-bench $(B)/primal-bench $(B)/floor-bench $(B)/adolc-bench
+C_BENCH := $(B)/dualrev-bench $(B)/primal-bench $(B)/floor-bench $(B)/adolc-bench $(B)/adolc-second-order
 HDR := bench/c/bench_common.h bench/c/bench_particle.h
 # the forward passes the C++ tools' programs share
 CXX_HDR := $(HDR) bench/c/bench_programs.hpp
@@ -165,6 +165,10 @@ $(B)/floor-bench: bench/c/floor_bench.c $(HDR)
 	$(CC) $(BENCH_CFLAGS) $< -o $@ -lm
 
 $(B)/adolc-bench: bench/c/adolc_bench.cpp $(CXX_HDR)
+	@mkdir -p $(B)
+	$(CXX) $(BENCH_CXXFLAGS) $(ADOLC_CFLAGS) $< -o $@ $(ADOLC_LIBS) -lm
+
+$(B)/adolc-second-order: bench/c/adolc_second_order.cpp
 	@mkdir -p $(B)
 	$(CXX) $(BENCH_CXXFLAGS) $(ADOLC_CFLAGS) $< -o $@ $(ADOLC_LIBS) -lm
 
