@@ -50,11 +50,11 @@ void dr__free(void *p)
 
 void *dr__malloc_aligned(size_t n, void **raw)
 {
-    if (n > SIZE_MAX - 64) {
+    if (n > SIZE_MAX - DR_ALIGN_SLACK) {
         *raw = NULL;
         return NULL;
     }
-    void *p = dr__malloc(n + 64);
+    void *p = dr__malloc(n + DR_ALIGN_SLACK);
     *raw = p;
     if (!p)
         return NULL;

@@ -20,5 +20,7 @@ DR_HIDDEN void *dr__malloc(size_t n);
 DR_HIDDEN void dr__free(void *p);
 /* n bytes aligned to 64, raw pointer to free returned in *raw */
 DR_HIDDEN void *dr__malloc_aligned(size_t n, void **raw);
+/* what dr__malloc_aligned allocates beyond n (the alignment's slack) */
+#define DR_ALIGN_SLACK 64
 
 #endif /* DR_BASE_H */

@@ -107,7 +107,10 @@ static dr_scratch *scratch_new(dr_tape *R, size_t n)
         return NULL;
     }
     b->cap = n;
-    dr__bytes_add(R, (ptrdiff_t)(sizeof *b + n * sizeof(double)));
+    /* what was allocated: the record, the data and the slack that aligns it
+       (dr__malloc_aligned), so that dr_tape_bytes is what freeing gives back */
+    dr__bytes_add(R, (ptrdiff_t)(sizeof *b + (n ? n : 1) * sizeof(double) +
+                              DR_ALIGN_SLACK));
     return b;
 }
 

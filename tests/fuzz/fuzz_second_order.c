@@ -1241,6 +1241,38 @@ static void h_checks(rd *r)
             }
         }
     }
+    /* the sparse Hessian of the same: the dense one's entries, compressed
+       products agreeing to rounding, and zeros outside its pattern (where
+       the dense Hessian is finite: an infinite or NaN entry spreads
+       through a compressed product to its colour's other entries) */
+    if (hess && st == DR_OK && X.n > 0) {
+        bool finite = true;
+        double scale = 0.0;
+        for (int i = 0; i < X.n * X.n; i++) {
+            finite &= isfinite(H[i]) && fabs(H[i]) < 1e150;
+            scale = fmax(scale, fabs(H[i]));
+        }
+        dr_sparse S;
+        dr_status ss = dr_sparse_hessian(Q.t, Y->r, (size_t)X.n, X.x, &S);
+        TRACE("  dr_sparse_hessian(n %d) -> %s\n", X.n, sn(ss));
+        CHECK(ss == DR_OK || ss == DR_ENOMEM, "dr_sparse_hessian: %s where "
+              "dr_hessian gave DR_OK", sn(ss));
+        if (ss == DR_OK && finite) {
+            double D[HH];
+            for (int i = 0; i < X.n * X.n; i++)
+                D[i] = 0.0;
+            for (size_t i = 0; i < S.rows; i++)
+                for (size_t k = S.rowptr[i]; k < S.rowptr[i + 1]; k++)
+                    D[i * (size_t)X.n + S.colind[k]] = S.val[k];
+            for (int i = 0; i < X.n * X.n; i++)
+                CHECK(fabs(D[i] - H[i]) <= 1e-9 * scale + 1e-300,
+                      "dr_sparse_hessian entry %d: %.17g, dense %.17g", i,
+                      D[i], H[i]);
+        }
+        dr_sparse_free(&S);
+        CHECK(dr_tape_len(Q.t) == len, "dr_sparse_hessian changed the tape");
+        check_sticky("dr_sparse_hessian", Q.t, &Q.hs);
+    }
     /* the same by hand: a recorded tangent in the direction v on the
        inputs, and its gradient */
     if (u8(r) & 1 || X.n == 0)
