@@ -60,7 +60,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 ## DUALREV_STRESS_ONLY: only the stress test's items whose name contains this
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
-        test-c test-sanitize test-far test-tsan test-hs check-cabal stress-hs test-quickstart check-layers \
+        test-c test-sanitize test-far test-tsan test-hs check-cabal check-doctest stress-hs test-quickstart check-layers \
         demo demo-run bench install install-mpi uninstall test-install clean help check-help check-md-links check-sources mpi mpi-build test-mpi test-mpi-run
 
 all: lib ## the library (same as make lib)
@@ -167,6 +167,11 @@ check-cabal: ## cabal check on the package's tarball (cabal sdist), failing on i
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs: ## the Haskell package's test suites
 	$(MAKE) -f haskell/haskell.mk test-hs BUILD=$(BUILD)
+
+# every `>>>` example of the Haskell documentation (doctest; make test-hs
+# runs it too)
+check-doctest: ## run every >>> example of the Haskell package's Haddock documentation (doctest)
+	$(MAKE) -f haskell/haskell.mk check-doctest BUILD=$(BUILD)
 
 # the Haskell stress test alone, for DUALREV_STRESS_SECONDS (make test-hs
 # runs it for 3 s): make stress-hs DUALREV_STRESS_SECONDS=600

@@ -12,7 +12,7 @@ CABAL    := cabal --builddir=$(HS_BUILD)/dist
 # the package's version, read from its cabal file (where it is written)
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 
-.PHONY: hs-deps hs-lib check-cabal test-hs stress-hs test-ad-compare quickstart demo-hs bench-hs
+.PHONY: hs-deps hs-lib check-cabal check-doctest test-hs stress-hs test-ad-compare quickstart demo-hs bench-hs
 
 hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp ## check the packages, set up the offline cabal configuration
 	@sh tools/deps.sh check lib hs
@@ -60,13 +60,15 @@ check-cabal: hs-deps ## cabal check on the package's tarball, failing on its war
 
 # the test suites (the corpus; arrays and fork-join; the stress test, for
 # 3 s), the overloaded mode's tests again on two capabilities, the
-# compile-fail cases, then the comparison with ad where ad is installed
-test-hs: hs-deps ## every Haskell test suite, the compile-fail cases, the comparison with ad
+# compile-fail cases, the documentation's examples, then the comparison
+# with ad where ad is installed
+test-hs: hs-deps ## every Haskell test suite, the compile-fail cases, the documentation's examples, the comparison with ad
 	sh tools/check-hs-rebuild.sh
 	$(CABAL) build -v1 dualrev:tests
 	$(CABAL) test -v1 dualrev:tests --test-show-details=direct
 	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test)" --match "/Overloaded/" +RTS -N2 -RTS
 	sh haskell/test/compile-fail/run.sh $(CABAL) exec -v0 -- ghc -package dualrev
+	@$(MAKE) --no-print-directory -f haskell/haskell.mk check-doctest BUILD=$(BUILD)
 	@$(MAKE) --no-print-directory -f haskell/haskell.mk test-ad-compare BUILD=$(BUILD)
 
 # the stress test (haskell/test-stress) alone; test-hs runs it for its
@@ -75,6 +77,13 @@ test-hs: hs-deps ## every Haskell test suite, the compile-fail cases, the compar
 stress-hs: hs-deps ## the stress test alone
 	$(CABAL) build -v1 dualrev:test:dualrev-test-stress
 	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test-stress)"
+
+# every `>>>` example of the Haddock documentation, run by doctest (Debian
+# package doctest) on the modules' sources, with the C engine of the built
+# package (tools/check-doctest.sh); fails unless each example ran and shows
+# what its comment says
+check-doctest: hs-lib ## run every >>> example of the Haddock documentation (doctest)
+	sh tools/check-doctest.sh $(INPLACE_DBS)
 
 # Numeric.DualRev.AD against the ad package it imitates (haskell/test-ad):
 # built with ghc against the in-place library, only where ad 4.5 is

@@ -31,6 +31,12 @@ import Numeric.DualRev.Internal.Overloaded.Drivers (jacobian, jacobian')
 import Numeric.DualRev.Internal.Overloaded.Traversals (mapIndexed)
 import Numeric.DualRev.Internal.Overloaded.Value
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.AD
+
 -- | The value and every derivative of a function to a scalar: the value
 -- at the root, and under it, per input, the stream of that partial
 -- derivative.
