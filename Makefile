@@ -60,7 +60,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 ## DUALREV_STRESS_ONLY: only the stress test's items whose name contains this
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
-        test-c test-sanitize test-far test-tsan test-hs check-cabal stress-hs test-quickstart check-layers \
+        test-c test-sanitize test-far test-tsan test-hs test-not-hs check-cabal check-doctest stress-hs test-quickstart check-layers \
         demo demo-run bench install install-mpi uninstall test-install clean help check-help check-md-links check-sources mpi mpi-build test-mpi test-mpi-run
 
 all: lib ## the library (same as make lib)
@@ -156,9 +156,20 @@ test-far: ## the C tests under ASan+UBSan with arguments recorded as far nodes
 test: ## install what is missing (make deps), then every suite (make test-all)
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-all
-test-all: ## every suite and check, installing nothing
-test-all: check-help check-md-links check-sources check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-install test-mpi \
-          test-hs test-quickstart
+## TEST_JOBS: how many steps of make test-all run at once
+TEST_JOBS ?= 2
+# The checks of a few seconds and the library first.  Then two lanes side
+# by side: the Haskell package (its build, and its test suites' build, is
+# the longest chain) and the rest (the quick starts, which build the package
+# again from its tarball, then the C suites).  With TEST_JOBS=2 each lane
+# runs its steps one after another until the other ends; each step's output
+# is printed whole when it ends (make --output-sync), and the first failure
+# fails the whole
+test-all: ## every suite and check, installing nothing (TEST_JOBS steps at once)
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target check-help check-md-links check-sources check-cabal check-layers
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-hs test-not-hs
+test-not-hs: ## the quick starts and the C suites (what make test-all runs beside test-hs)
+	@$(MAKE) --no-print-directory test-quickstart test-c test-sanitize test-far test-tsan test-examples test-install test-mpi
 
 # cabal check on the package (haskell/haskell.mk)
 check-cabal: ## cabal check on the package's tarball (cabal sdist), failing on its warnings too
@@ -167,6 +178,11 @@ check-cabal: ## cabal check on the package's tarball (cabal sdist), failing on i
 # the Haskell package's test suites (haskell/haskell.mk)
 test-hs: ## the Haskell package's test suites
 	$(MAKE) -f haskell/haskell.mk test-hs BUILD=$(BUILD)
+
+# every `>>>` example of the Haskell documentation (doctest; make test-hs
+# runs it too)
+check-doctest: ## run every >>> example of the Haskell package's Haddock documentation (doctest)
+	$(MAKE) -f haskell/haskell.mk check-doctest BUILD=$(BUILD)
 
 # the Haskell stress test alone, for DUALREV_STRESS_SECONDS (make test-hs
 # runs it for 3 s): make stress-hs DUALREV_STRESS_SECONDS=600
@@ -292,8 +308,9 @@ uninstall: ## remove what make install put under DESTDIR/PREFIX (the same DESTDI
 
 # make install into a scratch prefix: a program built against what it put
 # there, then make uninstall (tools/check-install.sh)
+# (+: the script runs make, which then shares make -j's job slots)
 test-install: lib ## install under a scratch prefix, build and run a program against it, uninstall
-	@sh tools/check-install.sh $(BUILD)
+	+@sh tools/check-install.sh $(BUILD)
 
 clean: ## remove BUILD and cabal's dist-newstyle folders
 	rm -rf $(BUILD) dist-newstyle haskell/dist-newstyle

@@ -12,12 +12,19 @@ CABAL    := cabal --builddir=$(HS_BUILD)/dist
 # the package's version, read from its cabal file (where it is written)
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 
-.PHONY: hs-deps hs-lib check-cabal test-hs stress-hs test-ad-compare quickstart demo-hs bench-hs
+.PHONY: hs-config hs-deps hs-lib check-cabal check-doctest test-hs hs-check-rebuild hs-build-tests hs-test-suites \
+        hs-compile-fail stress-hs test-ad-compare quickstart demo-hs bench-hs
 
-hs-deps: $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp ## check the packages, set up the offline cabal configuration
+hs-config: ## check the packages, set up the offline cabal configuration
 	@sh tools/deps.sh check lib hs
 	@mkdir -p $(CABAL_DIR)
 	@cp haskell/cabal.config $(CABAL_DIR)/config
+
+# the steps that build from the checkout: the configuration, and stale
+# objects dropped first.  The quick start and cabal check work on a tarball
+# and need only the configuration, so that they may run beside a build
+# without these rules deleting its files as they go
+hs-deps: hs-config $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp ## hs-config, and drop objects a changed header or splice would leave stale
 
 # cabal rebuilds a C source when it changes, not when a header does: when a
 # header changes, drop the package's C objects so none is built against an
@@ -51,7 +58,7 @@ hs-lib: hs-deps ## build the Haskell library
 # ghc-options).  Not in the checkout: there, finding .git, cabal also asks
 # for a source-repository stanza, which needs the project's public address
 # (none is recorded yet)
-check-cabal: hs-deps ## cabal check on the package's tarball, failing on its warnings too
+check-cabal: hs-config ## cabal check on the package's tarball, failing on its warnings too
 	@rm -rf $(HS_BUILD)/check && mkdir -p $(HS_BUILD)/check
 	@$(CABAL) sdist -v0 -o $(HS_BUILD)/check
 	@tar -xzf $(HS_BUILD)/check/dualrev-$(VERSION).tar.gz -C $(HS_BUILD)/check
@@ -60,16 +67,29 @@ check-cabal: hs-deps ## cabal check on the package's tarball, failing on its war
 
 # the test suites (the corpus; arrays and fork-join; the stress test, for
 # 3 s), the overloaded mode's, taped gradients' and second order's tests
-# again on two capabilities (where (|*|) forks), the
-# compile-fail cases, then the comparison with ad where ad is installed
-test-hs: hs-deps ## every Haskell test suite, the compile-fail cases, the comparison with ad
-	sh tools/check-hs-rebuild.sh
+# again on two capabilities (where (|*|) forks), the compile-fail cases,
+# the documentation's examples, and the comparison with ad where ad is
+# installed.  Once the library is built, the other steps depend on it
+# alone: with make -j they run beside the test suites' build (only it runs
+# cabal on the build folder; the others call ghc with the package
+# databases)
+test-hs: hs-check-rebuild hs-test-suites hs-compile-fail check-doctest test-ad-compare ## every Haskell test suite, the compile-fail cases, the documentation's examples, the comparison with ad
+
+# (+, here and below: the script runs make, which then shares make -j's
+# job slots)
+hs-check-rebuild: ## check that a changed C header drops the package's C objects (tools/check-hs-rebuild.sh)
+	+sh tools/check-hs-rebuild.sh
+
+hs-build-tests: hs-lib ## build the Haskell test suites
 	$(CABAL) build -v1 dualrev:tests
+
+hs-test-suites: hs-build-tests ## run the Haskell test suites, and the overloaded, taped and second-order tests on two capabilities
 	$(CABAL) test -v1 dualrev:tests --test-show-details=direct
 	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test)" --match "/Overloaded/" --match "/tapedGrad/" \
 	  --match "/derivatives inside differentiable code/" --match "/forward mode and second order/" +RTS -N2 -RTS
-	sh haskell/test/compile-fail/run.sh $(CABAL) exec -v0 -- ghc -package dualrev
-	@$(MAKE) --no-print-directory -f haskell/haskell.mk test-ad-compare BUILD=$(BUILD)
+
+hs-compile-fail: hs-lib ## the compile-fail cases (haskell/test/compile-fail)
+	sh haskell/test/compile-fail/run.sh ghc $(INPLACE_DBS) -package dualrev
 
 # the stress test (haskell/test-stress) alone; test-hs runs it for its
 # default 3 s among the suites.  DUALREV_STRESS_SECONDS, _THREADS and _ONLY
@@ -77,6 +97,13 @@ test-hs: hs-deps ## every Haskell test suite, the compile-fail cases, the compar
 stress-hs: hs-deps ## the stress test alone
 	$(CABAL) build -v1 dualrev:test:dualrev-test-stress
 	"$$($(CABAL) list-bin -v0 dualrev:test:dualrev-test-stress)"
+
+# every `>>>` example of the Haddock documentation, run by doctest (Debian
+# package doctest) on the modules' sources, with the C engine of the built
+# package (tools/check-doctest.sh); fails unless each example ran and shows
+# what its comment says
+check-doctest: hs-lib ## run every >>> example of the Haddock documentation (doctest)
+	sh tools/check-doctest.sh $(INPLACE_DBS)
 
 # Numeric.DualRev.AD against the ad package it imitates (haskell/test-ad):
 # built with ghc against the in-place library, only where ad 4.5 is
@@ -94,8 +121,8 @@ test-ad-compare: hs-lib ## Numeric.DualRev.AD against the ad package (where ad 4
 
 # the README's quick starts, outside the checkout (the Haskell one against
 # the package's tarball); needs the C library built by the top Makefile
-quickstart: hs-deps ## the README's quick starts (tools/check-quickstart.sh)
-	sh tools/check-quickstart.sh $(BUILD)
+quickstart: hs-config ## the README's quick starts (tools/check-quickstart.sh)
+	+sh tools/check-quickstart.sh $(BUILD)
 
 demo-hs: hs-deps ## build and run haskell/examples/FitModel.hs
 	@$(CABAL) build -v0 dualrev:exe:dualrev-demo

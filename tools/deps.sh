@@ -18,7 +18,7 @@ debs() {
     case "$1" in
     lib) echo "pkg-config libopenblas-dev" ;;
     test) echo "libcmocka-dev clang libclang-rt-dev" ;;
-    hs) echo "ghc cabal-install libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev libghc-free-dev" ;;
+    hs) echo "ghc cabal-install doctest libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev libghc-free-dev" ;;
     bench) echo "hyperfine libadolc-dev python3 gnuplot-nox" ;;
     fuzz) echo "clang libclang-rt-dev" ;;
     mpi) echo "libopenmpi-dev openmpi-bin" ;;
@@ -50,6 +50,7 @@ have() {
     test) pkg-config --exists cmocka 2>/dev/null &&
           clang_links address,undefined ;;
     hs) command -v ghc >/dev/null 2>&1 && command -v cabal >/dev/null 2>&1 &&
+        command -v doctest >/dev/null 2>&1 &&
         ghc-pkg --simple-output --names-only list hspec 2>/dev/null | grep -q hspec &&
         ghc-pkg --simple-output --names-only list QuickCheck 2>/dev/null | grep -q QuickCheck &&
         ghc-pkg --simple-output --names-only list vector 2>/dev/null | grep -q vector &&

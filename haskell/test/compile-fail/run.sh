@@ -9,8 +9,9 @@
 # usage: run.sh [GHC COMMAND...]
 #   The command (default: $HS_GHC, else "ghc -package dualrev") must be able to
 #   load the dualrev package; haskell.mk passes
-#   "cabal --builddir=BUILD/hs/dist exec -v0 -- ghc -package dualrev"
-#   with CABAL_DIR set.
+#   "ghc -package-db BUILD/hs/dist/packagedb/ghc-VERSION -package dualrev"
+#   (the built package's database), not cabal exec, so that the cases may
+#   run while cabal builds the test suites in the same build folder.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 if [ $# -gt 0 ]; then ghc="$*"; else ghc="${HS_GHC:-ghc -package dualrev}"; fi

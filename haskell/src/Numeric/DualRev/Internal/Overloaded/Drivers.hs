@@ -46,6 +46,12 @@ import Numeric.DualRev.Internal.Run.Flat (engine, withOrder2Tape)
 import Numeric.DualRev.Internal.Run.Runners (newTape)
 import Numeric.DualRev.Internal.Run.Taped (countRecording)
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.AD
+
 -- | The type the differentiations instantiate their functions' @s@ at.
 data S
 

@@ -16,6 +16,12 @@ import Numeric.DualRev.Internal.Overloaded.Optimize (untilRepeated)
 import Numeric.DualRev.Internal.Overloaded.Tower (Derivatives, diffs0)
 import Numeric.DualRev.Internal.Overloaded.Value (Mode (..))
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.AD.Halley
+
 -- | Halley's iterates for a zero of a function of one scalar, ending where
 -- two consecutive ones are equal.
 --

@@ -31,12 +31,19 @@ import Numeric.DualRev.Internal.Overloaded.Drivers (jacobian, jacobian')
 import Numeric.DualRev.Internal.Overloaded.Traversals (mapIndexed)
 import Numeric.DualRev.Internal.Overloaded.Value
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.AD
+
 -- | The value and every derivative of a function to a scalar: the value
 -- at the root, and under it, per input, the stream of that partial
 -- derivative.
 --
+-- >>> import Control.Comonad.Cofree (Cofree (..))
 -- >>> let c = grads (\[x, y] -> x * x * y) [3, 2]
--- >>> case c of v :< [dx :< _, _] -> (v, case dx of _ :< [dxx :< _, _] -> dxx)
+-- >>> case c of v :< [_ :< [dxx :< _, _], _] -> (v, dxx)
 -- (18.0,4.0)
 grads :: (Traversable f, Element a)
       => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> Cofree f a

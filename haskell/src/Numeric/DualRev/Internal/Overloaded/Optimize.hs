@@ -29,6 +29,13 @@ import Numeric.DualRev.Internal.Overloaded.Drivers (diff, diff', grad', gradWith
 import Numeric.DualRev.Internal.Overloaded.Traversals (fill)
 import Numeric.DualRev.Internal.Overloaded.Value
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.AD
+-- >>> import Numeric.DualRev.AD.Newton
+
 ------------------------------------------------------------------------------
 -- Newton's method
 

@@ -30,6 +30,12 @@ module Numeric.DualRev.Internal.Overloaded.Tower
 
 import Numeric.DualRev.Internal.Overloaded.Value (Mode (..))
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.AD
+
 -- | A number with its derivatives of every order with respect to one
 -- variable; @s@ keeps differentiations apart, as for 'Reverse'.
 newtype Derivatives s a = Derivatives [a]

@@ -21,6 +21,12 @@ import Numeric.DualRev.Internal.Overloaded.Drivers (grad, grad')
 import Numeric.DualRev.Internal.Overloaded.Higher (grads)
 import Numeric.DualRev.Internal.Overloaded.Value
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.AD
+
 -- | The differentiation that variadic functions' arguments belong to.
 data VariadicS
 

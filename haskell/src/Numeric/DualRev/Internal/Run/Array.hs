@@ -16,6 +16,12 @@ import Numeric.DualRev.Internal.Run.ArrayCarrier
 import Numeric.DualRev.Internal.Run.ArrayData
 import Numeric.DualRev.Internal.Run.ArrayDual
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.Array
+
 ------------------------------------------------------------------------------
 -- Vectors: building and reading
 

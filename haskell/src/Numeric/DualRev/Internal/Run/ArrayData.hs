@@ -17,6 +17,12 @@ import Foreign.Marshal.Array (peekArray)
 import Foreign.Ptr (Ptr)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.Array
+
 -- | A vector of doubles: immutable, its elements in one block of pinned
 -- memory, which the tape reads in place.  Build one with
 -- 'Numeric.DualRev.Array.vfromList' (or from a storable vector with

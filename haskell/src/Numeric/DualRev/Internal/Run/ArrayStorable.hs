@@ -22,6 +22,12 @@ import System.IO.Unsafe (unsafeDupablePerformIO)
 import Numeric.DualRev.Internal.Run.AD (DualRevError (..))
 import Numeric.DualRev.Internal.Run.ArrayData
 
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
+--
+-- >>> import Numeric.DualRev.Array
+
 -- | The vector with the storable vector's elements, sharing its storage.
 --
 -- The storage is copied only when the storable vector's first element is

@@ -11,10 +11,18 @@ module Numeric.DualRev.Internal.Run.Functions where
 
 import Numeric.DualRev.Internal.Engine.ScalarFFI
 
--- | The cube root, also of negative numbers; derivative @1 / (3 x^(2/3))@.
+-- $setup
+-- The examples run (make check-doctest) with the names of the public module
+-- whose documentation shows them, as its reader has them:
 --
--- >>> cbrt (-27)
--- -3.0
+-- >>> import Numeric.DualRev.Functions
+
+-- | The cube root, also of negative numbers; derivative @1 / (3 x^(2/3))@.
+-- The value is the C library's @cbrt@, which need not be the double nearest
+-- the exact root (glibc 2.36 gives @3.0000000000000004@ for @cbrt 27@).
+--
+-- >>> cbrt (-8)
+-- -2.0
 cbrt :: Double -> Double
 cbrt = c_fe_cbrt
 
