@@ -117,13 +117,7 @@ static dr_status check_pass(const dr_tape *t, int64_t lo, int64_t hi, size_t n,
     for (size_t i = 0; i < n; i++)
         if (rel[i] >= lo && rel[i] <= hi)
             var[rel[i] - lo] = true;
-    for (int64_t r = lo; r <= hi; r++) {
-        const dr_oplog *e = dr__oplog_at(t, r);
-        if ((!e || e->op == DR_OPC_NONE || e->op == DR_OPC_EXT ||
-             e->op == DR_OPC_EXTOUT) && !var[r - lo])
-            return DR_ENOTSUP;
-    }
-    return DR_OK;
+    return dr__rules_cover(t, lo, hi, var);
 }
 
 /* the variables before lo into p->before, sorted, each once */
@@ -165,17 +159,10 @@ dr_status dr_adjoint_record(dr_tape *t, dr_idx from, dr_real y, size_t n,
         out[i] = ZERO;
     if (!t || (t->state & DR_ST_DEAD) || (n && !x))
         return DR_EINVAL;
-    if (t->state & (DR_ST_FORKED | DR_ST_RECOPEN))
-        return DR_EBUSY;
-    if (t->status != DR_OK)
-        return t->status;
     int64_t lo, hi;
-    if (!dr__rel(t, y.idx, &hi))
-        return DR_EINVAL;
-    if (from == t->base + t->next)
-        lo = t->next;
-    else if (!dr__rel(t, from, &lo) || lo < 0)
-        return DR_EINVAL;
+    dr_status ready = dr__recorded_range(t, from, y, &lo, &hi);
+    if (ready != DR_OK)
+        return ready;
     if (n > SIZE_MAX / (sizeof(int64_t) + sizeof(var_before)))
         return DR_ENOMEM;
     size_t span = hi >= lo ? (size_t)(hi - lo + 1) : 0;

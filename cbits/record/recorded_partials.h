@@ -132,4 +132,39 @@ static inline bool nary_terms(const dr_oplog *e, size_t *n, const int64_t **args
 }
 
 
+/* What both recorded passes check before anything else, so that a bad call
+   changes nothing: a live handle that is not forked and has no open
+   recorder, no sticky status, y on the tape (its relative id into *hi),
+   and `from` on it or the next id (into *lo). */
+static inline dr_status dr__recorded_range(const dr_tape *t, dr_idx from,
+                                           dr_real y, int64_t *lo,
+                                           int64_t *hi)
+{
+    if (t->state & (DR_ST_FORKED | DR_ST_RECOPEN))
+        return DR_EBUSY;
+    if (t->status != DR_OK)
+        return t->status;
+    if (!dr__rel(t, y.idx, hi))
+        return DR_EINVAL;
+    if (from == t->base + t->next)
+        *lo = t->next;
+    else if (!dr__rel(t, from, lo) || *lo < 0)
+        return DR_EINVAL;
+    return DR_OK;
+}
+
+/* every node from lo to hi has a second-order rule, or is one the pass
+   takes as given (marked[r - lo]: a seed, a variable) */
+static inline dr_status dr__rules_cover(const dr_tape *t, int64_t lo,
+                                        int64_t hi, const bool *marked)
+{
+    for (int64_t r = lo; r <= hi; r++) {
+        const dr_oplog *e = dr__oplog_at(t, r);
+        if ((!e || e->op == DR_OPC_NONE || e->op == DR_OPC_EXT ||
+             e->op == DR_OPC_EXTOUT) && !marked[r - lo])
+            return DR_ENOTSUP;
+    }
+    return DR_OK;
+}
+
 #endif /* DR_RECORDED_PARTIALS_H */
