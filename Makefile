@@ -66,7 +66,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 all: lib ## the library (same as make lib)
 
 # the makefiles whose notes make help reads (the top one first)
-HELP_FILES := Makefile cbits/engine.mk tests/fuzz/fuzz.mk haskell/haskell.mk bench/bench.mk
+HELP_FILES := Makefile cbits/engine.mk tests/fuzz/fuzz.mk gradbench/gradbench.mk haskell/haskell.mk bench/bench.mk
 
 help: ## this list: every target and setting, one line each
 	@sh tools/make-help.sh $(HELP_FILES)
@@ -158,7 +158,7 @@ test: ## install what is missing (make deps), then every suite (make test-all)
 	@$(MAKE) --no-print-directory test-all
 test-all: ## every suite and check, installing nothing
 test-all: check-help check-md-links check-sources check-layers check-cabal test-c test-sanitize test-far test-tsan test-examples test-install test-mpi \
-          test-hs test-quickstart
+          test-gradbench test-hs test-quickstart
 
 # cabal check on the package (haskell/haskell.mk)
 check-cabal: ## cabal check on the package's tarball (cabal sdist), failing on its warnings too
@@ -251,6 +251,11 @@ test-mpi-run: mpi-build ## mpirun -np 1, 2, 3 of mpi_mlp --check
 # ------------------------------------------------------------ benchmarks
 bench: deps-bench lib ## the benchmarks (bench/bench.mk), a markdown table
 	@$(MAKE) -f bench/bench.mk bench BUILD=$(BUILD)
+
+# -------------------------------------------------------------- GradBench
+# dualrev-c, a GradBench tool on the library, its tests (part of make test),
+# and make gradbench GRADBENCH_DIR=<checkout> (gradbench/README.md)
+include gradbench/gradbench.mk
 
 # ------------------------------------------------------------------- fuzz
 # the differential fuzz target (tests/fuzz/README.md): make fuzz
