@@ -133,8 +133,8 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(LIB_
 test-c: $(TEST_BIN) ## the C tests (cmocka)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 
-test-sanitize: ## the C tests under AddressSanitizer and UBSan
-	$(MAKE) BUILD=$(BUILD)/asan SAN=address,undefined OPT=-O1 test-c
+test-sanitize: ## the C tests (and dualrev-c's) under AddressSanitizer and UBSan
+	$(MAKE) BUILD=$(BUILD)/asan SAN=address,undefined OPT=-O1 test-c test-gradbench
 
 # OpenBLAS synchronises its own worker threads in code ThreadSanitizer does
 # not see, so a product computed by them and read by our code would be

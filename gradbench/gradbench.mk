@@ -5,9 +5,11 @@
 ## GRADBENCH_DIR: a checkout of github.com/gradbench/gradbench, for make gradbench
 GRADBENCH_DIR ?=
 ## GRADBENCH_EVALS: the evals make gradbench runs
-GRADBENCH_EVALS ?= hello det lse llsq ode kmeans saddle particle
+GRADBENCH_EVALS ?= hello det lse llsq ode kmeans gmm saddle particle
 ## GRADBENCH_TOOLS: the tools make gradbench runs them against (GradBench's C++ tools by name)
-GRADBENCH_TOOLS ?= dualrev-c manual
+GRADBENCH_TOOLS ?= dualrev-c manual adol-c
+## GRADBENCH_CODIPACK_DIR: a CoDiPack 2.3.1 checkout, to add GradBench's tool codipack
+GRADBENCH_CODIPACK_DIR ?=
 ## GRADBENCH_PYTHON: the Python (with numpy, scipy, pydantic) of the evals and the relay
 GRADBENCH_PYTHON ?= /usr/bin/python3
 ## GRADBENCH_ARGS: arguments of gradbench/run.py (sizes, seconds: gradbench/README.md)
@@ -50,4 +52,5 @@ gradbench: $(GB_TOOL) ## run GradBench's evals against dualrev-c (GRADBENCH_DIR=
 	  echo "make gradbench: set GRADBENCH_DIR to a GradBench checkout (gradbench/README.md)"; exit 2; fi
 	@GRADBENCH_PYTHON=$(GRADBENCH_PYTHON) $(DEPS) ensure gradbench
 	$(GRADBENCH_PYTHON) gradbench/run.py --gradbench $(GRADBENCH_DIR) --tool-bin $(GB_TOOL) \
-	  --out $(GB_DIR) --evals "$(GRADBENCH_EVALS)" --tools "$(GRADBENCH_TOOLS)" $(GRADBENCH_ARGS)
+	  --out $(GB_DIR) --evals "$(GRADBENCH_EVALS)" --tools "$(GRADBENCH_TOOLS)" \
+	  $(if $(GRADBENCH_CODIPACK_DIR),--codipack $(GRADBENCH_CODIPACK_DIR)) $(GRADBENCH_ARGS)

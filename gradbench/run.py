@@ -25,6 +25,7 @@ SIZES = {
     "llsq": ["-n", "16", "64", "256", "1024", "4096", "-m", "128"],
     "ode": ["-n", "1000", "10000", "-s", "1", "10", "100"],
     "kmeans": ["-k", "10", "100", "-n", "1000", "10000", "-d", "8", "16"],
+    "gmm": ["-d", "2", "10", "20", "32", "-k", "5", "10", "25"],
 }
 
 
@@ -41,8 +42,10 @@ def main():
     ap.add_argument("--gradbench", required=True, help="a GradBench checkout")
     ap.add_argument("--tool-bin", required=True, help="the dualrev-c program")
     ap.add_argument("--out", required=True, help="where results.md and logs/ go")
-    ap.add_argument("--evals", default="hello det lse llsq ode kmeans saddle particle")
+    ap.add_argument("--evals", default="hello det lse llsq ode kmeans gmm saddle particle")
     ap.add_argument("--tools", default="dualrev-c manual")
+    ap.add_argument("--codipack", default="",
+                    help="a CoDiPack checkout (GradBench uses 2.3.1) for the tool codipack")
     ap.add_argument("--full", action="store_true", help="the evals' own sizes")
     ap.add_argument("--min-runs", default="1")
     ap.add_argument("--min-seconds", default="1")
@@ -68,6 +71,11 @@ def main():
     py = sys.executable
     evals = args.evals.split()
     tools = args.tools.split()
+    if args.codipack:
+        # header-only: its include directory on the compiler's path
+        env["CPATH"] = os.path.join(os.path.abspath(args.codipack), "include")
+        if "codipack" not in tools:
+            tools.append("codipack")
 
     # the evals validate against GradBench's tool "manual": build it first
     for e in evals:
@@ -90,6 +98,9 @@ def main():
                 tool_cmd = [tool_bin]
             else:
                 supported = cpp_tool_evals(gb, tool)
+                if tool == "codipack" and not args.codipack:
+                    results[e, tool] = "needs a CoDiPack checkout (GRADBENCH_CODIPACK_DIR)"
+                    continue
                 if supported is None:
                     results[e, tool] = "not a C++ tool of this checkout"
                     continue

@@ -313,6 +313,67 @@ static void test_kmeans(void **state)
     json_decref(jp);
 }
 
+/* gmm: the parameters alpha (K), mu, q (K x D) and l (K x D(D-1)/2) in one
+   vector, as an input of N points */
+enum { GK = 2, GD = 3, GN = 6, GL = GD * (GD - 1) / 2, GP = GK + 2 * GK * GD + GK * GL };
+static double gmm_x[GN * GD];
+
+static json_t *rows(const double *x, size_t r, size_t c)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r; i++)
+        json_array_append_new(a, vec(x + i * c, c));
+    return a;
+}
+
+static json_t *gmm_input(const double *p, size_t n)
+{
+    (void)n;
+    return json_pack("{s:i, s:i, s:i, s:f, s:i, s:o, s:o, s:o, s:o, s:o}", "d", GD, "k", GK,
+                     "n", GN, "gamma", 1.5, "m", 2, "alpha", vec(p, GK), "mu",
+                     rows(p + GK, GK, GD), "q", rows(p + GK + GK * GD, GK, GD), "l",
+                     rows(p + GK + 2 * GK * GD, GK, GL), "x", rows(gmm_x, GN, GD));
+}
+
+/* the jacobian's four fields, flattened in the order of gmm_input's vector */
+static void test_gmm(void **state)
+{
+    (void)state;
+    double p[GP], h = 1e-6;
+    for (size_t i = 0; i < GN * GD; i++)
+        gmm_x[i] = 2 * rnd() - 1;
+    for (size_t i = 0; i < GP; i++)
+        p[i] = rnd() - 0.5;
+    json_t *jac = call(&gb_gmm_jacobian, gmm_input(p, GP));
+    double g[GP];
+    size_t o = 0;
+    const char *keys[4] = {"alpha", "mu", "q", "l"};
+    for (int f = 0; f < 4; f++) {
+        json_t *v = json_object_get(jac, keys[f]);
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            json_t *e = json_array_get(v, i);
+            if (json_is_array(e))
+                for (size_t j = 0; j < json_array_size(e); j++)
+                    g[o++] = json_number_value(json_array_get(e, j));
+            else
+                g[o++] = json_number_value(e);
+        }
+    }
+    assert_int_equal(o, GP);
+    json_decref(jac);
+    for (size_t i = 0; i < GP; i++) {
+        double f[2], x0 = p[i];
+        for (int k = 0; k < 2; k++) {
+            p[i] = x0 + (k ? -h : h);
+            json_t *y = call(&gb_gmm_objective, gmm_input(p, GP));
+            f[k] = json_number_value(y);
+            json_decref(y);
+        }
+        p[i] = x0;
+        assert_close(g[i], (f[0] - f[1]) / (2 * h), 1e-6, "gmm", i);
+    }
+}
+
 static const char *modes[4] = {"rr", "rf", "fr", "ff"};
 
 /* the outer gradients of saddle, each mode, against differences */
@@ -322,12 +383,12 @@ static void test_saddle(void **state)
     const double start[2] = {1.0, 1.0}, x[2] = {0.3, -0.2}, h = 1e-6;
     char err[GB_ERRLEN];
     for (int m = 0; m < 4; m++) {
-        double v, g[2];
+        double v = 0, g[2] = {0, 0};
         int of = modes[m][0] == 'f', inf = modes[m][1] == 'f';
         if (saddle_outer(of, inf, start, x, &v, g, err))
             fail_msg("saddle %s: %s", modes[m], err);
         for (size_t c = 0; c < 2; c++) {
-            double xp[2] = {x[0], x[1]}, xm[2] = {x[0], x[1]}, fp, fm;
+            double xp[2] = {x[0], x[1]}, xm[2] = {x[0], x[1]}, fp = 0, fm = 0;
             xp[c] += h;
             xm[c] -= h;
             if (saddle_outer(of, inf, start, xp, &fp, NULL, err) ||
@@ -355,7 +416,7 @@ static void test_particle(void **state)
     for (int m = 0; m < 4; m++) {
         int of = modes[m][0] == 'f', inf = modes[m][1] == 'f';
         for (double w = 0.0; w <= 0.2; w += 0.1) {
-            double v, g, fp, fm;
+            double v = 0, g = 0, fp = 0, fm = 0;
             if (particle_outer(of, inf, w, &v, &g, err) ||
                 particle_outer(of, inf, w + h, &fp, NULL, err) ||
                 particle_outer(of, inf, w - h, &fm, NULL, err))
@@ -378,7 +439,8 @@ int main(void)
         cmocka_unit_test(test_protocol), cmocka_unit_test(test_hello),
         cmocka_unit_test(test_det),      cmocka_unit_test(test_lse),
         cmocka_unit_test(test_llsq),     cmocka_unit_test(test_ode),
-        cmocka_unit_test(test_kmeans),   cmocka_unit_test(test_saddle),
+        cmocka_unit_test(test_kmeans),   cmocka_unit_test(test_gmm),
+        cmocka_unit_test(test_saddle),
         cmocka_unit_test(test_particle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
