@@ -29,7 +29,8 @@ GB_LIBS    := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) $
 
 gradbench-tool: $(GB_TOOL) ## BUILD/gradbench/dualrev-c, the GradBench tool on libdualrev (needs libjansson-dev)
 
-$(GB_TOOL): gradbench/dualrev-c/main.c $(GB_SRC) $(GB_HDR) $(LIB_A) | check-test
+$(GB_TOOL): gradbench/dualrev-c/main.c $(GB_SRC) $(GB_HDR) $(LIB_A) | check-lib
+	@pkg-config --exists jansson || { echo "dualrev-c needs jansson: install libjansson-dev (make deps)"; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(GB_CFLAGS) gradbench/dualrev-c/main.c $(GB_SRC) $(LIB_A) -o $@ $(GB_LIBS)
 
@@ -47,10 +48,11 @@ test-gradbench: $(GB_TEST) $(GB_TOOL) ## dualrev-c's tests: a protocol session a
 # every eval of GRADBENCH_EVALS against every tool of GRADBENCH_TOOLS, through
 # the relay; writes BUILD/gradbench/results.md and fails if an output is
 # judged invalid
-gradbench: $(GB_TOOL) ## run GradBench's evals against dualrev-c (GRADBENCH_DIR=checkout), write BUILD/gradbench/results.md
+gradbench: ## run GradBench's evals against dualrev-c (GRADBENCH_DIR=checkout), write BUILD/gradbench/results.md
 	@if [ -z "$(GRADBENCH_DIR)" ]; then \
 	  echo "make gradbench: set GRADBENCH_DIR to a GradBench checkout (gradbench/README.md)"; exit 2; fi
-	@GRADBENCH_PYTHON=$(GRADBENCH_PYTHON) $(DEPS) ensure gradbench
+	@GRADBENCH_PYTHON=$(GRADBENCH_PYTHON) $(DEPS) ensure lib gradbench
+	@$(MAKE) --no-print-directory $(GB_TOOL)
 	$(GRADBENCH_PYTHON) gradbench/run.py --gradbench $(GRADBENCH_DIR) --tool-bin $(GB_TOOL) \
 	  --out $(GB_DIR) --evals "$(GRADBENCH_EVALS)" --tools "$(GRADBENCH_TOOLS)" \
 	  $(if $(GRADBENCH_CODIPACK_DIR),--codipack $(GRADBENCH_CODIPACK_DIR)) $(GRADBENCH_ARGS)

@@ -121,8 +121,8 @@ static void *prepare(const json_t *input, char *err)
         !(o->x = gb_get_vector(input, "x", &o->n, err)))
         goto fail;
     size_t n = o->n;
-    if (n == 0 || o->s == 0 || n > ((size_t)1 << 32)) {
-        snprintf(err, GB_ERRLEN, "ode: \"x\" must not be empty and \"s\" must be positive");
+    if (n == 0 || o->s == 0 || n > ((size_t)1 << 31) || o->s > ((size_t)1 << 31)) {
+        snprintf(err, GB_ERRLEN, "ode: \"x\" must hold 1 to 2^31 numbers and \"s\" be 1 to 2^31");
         goto fail;
     }
     o->t = dr_tape_new();
