@@ -84,10 +84,13 @@ static dr_status step(void *ctx, dr_tape *t, size_t k, size_t n2,
     for (size_t i = 0; i < n; i++)
         yt[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h, dr_ex(k3[i]))));
     f_rec(&r, n, x, yt, k4);
+    /* y + h (k1 + 2 k2 + 2 k3 + k4) / 6 as a chain of two-argument
+       statements, each a node of the recorder's own (inline, no n-ary node) */
     for (size_t i = 0; i < n; i++) {
-        dr_expr sum = dr_ex_add(dr_ex_add(dr_ex(k1[i]), dr_ex_scale(2, dr_ex(k2[i]))),
-                                dr_ex_add(dr_ex_scale(2, dr_ex(k3[i])), dr_ex(k4[i])));
-        out[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h / 6, sum)));
+        dr_real a = dr_rec_stmt(&r, dr_ex_add(dr_ex(k1[i]), dr_ex_scale(2, dr_ex(k2[i]))));
+        dr_real b = dr_rec_stmt(&r, dr_ex_add(dr_ex(a), dr_ex_scale(2, dr_ex(k3[i]))));
+        dr_real c = dr_rec_stmt(&r, dr_ex_add(dr_ex(b), dr_ex(k4[i])));
+        out[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h / 6, dr_ex(c))));
     }
     for (size_t i = 0; i < n; i++)
         out[n + i] = x[i];
