@@ -66,7 +66,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 all: lib ## the library (same as make lib)
 
 # the makefiles whose notes make help reads (the top one first)
-HELP_FILES := Makefile cbits/engine.mk tests/fuzz/fuzz.mk haskell/haskell.mk bench/bench.mk
+HELP_FILES := Makefile cbits/engine.mk tests/fuzz/fuzz.mk gradbench/gradbench.mk haskell/haskell.mk bench/bench.mk
 
 help: ## this list: every target and setting, one line each
 	@sh tools/make-help.sh $(HELP_FILES)
@@ -133,8 +133,8 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(LIB_
 test-c: $(TEST_BIN) ## the C tests (cmocka)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 
-test-sanitize: ## the C tests under AddressSanitizer and UBSan
-	$(MAKE) BUILD=$(BUILD)/asan SAN=address,undefined OPT=-O1 test-c
+test-sanitize: ## the C tests (and dualrev-c's) under AddressSanitizer and UBSan
+	$(MAKE) BUILD=$(BUILD)/asan SAN=address,undefined OPT=-O1 test-c test-gradbench
 
 # OpenBLAS synchronises its own worker threads in code ThreadSanitizer does
 # not see, so a product computed by them and read by our code would be
@@ -168,8 +168,8 @@ TEST_JOBS ?= 2
 test-all: ## every suite and check, installing nothing (TEST_JOBS steps at once)
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target check-help check-md-links check-sources check-cabal check-layers
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-hs test-not-hs
-test-not-hs: ## the quick starts and the C suites (what make test-all runs beside test-hs)
-	@$(MAKE) --no-print-directory test-quickstart test-c test-sanitize test-far test-tsan test-examples test-install test-mpi
+test-not-hs: ## the quick starts, the C suites and the GradBench tool's tests (what make test-all runs beside test-hs)
+	@$(MAKE) --no-print-directory test-quickstart test-c test-sanitize test-far test-tsan test-examples test-install test-mpi test-gradbench
 
 # cabal check on the package (haskell/haskell.mk)
 check-cabal: ## cabal check on the package's tarball (cabal sdist), failing on its warnings too
@@ -267,6 +267,11 @@ test-mpi-run: mpi-build ## mpirun -np 1, 2, 3 of mpi_mlp --check
 # ------------------------------------------------------------ benchmarks
 bench: deps-bench lib ## the benchmarks (bench/bench.mk), a markdown table
 	@$(MAKE) -f bench/bench.mk bench BUILD=$(BUILD)
+
+# -------------------------------------------------------------- GradBench
+# dualrev-c, a GradBench tool on the library, its tests (part of make test),
+# and make gradbench GRADBENCH_DIR=<checkout> (gradbench/README.md)
+include gradbench/gradbench.mk
 
 # ------------------------------------------------------------------- fuzz
 # the differential fuzz target (tests/fuzz/README.md): make fuzz

@@ -7,9 +7,12 @@
 #           (apt-get, as root or through sudo); nothing when all are there
 #
 # Groups: lib (the library: a C compiler and OpenBLAS), test (the C tests:
-# cmocka, clang with its sanitizers), hs (the Haskell package), bench
-# (benchmarks), fuzz (libFuzzer), mpi (the optional MPI part: mpicc and
-# mpirun, or $MPICC and $MPIRUN).  Presence is tested by what the build
+# cmocka, clang with its sanitizers; jansson for the GradBench tool),
+# hs (the Haskell package), bench (benchmarks), fuzz (libFuzzer), mpi (the
+# optional MPI part: mpicc and mpirun, or $MPICC and $MPIRUN), gradbench
+# (make gradbench: jansson; Python with numpy, scipy and pydantic for
+# GradBench's evals, at $GRADBENCH_PYTHON or /usr/bin/python3; C++,
+# nlohmann's json.hpp and ADOL-C for its C++ tools).  Presence is tested by what the build
 # uses (pkg-config, the compilers), not by asking dpkg, so a machine that
 # has them some other way needs no apt.
 set -eu
@@ -17,11 +20,12 @@ set -eu
 debs() {
     case "$1" in
     lib) echo "pkg-config libopenblas-dev" ;;
-    test) echo "libcmocka-dev clang libclang-rt-dev" ;;
+    test) echo "libcmocka-dev clang libclang-rt-dev libjansson-dev" ;;
     hs) echo "ghc cabal-install doctest libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev libghc-free-dev" ;;
     bench) echo "hyperfine libadolc-dev python3 gnuplot-nox" ;;
     fuzz) echo "clang libclang-rt-dev" ;;
     mpi) echo "libopenmpi-dev openmpi-bin" ;;
+    gradbench) echo "libjansson-dev python3 python3-numpy python3-scipy python3-pydantic g++ make nlohmann-json3-dev libadolc-dev" ;;
     *) echo "deps.sh: unknown group '$1'" >&2; exit 2 ;;
     esac
 }
@@ -48,6 +52,7 @@ have() {
          command -v pkg-config >/dev/null 2>&1 &&
          pkg-config --exists openblas ;;
     test) pkg-config --exists cmocka 2>/dev/null &&
+          pkg-config --exists jansson 2>/dev/null &&
           clang_links address,undefined ;;
     hs) command -v ghc >/dev/null 2>&1 && command -v cabal >/dev/null 2>&1 &&
         command -v doctest >/dev/null 2>&1 &&
@@ -60,6 +65,10 @@ have() {
     fuzz) clang_links fuzzer ;;
     mpi) command -v "${MPICC:-mpicc}" >/dev/null 2>&1 &&
          command -v "${MPIRUN:-mpirun}" >/dev/null 2>&1 ;;
+    gradbench) pkg-config --exists jansson 2>/dev/null &&
+               "${GRADBENCH_PYTHON:-/usr/bin/python3}" -c 'import numpy, scipy, pydantic' >/dev/null 2>&1 &&
+               command -v g++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1 &&
+               [ -e /usr/include/nlohmann/json.hpp ] && [ -e /usr/include/adolc/adolc.h ] ;;
     esac
 }
 
