@@ -21,7 +21,7 @@ debs() {
     case "$1" in
     lib) echo "pkg-config libopenblas-dev" ;;
     test) echo "libcmocka-dev clang libclang-rt-dev libjansson-dev" ;;
-    hs) echo "ghc cabal-install doctest libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev libghc-free-dev" ;;
+    hs) echo "ghc cabal-install doctest libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev libghc-free-dev libghc-adjunctions-dev" ;;
     bench) echo "hyperfine libadolc-dev python3 gnuplot-nox" ;;
     fuzz) echo "clang libclang-rt-dev" ;;
     mpi) echo "libopenmpi-dev openmpi-bin" ;;
@@ -59,7 +59,8 @@ have() {
         ghc-pkg --simple-output --names-only list hspec 2>/dev/null | grep -q hspec &&
         ghc-pkg --simple-output --names-only list QuickCheck 2>/dev/null | grep -q QuickCheck &&
         ghc-pkg --simple-output --names-only list vector 2>/dev/null | grep -q vector &&
-        ghc-pkg --simple-output --names-only list free 2>/dev/null | grep -q free ;;
+        ghc-pkg --simple-output --names-only list free 2>/dev/null | grep -q free &&
+        ghc-pkg --simple-output --names-only list adjunctions 2>/dev/null | grep -q adjunctions ;;
     bench) command -v hyperfine >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 &&
            command -v gnuplot >/dev/null 2>&1 && [ -e /usr/include/adolc/adolc.h ] ;;
     fuzz) clang_links fuzzer ;;

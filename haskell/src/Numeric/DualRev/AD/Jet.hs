@@ -10,16 +10,17 @@
 -- >>> headJet (tailJet (tailJet (jet (grads (\[x, y] -> x * x * y) [3, 2]))))
 -- [[4.0,6.0],[6.0,0.0]]
 --
--- Left out: @unjet@, the way back to a 'Cofree' stream, which needs the
--- container to be @Representable@ (the @adjunctions@ package, not a
--- dependency).
+-- 'unjet' goes back from levels to a stream, for containers whose
+-- positions can be named (@Representable@, from @adjunctions@).
 module Numeric.DualRev.AD.Jet
   ( Jet (..)
   , headJet, tailJet
   , jet
+  , unjet
   ) where
 
 import Control.Comonad.Cofree (Cofree (..))
+import Data.Functor.Rep (Representable, index, tabulate)
 
 infixr 3 :-
 
@@ -39,6 +40,23 @@ tailJet (_ :- as) = as
 -- values one step down every branch, and so on.
 jet :: Functor f => Cofree f a -> Jet f a
 jet (a :< branches) = a :- levels (fmap jet branches)
+
+-- | The stream of derivatives a jet holds level by level, back as one
+-- branch per position at every node: 'jet' undone.
+--
+-- >>> import Control.Comonad.Cofree (Cofree (..))
+-- >>> import Numeric.DualRev.AD (grads)
+-- >>> import Data.Functor.Identity (Identity (..))
+-- >>> let x :< Identity (d :< Identity (dd :< _)) = unjet (jet (grads (\(Identity t) -> t * t * t) (Identity 2)))
+-- >>> (x, d, dd)
+-- (8.0,12.0,12.0)
+unjet :: Representable f => Jet f a -> Cofree f a
+unjet (a :- as) = a :< fmap unjet (spread as)
+
+-- | One jet of containers as a container of jets, each position's levels
+-- taken from the same position of every level: 'levels' undone.
+spread :: Representable f => Jet f (f a) -> f (Jet f a)
+spread (fa :- fas) = tabulate (\i -> index fa i :- index (spread fas) i)
 
 -- | A container of jets as one jet of containers: level k of the result
 -- holds level k of each.
