@@ -185,6 +185,9 @@ tan_lin2(const hvp_pass *p, size_t k, bool SP, int64_t r, double ca,
     }
     double *tr = TAN(r);
     const double *ta = tan_of(p, k, SP, a), *tb = tan_of(p, k, SP, b);
+    /* a partial that is not finite (a NaN value, log at 0) times a zero
+       tangent adds nothing: the test per direction only where one is */
+    cz = cz || !(isfinite(ca) && isfinite(cb));
     if (cz)
         for (size_t j = 0; j < k; j++)
             tr[j] = zm(ca, ta[j]) + zm(cb, tb[j]);
@@ -275,6 +278,8 @@ acc_tan(const hvp_pass *p, size_t k, bool SP, int64_t a, bool cz,
         return;
     double *A = ACC(a) + 1;
     bool add = !SP || NZA(a);
+    /* (as in tan_lin2: zm's test where a coefficient is not finite) */
+    cz = cz || !(isfinite(c1) && isfinite(c2) && isfinite(c3));
     if (SP)
         NZA(a) = 1;
     for (size_t j = 0; j < k; j++) {
