@@ -459,6 +459,32 @@ static void test_forked(void **state)
     chk_alloc_uninstall();
 }
 
+/* the output an input recorded before the log began (the order raised
+   after it): the Hessian of an input is zero, and nothing is written past
+   the product's storage (ASan) */
+static void test_output_before_log(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    dr_real x[3];
+    CHK_STATUS(dr_inputs(t, 3, (double[]){0.5, -1.0, 2.0}, x), DR_OK);
+    for (int i = 0; i < 40; i++) /* a log that begins far after x */
+        (void)dr_mul(t, x[1], x[2]);
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real z = dr_mul(t, x[1], x[2]);
+    double H[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    CHK_STATUS(dr_hessian(t, x[0], 3, x, H), DR_OK);
+    for (int i = 0; i < 9; i++)
+        CHK_SAME(H[i], 0.0);
+    /* and z: every node up to it must have a rule, and the products
+       recorded at order 1 before the log have none */
+    dr_real xz[2] = {x[1], x[2]};
+    double Hz[4];
+    CHK_STATUS(dr_hessian(t, z, 2, xz, Hz), DR_ENOTSUP);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_tape_free(t);
+}
+
 /* ----------------------------------------------------------------- errors */
 
 static void test_errors(void **state)
@@ -504,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_recorder_statements),
         cmocka_unit_test(test_hvp_vec),
         cmocka_unit_test(test_infinite_partial_not_taken),
+        cmocka_unit_test(test_output_before_log),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_adjoint_record_random),
         cmocka_unit_test(test_adjoint_record_nested),

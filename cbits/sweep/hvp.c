@@ -524,6 +524,10 @@ dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
            other up to y is an input of the product), but the inputs */
         int64_t lo = t->oplog_lo > 0 ? t->oplog_lo : 0;
         int64_t hi = t->oplog_lo + t->oplog_n - 1;
+        /* a log that begins after y (y an input of the product): nothing
+           to visit, and no more than y's ids to set */
+        if (lo > ry + 1)
+            lo = ry + 1;
         if (hi > ry)
             hi = ry;
         size_t ncut = 0;
