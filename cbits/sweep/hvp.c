@@ -184,7 +184,10 @@ tan_lin2(const hvp_pass *p, size_t k, bool SP, int64_t r, double ca,
             return;
     }
     double *tr = TAN(r);
-    const double *ta = tan_of(p, k, SP, a), *tb = tan_of(p, k, SP, b);
+    /* a partial that is zero adds nothing, whatever the tangent (one that
+       is not finite included): zeros in its place */
+    const double *ta = ca != 0.0 ? tan_of(p, k, SP, a) : p->zeros,
+                 *tb = cb != 0.0 ? tan_of(p, k, SP, b) : p->zeros;
     /* a partial that is not finite (a NaN value, log at 0) times a zero
        tangent adds nothing: the test per direction only where one is */
     cz = cz || !(isfinite(ca) && isfinite(cb));
@@ -274,6 +277,17 @@ acc_tan(const hvp_pass *p, size_t k, bool SP, int64_t a, bool cz,
         double c1, const double *x1, bool f1, double c2, const double *x2,
         bool f2, double c3, const double *x3, bool f3)
 {
+    /* a coefficient that is zero adds nothing, whatever its vector holds
+       (a tangent that is not finite included) */
+    f1 = f1 && c1 != 0.0;
+    f2 = f2 && c2 != 0.0;
+    f3 = f3 && c3 != 0.0;
+    if (!f1)
+        x1 = p->zeros;
+    if (!f2)
+        x2 = p->zeros;
+    if (!f3)
+        x3 = p->zeros;
     if (SP && !(f1 | f2 | f3))
         return;
     double *A = ACC(a) + 1;
@@ -362,10 +376,15 @@ reverse_node(const hvp_pass *p, size_t k, bool SP, const dr_oplog *e,
         ACC(b)[0] += zm(s.pb, g);
         /* the second-order terms g h t: none where g is zero */
         bool live = g != 0.0;
-        acc_tan(p, k, SP, a, true, s.pa, gd, fd, g * s.haa, ta, fa && live,
-                g * s.hab, tb, fb && live);
-        acc_tan(p, k, SP, b, true, s.pb, gd, fd, g * s.hab, ta, fa && live,
-                g * s.hbb, tb, fb && live);
+        /* a second partial that is exactly zero is one that does not
+           exist (the rule's value does not depend on that argument: the
+           numbers of rule_second.h keep such a derivative exactly zero),
+           so an adjoint that is not finite does not reach through it */
+        double haa = zm(g, s.haa), hab = zm(g, s.hab), hbb = zm(g, s.hbb);
+        acc_tan(p, k, SP, a, true, s.pa, gd, fd, haa, ta, fa && live, hab,
+                tb, fb && live);
+        acc_tan(p, k, SP, b, true, s.pb, gd, fd, hab, ta, fa && live, hbb,
+                tb, fb && live);
         return;
     }
     }
