@@ -262,9 +262,8 @@ static bool log_args(const dr_oplog *e, int64_t two[2], size_t *n,
         return false;
     case DR_OPC_NARY:
     case DR_OPC_SUMN: {
-        const dr_ext *x = dr__oplog_terms_of(e);
         const double *ps;
-        if (!x || !dr__nary_parts(x, n, args, &ps)) {
+        if (!dr__oplog_nary(e, n, args, &ps)) {
             *n = 0;
             *args = two;
         }

@@ -73,7 +73,7 @@ static void sweep_one(apass *p, int64_t r, const dr_oplog *e, dr_real g)
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!nary_terms(e, &n, &args, &ps))
+        if (!dr__oplog_nary(e, &n, &args, &ps))
             return;
         for (size_t i = 0; i < n; i++)
             add_into(p, args[i], K(e->op == DR_OPC_SUMN ? 1.0 : ps[i]), g);

@@ -553,6 +553,15 @@ static inline bool dr__select_first(double c)
    tangent pass; false if e is not an n-ary node */
 DR_HIDDEN bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
                               const double **partials);
+/* the terms of an n-ary entry of the log (DR_OPC_NARY, DR_OPC_SUMN): its
+   record's arguments and partials; false where it has none */
+static inline bool dr__oplog_nary(const dr_oplog *e, size_t *n,
+                                  const int64_t **args,
+                                  const double **partials)
+{
+    const dr_ext *x = dr__oplog_terms_of(e);
+    return x && dr__nary_parts(x, n, args, partials);
+}
 /* nary.c: where a far node (two arguments, record/nary.c) keeps its two
    partials, for replay to write; NULL if e is not an n-ary record */
 DR_HIDDEN double *dr__nary_partials(dr_ext *e);

@@ -122,14 +122,6 @@ static inline dr_real value_node(const dr_tape *t, int64_t r, double v)
     return a;
 }
 
-/* the terms of an n-ary node's record (argument ids and partials), from
-   its entry e; false where it has none */
-static inline bool nary_terms(const dr_oplog *e, size_t *n, const int64_t **args,
-                       const double **ps)
-{
-    const dr_ext *x = dr__oplog_terms_of(e);
-    return x && dr__nary_parts(x, n, args, ps);
-}
 
 
 /* What both recorded passes check before anything else, so that a bad call

@@ -61,7 +61,7 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!nary_terms(e, &n, &args, &ps))
+        if (!dr__oplog_nary(e, &n, &args, &ps))
             return ZERO;
         dr_real s = ZERO;
         for (size_t i = 0; i < n; i++)
@@ -74,7 +74,7 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!nary_terms(e, &n, &args, &ps))
+        if (!dr__oplog_nary(e, &n, &args, &ps))
             return ZERO;
         dr_real buf[64], s = ZERO;
         size_t k = 0;

@@ -65,14 +65,6 @@ typedef struct hvp_pass {
     size_t ncut;
 } hvp_pass;
 
-/* the terms of an n-ary entry (NARY, SUMN); false where it has none */
-static bool terms_of(const dr_oplog *e, size_t *n, const int64_t **args,
-                     const double **ps)
-{
-    const dr_ext *x = dr__oplog_terms_of(e);
-    return x && dr__nary_parts(x, n, args, ps);
-}
-
 /* the first partials of a scalar operation's entry (the rules, in
    doubles); false for an entry that is not a scalar operation's */
 static inline bool first_partials(const dr_oplog *e, double *pa, double *pb)
@@ -245,7 +237,7 @@ forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!terms_of(e, &n, &args, &ps))
+        if (!dr__oplog_nary(e, &n, &args, &ps))
             return true;
         bool ones = e->op == DR_OPC_SUMN;
         for (size_t i = 0; i < n; i++) {
@@ -354,7 +346,7 @@ reverse_node(const hvp_pass *p, size_t k, bool SP, const dr_oplog *e,
         size_t n;
         const int64_t *args;
         const double *ps;
-        if (!terms_of(e, &n, &args, &ps))
+        if (!dr__oplog_nary(e, &n, &args, &ps))
             return;
         for (size_t i = 0; i < n; i++)
             pass_linear(p, k, SP, args[i] < 0 ? -1 : args[i],
