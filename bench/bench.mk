@@ -78,7 +78,7 @@ EXTRA_BENCH := $(if $(wildcard bench/c/fparticles_par.c),$(B)/fparticles-par) \
 
 bench-c: ## the C benchmark programs
 bench-c: $(C_BENCH) $(B)/profile-phases $(B)/forward-bench $(B)/second-order-bench \
-         $(B)/fork-fold $(B)/dualrev-replay-bench bench-tools
+         $(B)/fork-fold $(B)/scaling-bench $(B)/dualrev-replay-bench bench-tools
 
 # CoDiPack and Adept: built only when their checkouts are named; a missing
 # or broken checkout is an error when it is named (so it is not silently
@@ -132,6 +132,30 @@ $(B)/profile-phases: bench/c/profile_phases.c $(HDR) $(LIB_A) include/dualrev.h
 $(B)/fork-fold: bench/c/fork_fold.c $(LIB_A) include/dualrev.h
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
+
+# parallel scaling of fork-join recording and sweeps (not run by the
+# driver; bench/README.md, "Parallel scaling")
+$(B)/scaling-bench: bench/c/scaling_bench.c $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)
+	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
+
+# the scaling programs linked statically, to run on another machine that
+# has no OpenBLAS (bench/scaling.sh runs them; bench/README.md, "Parallel
+# scaling").  STATIC_BLAS: the static OpenBLAS and what it needs.
+## STATIC_BLAS: the static OpenBLAS and its libraries, for scaling-static
+STATIC_BLAS ?= /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a -lgfortran -lquadmath
+SCALING_STATIC := $(B)/static/scaling-bench $(B)/static/nn-array-bench $(B)/static/fparticles-par
+.PHONY: scaling-static
+scaling-static: $(SCALING_STATIC) ## the scaling programs, statically linked, in $(BUILD)/bench/static
+$(B)/static/scaling-bench: bench/c/scaling_bench.c $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)/static
+	$(CC) -static $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(STATIC_BLAS) -lpthread -lm
+$(B)/static/nn-array-bench: bench/c/nn_array_bench.c $(HDR) $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)/static
+	$(CC) -static $(BENCH_CFLAGS) $(BLAS_CFLAGS) $< $(LIB_A) -o $@ $(STATIC_BLAS) -lpthread -lm
+$(B)/static/fparticles-par: bench/c/fparticles_par.c $(HDR) $(LIB_A) include/dualrev.h
+	@mkdir -p $(B)/static
+	$(CC) -static $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(STATIC_BLAS) -lpthread -lm
 
 # a failure to build an extra must not stop the rest of the suite
 bench-extra: $(C_BENCH) ## the optional programs (fork-join fparticles, array networks)

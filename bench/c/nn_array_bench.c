@@ -19,20 +19,45 @@
  *            matrix-matrix products (dgemm); one gradient with respect to all
  *            weights and biases.  Checksum: the sum of all gradient entries
  *            (the primal: the loss).
- *   nn784-split  nn784 with the batch split in two halves of 32 rows, each
- *            recorded in its own job (dr_fork_run) and the jobs swept in
- *            parallel, on BENCH_THREADS threads (default 2).  The same
- *            gradient to rounding; nn-primal-bench runs nn784 for it.
+ *   nn784-split  nn784 with the batch split into BENCH_JOBS (default 2, a
+ *            divisor of 64) parts of equal rows, each recorded in its own
+ *            job (dr_fork_run) and the jobs swept in parallel, on
+ *            BENCH_THREADS threads (default 2).  The same gradient to
+ *            rounding; nn-primal-bench runs nn784 for it.
+ * With BENCH_TIMING=1, nn784 and nn784-split print on stderr the fastest
+ * repetition (record, sweep and read of the gradient).
  * Any other program name exits with status 2.  OpenBLAS threads follow
  * OPENBLAS_NUM_THREADS.
  */
 #include "bench_common.h"
 
 #include <cblas.h>
+#include <time.h>
 
 #ifndef NN_PRIMAL
 #include "dualrev.h"
 static dr_tape *T;
+
+/* BENCH_TIMING: the fastest repetition, printed on stderr at the end */
+static double rep_best = 1e30, rep_t0;
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static void rep_begin(void) { rep_t0 = wall_now(); }
+static void rep_end(void)
+{
+    double d = wall_now() - rep_t0;
+    rep_best = d < rep_best ? d : rep_best;
+}
+static void rep_report(const char *what)
+{
+    const char *e = getenv("BENCH_TIMING");
+    if (e && *e && *e != '0')
+        fprintf(stderr, "%s: fastest repetition %.1f us\n", what, rep_best * 1e6);
+}
 
 static void check(dr_status st, const char *what)
 {
@@ -181,6 +206,7 @@ static double run_nn784(long reps)
 #else
     double *g = bench_xmalloc(sizeof(double) * N784);
     for (long r = 0; r < reps; r++) {
+        rep_begin();
         bench_clobber(p);
         bench_clobber(X);
         check(dr_tape_clear(T), "clear");
@@ -211,7 +237,9 @@ static double run_nn784(long reps)
             q += ps[k].rows * ps[k].cols;
         }
         bench_use(g);
+        rep_end();
     }
+    rep_report("nn784");
     for (int i = 0; i < N784; i++)
         result += g[i];
     free(g);
@@ -223,17 +251,19 @@ static double run_nn784(long reps)
 
 #ifndef NN_PRIMAL
 /* nn784-split: the parameters are the parent's arrays; job i takes rows
-   i*B/2 .. of the batch and leaves its share of the loss in out[i] */
+   i*H .. (i+1)*H-1 of the batch, H = B / jobs, and leaves its share of the
+   loss in out[i] */
 typedef struct split_job {
     const double *X, *Y;
+    int H;
     dr_arr w[3], c[3];
-    dr_real out[2];
+    dr_real out[B];
 } split_job;
 
-static void nn784_half(dr_tape *t, size_t i, void *ctx)
+static void nn784_part(dr_tape *t, size_t i, void *ctx)
 {
     split_job *j = ctx;
-    enum { H = B / 2 };
+    const int H = j->H;
     dr_arr a = dr_arr_const_ref(t, 2, H, L0, j->X + i * H * L0);
     dr_arr y = dr_arr_const_ref(t, 2, H, L3, j->Y + i * H * L3);
     for (int l = 0; l < 3; l++) {
@@ -254,9 +284,16 @@ static double run_nn784_split(long reps)
     bench_nn784_inputs(p, X, Y);
     const char *env = getenv("BENCH_THREADS");
     check(dr_set_threads(T, env ? (unsigned)atoi(env) : 2u), "dr_set_threads");
+    const char *je = getenv("BENCH_JOBS");
+    int jobs = je && *je ? atoi(je) : 2;
+    if (jobs < 1 || jobs > B || B % jobs != 0) {
+        fprintf(stderr, "nn-array-bench: BENCH_JOBS must divide %d\n", B);
+        exit(2);
+    }
     const int dims[4] = {L0, L1, L2, L3};
     double *g = bench_xmalloc(sizeof(double) * N784);
     for (long r = 0; r < reps; r++) {
+        rep_begin();
         bench_clobber(p);
         bench_clobber(X);
         check(dr_tape_clear(T), "clear");
@@ -271,8 +308,9 @@ static double run_nn784_split(long reps)
             j.c[l] = dr_arr_input_ref(T, 1, dims[l + 1], 1, q);
             q += dims[l + 1];
         }
-        check(dr_fork_run(T, 2, nn784_half, &j), "fork_run");
-        dr_real loss = dr_add(T, j.out[0], j.out[1]);
+        j.H = B / jobs;
+        check(dr_fork_run(T, (size_t)jobs, nn784_part, &j), "fork_run");
+        dr_real loss = dr_sumn(T, (size_t)jobs, j.out);
         check(dr_tape_status(T), "record");
         check(dr_seed(T, loss.idx, 1.0), "seed");
         check(dr_reverse(T), "reverse");
@@ -284,7 +322,9 @@ static double run_nn784_split(long reps)
             o += dims[l + 1];
         }
         bench_use(g);
+        rep_end();
     }
+    rep_report("nn784-split");
     double result = 0.0;
     for (int i = 0; i < N784; i++)
         result += g[i];

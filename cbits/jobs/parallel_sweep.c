@@ -13,6 +13,7 @@
  * out the same, bit for bit, at any number of threads.
  */
 #include "jobs/jobs.h"
+#include "jobs/sweep_trace.h"
 
 #include <stdint.h>
 
@@ -39,9 +40,11 @@ static void run_kid(dr_task *task, dr_pool *pool)
 {
     dr_kid *k = (dr_kid *)task;
     dr_anc_log log = {NULL, NULL, 0};
+    TR_T0();
     resolve(pool->root->parallel, k->chunk, k->hist, k->owner->mark, true,
             &log);
     k->log = log;
+    TR_EVENT(TR_KID, dr__slot(pool->root), k->task.home);
 }
 
 /* after the kids of h ran side by side: their logs, the last kid's first,
@@ -52,6 +55,7 @@ static void add_logs(dr_par *P, dr_hist *h, int64_t lo, bool atomic,
 {
     dr_tape *R = P->pool.root;
     dr_sweep s = {P->adj, R, atomic, lo, NULL, {NULL}, 0, log};
+    TR_T0();
     for (size_t i = h->n; i-- > 0;) {
         dr_anc_log *L = &h->kids[i].log;
         if (!L->first)
@@ -65,6 +69,7 @@ static void add_logs(dr_par *P, dr_hist *h, int64_t lo, bool atomic,
         dr__blocks_give(R, L->first, L->last);
         *L = (dr_anc_log){NULL, NULL, 0};
     }
+    TR_EVENT(TR_LOGS, dr__slot(R), 0);
 }
 
 /*
@@ -119,7 +124,9 @@ dr_status dr__sweep_forks(dr_tape *t, double *adj)
         t->state |= DR_ST_PSWEEP;
         dr__blas_solo_hold(); /* jobs' array rules run BLAS single-threaded */
     }
+    tr_begin();
     resolve(P, NULL, t->hist, 0, false, NULL);
+    tr_end(t->threads);
     if (P->use_pool)
         dr__blas_solo_release();
     t->state &= ~DR_ST_PSWEEP;
