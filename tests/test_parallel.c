@@ -597,7 +597,8 @@ static void test_oom_injection(void **state)
 
 /* Jobs that read their ancestors' ids at every step: each job's sweep logs
    a few blocks of adds into the inputs' adjoints. */
-enum { LOG_KIDS = 4, LOG_STEPS = 150 };
+/* (1000 steps: a kid's log takes blocks of five sizes, record.h) */
+enum { LOG_KIDS = 4, LOG_STEPS = 1000 };
 
 static void log_fn(dr_tape *c, size_t i, void *ctx)
 {
@@ -676,6 +677,49 @@ static void test_sweep_logs(void **state)
     /* a log's block could not be had and the sweep went on without it */
     assert_true(ok_after_failure >= 1);
     chk_alloc_uninstall();
+}
+
+/* A tape of more ids than the zeroing of the adjoints does on one thread
+   (DR_ZERO_SPLIT): the slots are zeroed in pieces on the pool.  The same
+   gradient twice on the same tape, after a clear, and bit for bit the same
+   at 1, 2 and 3 threads: a slot left over from the first sweep would add
+   into the second. */
+enum { BIG_KIDS = 4, BIG_STEPS = 25000 }; /* 2 nodes a step: 200000 ids */
+
+static void big_fn(dr_tape *c, size_t i, void *ctx)
+{
+    dr_real *x = ctx; /* x[0] the input, x[1 + i] kid i's result */
+    dr_real v = dr_mul(c, x[0], dr_const(1.0 + 0.1 * (double)i));
+    for (int j = 0; j < BIG_STEPS; j++)
+        v = dr_add(c, dr_mul(c, v, dr_const(0.99999)), dr_const(1e-3));
+    x[1 + i] = v;
+}
+
+static void test_large_parallel_clear(void **state)
+{
+    (void)state;
+    double ref = 0.0;
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_set_threads(t, threads), DR_OK);
+        dr_real x[1 + BIG_KIDS];
+        x[0] = dr_input(t, 0.7);
+        CHK_STATUS(dr_fork_run(t, BIG_KIDS, big_fn, x), DR_OK);
+        dr_real y = dr_sumn(t, BIG_KIDS, x + 1);
+        assert_true(dr_tape_len(t) > 2 * (size_t)BIG_KIDS * BIG_STEPS);
+        double g[2];
+        for (int rep = 0; rep < 2; rep++)
+            CHK_STATUS(dr_gradient(t, y, 1, x, &g[rep]), DR_OK);
+        CHK_SAME(g[1], g[0]);
+        if (threads == 1)
+            ref = g[0];
+        CHK_SAME(g[0], ref);
+        dr_tape_free(t);
+    }
+    double want = 0.0;
+    for (int i = 0; i < BIG_KIDS; i++)
+        want += (1.0 + 0.1 * i) * pow(0.99999, BIG_STEPS);
+    CHK_REL(ref, want, 1e-12);
 }
 
 /* The error cases of the API. */
@@ -856,6 +900,7 @@ int main(void)
         cmocka_unit_test(test_clear_and_reuse),
         cmocka_unit_test(test_oom_injection),
         cmocka_unit_test(test_sweep_logs),
+        cmocka_unit_test(test_large_parallel_clear),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_counters),
         cmocka_unit_test(test_find_node),

@@ -21,7 +21,9 @@
  * Markdown table: times in ms, speed-ups against the first thread count,
  * and the serial fraction s that Amdahl's law gives for the speed-up S at T
  * threads, s = (T/S - 1)/(T - 1).  Exits with status 4 if a gradient
- * differs in a bit from the first thread count's.
+ * differs in a bit from the first thread count's.  SCALING_NOFORK=1 records
+ * the same jobs one after the other on the root, without forks (the
+ * sequential program the forked one must match bit for bit).
  */
 #include <dualrev.h>
 
@@ -55,6 +57,7 @@ typedef struct prog {
     size_t jobs;
     dr_real *in;  /* shared: NW weights; own: one input per job */
     dr_real *out; /* one result per job */
+    bool nofork;  /* SCALING_NOFORK=1: the jobs in order on the root */
 } prog;
 
 /* one step: 8 nodes, nonlinear, with a derivative near 1 (the adjoints
@@ -94,7 +97,11 @@ static dr_real record(dr_tape *t, prog *p)
     size_t nin = p->shared ? NW : p->jobs;
     for (size_t k = 0; k < nin; k++)
         p->in[k] = dr_input(t, 0.3 + 0.001 * (double)k);
-    check(dr_fork_run(t, p->jobs, job, p), "dr_fork_run");
+    if (p->nofork)
+        for (size_t i = 0; i < p->jobs; i++)
+            job(t, i, p);
+    else
+        check(dr_fork_run(t, p->jobs, job, p), "dr_fork_run");
     dr_real y = dr_sumn(t, p->jobs, p->out);
     check(dr_tape_status(t), "recording");
     return y;
@@ -111,7 +118,9 @@ int main(int argc, char **argv)
         return 2;
     }
     prog p = {strcmp(argv[1], "shared") == 0, atol(argv[3]),
-              (size_t)atol(argv[2]), NULL, NULL};
+              (size_t)atol(argv[2]), NULL, NULL, false};
+    const char *nf = getenv("SCALING_NOFORK");
+    p.nofork = nf && *nf && *nf != '0';
     long reps = atol(argv[4]);
     if (p.jobs < 1 || p.steps < 1 || reps < 1) {
         fprintf(stderr, "scaling-bench: jobs, steps and reps must be >= 1\n");

@@ -7,7 +7,6 @@
 #include <cblas.h>
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 
 /* ------------------------------------------------------------- plumbing */
@@ -20,66 +19,13 @@ void dr__arr_clear_adj(dr_ext *e)
 /*
  * Parallel sweeps.  Sibling jobs run their array rules at once, and their
  * rules may add into the adjoint of the same ancestor array (a weight
- * matrix every job of a split batch uses).  Each array of an ancestor job
- * (dr__foreign) has a lock, chosen by its address.  A rule that finds the
- * lock free takes it and accumulates into the adjoint directly, holding it
- * until the rule is done; one that finds it taken accumulates into a
- * scratch buffer instead, added in under the lock after the rule
- * (dr__arr_adj_for).  So the products run in parallel, and only the jobs
- * that meet at one array pay for a buffer and an addition.  Locks are only
- * tried during a rule and only taken, waiting, after it (holding none), so
- * nothing deadlocks.  Arrays of the running job are the job's alone and are
- * written directly.
+ * matrix every job of a split batch uses).  Each task adds into a buffer of
+ * its own for such an array instead (record.h, dr_anc_log's bufs), which
+ * the forking task adds in when the siblings are done: no locks, and the
+ * products of all the jobs run in parallel.  Arrays of the running job are
+ * the job's alone and are written directly.
  */
-#define MERGE_LOCKS 64
-static pthread_mutex_t merge_lock[MERGE_LOCKS] = {
-    [0 ... MERGE_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER};
-
-static pthread_mutex_t *merge_lock_of(const dr_arr_node *x)
-{
-    uintptr_t h = (uintptr_t)x >> 6;
-    return &merge_lock[(h ^ (h >> 7)) % MERGE_LOCKS];
-}
-
-/* a += b, through BLAS (vectorised; the merge of a split batch's weight
-   gradient is on the sweep's critical path) */
-static void add_into(double *a, const double *b, int64_t n)
-{
-    for (int64_t i = 0; i < n; i += INT_MAX) {
-        int64_t m = n - i < INT_MAX ? n - i : INT_MAX;
-        cblas_daxpy((int)m, 1.0, b + i, 1, a + i, 1);
-    }
-}
-
-/* add the rule's scratch buffers into their arrays' adjoints */
-static void merge_pending(dr_sweep *s)
-{
-    dr_tape *R = s->tape->root;
-    while (s->pending) {
-        dr_scratch *b = s->pending;
-        s->pending = b->next;
-        dr_arr_node *x = b->owner;
-        pthread_mutex_t *m = merge_lock_of(x);
-        pthread_mutex_lock(m);
-        bool fresh;
-        double *A = dr__arr_adj_acquire_raw(s->tape, x, &fresh);
-        if (A && fresh)
-            memcpy(A, b->data, (size_t)x->n * sizeof(double));
-        else if (A)
-            add_into(A, b->data, x->n);
-        pthread_mutex_unlock(m);
-        dr__scratch_give(R, b);
-    }
-}
-
-static void run_rev(dr_arr_node *y, dr_sweep *s, double g)
-{
-    y->rev(y, s, g);
-    while (s->nheld)
-        pthread_mutex_unlock(s->held[--s->nheld]);
-    if (DR_UNLIKELY(s->pending != NULL))
-        merge_pending(s);
-}
+static double *arr_acc_into(dr_ext *e, dr_sweep *s, bool *fresh, size_t *n);
 
 /* reverse entry of array-valued nodes: nothing to do unless reached */
 static void arr_reverse(dr_ext *e, dr_sweep *s, double g)
@@ -87,7 +33,7 @@ static void arr_reverse(dr_ext *e, dr_sweep *s, double g)
     dr_arr_node *y = (dr_arr_node *)e;
     if (!y->adj_live || !y->rev)
         return;
-    run_rev(y, s, g);
+    y->rev(y, s, g);
 }
 
 /* reverse entry of scalar-valued array ops */
@@ -96,7 +42,7 @@ static void arr_sreverse(dr_ext *e, dr_sweep *s, double g)
     dr_arr_node *y = (dr_arr_node *)e;
     if (g == 0.0 || !y->rev)
         return;
-    run_rev(y, s, g);
+    y->rev(y, s, g);
 }
 
 /* the kernels pass k to BLAS as an int */
@@ -255,6 +201,7 @@ dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
     memset(y, 0, sizeof *y);
     y->hdr.reverse = arr_reverse;
     y->hdr.clear_adj = dr__arr_clear_adj;
+    y->hdr.acc_into = arr_acc_into;
     y->hdr.forward = arr_forward;
     y->hdr.replay = arr_replay;
     y->hdr.replayed = arr_replayed;
@@ -330,22 +277,15 @@ double *dr__arr_adj_for_raw(dr_sweep *s, dr_arr_node *x, bool *fresh)
     *fresh = false;
     if (!x->active)
         return NULL;
-    pthread_mutex_t *m = merge_lock_of(x);
-    if (s->nheld < sizeof s->held / sizeof s->held[0] &&
-        pthread_mutex_trylock(m) == 0) {
-        s->held[s->nheld++] = m;
-        return dr__arr_adj_acquire_raw(s->tape, x, fresh);
-    }
-    dr_scratch *b = dr__scratch_take(s->tape->root, (size_t)x->n);
-    if (!b) {
-        dr__fail(s->tape, DR_ENOMEM);
-        return NULL;
-    }
-    b->owner = x;
-    b->next = s->pending;
-    s->pending = b;
-    *fresh = true;
-    return b->data;
+    return dr__anc_buf(s, &x->hdr, (size_t)x->n, fresh);
+}
+
+/* dr_ext's acc_into for array-valued nodes */
+static double *arr_acc_into(dr_ext *e, dr_sweep *s, bool *fresh, size_t *n)
+{
+    dr_arr_node *x = (dr_arr_node *)e;
+    *n = (size_t)x->n;
+    return dr__arr_adj_for_raw(s, x, fresh);
 }
 
 /* a buffer for adding into: a fresh one is zeroed first */

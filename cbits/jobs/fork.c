@@ -24,7 +24,8 @@ static void release(dr_tape *R);
 
 /* the lower layers reach the jobs through these (tape.h) */
 static const dr_tape_hooks hooks = {release, dr__sweep_forks,
-                                    dr__forward_forks, dr__replay_forks};
+                                    dr__forward_forks, dr__replay_forks,
+                                    dr__zero_split};
 
 /* the jobs state of root R, made at its first fork */
 static dr_par *par_get(dr_tape *R)

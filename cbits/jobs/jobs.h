@@ -110,6 +110,11 @@ struct dr_hist {
     bool rec_solo;          /* the children recorded under a BLAS hold:
                                a replay runs them under one too, for the
                                same bits                                 */
+    dr_scratch *acc;        /* during a parallel sweep of the children:
+                               per thread slot, the list of its buffers
+                               for ancestors' arrays (dr_anc_log), NULL
+                               when none could be had                    */
+    size_t nacc;            /* slots in acc                               */
     dr_kid kids[];
 };
 
@@ -167,6 +172,16 @@ DR_HIDDEN dr_status dr__forward_forks(dr_tape *root, void *ctx);
 /* replay_history.c: the replay_history hook (tape/tape.h) */
 DR_HIDDEN dr_status dr__replay_forks(dr_tape *root, void *pass,
                                      bool parallel);
+
+/* parallel_for.c: fn(ctx, lo, hi) over pieces of [0, n) (of whole cache
+   lines of doubles), one a thread of the tape's count, on the pool, the
+   calling thread taking part; all of it on the calling thread when the
+   pool does not run */
+DR_HIDDEN void dr__par_for(dr_par *P, size_t n,
+                           void (*fn)(void *ctx, size_t lo, size_t hi),
+                           void *ctx);
+/* the zero hook (tape/tape.h): n doubles at p set to zero, by dr__par_for */
+DR_HIDDEN void dr__zero_split(dr_tape *root, double *p, size_t n);
 
 /* blas_threads.c: while a hold is open (any tape), OpenBLAS runs
    single-threaded; holds nest and are counted process-wide */

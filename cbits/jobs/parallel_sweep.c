@@ -10,19 +10,133 @@
  * (dr_anc_log); ids at or above it belong to the running task alone.  When
  * all the children are done, the task that forked adds their logs in, the
  * last child's first, as a sequential sweep adds them: the adjoints come
- * out the same, bit for bit, at any number of threads.
+ * out the same, bit for bit, at any number of threads.  Their buffers for
+ * the adjoints of ancestors' arrays go in the same order, element by
+ * element, in pieces on the pool (a split batch's weight gradient: each
+ * child's share is a whole matrix).
  */
 #include "jobs/jobs.h"
 #include "jobs/sweep_trace.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+
+/* the buffers for one owner, added into dst */
+typedef struct merge_job {
+    double *dst;
+    bool fresh; /* dst is undefined: the first buffer is copied */
+    dr_scratch *const *g;
+    size_t m;
+} merge_job;
+
+#define MERGE_BLOCK 1024 /* elements of dst kept in cache over all buffers */
+
+static void merge_range(void *ctx, size_t lo, size_t hi)
+{
+    const merge_job *j = ctx;
+    for (size_t b0 = lo; b0 < hi; b0 += MERGE_BLOCK) {
+        size_t b1 = hi - b0 < MERGE_BLOCK ? hi : b0 + MERGE_BLOCK;
+        double *restrict d = j->dst;
+        size_t first = 0;
+        if (j->fresh) {
+            memcpy(d + b0, j->g[0]->data + b0, (b1 - b0) * sizeof(double));
+            first = 1;
+        }
+        for (size_t k = first; k < j->m; k++) {
+            const double *restrict x = j->g[k]->data;
+            for (size_t r = b0; r < b1; r++)
+                d[r] += x[r];
+        }
+    }
+}
+
+static int owner_cmp(const void *x, const void *y)
+{
+    uintptr_t a = (uintptr_t)(*(dr_scratch *const *)x)->owner;
+    uintptr_t b = (uintptr_t)(*(dr_scratch *const *)y)->owner;
+    return (a > b) - (a < b);
+}
+
+/* the buffers for ancestors' ext storage that the kids of h left (the
+   threads' lists in h->acc, and a kid's own where it had no slot) into
+   that storage as the forking task sees it (s); then back to the spares */
+static void add_bufs(dr_par *P, dr_hist *h, dr_sweep *s)
+{
+    dr_tape *R = P->pool.root;
+    dr_scratch **lists = h->acc ? (dr_scratch **)h->acc->data : NULL;
+    size_t nb = 0;
+    for (size_t i = 0; i < h->n; i++)
+        for (dr_scratch *b = h->kids[i].log.bufs; b; b = b->next)
+            nb++;
+    for (size_t i = 0; lists && i < h->nacc; i++)
+        for (dr_scratch *b = lists[i]; b; b = b->next)
+            nb++;
+    dr_scratch *tb = nb ? dr__scratch_take(R, nb) : NULL;
+    dr_scratch **all = tb ? (dr_scratch **)tb->data : NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < h->n + h->nacc; i++) {
+        dr_scratch **l = i < h->n ? &h->kids[i].log.bufs
+                         : lists  ? &lists[i - h->n]
+                                  : NULL;
+        if (!l)
+            break;
+        for (dr_scratch *b = *l, *nx; b; b = nx) {
+            nx = b->next;
+            if (all)
+                all[k++] = b;
+            else
+                dr__scratch_give(R, b);
+        }
+        *l = NULL;
+    }
+    if (h->acc)
+        dr__scratch_give(R, h->acc);
+    h->acc = NULL;
+    h->nacc = 0;
+    if (!nb)
+        return;
+    if (!all) {
+        dr__fail(R, DR_ENOMEM);
+        return;
+    }
+    qsort(all, nb, sizeof *all, owner_cmp);
+    for (size_t g0 = 0, g1; g0 < nb; g0 = g1) {
+        for (g1 = g0 + 1; g1 < nb && all[g1]->owner == all[g0]->owner;)
+            g1++;
+        dr_ext *e = all[g0]->owner;
+        merge_job j = {NULL, false, all + g0, g1 - g0};
+        size_t len = 0;
+        j.dst = e->acc_into(e, s, &j.fresh, &len);
+        if (j.dst && len) {
+            if (len * j.m >= ((size_t)1 << 15))
+                dr__par_for(P, len, merge_range, &j);
+            else
+                merge_range(&j, 0, len);
+        }
+        for (size_t i = g0; i < g1; i++)
+            dr__scratch_give(R, all[i]);
+    }
+    dr__scratch_give(R, tb);
+}
+
+/* before the kids of h run side by side: the threads' lists of buffers
+   for ancestors' arrays (none: each kid keeps its own) */
+static void acc_open(dr_par *P, dr_hist *h)
+{
+    dr_tape *R = P->pool.root;
+    size_t n = 2 * (size_t)R->threads + 2; /* dr__slots_open's count */
+    h->acc = dr__scratch_take(R, n);
+    h->nacc = h->acc ? n : 0;
+    if (h->acc)
+        memset(h->acc->data, 0, n * sizeof(dr_scratch *));
+}
 
 static void sweep_job(dr_par *P, dr_chunk *c, int64_t lo, bool atomic,
                       dr_anc_log *log)
 {
     if (!c)
         return;
-    dr_sweep s = {P->adj, P->pool.root, atomic, lo, NULL, {NULL}, 0, log};
+    dr_sweep s = {P->adj, P->pool.root, atomic, lo, log};
     if (atomic)
         dr__sweep_chunks_par(c, &s);
     else
@@ -39,7 +153,13 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
 static void run_kid(dr_task *task, dr_pool *pool)
 {
     dr_kid *k = (dr_kid *)task;
-    dr_anc_log log = {NULL, NULL, 0};
+    dr_anc_log log = {NULL, NULL, 0, 0, NULL, NULL};
+    /* this thread's list for the fork's buffers, if it has a slot of its
+       own (slot 0 may be several threads') */
+    unsigned me = dr__slot(pool->root);
+    dr_hist *h = k->owner;
+    if (me != 0 && me < h->nacc)
+        log.bufs_at = (dr_scratch **)h->acc->data + me;
     TR_T0();
     resolve(pool->root->parallel, k->chunk, k->hist, k->owner->mark, true,
             &log);
@@ -54,7 +174,7 @@ static void add_logs(dr_par *P, dr_hist *h, int64_t lo, bool atomic,
                      dr_anc_log *log)
 {
     dr_tape *R = P->pool.root;
-    dr_sweep s = {P->adj, R, atomic, lo, NULL, {NULL}, 0, log};
+    dr_sweep s = {P->adj, R, atomic, lo, log};
     TR_T0();
     for (size_t i = h->n; i-- > 0;) {
         dr_anc_log *L = &h->kids[i].log;
@@ -62,13 +182,14 @@ static void add_logs(dr_par *P, dr_hist *h, int64_t lo, bool atomic,
             continue;
         for (dr_scratch *b = L->first; b; b = b->next) {
             const double *e = b->data;
-            size_t n = b == L->last ? L->n : DR_LOG_BLOCK;
+            size_t n = dr__log_entries(L, b);
             for (size_t j = 0; j < n; j++)
                 dr__acc(&s, (int64_t)e[2 * j], e[2 * j + 1]);
         }
         dr__blocks_give(R, L->first, L->last);
-        *L = (dr_anc_log){NULL, NULL, 0};
+        *L = (dr_anc_log){NULL, NULL, 0, 0, L->bufs, NULL};
     }
+    add_bufs(P, h, &s);
     TR_EVENT(TR_LOGS, dr__slot(R), 0);
 }
 
@@ -102,6 +223,7 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
                others go to the pool */
             if (mine != SIZE_MAX)
                 one = mine;
+            acc_open(P, h);
             dr__kids_run(P, h, one, true, run_kid);
             add_logs(P, h, lo, atomic, log);
         } else {

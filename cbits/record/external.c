@@ -209,6 +209,7 @@ dr_status dr__record_external_checked(dr_tape *t, const dr_external *f,
     c->hdr.reverse_vec = call_reverse_vec;
     c->hdr.replay = f->primal ? call_replay : NULL;
     c->hdr.replayed = NULL;
+    c->hdr.acc_into = NULL;
     c->f = *f;
     c->status = status;
     c->own.release = call_release;

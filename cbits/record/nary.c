@@ -71,6 +71,7 @@ static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
     x->hdr.reverse_vec = nary_reverse_vec;
     x->hdr.replay = NULL; /* given partials: nothing to recompute them by */
     x->hdr.replayed = NULL;
+    x->hdr.acc_into = NULL;
     x->n = n;
     x->args = (int64_t *)(x + 1);
     x->partials = (double *)(x->args + cap);
@@ -279,6 +280,7 @@ static dr_real sumn(dr_tape *t, size_t n, const dr_real *xs,
     x->nx.hdr.reverse_vec = nary_reverse_vec;
     x->nx.hdr.replay = sumn_replay;
     x->nx.hdr.replayed = NULL;
+    x->nx.hdr.acc_into = NULL;
     x->nx.n = n;
     x->nx.args = (int64_t *)(x + 1);
     x->nx.partials = (double *)(x->nx.args + n);

@@ -15,17 +15,38 @@
  * What one task of a parallel sweep adds into its ancestor jobs' scalar
  * adjoints, in the order it adds them: (relative id, value) pairs, two
  * doubles an entry (an id is far below 2^53, so exact), in scratch blocks
- * (dr__block_take) chained oldest first.  The task that forked adds its
- * children's logs in once all of them are done (jobs/parallel_sweep.c),
- * child by child in the order a sequential sweep takes them, so every
- * adjoint receives the same additions in the same order at any thread
- * count.
+ * (dr__block_take) chained oldest first, each of the next larger class
+ * than the one before up to the largest (a task that logs one add takes
+ * one small block, one that logs millions a few large ones: few trips to
+ * the shared lock).  The task that forked adds its children's logs in once
+ * all of them are done (jobs/parallel_sweep.c), child by child in the
+ * order a sequential sweep takes them, so every adjoint receives the same
+ * additions in the same order at any thread count.
+ *
+ * What the task adds into storage of ancestors' extended nodes (the
+ * adjoint of an array recorded before the fork, which the task's siblings
+ * add into too) goes to a buffer per such node (owner: the dr_ext), used
+ * as the node's adjoint would be: one of the thread's for the fork's
+ * children (*bufs_at, so that a thread that runs several children adds
+ * them up in one buffer as a sequential sweep would, and the forking task
+ * adds in one buffer a thread), else one of the task's own (bufs).  The
+ * forking task adds the buffers in in parallel over the elements
+ * (jobs/parallel_sweep.c): no locks while the children run.  These sums
+ * come in an order that depends on which thread ran which child: they
+ * agree with one thread's to rounding.
  */
-#define DR_LOG_BLOCK (DR_SCRATCH_BLOCK / 2) /* entries a block */
 typedef struct dr_anc_log {
     dr_scratch *first, *last; /* NULL until the first add               */
     size_t n;                 /* entries in the last block              */
+    size_t cap;               /* entries the last block holds           */
+    dr_scratch *bufs;         /* per ancestor ext node, most recent first */
+    dr_scratch **bufs_at;     /* the list in use: NULL for bufs           */
 } dr_anc_log;
+/* the entries of block b of log L */
+static inline size_t dr__log_entries(const dr_anc_log *L, const dr_scratch *b)
+{
+    return b == L->last ? L->n : b->cap / 2;
+}
 
 /*
  * State of one reverse sweep, as an extended node's reverse rule gets it.
@@ -39,10 +60,6 @@ typedef struct dr_sweep {
     dr_tape *tape;
     bool atomic;     /* siblings run beside this job (parallel sweep)      */
     int64_t own_lo;  /* relative ids >= own_lo belong to the running job   */
-    dr_scratch *pending; /* array adjoints of ancestor jobs accumulated by
-                            the running rule, added in after it (arrays) */
-    void *held[4];       /* locks the running rule holds (arrays)         */
-    unsigned nheld;
     dr_anc_log *log;     /* where adds into ids < own_lo go while atomic;
                             NULL: they are atomic adds                    */
 } dr_sweep;
@@ -105,6 +122,14 @@ struct dr_ext {
        what sweeps at the old point left beside the adjoints (which
        clear_adj drops), such as tangents; NULL: nothing */
     void (*replayed)(dr_ext *e);
+    /* the storage a reverse rule adds into for this node's adjoint as
+       seen from sweep s (an array's own adjoint, or for an array of an
+       ancestor job in a parallel sweep the task's buffer for it), its
+       length in *n, *fresh when its contents are undefined (to be
+       overwritten, not added to); NULL: nothing to add into (an inactive
+       node, or memory ran out and the tape failed).  NULL for kinds
+       without adjoint storage of their own. */
+    double *(*acc_into)(dr_ext *e, dr_sweep *s, bool *fresh, size_t *n);
     dr_ext *next; /* all ext records of the tape, newest first */
     int64_t id;   /* relative id of the node */
 };
@@ -132,11 +157,15 @@ static inline void dr__atomic_add(double *p, double v)
 /* the log's out-of-line part: a new block, or (no log, out of memory) the
    atomic add (ancestor_log.c) */
 DR_HIDDEN void dr__anc_add_slow(dr_sweep *s, int64_t rel, double v);
+/* the running task's buffer for ancestor ext node e's storage of n doubles
+   (dr_anc_log's bufs), made on first use with *fresh set (its contents
+   undefined); NULL after failing the tape (out of memory, or no log) */
+DR_HIDDEN double *dr__anc_buf(dr_sweep *s, dr_ext *e, size_t n, bool *fresh);
 /* add v into ancestor id rel (< s->own_lo, >= 0) in a parallel sweep */
 static inline void dr__anc_add(dr_sweep *s, int64_t rel, double v)
 {
     dr_anc_log *L = s->log;
-    if (DR_LIKELY(L && L->last && L->n < DR_LOG_BLOCK)) {
+    if (DR_LIKELY(L && L->n < L->cap)) {
         double *e = L->last->data + 2 * L->n;
         e[0] = (double)rel;
         e[1] = v;

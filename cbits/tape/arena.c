@@ -129,14 +129,14 @@ dr_scratch *dr__scratch_take(dr_tape *R, size_t n)
     return b;
 }
 
-dr_scratch *dr__block_take(dr_tape *R)
+dr_scratch *dr__block_take(dr_tape *R, unsigned cls)
 {
     dr__lock(R);
-    dr_scratch *b = R->block_spare;
+    dr_scratch *b = R->block_spare[cls];
     if (b)
-        R->block_spare = b->next;
+        R->block_spare[cls] = b->next;
     else
-        b = scratch_new(R, DR_SCRATCH_BLOCK);
+        b = scratch_new(R, (size_t)DR_SCRATCH_BLOCK << cls);
     dr__unlock(R);
     if (b)
         b->next = NULL;
@@ -145,9 +145,16 @@ dr_scratch *dr__block_take(dr_tape *R)
 
 void dr__blocks_give(dr_tape *R, dr_scratch *first, dr_scratch *last)
 {
+    last->next = NULL;
     dr__lock(R);
-    last->next = R->block_spare;
-    R->block_spare = first;
+    for (dr_scratch *b = first, *nx; b; b = nx) {
+        nx = b->next;
+        unsigned cls = 0;
+        while ((size_t)DR_SCRATCH_BLOCK << cls < b->cap)
+            cls++;
+        b->next = R->block_spare[cls];
+        R->block_spare[cls] = b;
+    }
     dr__unlock(R);
 }
 
@@ -174,6 +181,8 @@ void dr__scratch_free(dr_tape *R)
 {
     free_list(R->scratch);
     R->scratch = NULL;
-    free_list(R->block_spare);
-    R->block_spare = NULL;
+    for (unsigned c = 0; c < DR_BLOCK_CLASSES; c++) {
+        free_list(R->block_spare[c]);
+        R->block_spare[c] = NULL;
+    }
 }

@@ -8,11 +8,24 @@
 struct dr_sharing {
     pthread_mutex_t lock;
     unsigned started;      /* slots handed out (atomic)                  */
-    unsigned epoch;        /* generation: slots of older ones are void   */
+    unsigned epoch;        /* generation: slots of older ones are void;
+                              unique in the process (next_epoch)         */
     unsigned nslots;       /* 1 + slots in sfree (0: none allocated)     */
     dr_chunk **sfree;      /* [slot * DR_CHUNK_CLASSES + class]: free
                               chunks last recorded by the thread of slot */
 };
+
+/* Epochs come from one counter for the whole process: a thread's cached
+   slot names its tape's sharing by address and epoch, and a tape freed and
+   another made at the same address must not look like the same
+   generation (the thread would keep a slot that a new thread is also
+   handed; a parallel sweep's per-slot buffers rely on slots being one
+   thread's each). */
+static unsigned next_epoch(void)
+{
+    static unsigned epochs;
+    return __atomic_add_fetch(&epochs, 1, __ATOMIC_RELAXED);
+}
 
 bool dr__sharing_start(dr_tape *R)
 {
@@ -22,6 +35,7 @@ bool dr__sharing_start(dr_tape *R)
     if (!S)
         return false;
     memset(S, 0, sizeof *S);
+    S->epoch = next_epoch();
     if (pthread_mutex_init(&S->lock, NULL) != 0) {
         dr__free(S);
         return false;
@@ -106,7 +120,7 @@ void dr__slots_close(dr_tape *R)
 {
     struct dr_sharing *S = R->sharing;
     S->started = 0;
-    S->epoch++;
+    S->epoch = next_epoch();
     if (!S->sfree)
         return;
     for (unsigned s = 1; s < S->nslots; s++)

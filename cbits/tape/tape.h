@@ -53,6 +53,8 @@ static inline void dr__node_set_ext(dr_node *p, dr_ext *e)
  * tape; a parallel sweep's array rules accumulate into them (arrays/array.c).
  */
 typedef struct dr_scratch dr_scratch;
+#define DR_SCRATCH_BLOCK 112 /* doubles in a block of class 0 (arena.c) */
+#define DR_BLOCK_CLASSES 8
 struct dr_scratch {
     dr_scratch *next;  /* in the spare list, or in a sweep's pending list */
     void *owner;       /* what the data is for, while in use             */
@@ -126,6 +128,8 @@ typedef struct dr_hist dr_hist;
  * sets them at a tape's first fork; NULL before, when there is nothing
  * above to reach.  All are cold: once per tape, once per sweep or replay.
  */
+/* slots zeroed at once from which the zero hook is worth its hand-offs */
+#define DR_ZERO_SPLIT ((size_t)1 << 17)
 typedef struct dr_tape_hooks {
     /* dr_tape_free, before the storage goes: stop the workers, free the
        child handles and everything else the layer keeps */
@@ -144,6 +148,10 @@ typedef struct dr_tape_hooks {
        of a fork at once on the pool if it runs.  The first failure of a
        job (in the order a sequential replay meets them) */
     dr_status (*replay_history)(dr_tape *root, void *pass, bool parallel);
+    /* adjoint and tangent storage (sweep/reverse.c): n doubles at p set to
+       zero, a large range on the pool's threads (the zeroing of every id's
+       slot before a sweep is otherwise one thread's serial work) */
+    void (*zero)(dr_tape *root, double *p, size_t n);
 } dr_tape_hooks;
 
 /*
@@ -252,7 +260,8 @@ struct dr_tape {
     dr_arena_block *arena_free, *blocks; /* free blocks; every block     */
 
     dr_scratch *scratch; /* spare scratch buffers                     */
-    dr_scratch *block_spare; /* spare scratch blocks (dr__block_take)  */
+    dr_scratch *block_spare[DR_BLOCK_CLASSES]; /* spare scratch blocks
+                                  per class (dr__block_take)          */
     double *adj_raw;    /* sweep: adjoint storage, adj_raw[0] the sink */
     size_t adj_cap;     /* sweep: slots after the sink                */
     int64_t adj_valid;  /* sweep: relative ids < adj_valid have live
@@ -345,12 +354,12 @@ DR_HIDDEN void *dr__arena_alloc(dr_tape *t, size_t bytes);
    Safe from any thread: they take the shared-storage lock. */
 DR_HIDDEN dr_scratch *dr__scratch_take(dr_tape *root, size_t n);
 DR_HIDDEN void dr__scratch_give(dr_tape *root, dr_scratch *b);
-/* a scratch buffer of DR_SCRATCH_BLOCK doubles, from a list of its own
-   (taking one is O(1): a parallel sweep's logs take many, chained by next,
-   which this sets to NULL), or NULL when memory runs out; and a chain of
-   them (first .. last, linked by next) back.  Under the lock, as above. */
-#define DR_SCRATCH_BLOCK 112
-DR_HIDDEN dr_scratch *dr__block_take(dr_tape *root);
+/* a scratch block of class cls < DR_BLOCK_CLASSES, DR_SCRATCH_BLOCK << cls
+   doubles, from a list of its own per class (taking one is O(1): a
+   parallel sweep's logs take many, chained by next, which this sets to
+   NULL), or NULL when memory runs out; and a chain of them (first .. last,
+   linked by next, of any classes) back.  Under the lock, as above. */
+DR_HIDDEN dr_scratch *dr__block_take(dr_tape *root, unsigned cls);
 DR_HIDDEN void dr__blocks_give(dr_tape *root, dr_scratch *first,
                                dr_scratch *last);
 /* the root's spare scratch buffers and blocks, for dr_tape_free */
