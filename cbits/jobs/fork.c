@@ -57,7 +57,8 @@ static void run_fn(dr_task *task, dr_pool *pool)
 }
 
 void dr__kids_run(dr_par *P, dr_hist *h, size_t local, bool sweeping,
-                  void (*run)(dr_task *, dr_pool *))
+                  void (*run)(dr_task *, dr_pool *), void (*poll)(void *),
+                  void *pctx)
 {
     dr_task *head = NULL;
     size_t m = 0;
@@ -73,7 +74,8 @@ void dr__kids_run(dr_par *P, dr_hist *h, size_t local, bool sweeping,
         head = &k->task;
         m++;
     }
-    dr__pool_run(&P->pool, head, m, &h->pending, &h->kids[local].task);
+    dr__pool_run(&P->pool, head, m, &h->pending, &h->kids[local].task, poll,
+                 pctx);
 }
 
 static dr_tape *take_handle(dr_par *P, dr_tape *R)
@@ -349,7 +351,7 @@ dr_status dr_fork_run(dr_tape *t, size_t n,
     if (n > 1 && dr__pool_ensure(&P->pool)) {
         H->rec_solo = true;
         dr__blas_solo_hold();
-        dr__kids_run(P, H, 0, false, run_fn);
+        dr__kids_run(P, H, 0, false, run_fn, NULL, NULL);
         dr__blas_solo_release();
     } else {
         for (size_t i = 0; i < n; i++)

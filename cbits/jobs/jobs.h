@@ -66,10 +66,13 @@ DR_HIDDEN void dr__pool_stop(dr_pool *P);
  * Queue the m tasks linked by qnext from head (head is handed out first),
  * counting them in *pending; run `local` (not queued, not counted; may be
  * NULL) on this thread; then wait until *pending is 0, running queued tasks
- * (of any group) meanwhile.
+ * (of any group) meanwhile, and poll(pctx) (where poll is not NULL)
+ * between them and while spinning: work of this thread's that the tasks
+ * make ready one by one.
  */
 DR_HIDDEN void dr__pool_run(dr_pool *P, dr_task *head, size_t m,
-                            size_t *pending, dr_task *local);
+                            size_t *pending, dr_task *local,
+                            void (*poll)(void *), void *pctx);
 
 /* -------------------------------------------------------------- the jobs */
 
@@ -94,6 +97,8 @@ struct dr_kid {
     dr_hist *hist;       /* after join: history of the final job          */
     dr_anc_log log;      /* during a parallel sweep: its adds into the
                             ancestors, until the forking task adds them  */
+    int swept;           /* during a parallel sweep: its task is done and
+                            its log complete (atomic)                    */
     dr_status replayed;  /* during a replay: how its task's replay ended */
 };
 struct dr_hist {
@@ -143,10 +148,12 @@ typedef struct dr_par {
  * Run the kids of h, each by run: kid `local` on this thread and, on the
  * pool, every other kid (with work, when sweeping).  The queue is LIFO:
  * when sweeping the highest index is handed out first, as a sequential
- * sweep would start with it; else kid 1 first.
+ * sweep would start with it; else kid 1 first.  poll(pctx), if given, as
+ * dr__pool_run's.
  */
 DR_HIDDEN void dr__kids_run(dr_par *P, dr_hist *h, size_t local,
-                            bool sweeping, void (*run)(dr_task *, dr_pool *));
+                            bool sweeping, void (*run)(dr_task *, dr_pool *),
+                            void (*poll)(void *), void *pctx);
 /* the node with relative id rel as seen from handle t: in t's current job,
    its history, or (for a child) the ancestors' jobs before the fork; NULL
    if none (ids of other jobs, gaps) */

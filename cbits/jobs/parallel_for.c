@@ -50,7 +50,7 @@ void dr__par_for(dr_par *P, size_t n, void (*fn)(void *ctx, size_t lo, size_t hi
         z[i].task.qnext = head;
         head = &z[i].task;
     }
-    dr__pool_run(&P->pool, head, used - 1, &pending, &z[0].task);
+    dr__pool_run(&P->pool, head, used - 1, &pending, &z[0].task, NULL, NULL);
 }
 
 static void zero_range(void *ctx, size_t lo, size_t hi)

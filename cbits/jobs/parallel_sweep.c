@@ -165,32 +165,48 @@ static void run_kid(dr_task *task, dr_pool *pool)
             &log);
     k->log = log;
     TR_EVENT(TR_KID, dr__slot(pool->root), k->task.home);
+    __atomic_store_n(&k->swept, 1, __ATOMIC_RELEASE);
 }
 
-/* after the kids of h ran side by side: their logs, the last kid's first,
-   each in its order, into the adjoints (or, for ids below this task's own,
-   into its log: as dr__acc puts any add of this task) */
-static void add_logs(dr_par *P, dr_hist *h, int64_t lo, bool atomic,
-                     dr_anc_log *log)
+/*
+ * The kids' logs into the adjoints (or, for ids below the forking task's
+ * own, into its log: as dr__acc puts any add of that task), the last kid's
+ * first, each in its order.  The forking thread adds a kid's log in as
+ * soon as the kids after it are added and it is done, while it waits for
+ * the others (merge_ready is its poll): with many kids most of the adding
+ * overlaps their sweeps instead of following them.
+ */
+typedef struct merger {
+    dr_par *P;
+    dr_hist *h;
+    size_t next;  /* kids 0 .. next-1 are not added in yet */
+    dr_sweep s;   /* the forking task's */
+} merger;
+
+static void merge_log(merger *m, dr_anc_log *L)
 {
-    dr_tape *R = P->pool.root;
-    dr_sweep s = {P->adj, R, atomic, lo, log};
-    TR_T0();
-    for (size_t i = h->n; i-- > 0;) {
-        dr_anc_log *L = &h->kids[i].log;
-        if (!L->first)
-            continue;
-        for (dr_scratch *b = L->first; b; b = b->next) {
-            const double *e = b->data;
-            size_t n = dr__log_entries(L, b);
-            for (size_t j = 0; j < n; j++)
-                dr__acc(&s, (int64_t)e[2 * j], e[2 * j + 1]);
-        }
-        dr__blocks_give(R, L->first, L->last);
-        *L = (dr_anc_log){NULL, NULL, 0, 0, L->bufs, NULL};
+    if (!L->first)
+        return;
+    for (dr_scratch *b = L->first; b; b = b->next) {
+        const double *e = b->data;
+        size_t n = dr__log_entries(L, b);
+        for (size_t j = 0; j < n; j++)
+            dr__acc(&m->s, (int64_t)e[2 * j], e[2 * j + 1]);
     }
-    add_bufs(P, h, &s);
-    TR_EVENT(TR_LOGS, dr__slot(R), 0);
+    dr__blocks_give(m->s.tape, L->first, L->last);
+    *L = (dr_anc_log){NULL, NULL, 0, 0, L->bufs, NULL};
+}
+
+static void merge_ready(void *ctx)
+{
+    merger *m = ctx;
+    while (m->next > 0) {
+        dr_kid *k = &m->h->kids[m->next - 1];
+        if (!dr__kid_empty(k) && !__atomic_load_n(&k->swept, __ATOMIC_ACQUIRE))
+            return;
+        merge_log(m, &k->log);
+        m->next--;
+    }
 }
 
 /*
@@ -224,8 +240,14 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
             if (mine != SIZE_MAX)
                 one = mine;
             acc_open(P, h);
-            dr__kids_run(P, h, one, true, run_kid);
-            add_logs(P, h, lo, atomic, log);
+            for (size_t i = 0; i < h->n; i++)
+                h->kids[i].swept = 0;
+            merger m = {P, h, h->n, {P->adj, P->pool.root, atomic, lo, log}};
+            dr__kids_run(P, h, one, true, run_kid, merge_ready, &m);
+            TR_T0();
+            merge_ready(&m); /* every kid is done: the rest */
+            add_bufs(P, h, &m.s);
+            TR_EVENT(TR_LOGS, dr__slot(P->pool.root), 0);
         } else {
             for (size_t i = h->n; i-- > 0;)
                 if (!dr__kid_empty(&h->kids[i]))

@@ -94,13 +94,17 @@ static void run_task(dr_pool *P, dr_task *k)
     pthread_mutex_unlock(P->lock);
 }
 
-/* wait until *pending is 0, running queued tasks meanwhile */
-static void wait_group(dr_pool *P, size_t *pending)
+/* wait until *pending is 0, running queued tasks meanwhile, and poll
+   (when given) between them and while spinning */
+static void wait_group(dr_pool *P, size_t *pending, void (*poll)(void *),
+                       void *pctx)
 {
     long t0 = 0;
     for (unsigned spin = 0;; spin++) {
         if (__atomic_load_n(pending, __ATOMIC_ACQUIRE) == 0)
             return;
+        if (poll)
+            poll(pctx);
         if (__atomic_load_n(&P->qlen, __ATOMIC_ACQUIRE) != 0) {
             pthread_mutex_lock(P->lock);
             dr_task *k = pop_task(P);
@@ -215,7 +219,7 @@ void dr__pool_stop(dr_pool *P)
 }
 
 void dr__pool_run(dr_pool *P, dr_task *head, size_t m, size_t *pending,
-                  dr_task *local)
+                  dr_task *local, void (*poll)(void *), void *pctx)
 {
     pthread_mutex_lock(P->lock);
     if (m) {
@@ -232,5 +236,5 @@ void dr__pool_run(dr_pool *P, dr_task *head, size_t m, size_t *pending,
     pthread_mutex_unlock(P->lock);
     if (local)
         local->run(local, P);
-    wait_group(P, pending);
+    wait_group(P, pending, poll, pctx);
 }

@@ -45,7 +45,7 @@ static dr_status replay_kids(dr_hist *h, const walk *w)
     if (w->parallel && live > 1) {
         for (size_t i = 0; i < h->n; i++)
             h->kids[i].replayed = DR_OK;
-        dr__kids_run(w->P, h, 0, false, run_kid);
+        dr__kids_run(w->P, h, 0, false, run_kid, NULL, NULL);
         for (size_t i = 0; st == DR_OK && i < h->n; i++)
             st = h->kids[i].replayed;
     } else {
