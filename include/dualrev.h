@@ -1087,8 +1087,11 @@ DR_API dr_real dr_select(dr_tape *t, dr_real c, dr_real a, dr_real b);
  * and may take arrays of the parent's job.  In a parallel sweep sibling
  * jobs' array reverse rules run at once; what they add into the adjoint of
  * an array of an ancestor job (a weight matrix shared by the jobs of a
- * split batch) is summed in a buffer of the job's and added in, one job at
- * a time, so such adjoints agree with the sequential sweep to rounding.
+ * split batch) is summed, without locks, in a buffer per thread (each
+ * thread's jobs one after the other, as a sequential sweep adds them), and
+ * the buffers are added in when the sibling jobs are done, in parallel
+ * over the elements.  Which thread runs which job varies, so such
+ * adjoints agree with the sequential sweep to rounding.
  */
 
 /** A handle to an array on a tape (a small value, returned by value). */
@@ -1478,8 +1481,8 @@ DR_API dr_status dr_replay_arrays(dr_tape *t, size_t n, const dr_real *x,
  * order the sequential sweep makes those additions: the adjoints are
  * bit-identical to one thread's, at any thread count.  Two exceptions
  * agree to rounding only: sibling jobs that take an array recorded before
- * their fork sum into its adjoint in the order they finish (see
- * "Fork-join" under arrays), and so into whatever that adjoint flows to;
+ * their fork sum into its adjoint per thread (see "Fork-join" under
+ * arrays), and so into whatever that adjoint flows to;
  * and a sweep that ran out of memory for a log adds atomically from then
  * on.  Each job's own nodes are swept by one thread, in order.
  * The pool is created on first use (threads - 1 workers; the calling thread

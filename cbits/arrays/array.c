@@ -20,7 +20,7 @@ void dr__arr_clear_adj(dr_ext *e)
  * Parallel sweeps.  Sibling jobs run their array rules at once, and their
  * rules may add into the adjoint of the same ancestor array (a weight
  * matrix every job of a split batch uses).  Each task adds into a buffer of
- * its own for such an array instead (record.h, dr_anc_log's bufs), which
+ * its own for such an array instead (node/node.h, dr_anc_log's bufs), which
  * the forking task adds in when the siblings are done: no locks, and the
  * products of all the jobs run in parallel.  Arrays of the running job are
  * the job's alone and are written directly.

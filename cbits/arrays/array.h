@@ -26,7 +26,7 @@
  * in scratch buffers and added in under a per-array lock after the rule
  * (dr__arr_adj_for; array.c), so sibling jobs' rules run in parallel.
  *
- * Tangents (forward sweeps, record.h's dr_fsweep with k directions): an
+ * Tangents (forward sweeps, node/node.h's dr_fsweep with k directions): an
  * array node's tangent is k blocks of n doubles, direction-major (direction
  * d at tcur + d*n), so each direction has the array's own shape and one
  * BLAS call can often serve all k (a stack of k matrices is one taller
@@ -171,7 +171,7 @@ static inline dr_idx dr__arr_id(const dr_arr_node *y)
     return y ? y->pub : DR_NONE;
 }
 /* scalar-adjoint accumulation: atomic when the id is foreign in a parallel
-   sweep (record.h's dr__acc) */
+   sweep (node/node.h's dr__acc) */
 static inline void dr__arr_sacc(dr_sweep *s, int64_t rel, double v)
 {
     dr__acc(s, rel, v);

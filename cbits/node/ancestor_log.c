@@ -1,10 +1,10 @@
 /*
  * ancestor_log.c - the out-of-line part of a parallel sweep task's log of
- * adds into its ancestor jobs' adjoints (record.h, dr_anc_log): a new
+ * adds into its ancestor jobs' adjoints (node.h, dr_anc_log): a new
  * block when the last is full, and the fallback when there is no memory
  * for one; and the task's buffers for ancestors' ext storage.
  */
-#include "record/record.h"
+#include "node/node.h"
 
 void dr__anc_add_slow(dr_sweep *s, int64_t rel, double v)
 {
