@@ -1,3 +1,4 @@
+{-# LANGUAGE DeriveGeneric #-}
 {-# LANGUAGE DeriveTraversable #-}
 {-# OPTIONS_GHC -Wno-type-defaults #-}
 {-# LANGUAGE RankNTypes #-}
@@ -47,6 +48,11 @@ import qualified Numeric.DualRev.AD.Mode.Kahn as K
 import qualified Numeric.DualRev.AD.Mode.Tower as T
 import qualified Numeric.DualRev.AD.Newton.Double as ND
 import qualified Numeric.DualRev.AD.Rank1.Dense as R1D
+import qualified Numeric.DualRev.AD.Rank1.Dense.Representable as R1DR
+import qualified Numeric.DualRev.AD.Mode.Dense.Representable as DNR
+import Data.Distributive (Distributive (..))
+import Data.Functor.Rep (Representable, distributeRep)
+import GHC.Generics (Generic1)
 import qualified Numeric.DualRev.AD.Rank1.Forward as R1F
 import qualified Numeric.DualRev.AD.Rank1.Forward.Double as R1FD
 import qualified Numeric.DualRev.AD.Rank1.Kahn as R1K
@@ -741,6 +747,26 @@ adModules = describe "ad's module names" $ do
          .&&. take 10 (R1N.findZero (\u -> u * u - 2) 1) === take 10 (N.findZero (\u -> u * u - 2) 1)
          .&&. take 10 (R1N.gradientDescent f xs) === take 10 (N.gradientDescent f xs)
          .&&. R1F.diff sq1 x === A.diff (\u -> u * u + 3 * u) x
+  it "Dense.Representable (a container that is not Traversable): ad's documented examples" $ do
+    DNR.grad (\(R3 x y z) -> x * y + z) (R3 1 2 3) `shouldBe` R3 2 1 (1 :: Double)
+    let R2 p q = DNR.grad (\(R2 x y) -> x ** y) (R2 0 (2 :: Double))
+    (isNaN p, isNaN q) `shouldBe` (True, True)
+    DNR.jacobian' (\(R2 x y) -> [x * y, DNR.auto 3]) (R2 1 (2 :: Double)) `shouldBe` [(2, R2 2 1), (3, R2 0 0)]
+  it "Dense.Representable: gradient, value and Jacobian as the reverse sweeps give them (1e-12 relative)" $
+    property $ forAll (vectorOf 3 (choose (-1, 1 :: Double))) $ \xs ->
+      let f :: Floating a => [a] -> a
+          f v = let [a, b, c] = v in a * sin b + exp (c / 3) * a * b / (2 + cos c) + (a * a + 1) ** b + (b * b + 1) ** 1.5
+          g :: Floating a => [a] -> [a]
+          g v = let [a, b, c] = v in [a * b - c, tanh c * atan a, sqrt (b * b + 2) - logBase 2 (a * a + 1)]
+          v3 [a, b, c] = R3 a b c
+          v3 _ = error "three"
+          list (R3 a b c) = [a, b, c]
+          close u w = and (zipWith (closeRel 1e-12) u w)
+          (y, dy) = R1DR.grad' (f . list) (v3 xs)
+      in close (list (DNR.grad (f . list) (v3 xs))) (A.grad f xs)
+         .&&. closeRel 1e-12 y (f xs) .&&. close (list dy) (A.grad f xs)
+         .&&. close (concatMap list (DNR.jacobian (g . list) (v3 xs))) (concat (A.jacobian g xs))
+         .&&. list (R1DR.gradWith (+) (f . list) (v3 xs)) === zipWith (+) xs (list (R1DR.grad (f . list) (v3 xs)))
   it "Halley: ad's documented iterates; each step x - 2 f f' / (2 f'^2 - f f''), converging faster than Newton" $ do
     take 10 (H.findZero (\x -> x ^ (2 :: Int) - 4) (1 :: Double)) `shouldBe` [1.0, 1.8571428571428572, 1.9997967892704736, 1.9999999999994755, 2.0]
     take 10 (H.fixedPoint cos (1 :: Double)) `shouldBe` [1.0, 0.7408739950803436, 0.7390851338775819, 0.7390851332151607]
@@ -1059,3 +1085,12 @@ knownProblems = describe "helpers from outside blocks" $ do
                    | i <- [1 .. 2000 :: Int], let x = fromIntegral i / 1000 ]
     rs <- withCapabilities 2 $ concurrently [evaluate (ok k) | k <- [1 .. 4 :: Int]]
     map (either (const False) id) rs `shouldBe` replicate 4 True
+
+-- containers with a Representable instance (through Generic1) and no
+-- Traversable one, as ad's Dense.Representable documentation has them
+data R2 a = R2 a a deriving (Generic1, Functor, Show, Eq)
+instance Representable R2
+instance Distributive R2 where distribute = distributeRep
+data R3 a = R3 a a a deriving (Generic1, Functor, Show, Eq)
+instance Representable R3
+instance Distributive R3 where distribute = distributeRep

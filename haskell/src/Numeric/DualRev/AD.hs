@@ -63,9 +63,10 @@
 -- fixed scalar, as @ad@'s do (nothing in their types keeps nested
 -- differentiations apart); "Numeric.DualRev.AD.Halley" and
 -- @.Rank1.Halley@ (and their @.Double@ forms), Halley's method on the tower
--- mode.  Left out: "Numeric.DualRev.AD.Jet"'s @unjet@ (it needs the
--- @adjunctions@ package) and @ad@'s @Rank1.Dense.Representable@ (the
--- same).
+-- mode; "Numeric.DualRev.AD.Mode.Dense.Representable" and
+-- @.Rank1.Dense.Representable@, dense forward mode in Haskell over
+-- containers that are 'Data.Functor.Rep.Representable' but need not be
+-- 'Traversable'.
 module Numeric.DualRev.AD
   ( -- * The differentiable scalar
     Reverse

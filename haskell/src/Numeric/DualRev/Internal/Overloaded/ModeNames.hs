@@ -11,11 +11,12 @@
 -- signature works unchanged but @AD@ is no constructor to apply or match
 -- (@ad@ programs rarely do either: 'auto' makes constants).
 module Numeric.DualRev.Internal.Overloaded.ModeNames
-  ( AD, Forward, Kahn, Sparse, Dense, Tower
+  ( AD, Forward, Kahn, Sparse, Dense, Tower, Repr
   ) where
 
 import Data.Kind (Type)
 
+import Numeric.DualRev.Internal.Overloaded.Representable (Repr)
 import Numeric.DualRev.Internal.Overloaded.Tower (Derivatives)
 import Numeric.DualRev.Internal.Overloaded.Value (Reverse)
 
@@ -37,10 +38,12 @@ data Tower a
 -- | The differentiable scalar of a differentiation @s@ in a mode of
 -- @ad@'s: @AD s (Forward a)@, @AD s (Kahn a)@, @AD s (Sparse a)@ and
 -- @AD s (Dense f a)@ are @'Reverse' s a@; @AD s (Tower a)@ is
--- @'Derivatives' s a@.
+-- @'Derivatives' s a@; @AD s (Repr f a)@ (dense forward mode over a
+-- 'Data.Functor.Rep.Representable' container) is 'Repr' itself.
 type family AD s m where
   AD s (Forward a) = Reverse s a
   AD s (Kahn a) = Reverse s a
   AD s (Sparse a) = Reverse s a
   AD s (Dense f a) = Reverse s a
   AD s (Tower a) = Derivatives s a
+  AD s (Repr f a) = Repr f a
