@@ -1,0 +1,326 @@
+/* ba.c - the eval "ba": bundle adjustment as in ADBench.  n cameras of 11
+   parameters (an angle-axis rotation, the centre, the focal length, the
+   principal point, two radial distortion coefficients), m points, and p
+   observations of point i mod m by camera i mod n with a weight w_i and a
+   feature f_i; the residuals are w_i (project(cam, X) - f_i) (two per
+   observation) and 1 - w_i^2 (one each).  The input gives one camera,
+   point, weight and feature, which are copied n, m and p times here (and
+   every copy is computed).
+
+   The Jacobian is sparse: a residual of observation i depends on its
+   camera's 11 parameters, its point's 3 and its weight.  Each
+   observation is recorded on a small tape of 15 inputs (cleared and
+   reused: it allocates only the first time), one statement per
+   assignment through a recorder, and its 3 x 15 block comes out of one
+   dr_jacobian (one vector reverse sweep over the three residuals); the
+   blocks are written into the rows of a compressed sparse row matrix.
+   The eval asks for the first 30 entries of its rows, columns and values
+   lists and the last. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "evals.h"
+
+#define NCAM 11
+#define NBLK (NCAM + 3 + 1) /* the parameters one observation depends on */
+#define SHOWN 30            /* the entries of each list the eval checks, and the last */
+
+typedef struct {
+    size_t n, m, p;
+    double *cams, *X, *w, *feats; /* 11 n, 3 m, p, 2 p */
+    int32_t *obs;                 /* 2 p: camera, point */
+    double *err, *werr;           /* 2 p, p */
+    int32_t *rows, *cols;         /* 3 p + 1, 31 p */
+    double *vals;                 /* 31 p */
+    dr_tape *t;
+} ba;
+
+/* a statement of one term: f(a) with value v and derivative d */
+static dr_real fn(dr_rec *r, dr_real a, double v, double d)
+{
+    return dr_rec_stmt(r, dr_ex_fn(dr_ex(a), v, d));
+}
+
+/* the residuals of one observation into e[0], e[1] (the reprojection
+   error) and e[2] (the weight's), from the 15 parameters q: the camera,
+   the point, the weight */
+static void residuals(dr_rec *r, const dr_real *q, const double *feat, dr_real *e)
+{
+    const dr_real *rot = q, *C = q + 3, *f = q + 6, *u = q + 7, *k = q + 9,
+                  *X = q + NCAM, *w = q + NCAM + 3;
+    dr_real p[3], xc[3], cr[3];
+    for (int i = 0; i < 3; i++)
+        p[i] = dr_rec_stmt(r, dr_ex_sub(dr_ex(X[i]), dr_ex(C[i])));
+    dr_real sq = dr_rec_stmt(r, dr_ex_add(dr_ex_add(dr_ex_mul(dr_ex(rot[0]), dr_ex(rot[0])),
+                                                    dr_ex_mul(dr_ex(rot[1]), dr_ex(rot[1]))),
+                                          dr_ex_mul(dr_ex(rot[2]), dr_ex(rot[2]))));
+    if (sq.val != 0) {
+        /* Rodrigues: p cos t + (a x p) sin t + a (a . p)(1 - cos t), a the unit axis */
+        double th = sqrt(sq.val);
+        dr_real theta = fn(r, sq, th, 0.5 / th);
+        dr_real c = fn(r, theta, cos(th), -sin(th)), s = fn(r, theta, sin(th), cos(th));
+        dr_real a[3];
+        for (int i = 0; i < 3; i++)
+            a[i] = dr_rec_stmt(r, dr_ex_div(dr_ex(rot[i]), dr_ex(theta)));
+        for (int i = 0; i < 3; i++) {
+            int j = (i + 1) % 3, l = (i + 2) % 3;
+            cr[i] = dr_rec_stmt(r, dr_ex_sub(dr_ex_mul(dr_ex(a[j]), dr_ex(p[l])),
+                                             dr_ex_mul(dr_ex(a[l]), dr_ex(p[j]))));
+        }
+        dr_expr dot = dr_ex_add(dr_ex_add(dr_ex_mul(dr_ex(a[0]), dr_ex(p[0])),
+                                          dr_ex_mul(dr_ex(a[1]), dr_ex(p[1]))),
+                                dr_ex_mul(dr_ex(a[2]), dr_ex(p[2])));
+        dr_real tmp = dr_rec_stmt(r, dr_ex_mul(dot, dr_ex_sub(dr_ex_const(1.0), dr_ex(c))));
+        for (int i = 0; i < 3; i++)
+            xc[i] = dr_rec_stmt(r, dr_ex_add(dr_ex_add(dr_ex_mul(dr_ex(p[i]), dr_ex(c)),
+                                                       dr_ex_mul(dr_ex(cr[i]), dr_ex(s))),
+                                             dr_ex_mul(dr_ex(a[i]), dr_ex(tmp))));
+    } else {
+        /* no rotation: the first-order term p + rot x p */
+        for (int i = 0; i < 3; i++) {
+            int j = (i + 1) % 3, l = (i + 2) % 3;
+            xc[i] = dr_rec_stmt(r, dr_ex_add(dr_ex(p[i]),
+                                             dr_ex_sub(dr_ex_mul(dr_ex(rot[j]), dr_ex(p[l])),
+                                                       dr_ex_mul(dr_ex(rot[l]), dr_ex(p[j])))));
+        }
+    }
+    dr_real pr[2];
+    for (int i = 0; i < 2; i++)
+        pr[i] = dr_rec_stmt(r, dr_ex_div(dr_ex(xc[i]), dr_ex(xc[2])));
+    dr_real rsq = dr_rec_stmt(r, dr_ex_add(dr_ex_mul(dr_ex(pr[0]), dr_ex(pr[0])),
+                                           dr_ex_mul(dr_ex(pr[1]), dr_ex(pr[1]))));
+    dr_real L = dr_rec_stmt(r, dr_ex_add(dr_ex_add(dr_ex_const(1.0), dr_ex_mul(dr_ex(k[0]), dr_ex(rsq))),
+                                         dr_ex_mul(dr_ex_mul(dr_ex(k[1]), dr_ex(rsq)), dr_ex(rsq))));
+    for (int i = 0; i < 2; i++) {
+        dr_real proj = dr_rec_stmt(r, dr_ex_add(dr_ex_mul(dr_ex_mul(dr_ex(pr[i]), dr_ex(L)), dr_ex(*f)),
+                                                dr_ex(u[i])));
+        e[i] = dr_rec_stmt(r, dr_ex_mul(dr_ex(*w), dr_ex_sub(dr_ex(proj), dr_ex_const(feat[i]))));
+    }
+    e[2] = dr_rec_stmt(r, dr_ex_sub(dr_ex_const(1.0), dr_ex_mul(dr_ex(*w), dr_ex(*w))));
+}
+
+/* the 15 parameters of observation i */
+static void params(const ba *b, size_t i, double *q)
+{
+    const double *cam = b->cams + NCAM * (size_t)b->obs[2 * i], *X = b->X + 3 * (size_t)b->obs[2 * i + 1];
+    for (int j = 0; j < NCAM; j++)
+        q[j] = cam[j];
+    for (int j = 0; j < 3; j++)
+        q[NCAM + j] = X[j];
+    q[NCAM + 3] = b->w[i];
+}
+
+static int objective(void *st, char *err)
+{
+    ba *b = st;
+    dr_rec r;
+    dr_status rc = dr_tape_clear(b->t);
+    if (rc == DR_OK)
+        rc = dr_rec_begin(b->t, &r);
+    if (rc != DR_OK)
+        return gb_fail(err, "ba", rc);
+    for (size_t i = 0; i < b->p; i++) {
+        double v[NBLK];
+        dr_real q[NBLK], e[3];
+        params(b, i, v);
+        for (int j = 0; j < NBLK; j++)
+            q[j] = dr_const(v[j]); /* constants: the recorder records nothing */
+        residuals(&r, q, b->feats + 2 * i, e);
+        b->err[2 * i] = e[0].val;
+        b->err[2 * i + 1] = e[1].val;
+        b->werr[i] = e[2].val;
+    }
+    rc = dr_rec_end(&r);
+    return rc == DR_OK ? 0 : gb_fail(err, "ba", rc);
+}
+
+static int jacobian(void *st, char *err)
+{
+    ba *b = st;
+    dr_tape *t = b->t;
+    size_t p = b->p;
+    int32_t pt0 = (int32_t)(NCAM * b->n), w0 = (int32_t)(NCAM * b->n + 3 * b->m);
+    double J[3 * NBLK];
+    b->rows[0] = 0;
+    for (size_t i = 0; i < p; i++) {
+        double v[NBLK];
+        dr_real q[NBLK], e[3];
+        dr_rec r;
+        params(b, i, v);
+        dr_status rc = dr_tape_clear(t);
+        if (rc == DR_OK)
+            rc = dr_inputs(t, NBLK, v, q);
+        if (rc == DR_OK)
+            rc = dr_rec_begin(t, &r);
+        if (rc != DR_OK)
+            return gb_fail(err, "ba", rc);
+        residuals(&r, q, b->feats + 2 * i, e);
+        rc = dr_rec_end(&r);
+        if (rc == DR_OK)
+            rc = dr_jacobian(t, 3, e, NBLK, q, J);
+        if (rc != DR_OK)
+            return gb_fail(err, "ba", rc);
+        b->err[2 * i] = e[0].val;
+        b->err[2 * i + 1] = e[1].val;
+        b->werr[i] = e[2].val;
+        /* rows 2i and 2i + 1: the camera's columns, the point's, the weight's */
+        int32_t cam = NCAM * b->obs[2 * i], pt = pt0 + 3 * b->obs[2 * i + 1];
+        for (size_t row = 0; row < 2; row++) {
+            size_t at = NBLK * (2 * i + row);
+            b->rows[2 * i + row + 1] = (int32_t)(at + NBLK);
+            for (int j = 0; j < NCAM; j++)
+                b->cols[at + (size_t)j] = cam + j;
+            for (int j = 0; j < 3; j++)
+                b->cols[at + NCAM + (size_t)j] = pt + j;
+            b->cols[at + NBLK - 1] = w0 + (int32_t)i;
+            for (int j = 0; j < NBLK; j++)
+                b->vals[at + (size_t)j] = J[row * NBLK + (size_t)j];
+        }
+        /* row 2p + i: the weight's residual, after all the reprojection rows */
+        size_t at = 2 * NBLK * p + i;
+        b->rows[2 * p + i + 1] = (int32_t)(at + 1);
+        b->cols[at] = w0 + (int32_t)i;
+        b->vals[at] = J[2 * NBLK + NBLK - 1];
+    }
+    return 0;
+}
+
+static void release(void *st)
+{
+    ba *b = st;
+    if (!b)
+        return;
+    dr_tape_free(b->t);
+    free(b->cams);
+    free(b->X);
+    free(b->w);
+    free(b->feats);
+    free(b->obs);
+    free(b->err);
+    free(b->werr);
+    free(b->rows);
+    free(b->cols);
+    free(b->vals);
+    free(b);
+}
+
+/* field key of input, an array of exactly n numbers, into v */
+static int fixed(const json_t *input, const char *key, size_t n, double *v, char *err)
+{
+    size_t k;
+    double *x = gb_get_vector(input, key, &k, err);
+    if (!x)
+        return -1;
+    if (k != n) {
+        snprintf(err, GB_ERRLEN, "ba: \"%s\" must hold %zu numbers", key, n);
+        free(x);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = x[i];
+    free(x);
+    return 0;
+}
+
+static void *prepare(const json_t *input, char *err)
+{
+    ba *b = calloc(1, sizeof *b);
+    double cam[NCAM], X[3], feat[2], w;
+    if (!b) {
+        snprintf(err, GB_ERRLEN, "out of memory");
+        return NULL;
+    }
+    if (gb_get_size(input, "n", &b->n, err) || gb_get_size(input, "m", &b->m, err) ||
+        gb_get_size(input, "p", &b->p, err) || gb_get_number(input, "w", &w, err) ||
+        fixed(input, "cam", NCAM, cam, err) || fixed(input, "x", 3, X, err) ||
+        fixed(input, "feat", 2, feat, err))
+        goto fail;
+    size_t n = b->n, m = b->m, p = b->p;
+    if (n == 0 || m == 0 || p == 0 || n > INT32_MAX / 32 || m > INT32_MAX / 32 ||
+        p > INT32_MAX / 32 || NCAM * n + 3 * m + p > INT32_MAX) {
+        snprintf(err, GB_ERRLEN, "ba: \"n\", \"m\" and \"p\" must be positive and below 2^26");
+        goto fail;
+    }
+    b->t = dr_tape_new();
+    b->cams = malloc(NCAM * n * sizeof *b->cams);
+    b->X = malloc(3 * m * sizeof *b->X);
+    b->w = malloc(p * sizeof *b->w);
+    b->feats = malloc(2 * p * sizeof *b->feats);
+    b->obs = malloc(2 * p * sizeof *b->obs);
+    b->err = malloc(2 * p * sizeof *b->err);
+    b->werr = malloc(p * sizeof *b->werr);
+    b->rows = malloc((3 * p + 1) * sizeof *b->rows);
+    b->cols = malloc((2 * NBLK + 1) * p * sizeof *b->cols);
+    b->vals = malloc((2 * NBLK + 1) * p * sizeof *b->vals);
+    if (!b->t || !b->cams || !b->X || !b->w || !b->feats || !b->obs || !b->err ||
+        !b->werr || !b->rows || !b->cols || !b->vals) {
+        snprintf(err, GB_ERRLEN, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < n * NCAM; i++)
+        b->cams[i] = cam[i % NCAM];
+    for (size_t i = 0; i < 3 * m; i++)
+        b->X[i] = X[i % 3];
+    for (size_t i = 0; i < p; i++) {
+        b->w[i] = w;
+        b->feats[2 * i] = feat[0];
+        b->feats[2 * i + 1] = feat[1];
+        b->obs[2 * i] = (int32_t)(i % n);
+        b->obs[2 * i + 1] = (int32_t)(i % m);
+    }
+    return b;
+fail:
+    release(b);
+    return NULL;
+}
+
+static json_t *out_objective(void *st, char *err)
+{
+    ba *b = st;
+    json_t *e = gb_json_vector(b->err, 2, err);
+    json_t *w = e ? gb_json_number(b->werr[0], err) : NULL;
+    if (!w) {
+        json_decref(e);
+        return NULL;
+    }
+    json_t *o = json_pack("{s:{s:o, s:I}, s:{s:o, s:I}}", "reproj_error", "elements", e,
+                          "repeated", (json_int_t)b->p, "w_err", "element", w, "repeated",
+                          (json_int_t)b->p);
+    if (!o)
+        snprintf(err, GB_ERRLEN, "out of memory");
+    return o;
+}
+
+/* the first SHOWN entries of a list of n integers and the last */
+static json_t *shown_ints(const int32_t *x, size_t n)
+{
+    json_t *a = json_array();
+    size_t k = n < SHOWN ? n : SHOWN;
+    for (size_t i = 0; a && i < k; i++)
+        json_array_append_new(a, json_integer(x[i]));
+    if (a)
+        json_array_append_new(a, json_integer(x[n - 1]));
+    return a;
+}
+
+static json_t *out_jacobian(void *st, char *err)
+{
+    ba *b = st;
+    size_t nnz = (2 * NBLK + 1) * b->p, k = nnz < SHOWN ? nnz : SHOWN;
+    double v[SHOWN + 1];
+    for (size_t i = 0; i < k; i++)
+        v[i] = b->vals[i];
+    v[k] = b->vals[nnz - 1];
+    json_t *vals = gb_json_vector(v, k + 1, err);
+    if (!vals)
+        return NULL;
+    json_t *o = json_pack("{s:o, s:o, s:o}", "rows", shown_ints(b->rows, 3 * b->p + 1), "cols",
+                          shown_ints(b->cols, nnz), "vals", vals);
+    if (!o)
+        snprintf(err, GB_ERRLEN, "out of memory");
+    return o;
+}
+
+const gb_function gb_ba_objective = {"ba", "objective", prepare, objective, out_objective, release};
+const gb_function gb_ba_jacobian = {"ba", "jacobian", prepare, jacobian, out_jacobian, release};
