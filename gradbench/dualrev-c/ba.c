@@ -5,13 +5,13 @@
    feature f_i; the residuals are w_i (project(cam, X) - f_i) (two per
    observation) and 1 - w_i^2 (one each).  The input gives one camera,
    point, weight and feature, which are copied n, m and p times here (and
-   every copy is computed).
+   every copy is computed).  The objective is plain arithmetic.
 
    The Jacobian is sparse: a residual of observation i depends on its
    camera's 11 parameters, its point's 3 and its weight.  Each
    observation is recorded on a small tape of 15 inputs (cleared and
-   reused: it allocates only the first time), one statement per
-   assignment through a recorder, and its 3 x 15 block comes out of one
+   reused: it allocates only the first time), through a recorder in
+   nodes of at most two arguments, and its 3 x 15 block comes out of one
    dr_jacobian (one vector reverse sweep over the three residuals); the
    blocks are written into the rows of a compressed sparse row matrix.
    The eval asks for the first 30 entries of its rows, columns and values
@@ -42,18 +42,31 @@ static dr_real fn(dr_rec *r, dr_real a, double v, double d)
     return dr_rec_stmt(r, dr_ex_fn(dr_ex(a), v, d));
 }
 
+/* a b - c d, in three nodes of two arguments */
+static dr_real cross1(dr_rec *r, dr_real a, dr_real b, dr_real c, dr_real d)
+{
+    return dr_rec_sub(r, dr_rec_mul(r, a, b), dr_rec_mul(r, c, d));
+}
+
+/* a^2 + b^2, one statement of two arguments */
+static dr_real sumsq(dr_rec *r, dr_real a, dr_real b)
+{
+    return dr_rec_stmt(r, dr_ex_add(dr_ex_mul(dr_ex(a), dr_ex(a)), dr_ex_mul(dr_ex(b), dr_ex(b))));
+}
+
 /* the residuals of one observation into e[0], e[1] (the reprojection
    error) and e[2] (the weight's), from the 15 parameters q: the camera,
-   the point, the weight */
+   the point, the weight.  Every node has at most two arguments (the
+   recorder's inline nodes; statements of more would be n-ary nodes,
+   recorded and swept out of line). */
 static void residuals(dr_rec *r, const dr_real *q, const double *feat, dr_real *e)
 {
     const dr_real *rot = q, *C = q + 3, *f = q + 6, *u = q + 7, *k = q + 9,
                   *X = q + NCAM, *w = q + NCAM + 3;
-    dr_real p[3], xc[3], cr[3];
+    dr_real p[3], xc[3];
     for (int i = 0; i < 3; i++)
-        p[i] = dr_rec_stmt(r, dr_ex_sub(dr_ex(X[i]), dr_ex(C[i])));
-    dr_real sq = dr_rec_stmt(r, dr_ex_add(dr_ex_add(dr_ex_mul(dr_ex(rot[0]), dr_ex(rot[0])),
-                                                    dr_ex_mul(dr_ex(rot[1]), dr_ex(rot[1]))),
+        p[i] = dr_rec_sub(r, X[i], C[i]);
+    dr_real sq = dr_rec_stmt(r, dr_ex_add(dr_ex(sumsq(r, rot[0], rot[1])),
                                           dr_ex_mul(dr_ex(rot[2]), dr_ex(rot[2]))));
     if (sq.val != 0) {
         /* Rodrigues: p cos t + (a x p) sin t + a (a . p)(1 - cos t), a the unit axis */
@@ -62,39 +75,32 @@ static void residuals(dr_rec *r, const dr_real *q, const double *feat, dr_real *
         dr_real c = fn(r, theta, cos(th), -sin(th)), s = fn(r, theta, sin(th), cos(th));
         dr_real a[3];
         for (int i = 0; i < 3; i++)
-            a[i] = dr_rec_stmt(r, dr_ex_div(dr_ex(rot[i]), dr_ex(theta)));
+            a[i] = dr_rec_div(r, rot[i], theta);
+        dr_real dot = dr_rec_add(r, dr_rec_add(r, dr_rec_mul(r, a[0], p[0]), dr_rec_mul(r, a[1], p[1])),
+                                 dr_rec_mul(r, a[2], p[2]));
+        dr_real tmp = dr_rec_stmt(r, dr_ex_mul(dr_ex(dot), dr_ex_sub(dr_ex_const(1.0), dr_ex(c))));
         for (int i = 0; i < 3; i++) {
             int j = (i + 1) % 3, l = (i + 2) % 3;
-            cr[i] = dr_rec_stmt(r, dr_ex_sub(dr_ex_mul(dr_ex(a[j]), dr_ex(p[l])),
-                                             dr_ex_mul(dr_ex(a[l]), dr_ex(p[j]))));
+            dr_real cr = cross1(r, a[j], p[l], a[l], p[j]);
+            xc[i] = dr_rec_add(r, dr_rec_add(r, dr_rec_mul(r, p[i], c), dr_rec_mul(r, cr, s)),
+                               dr_rec_mul(r, a[i], tmp));
         }
-        dr_expr dot = dr_ex_add(dr_ex_add(dr_ex_mul(dr_ex(a[0]), dr_ex(p[0])),
-                                          dr_ex_mul(dr_ex(a[1]), dr_ex(p[1]))),
-                                dr_ex_mul(dr_ex(a[2]), dr_ex(p[2])));
-        dr_real tmp = dr_rec_stmt(r, dr_ex_mul(dot, dr_ex_sub(dr_ex_const(1.0), dr_ex(c))));
-        for (int i = 0; i < 3; i++)
-            xc[i] = dr_rec_stmt(r, dr_ex_add(dr_ex_add(dr_ex_mul(dr_ex(p[i]), dr_ex(c)),
-                                                       dr_ex_mul(dr_ex(cr[i]), dr_ex(s))),
-                                             dr_ex_mul(dr_ex(a[i]), dr_ex(tmp))));
     } else {
         /* no rotation: the first-order term p + rot x p */
         for (int i = 0; i < 3; i++) {
             int j = (i + 1) % 3, l = (i + 2) % 3;
-            xc[i] = dr_rec_stmt(r, dr_ex_add(dr_ex(p[i]),
-                                             dr_ex_sub(dr_ex_mul(dr_ex(rot[j]), dr_ex(p[l])),
-                                                       dr_ex_mul(dr_ex(rot[l]), dr_ex(p[j])))));
+            xc[i] = dr_rec_add(r, p[i], cross1(r, rot[j], p[l], rot[l], p[j]));
         }
     }
     dr_real pr[2];
     for (int i = 0; i < 2; i++)
-        pr[i] = dr_rec_stmt(r, dr_ex_div(dr_ex(xc[i]), dr_ex(xc[2])));
-    dr_real rsq = dr_rec_stmt(r, dr_ex_add(dr_ex_mul(dr_ex(pr[0]), dr_ex(pr[0])),
-                                           dr_ex_mul(dr_ex(pr[1]), dr_ex(pr[1]))));
-    dr_real L = dr_rec_stmt(r, dr_ex_add(dr_ex_add(dr_ex_const(1.0), dr_ex_mul(dr_ex(k[0]), dr_ex(rsq))),
-                                         dr_ex_mul(dr_ex_mul(dr_ex(k[1]), dr_ex(rsq)), dr_ex(rsq))));
+        pr[i] = dr_rec_div(r, xc[i], xc[2]);
+    dr_real rsq = sumsq(r, pr[0], pr[1]);
+    /* L = 1 + k0 rsq + k1 rsq^2 */
+    dr_real L = dr_rec_add(r, dr_rec_stmt(r, dr_ex_add(dr_ex_const(1.0), dr_ex_mul(dr_ex(k[0]), dr_ex(rsq)))),
+                           dr_rec_stmt(r, dr_ex_mul(dr_ex_mul(dr_ex(k[1]), dr_ex(rsq)), dr_ex(rsq))));
     for (int i = 0; i < 2; i++) {
-        dr_real proj = dr_rec_stmt(r, dr_ex_add(dr_ex_mul(dr_ex_mul(dr_ex(pr[i]), dr_ex(L)), dr_ex(*f)),
-                                                dr_ex(u[i])));
+        dr_real proj = dr_rec_add(r, dr_rec_mul(r, dr_rec_mul(r, pr[i], L), *f), u[i]);
         e[i] = dr_rec_stmt(r, dr_ex_mul(dr_ex(*w), dr_ex_sub(dr_ex(proj), dr_ex_const(feat[i]))));
     }
     e[2] = dr_rec_stmt(r, dr_ex_sub(dr_ex_const(1.0), dr_ex_mul(dr_ex(*w), dr_ex(*w))));
@@ -111,28 +117,51 @@ static void params(const ba *b, size_t i, double *q)
     q[NCAM + 3] = b->w[i];
 }
 
+/* the residuals of one observation in plain arithmetic (the objective):
+   what residuals computes, from camera cam, point X and weight w */
+static void residuals_val(const double *cam, const double *X, double w, const double *feat,
+                          double *e)
+{
+    const double *rot = cam, *C = cam + 3, *k = cam + 9;
+    double p[3], xc[3];
+    for (int i = 0; i < 3; i++)
+        p[i] = X[i] - C[i];
+    double sq = rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2];
+    if (sq != 0) {
+        double th = sqrt(sq), c = cos(th), s = sin(th), a[3];
+        for (int i = 0; i < 3; i++)
+            a[i] = rot[i] / th;
+        double tmp = (a[0] * p[0] + a[1] * p[1] + a[2] * p[2]) * (1.0 - c);
+        for (int i = 0; i < 3; i++) {
+            int j = (i + 1) % 3, l = (i + 2) % 3;
+            xc[i] = p[i] * c + (a[j] * p[l] - a[l] * p[j]) * s + a[i] * tmp;
+        }
+    } else {
+        for (int i = 0; i < 3; i++) {
+            int j = (i + 1) % 3, l = (i + 2) % 3;
+            xc[i] = p[i] + (rot[j] * p[l] - rot[l] * p[j]);
+        }
+    }
+    double pr0 = xc[0] / xc[2], pr1 = xc[1] / xc[2], rsq = pr0 * pr0 + pr1 * pr1;
+    double L = 1.0 + k[0] * rsq + k[1] * rsq * rsq;
+    e[0] = w * (pr0 * L * cam[6] + cam[7] - feat[0]);
+    e[1] = w * (pr1 * L * cam[6] + cam[8] - feat[1]);
+    e[2] = 1.0 - w * w;
+}
+
 static int objective(void *st, char *err)
 {
+    (void)err;
     ba *b = st;
-    dr_rec r;
-    dr_status rc = dr_tape_clear(b->t);
-    if (rc == DR_OK)
-        rc = dr_rec_begin(b->t, &r);
-    if (rc != DR_OK)
-        return gb_fail(err, "ba", rc);
     for (size_t i = 0; i < b->p; i++) {
-        double v[NBLK];
-        dr_real q[NBLK], e[3];
-        params(b, i, v);
-        for (int j = 0; j < NBLK; j++)
-            q[j] = dr_const(v[j]); /* constants: the recorder records nothing */
-        residuals(&r, q, b->feats + 2 * i, e);
-        b->err[2 * i] = e[0].val;
-        b->err[2 * i + 1] = e[1].val;
-        b->werr[i] = e[2].val;
+        double e[3];
+        residuals_val(b->cams + NCAM * (size_t)b->obs[2 * i], b->X + 3 * (size_t)b->obs[2 * i + 1],
+                      b->w[i], b->feats + 2 * i, e);
+        b->err[2 * i] = e[0];
+        b->err[2 * i + 1] = e[1];
+        b->werr[i] = e[2];
     }
-    rc = dr_rec_end(&r);
-    return rc == DR_OK ? 0 : gb_fail(err, "ba", rc);
+    return 0;
 }
 
 static int jacobian(void *st, char *err)
