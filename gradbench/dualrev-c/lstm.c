@@ -6,11 +6,10 @@
    biases, each the four gates forget, input, output, change of b) and
    extra_params (the input weights, the output weights and biases).
 
-   One routine computes the loss on dr_real values through a recorder,
-   with one statement per gate, cell and hidden value and one per step's
-   term of the loss: with constant parameters it records nothing and is
-   the primal; with the parameters as tape inputs it records the whole
-   run and one reverse sweep gives the gradient. */
+   The objective is plain arithmetic.  The gradient records the whole run
+   through a recorder, with the parameters as tape inputs: one statement
+   per gate, cell and hidden value, and one node per step's term of the
+   loss; one reverse sweep gives the gradient. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -43,8 +42,8 @@ static dr_real tgate(dr_rec *r, dr_real x, dr_real w, dr_real c)
     return dr_rec_stmt(r, dr_ex_fn(a, v, 1.0 - v * v));
 }
 
-/* the loss from the parameters pm, pe (constants or tape inputs) through
-   recorder r: its value (and, on a tape, its node) */
+/* the loss from the parameters pm, pe (tape inputs) recorded through
+   recorder r: its value and node */
 static dr_real loss(lstm *s, dr_rec *r)
 {
     size_t l = s->l, b = s->b;
@@ -101,23 +100,52 @@ static dr_real loss(lstm *s, dr_rec *r)
     return dr_rec_stmt(r, dr_ex_scale(-1.0 / count, dr_ex(total)));
 }
 
+static double sigmoid(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+/* the loss in plain arithmetic (the objective): what loss computes */
 static int objective(void *st, char *err)
 {
+    (void)err;
     lstm *s = st;
-    size_t np = 8 * s->l * s->b, ne = 3 * s->b;
-    for (size_t i = 0; i < np; i++)
-        s->pm[i] = dr_const(s->main[i]);
-    for (size_t i = 0; i < ne; i++)
-        s->pe[i] = dr_const(s->extra[i]);
-    dr_rec r;
-    dr_status rc = dr_tape_clear(s->t);
-    if (rc == DR_OK)
-        rc = dr_rec_begin(s->t, &r);
-    if (rc != DR_OK)
-        return gb_fail(err, "lstm", rc);
-    s->loss = loss(s, &r).val;
-    rc = dr_rec_end(&r);
-    return rc == DR_OK ? 0 : gb_fail(err, "lstm", rc);
+    size_t l = s->l, b = s->b;
+    double *h = s->sd, *cl = h + l * b, *y = cl + l * b, total = 0.0;
+    for (size_t i = 0; i < l * b; i++) {
+        h[i] = s->state[2 * b * (i / b) + i % b];
+        cl[i] = s->state[2 * b * (i / b) + b + i % b];
+    }
+    const double *win = s->extra, *wout = s->extra + b, *bout = s->extra + 2 * b;
+    for (size_t step = 0; step + 1 < s->c; step++) {
+        const double *x = s->seq + step * b, *gold = x + b;
+        for (size_t j = 0; j < b; j++)
+            y[j] = x[j] * win[j];
+        const double *in = y;
+        for (size_t layer = 0; layer < l; layer++) {
+            const double *w = s->main + 8 * b * layer, *c = w + 4 * b;
+            double *hl = h + layer * b, *cll = cl + layer * b;
+            for (size_t j = 0; j < b; j++) {
+                double forget = sigmoid(in[j] * w[j] + c[j]);
+                double ingate = sigmoid(hl[j] * w[b + j] + c[b + j]);
+                double outgate = sigmoid(in[j] * w[2 * b + j] + c[2 * b + j]);
+                double change = tanh(hl[j] * w[3 * b + j] + c[3 * b + j]);
+                cll[j] = cll[j] * forget + ingate * change;
+                hl[j] = outgate * tanh(cll[j]);
+            }
+            in = hl;
+        }
+        double S = 2.0, G = 0.0, dot = 0.0;
+        for (size_t j = 0; j < b; j++) {
+            y[j] = in[j] * wout[j] + bout[j];
+            S += exp(y[j]);
+            G += gold[j];
+            dot += gold[j] * y[j];
+        }
+        total += dot - G * log(S);
+    }
+    s->loss = -total / (double)((s->c - 1) * b);
+    return 0;
 }
 
 static int jacobian(void *st, char *err)
@@ -215,7 +243,7 @@ static void *prepare(const json_t *input, char *err)
     s->cell = malloc(l * b * sizeof *s->cell);
     s->y = malloc(b * sizeof *s->y);
     s->sid = malloc((b + 1) * sizeof *s->sid);
-    s->sd = malloc((b + 1) * sizeof *s->sd);
+    s->sd = malloc((2 * l * b + b + 1) * sizeof *s->sd); /* (the primal's scratch too) */
     if (!s->t || !s->grad || !s->pm || !s->pe || !s->hid || !s->cell || !s->y ||
         !s->sid || !s->sd) {
         snprintf(err, GB_ERRLEN, "out of memory");
