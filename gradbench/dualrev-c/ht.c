@@ -10,7 +10,8 @@
 
    One routine computes the residuals on dr_real values through a
    recorder: every transform entry, posed vertex coordinate (one n-ary
-   node over its bones' transform entries) and residual is one statement.
+   node over its bones' transform entries, the global rotation folded
+   into those) and residual is one statement.
    With theta constant it records nothing and is the primal.  For the
    Jacobian theta is 26 tape inputs, and two more inputs d0 = d1 = 0 are
    added to every point's u0 and u1: a residual depends on its own point's
@@ -40,7 +41,7 @@ typedef struct {
     dr_real *x;                           /* the inputs: d0, d1, theta */
     dr_real *rel, *absl, *tf;             /* 16 nb each */
     dr_real *verts, *res;                 /* 3 nv, 3 npts */
-    dr_idx *sid;                          /* a vertex's sum: 4 nb terms */
+    dr_idx *sid;                          /* a vertex's sum: 4 nb + 1 terms */
     double *sd;
     dr_tape *t;
 } ht;
@@ -159,36 +160,41 @@ static dr_status residuals(ht *h, dr_rec *r)
             mat4(r, h->absl + 16 * (size_t)h->parents[i], NULL, rel, NULL, ab);
         mat4(r, ab, NULL, NULL, h->inv_abs + 16 * i, h->tf + 16 * i);
     }
-    /* every vertex: sum over bones of weight times transform times base
-       position, one node a coordinate; mirrored: x negated */
+    /* the global rotation G (and the mirror M, x negated) folded into
+       every bone's transform: G M T_b (its top 3 rows), so that a posed
+       vertex, G M sum_b w_b T_b p + t = sum_b w_b (G M T_b) p + t, is one
+       node a coordinate */
+    dr_real G[9];
+    angle_axis(r, th, G);
+    for (size_t b = 0; b < nb; b++) {
+        const dr_real *T = h->tf + 16 * b;
+        dr_real *GT = h->rel + 16 * b; /* (the relatives are no longer needed) */
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 4; k++) {
+                double m = h->mirrored ? -1.0 : 1.0;
+                dr_expr e = dr_ex_add(dr_ex_add(dr_ex_scale(m, dr_ex_mul(dr_ex(G[3 * j]), dr_ex(T[k]))),
+                                                dr_ex_mul(dr_ex(G[3 * j + 1]), dr_ex(T[4 + k]))),
+                                      dr_ex_mul(dr_ex(G[3 * j + 2]), dr_ex(T[8 + k])));
+                GT[4 * j + k] = dr_rec_stmt(r, e);
+            }
+    }
+    /* every vertex: the translation plus the sum over its bones of weight
+       times transform times base position, one node a coordinate */
     for (size_t v = 0; v < nv; v++) {
         const double *p = h->pos + 4 * v, *w = h->weights + nb * v;
         for (int j = 0; j < 3; j++) {
             dr_sum s;
-            double sign = (j == 0 && h->mirrored) ? -1.0 : 1.0;
-            dr_sum_init(&s, 4 * nb, h->sid, h->sd);
+            dr_sum_init(&s, 4 * nb + 1, h->sid, h->sd);
+            dr_sum_add(&s, dr_ex(th[3 + j]));
             for (size_t b = 0; b < nb; b++) {
                 if (w[b] == 0)
                     continue;
-                const dr_real *T = h->tf + 16 * b + 4 * j;
+                const dr_real *T = h->rel + 16 * b + 4 * j;
                 for (int k = 0; k < 4; k++)
-                    dr_sum_add(&s, dr_ex_scale(sign * w[b] * p[k], dr_ex(T[k])));
+                    dr_sum_add(&s, dr_ex_scale(w[b] * p[k], dr_ex(T[k])));
             }
             h->verts[3 * v + (size_t)j] = dr_rec_sum(r, &s);
         }
-    }
-    /* the global transform: rotation, then translation, on each vertex */
-    dr_real G[9];
-    angle_axis(r, th, G);
-    for (size_t v = 0; v < nv; v++) {
-        dr_real *q = h->verts + 3 * v, o[3];
-        for (int j = 0; j < 3; j++)
-            o[j] = dr_rec_stmt(r, dr_ex_add(dr_ex_add(dr_ex_mul(dr_ex(G[3 * j]), dr_ex(q[0])),
-                                                      dr_ex_mul(dr_ex(G[3 * j + 1]), dr_ex(q[1]))),
-                                            dr_ex_add(dr_ex_mul(dr_ex(G[3 * j + 2]), dr_ex(q[2])),
-                                                      dr_ex(th[3 + j]))));
-        for (int j = 0; j < 3; j++)
-            q[j] = o[j];
     }
     /* the residuals */
     for (size_t i = 0; i < h->npts; i++) {
@@ -469,8 +475,8 @@ static void *prepare(const json_t *input, char *err)
     h->tf = malloc(16 * nb * sizeof *h->tf);
     h->verts = malloc((3 * h->nv + 1) * sizeof *h->verts);
     h->res = malloc(3 * npts * sizeof *h->res);
-    h->sid = malloc(4 * nb * sizeof *h->sid);
-    h->sd = malloc(4 * nb * sizeof *h->sd);
+    h->sid = malloc((4 * nb + 1) * sizeof *h->sid);
+    h->sd = malloc((4 * nb + 1) * sizeof *h->sd);
     if (!h->t || !h->err || !h->J || !h->x || !h->rel || !h->absl || !h->tf || !h->verts ||
         !h->res || !h->sid || !h->sd) {
         snprintf(err, GB_ERRLEN, "out of memory");
