@@ -8,23 +8,27 @@
    every copy is computed).  The objective is plain arithmetic.
 
    The Jacobian is sparse: a residual of observation i depends on its
-   camera's 11 parameters, its point's 3 and its weight.  Each
-   observation is recorded on a small tape of 15 inputs (cleared and
-   reused: it allocates only the first time), through a recorder in
-   nodes of at most two arguments, and its 3 x 15 block comes out of one
-   dr_jacobian (one vector reverse sweep over the three residuals); the
-   blocks are written into the rows of a compressed sparse row matrix.
+   camera's 11 parameters, its point's 3 and its weight.  Observations
+   are recorded BATCH at a time, each with 15 inputs of its own, on one
+   tape (cleared and reused: it allocates only the first time), through a
+   recorder in nodes of at most two arguments.  As no two observations
+   of a batch share an input, one reverse sweep of three directions
+   (dr_vjp_vec), direction d seeding every observation's residual d,
+   gives every 3 x 15 block of the batch; the blocks are written into
+   the rows of a compressed sparse row matrix.
    The eval asks for the first 30 entries of its rows, columns and values
    lists and the last. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "evals.h"
 
 #define NCAM 11
 #define NBLK (NCAM + 3 + 1) /* the parameters one observation depends on */
 #define SHOWN 30            /* the entries of each list the eval checks, and the last */
+#define BATCH 256           /* observations on the tape at a time */
 
 typedef struct {
     size_t n, m, p;
@@ -33,6 +37,8 @@ typedef struct {
     double *err, *werr;           /* 2 p, p */
     int32_t *rows, *cols;         /* 3 p + 1, 31 p */
     double *vals;                 /* 31 p */
+    double *v, *Ybar, *Xbar;      /* a batch's parameters, seeds (3 x 3 BATCH), derivatives */
+    dr_real *q, *e;               /* a batch's parameters and residuals on the tape */
     dr_tape *t;
 } ba;
 
@@ -170,47 +176,56 @@ static int jacobian(void *st, char *err)
     dr_tape *t = b->t;
     size_t p = b->p;
     int32_t pt0 = (int32_t)(NCAM * b->n), w0 = (int32_t)(NCAM * b->n + 3 * b->m);
-    double J[3 * NBLK];
     b->rows[0] = 0;
-    for (size_t i = 0; i < p; i++) {
-        double v[NBLK];
-        dr_real q[NBLK], e[3];
+    for (size_t i0 = 0; i0 < p; i0 += BATCH) {
+        size_t k = p - i0 < BATCH ? p - i0 : BATCH;
         dr_rec r;
-        params(b, i, v);
+        for (size_t i = 0; i < k; i++)
+            params(b, i0 + i, b->v + NBLK * i);
         dr_status rc = dr_tape_clear(t);
         if (rc == DR_OK)
-            rc = dr_inputs(t, NBLK, v, q);
+            rc = dr_inputs(t, NBLK * k, b->v, b->q);
         if (rc == DR_OK)
             rc = dr_rec_begin(t, &r);
         if (rc != DR_OK)
             return gb_fail(err, "ba", rc);
-        residuals(&r, q, b->feats + 2 * i, e);
+        for (size_t i = 0; i < k; i++)
+            residuals(&r, b->q + NBLK * i, b->feats + 2 * (i0 + i), b->e + 3 * i);
         rc = dr_rec_end(&r);
+        /* direction d seeds residual d of every observation of the batch:
+           they share no parameter, so each parameter's adjoint is the
+           derivative of its own observation's residual d (Ybar is 3 x 3 k) */
+        memset(b->Ybar, 0, 9 * k * sizeof *b->Ybar);
+        for (size_t i = 0; i < k; i++)
+            for (size_t d = 0; d < 3; d++)
+                b->Ybar[3 * k * d + 3 * i + d] = 1.0;
         if (rc == DR_OK)
-            rc = dr_jacobian(t, 3, e, NBLK, q, J);
+            rc = dr_vjp_vec(t, 3 * k, b->e, 3, b->Ybar, NBLK * k, b->q, b->Xbar);
         if (rc != DR_OK)
             return gb_fail(err, "ba", rc);
-        b->err[2 * i] = e[0].val;
-        b->err[2 * i + 1] = e[1].val;
-        b->werr[i] = e[2].val;
-        /* rows 2i and 2i + 1: the camera's columns, the point's, the weight's */
-        int32_t cam = NCAM * b->obs[2 * i], pt = pt0 + 3 * b->obs[2 * i + 1];
-        for (size_t row = 0; row < 2; row++) {
-            size_t at = NBLK * (2 * i + row);
-            b->rows[2 * i + row + 1] = (int32_t)(at + NBLK);
-            for (int j = 0; j < NCAM; j++)
-                b->cols[at + (size_t)j] = cam + j;
-            for (int j = 0; j < 3; j++)
-                b->cols[at + NCAM + (size_t)j] = pt + j;
-            b->cols[at + NBLK - 1] = w0 + (int32_t)i;
-            for (int j = 0; j < NBLK; j++)
-                b->vals[at + (size_t)j] = J[row * NBLK + (size_t)j];
+        for (size_t ii = 0; ii < k; ii++) {
+            size_t i = i0 + ii;
+            const double *J0 = b->Xbar + NBLK * ii, *J2 = J0 + 2 * NBLK * k;
+            /* rows 2i and 2i + 1: the camera's columns, the point's, the weight's */
+            int32_t cam = NCAM * b->obs[2 * i], pt = pt0 + 3 * b->obs[2 * i + 1];
+            for (size_t row = 0; row < 2; row++) {
+                size_t at = NBLK * (2 * i + row);
+                const double *Jr = J0 + row * NBLK * k;
+                b->rows[2 * i + row + 1] = (int32_t)(at + NBLK);
+                for (int j = 0; j < NCAM; j++)
+                    b->cols[at + (size_t)j] = cam + j;
+                for (int j = 0; j < 3; j++)
+                    b->cols[at + NCAM + (size_t)j] = pt + j;
+                b->cols[at + NBLK - 1] = w0 + (int32_t)i;
+                for (int j = 0; j < NBLK; j++)
+                    b->vals[at + (size_t)j] = Jr[j];
+            }
+            /* row 2p + i: the weight's residual, after all the reprojection rows */
+            size_t at = 2 * NBLK * p + i;
+            b->rows[2 * p + i + 1] = (int32_t)(at + 1);
+            b->cols[at] = w0 + (int32_t)i;
+            b->vals[at] = J2[NBLK - 1];
         }
-        /* row 2p + i: the weight's residual, after all the reprojection rows */
-        size_t at = 2 * NBLK * p + i;
-        b->rows[2 * p + i + 1] = (int32_t)(at + 1);
-        b->cols[at] = w0 + (int32_t)i;
-        b->vals[at] = J[2 * NBLK + NBLK - 1];
     }
     return 0;
 }
@@ -231,6 +246,11 @@ static void release(void *st)
     free(b->rows);
     free(b->cols);
     free(b->vals);
+    free(b->v);
+    free(b->Ybar);
+    free(b->Xbar);
+    free(b->q);
+    free(b->e);
     free(b);
 }
 
@@ -282,8 +302,15 @@ static void *prepare(const json_t *input, char *err)
     b->rows = malloc((3 * p + 1) * sizeof *b->rows);
     b->cols = malloc((2 * NBLK + 1) * p * sizeof *b->cols);
     b->vals = malloc((2 * NBLK + 1) * p * sizeof *b->vals);
+    size_t k = p < BATCH ? p : BATCH;
+    b->v = malloc(NBLK * k * sizeof *b->v);
+    b->Ybar = calloc(3 * 3 * k, sizeof *b->Ybar);
+    b->Xbar = malloc(3 * NBLK * k * sizeof *b->Xbar);
+    b->q = malloc(NBLK * k * sizeof *b->q);
+    b->e = malloc(3 * k * sizeof *b->e);
     if (!b->t || !b->cams || !b->X || !b->w || !b->feats || !b->obs || !b->err ||
-        !b->werr || !b->rows || !b->cols || !b->vals) {
+        !b->werr || !b->rows || !b->cols || !b->vals || !b->v || !b->Ybar || !b->Xbar ||
+        !b->q || !b->e) {
         snprintf(err, GB_ERRLEN, "out of memory");
         goto fail;
     }
