@@ -504,7 +504,7 @@ static void test_lstm(void **state)
 
 #define BN 2  /* cameras */
 #define BM 3  /* points */
-#define BPP 10 /* observations */
+static int BPP = 10; /* observations: one batch of the tape, or several */
 
 /* x: the camera (11), the point (3), the weight */
 static json_t *ba_input(const double *x, size_t n)
@@ -529,15 +529,18 @@ static void test_ba(void **state)
 {
     (void)state;
     const double h = 1e-6;
-    for (int zero_rot = 0; zero_rot < 2; zero_rot++) {
+    /* a rotation; none (the branch without one); a rotation and 600
+       observations (the tape takes 256 at a time: three batches) */
+    for (int c = 0; c < 3; c++) {
         double x[15];
+        BPP = c == 2 ? 600 : 10;
         for (size_t i = 0; i < 15; i++)
             x[i] = 0.5 * rnd() - 0.25;
         x[5] = -3.0; /* the centre 3 behind the point: depth about 3 */
         x[6] = 1.0 + rnd(); /* focal length */
         x[14] = 0.5 + rnd(); /* weight */
-        if (zero_rot)
-            x[0] = x[1] = x[2] = 0.0; /* the branch without a rotation */
+        if (c == 1)
+            x[0] = x[1] = x[2] = 0.0;
         json_t *o = call(&gb_ba_objective, ba_input(x, 15));
         assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "reproj_error"),
                                                             "repeated")), BPP);
@@ -551,7 +554,7 @@ static void test_ba(void **state)
         /* rows: 15 entries each reprojection row, one each weight row */
         for (size_t k = 0; k < 30; k++)
             assert_int_equal(json_integer_value(json_array_get(rows, k)),
-                             k <= 2 * BPP ? 15 * k : 30 * BPP + (k - 2 * BPP));
+                             k <= 2 * (size_t)BPP ? 15 * k : 30 * (size_t)BPP + (k - 2 * (size_t)BPP));
         assert_int_equal(json_integer_value(json_array_get(rows, 30)), 31 * BPP);
         /* the first observation's columns: camera 0, point 0, weight 0 */
         for (size_t k = 0; k < 30; k++) {
