@@ -11,8 +11,8 @@
 # hs (the Haskell package), bench (benchmarks), fuzz (libFuzzer), mpi (the
 # optional MPI part: mpicc and mpirun, or $MPICC and $MPIRUN), gradbench
 # (make gradbench: jansson; Python with numpy, scipy, pydantic and
-# dataclasses_json for
-# GradBench's evals, at $GRADBENCH_PYTHON or /usr/bin/python3; C++,
+# dataclasses_json for GradBench's evals, at $GRADBENCH_PYTHON or
+# /usr/bin/python3; C++,
 # nlohmann's json.hpp and ADOL-C for its C++ tools).  Presence is tested by what the build
 # uses (pkg-config, the compilers), not by asking dpkg, so a machine that
 # has them some other way needs no apt.
