@@ -131,7 +131,7 @@ static void angle_axis(dr_rec *r, const dr_real *a, dr_real *m)
 
 /* the residuals into h->res from the inputs h->x (d0, d1, theta; constants
    or tape inputs) through recorder r */
-static dr_status residuals(ht *h, dr_rec *r)
+static void residuals(ht *h, dr_rec *r)
 {
     size_t nb = h->nb, nv = h->nv;
     const dr_real *d = h->x, *th = h->x + 2;
@@ -218,7 +218,6 @@ static dr_status residuals(ht *h, dr_rec *r)
             h->res[3 * i + (size_t)j] = dr_rec_stmt(r, dr_ex_sub(dr_ex_const(pt[j]), hp));
         }
     }
-    return DR_OK;
 }
 
 /* the residuals at theta, the inputs active (tape inputs) or not */
