@@ -5,7 +5,7 @@
 ## GRADBENCH_DIR: a checkout of github.com/gradbench/gradbench, for make gradbench
 GRADBENCH_DIR ?=
 ## GRADBENCH_EVALS: the evals make gradbench runs
-GRADBENCH_EVALS ?= hello det lse llsq ode kmeans gmm saddle particle
+GRADBENCH_EVALS ?= hello det lse llsq ode kmeans gmm lstm ba ht saddle particle
 ## GRADBENCH_TOOLS: the tools make gradbench runs them against (GradBench's C++ tools by name)
 GRADBENCH_TOOLS ?= dualrev-c manual adol-c
 ## GRADBENCH_CODIPACK_DIR: a CoDiPack 2.3.1 checkout, to add GradBench's tool codipack

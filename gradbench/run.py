@@ -26,6 +26,16 @@ SIZES = {
     "ode": ["-n", "1000", "10000", "-s", "1", "10", "100"],
     "kmeans": ["-k", "10", "100", "-n", "1000", "10000", "-d", "8", "16"],
     "gmm": ["-d", "2", "10", "20", "32", "-k", "5", "10", "25"],
+    "lstm": ["-l", "2", "4", "-c", "1024", "4096"],
+    "ba": ["--max", "6"],
+    "ht": ["--max", "6"],
+}
+
+# evals run as several sessions, one per variant: (label, arguments); the
+# label prefixes each evaluate's description (ht: the eval's default,
+# complicated, and simple; both on the big model)
+VARIANTS = {
+    "ht": [("complicated", []), ("simple", ["--variant", "simple"])],
 }
 
 
@@ -42,7 +52,7 @@ def main():
     ap.add_argument("--gradbench", required=True, help="a GradBench checkout")
     ap.add_argument("--tool-bin", required=True, help="the dualrev-c program")
     ap.add_argument("--out", required=True, help="where results.md and logs/ go")
-    ap.add_argument("--evals", default="hello det lse llsq ode kmeans gmm saddle particle")
+    ap.add_argument("--evals", default="hello det lse llsq ode kmeans gmm lstm ba ht saddle particle")
     ap.add_argument("--tools", default="dualrev-c manual")
     ap.add_argument("--codipack", default="",
                     help="a CoDiPack checkout (GradBench uses 2.3.1) for the tool codipack")
@@ -88,11 +98,12 @@ def main():
     results = {}  # (eval, tool) -> relay summary, or a string why not run
     bad = []
     for e in evals:
-        eval_cmd = [py, os.path.join(HERE, "evalshim.py"),
+        base_cmd = [py, os.path.join(HERE, "evalshim.py"),
                     os.path.join(gb, "python/gradbench/gradbench/evals", e, "run.py"),
                     "--min-runs", args.min_runs, "--min-seconds", args.min_seconds]
         if not args.full:
-            eval_cmd += SIZES.get(e, [])
+            base_cmd += SIZES.get(e, [])
+        variants = VARIANTS.get(e, [("", [])])
         for tool in tools:
             if tool == "dualrev-c":
                 tool_cmd = [tool_bin]
@@ -108,33 +119,52 @@ def main():
                     results[e, tool] = "no implementation"
                     continue
                 tool_cmd = [py, os.path.join(gb, "python/gradbench/gradbench/cpp.py"), tool]
-            print(f"== {e} / {tool}", flush=True)
-            t0 = time.time()
-            with open(os.path.join(logs, f"{e}-{tool}.jsonl"), "w") as log, \
-                 open(os.path.join(logs, f"{e}-{tool}.stderr"), "w") as err:
-                found = relay(eval_cmd, tool_cmd, cwd=gb, env=env, log=log, stderr=err)
-            found["seconds"] = time.time() - t0
-            d = found["define"]
-            if d is not None and not d.get("success"):
-                why = (d.get("error") or "").strip().splitlines()
-                results[e, tool] = "define failed: " + (why[-1] if why else "?")
-                print("   " + results[e, tool], flush=True)
-                if tool == "dualrev-c":
-                    bad.append(f"{e}/{tool}: {results[e, tool]}")
-                continue
-            results[e, tool] = found
-            for i, ev in sorted(found["evaluations"].items()):
-                ok = ev["success"] and ev["valid"] is not False
-                med = statistics.median(ev["timings"]) / 1e6 if ev["timings"] else float("nan")
-                print(f"   {ev['function']:8} {ev['description']:22} "
-                      f"{med:12.4f} ms  {len(ev['timings']):5} runs  "
-                      f"{'valid' if ev['valid'] else 'INVALID' if ev['valid'] is False else 'FAILED' if not ev['success'] else '?'}",
-                      flush=True)
-                if not ok:
-                    bad.append(f"{e}/{tool} {ev['function']} {ev['description']}: "
-                               + (ev["error"] or ev["analysis_error"] or "invalid").strip()[:2000])
-            if found["error"] or found["eval_status"] != 0:
-                bad.append(f"{e}/{tool}: session: {found['error'] or 'eval exited with ' + str(found['eval_status'])}")
+            merged = None
+            for label, extra in variants:
+                name = f"{e}-{label}" if label else e
+                print(f"== {name} / {tool}", flush=True)
+                t0 = time.time()
+                with open(os.path.join(logs, f"{name}-{tool}.jsonl"), "w") as log, \
+                     open(os.path.join(logs, f"{name}-{tool}.stderr"), "w") as err:
+                    found = relay(base_cmd + extra, tool_cmd, cwd=gb, env=env, log=log, stderr=err)
+                found["seconds"] = time.time() - t0
+                d = found["define"]
+                if d is not None and not d.get("success"):
+                    why = (d.get("error") or "").strip().splitlines()
+                    results[e, tool] = "define failed: " + (why[-1] if why else "?")
+                    print("   " + results[e, tool], flush=True)
+                    if tool == "dualrev-c":
+                        bad.append(f"{e}/{tool}: {results[e, tool]}")
+                    merged = None
+                    break
+                if label:
+                    for ev in found["evaluations"].values():
+                        ev["description"] = f"{label} {ev['description']}"
+                for i, ev in sorted(found["evaluations"].items()):
+                    ok = ev["success"] and ev["valid"] is not False
+                    med = statistics.median(ev["timings"]) / 1e6 if ev["timings"] else float("nan")
+                    print(f"   {ev['function']:8} {ev['description']:22} "
+                          f"{med:12.4f} ms  {len(ev['timings']):5} runs  "
+                          f"{'valid' if ev['valid'] else 'INVALID' if ev['valid'] is False else 'FAILED' if not ev['success'] else '?'}",
+                          flush=True)
+                    if not ok:
+                        bad.append(f"{e}/{tool} {ev['function']} {ev['description']}: "
+                                   + (ev["error"] or ev["analysis_error"] or "invalid").strip()[:2000])
+                if found["error"] or found["eval_status"] != 0:
+                    bad.append(f"{name}/{tool}: session: {found['error'] or 'eval exited with ' + str(found['eval_status'])}")
+                if merged is None:
+                    merged = found
+                else:
+                    # one result per eval and tool: the sessions' evaluations
+                    # one after another (their ids renumbered)
+                    base = max(merged["evaluations"], default=-1) + 1
+                    for k, (_, ev) in enumerate(sorted(found["evaluations"].items())):
+                        merged["evaluations"][base + k] = ev
+                    merged["seconds"] += found["seconds"]
+                    merged["error"] = merged["error"] or found["error"]
+                    merged["eval_status"] = merged["eval_status"] or found["eval_status"]
+            if merged is not None:
+                results[e, tool] = merged
 
     write_results(os.path.join(out, "results.md"), evals, tools, results, args)
     with open(os.path.join(out, "results.json"), "w") as f:

@@ -10,8 +10,9 @@
 # cmocka, clang with its sanitizers; jansson for the GradBench tool),
 # hs (the Haskell package), bench (benchmarks), fuzz (libFuzzer), mpi (the
 # optional MPI part: mpicc and mpirun, or $MPICC and $MPIRUN), gradbench
-# (make gradbench: jansson; Python with numpy, scipy and pydantic for
-# GradBench's evals, at $GRADBENCH_PYTHON or /usr/bin/python3; C++,
+# (make gradbench: jansson; Python with numpy, scipy, pydantic and
+# dataclasses_json for GradBench's evals, at $GRADBENCH_PYTHON or
+# /usr/bin/python3; C++,
 # nlohmann's json.hpp and ADOL-C for its C++ tools).  Presence is tested by what the build
 # uses (pkg-config, the compilers), not by asking dpkg, so a machine that
 # has them some other way needs no apt.
@@ -25,7 +26,7 @@ debs() {
     bench) echo "hyperfine libadolc-dev python3 gnuplot-nox" ;;
     fuzz) echo "clang libclang-rt-dev" ;;
     mpi) echo "libopenmpi-dev openmpi-bin" ;;
-    gradbench) echo "libjansson-dev python3 python3-numpy python3-scipy python3-pydantic g++ make nlohmann-json3-dev libadolc-dev" ;;
+    gradbench) echo "libjansson-dev python3 python3-numpy python3-scipy python3-pydantic python3-dataclasses-json g++ make nlohmann-json3-dev libadolc-dev" ;;
     *) echo "deps.sh: unknown group '$1'" >&2; exit 2 ;;
     esac
 }
@@ -67,7 +68,7 @@ have() {
     mpi) command -v "${MPICC:-mpicc}" >/dev/null 2>&1 &&
          command -v "${MPIRUN:-mpirun}" >/dev/null 2>&1 ;;
     gradbench) pkg-config --exists jansson 2>/dev/null &&
-               "${GRADBENCH_PYTHON:-/usr/bin/python3}" -c 'import numpy, scipy, pydantic' >/dev/null 2>&1 &&
+               "${GRADBENCH_PYTHON:-/usr/bin/python3}" -c 'import numpy, scipy, pydantic, dataclasses_json' >/dev/null 2>&1 &&
                command -v g++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1 &&
                [ -e /usr/include/nlohmann/json.hpp ] && [ -e /usr/include/adolc/adolc.h ] ;;
     esac

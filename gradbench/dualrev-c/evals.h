@@ -12,6 +12,9 @@ extern const gb_function gb_llsq_primal, gb_llsq_gradient;
 extern const gb_function gb_ode_primal, gb_ode_gradient;
 extern const gb_function gb_kmeans_cost, gb_kmeans_dir;
 extern const gb_function gb_gmm_objective, gb_gmm_jacobian;
+extern const gb_function gb_lstm_objective, gb_lstm_jacobian;
+extern const gb_function gb_ba_objective, gb_ba_jacobian;
+extern const gb_function gb_ht_objective, gb_ht_jacobian;
 extern const gb_function gb_saddle_rr, gb_saddle_rf, gb_saddle_fr, gb_saddle_ff;
 extern const gb_function gb_particle_rr, gb_particle_rf, gb_particle_fr,
     gb_particle_ff;

@@ -433,6 +433,290 @@ static void test_particle(void **state)
     }
 }
 
+/* ------------------------------------------------- lstm, ba and ht */
+
+/* an evaluate message of f on input through the protocol: the response
+   must be a failure whose message holds want */
+static void check_refused(const gb_function *f, json_t *input, const char *want)
+{
+    json_t *msg = json_pack("{s:i, s:s, s:s, s:s, s:o}", "id", 1, "kind", "evaluate",
+                            "module", f->module, "function", f->name, "input", input);
+    char *line = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    size_t len = strlen(line), n;
+    char *script = malloc(len + 2);
+    memcpy(script, line, len);
+    script[len] = '\n';
+    script[len + 1] = 0;
+    free(line);
+    json_t **r = session(script, &n);
+    free(script);
+    assert_int_equal(n, 1);
+    assert_false(is_success(r[0]));
+    const char *e = json_string_value(json_object_get(r[0], "error"));
+    if (!e || !strstr(e, want))
+        fail_msg("%s/%s: error \"%s\", wanted \"%s\"", f->module, f->name, e ? e : "(none)", want);
+    json_decref(r[0]);
+    free(r);
+}
+
+/* a rows x cols matrix of JSON from x (row-major) */
+static json_t *mat(const double *x, size_t rows, size_t cols)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < rows; i++)
+        json_array_append_new(a, vec(x + i * cols, cols));
+    return a;
+}
+
+#define LL 2 /* layers */
+#define LB 3 /* cells */
+#define LC 5 /* characters */
+#define LP (8 * LL * LB + 3 * LB)
+static double lstm_state[2 * LL * LB], lstm_seq[LC * LB];
+
+/* x: main_params (2 LL x 4 LB) then extra_params (3 x LB) */
+static json_t *lstm_input(const double *x, size_t n)
+{
+    (void)n;
+    return json_pack("{s:o, s:o, s:o, s:o}", "main_params", mat(x, 2 * LL, 4 * LB),
+                     "extra_params", mat(x + 8 * LL * LB, 3, LB), "state",
+                     mat(lstm_state, 2 * LL, LB), "sequence", mat(lstm_seq, LC, LB));
+}
+
+static void test_lstm(void **state)
+{
+    (void)state;
+    double x[LP];
+    for (size_t i = 0; i < LP; i++)
+        x[i] = 2 * rnd() - 1;
+    for (size_t i = 0; i < 2 * LL * LB; i++)
+        lstm_state[i] = rnd();
+    for (size_t i = 0; i < LC * LB; i++)
+        lstm_seq[i] = rnd() < 0.5 ? 0.0 : 1.0;
+    /* the gradient of every parameter (main, then extra) */
+    check_gradient(&gb_lstm_objective, &gb_lstm_jacobian, lstm_input, x, LP, -1, 1e-6, 1e-6);
+    /* a sequence of the wrong width */
+    json_t *in = lstm_input(x, LP);
+    json_object_set_new(in, "sequence", mat(lstm_seq, LC, LB - 1));
+    check_refused(&gb_lstm_jacobian, in, "lstm: \"sequence\"");
+}
+
+#define BN 2  /* cameras */
+#define BM 3  /* points */
+static int BPP = 10; /* observations: one batch of the tape, or several */
+
+/* x: the camera (11), the point (3), the weight */
+static json_t *ba_input(const double *x, size_t n)
+{
+    (void)n;
+    double feat[2] = {0.3, -0.2};
+    return json_pack("{s:i, s:i, s:i, s:o, s:o, s:f, s:o}", "n", BN, "m", BM, "p", BPP, "cam",
+                     vec(x, 11), "x", vec(x + 11, 3), "w", x[14], "feat", vec(feat, 2));
+}
+
+/* the residual k of the objective's output: the two reprojection errors
+   of the first observation, the weight's */
+static double ba_residual(json_t *o, int k)
+{
+    if (k < 2)
+        return json_number_value(json_array_get(
+            json_object_get(json_object_get(o, "reproj_error"), "elements"), (size_t)k));
+    return json_number_value(json_object_get(json_object_get(o, "w_err"), "element"));
+}
+
+static void test_ba(void **state)
+{
+    (void)state;
+    const double h = 1e-6;
+    /* a rotation; none (the branch without one); a rotation and 600
+       observations (the tape takes 256 at a time: three batches) */
+    for (int c = 0; c < 3; c++) {
+        double x[15];
+        BPP = c == 2 ? 600 : 10;
+        for (size_t i = 0; i < 15; i++)
+            x[i] = 0.5 * rnd() - 0.25;
+        x[5] = -3.0; /* the centre 3 behind the point: depth about 3 */
+        x[6] = 1.0 + rnd(); /* focal length */
+        x[14] = 0.5 + rnd(); /* weight */
+        if (c == 1)
+            x[0] = x[1] = x[2] = 0.0;
+        json_t *o = call(&gb_ba_objective, ba_input(x, 15));
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "reproj_error"),
+                                                            "repeated")), BPP);
+        json_decref(o);
+        json_t *J = call(&gb_ba_jacobian, ba_input(x, 15));
+        json_t *rows = json_object_get(J, "rows"), *cols = json_object_get(J, "cols"),
+               *vals = json_object_get(J, "vals");
+        assert_int_equal(json_array_size(rows), 31);
+        assert_int_equal(json_array_size(cols), 31);
+        assert_int_equal(json_array_size(vals), 31);
+        /* rows: 15 entries each reprojection row, one each weight row */
+        for (size_t k = 0; k < 30; k++)
+            assert_int_equal(json_integer_value(json_array_get(rows, k)),
+                             k <= 2 * (size_t)BPP ? 15 * k : 30 * (size_t)BPP + (k - 2 * (size_t)BPP));
+        assert_int_equal(json_integer_value(json_array_get(rows, 30)), 31 * BPP);
+        /* the first observation's columns: camera 0, point 0, weight 0 */
+        for (size_t k = 0; k < 30; k++) {
+            size_t j = k % 15;
+            json_int_t want = j < 11 ? (json_int_t)j : j < 14 ? 11 * BN + (json_int_t)j - 11
+                                                              : 11 * BN + 3 * BM;
+            assert_int_equal(json_integer_value(json_array_get(cols, k)), want);
+        }
+        assert_int_equal(json_integer_value(json_array_get(cols, 30)), 11 * BN + 3 * BM + BPP - 1);
+        /* the values against differences of the first observation's
+           residuals in its 15 parameters, and the last weight's */
+        for (size_t j = 0; j < 15; j++) {
+            double f[2][3], x0 = x[j];
+            for (int s = 0; s < 2; s++) {
+                x[j] = x0 + (s ? -h : h);
+                json_t *y = call(&gb_ba_objective, ba_input(x, 15));
+                for (int k = 0; k < 3; k++)
+                    f[s][k] = ba_residual(y, k);
+                json_decref(y);
+            }
+            x[j] = x0;
+            for (size_t row = 0; row < 2; row++)
+                assert_close(json_number_value(json_array_get(vals, 15 * row + j)),
+                             (f[0][row] - f[1][row]) / (2 * h), 1e-6, "ba", 15 * row + j);
+            if (j == 14)
+                assert_close(json_number_value(json_array_get(vals, 30)),
+                             (f[0][2] - f[1][2]) / (2 * h), 1e-6, "ba", 30);
+        }
+        json_decref(J);
+    }
+    /* a camera of 10 parameters */
+    double x[15] = {0.1, 0.2, 0.3, 0, 0, -3, 1, 0, 0, 0, 0, 0, 0, 0, 1};
+    json_t *in = ba_input(x, 15);
+    json_object_set_new(in, "cam", vec(x, 10));
+    check_refused(&gb_ba_objective, in, "ba: \"cam\"");
+}
+
+#define HB 22 /* bones */
+#define HV 9  /* vertices */
+#define HT 5  /* triangles */
+#define HN 6  /* points */
+static double ht_rel[HB * 16], ht_inv[HB * 16], ht_pos[HV * 4], ht_w[HV * HB], ht_pts[HN * 3];
+static int ht_parent[HB], ht_tri[HT * 3], ht_corr[HN];
+static int ht_complicated, ht_mirrored;
+
+static json_t *ints(const int *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(x[i]));
+    return a;
+}
+
+/* x: theta (26), then us (HN x 2) if complicated */
+static json_t *ht_input(const double *x, size_t n)
+{
+    (void)n;
+    json_t *rel = json_array(), *inv = json_array(), *tri = json_array(), *names = json_array();
+    for (size_t b = 0; b < HB; b++) {
+        json_array_append_new(rel, mat(ht_rel + 16 * b, 4, 4));
+        json_array_append_new(inv, mat(ht_inv + 16 * b, 4, 4));
+        json_array_append_new(names, json_string("bone"));
+    }
+    for (size_t t = 0; t < HT; t++)
+        json_array_append_new(tri, ints(ht_tri + 3 * t, 3));
+    json_t *model = json_pack(
+        "{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "bone_count", HB, "bone_names", names,
+        "parents", ints(ht_parent, HB), "base_relatives", rel, "inverse_base_absolutes", inv,
+        "base_positions", mat(ht_pos, HV, 4), "weights", mat(ht_w, HV, HB), "triangles", tri,
+        "is_mirrored", ht_mirrored);
+    json_t *data = json_pack("{s:o, s:o, s:o}", "model", model, "correspondences",
+                             ints(ht_corr, HN), "points", mat(ht_pts, HN, 3));
+    return json_pack("{s:o, s:o, s:o}", "theta", vec(x, 26), "data", data, "us",
+                     ht_complicated ? mat(x + 26, HN, 2) : json_array());
+}
+
+/* a random rigid-looking 4 x 4 transform: a rotation-ish 3 x 3 block near
+   the identity, a translation, the last row (0, 0, 0, 1) */
+static void ht_transform(double *m)
+{
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            m[4 * i + j] = i == 3 ? (j == 3 ? 1.0 : 0.0) : (i == j ? 1.0 : 0.0) + 0.4 * rnd() - 0.2;
+}
+
+static void test_ht(void **state)
+{
+    (void)state;
+    const double h = 1e-6;
+    for (size_t b = 0; b < HB; b++) {
+        ht_parent[b] = b == 0 ? -1 : (int)(rnd() * (double)b);
+        ht_transform(ht_rel + 16 * b);
+        ht_transform(ht_inv + 16 * b);
+    }
+    for (size_t v = 0; v < HV; v++) {
+        for (int k = 0; k < 3; k++)
+            ht_pos[4 * v + k] = 2 * rnd() - 1;
+        ht_pos[4 * v + 3] = 1.0;
+        /* two or three bones a vertex, weights summing to 1 */
+        size_t b1 = (size_t)(rnd() * HB), b2 = (b1 + 1 + (size_t)(rnd() * (HB - 1))) % HB;
+        double a = rnd();
+        ht_w[HB * v + b1] = a;
+        ht_w[HB * v + b2] = (1 - a) / 2;
+        ht_w[HB * v + (b2 + 5) % HB] += (1 - a) / 2;
+    }
+    for (size_t t = 0; t < 3 * HT; t++)
+        ht_tri[t] = (int)(rnd() * HV);
+    for (size_t i = 0; i < 3 * HN; i++)
+        ht_pts[i] = 2 * rnd() - 1;
+    for (int variant = 0; variant < 3; variant++) {
+        /* simple; complicated; complicated and mirrored, with a global
+           rotation below the angle-axis threshold */
+        ht_complicated = variant > 0;
+        ht_mirrored = variant == 2;
+        for (size_t i = 0; i < HN; i++)
+            ht_corr[i] = (int)(rnd() * (ht_complicated ? HT : HV));
+        size_t np = 26 + (ht_complicated ? 2 * HN : 0), ncols = ht_complicated ? 28 : 26;
+        double x[26 + 2 * HN];
+        for (size_t i = 0; i < np; i++)
+            x[i] = i < 26 ? rnd() - 0.5 : rnd() * 0.5;
+        if (variant == 2)
+            x[0] = x[1] = x[2] = 1e-5;
+        json_t *J = call(&gb_ht_jacobian, ht_input(x, np));
+        assert_int_equal(json_array_size(J), 3 * HN);
+        for (size_t c = 0; c < ncols; c++) {
+            /* the column c: theta c - 2 (complicated) or c, or every
+               point's u0 (c = 0) or u1 (c = 1) at once: a residual depends
+               on its own point's u alone */
+            double f[2][3 * HN], saved[26 + 2 * HN];
+            memcpy(saved, x, sizeof saved);
+            for (int s = 0; s < 2; s++) {
+                double d = s ? -h : h;
+                if (ht_complicated && c < 2)
+                    for (size_t i = 0; i < HN; i++)
+                        x[26 + 2 * i + c] = saved[26 + 2 * i + c] + d;
+                else
+                    x[c - (ht_complicated ? 2 : 0)] += d;
+                json_t *y = call(&gb_ht_objective, ht_input(x, np));
+                assert_int_equal(json_array_size(y), 3 * HN);
+                for (size_t k = 0; k < 3 * HN; k++)
+                    f[s][k] = json_number_value(json_array_get(y, k));
+                json_decref(y);
+                memcpy(x, saved, sizeof saved);
+            }
+            for (size_t k = 0; k < 3 * HN; k++)
+                assert_close(json_number_value(json_array_get(json_array_get(J, k), c)),
+                             (f[0][k] - f[1][k]) / (2 * h), 1e-6, "ht", k * ncols + c);
+        }
+        json_decref(J);
+    }
+    /* a correspondence past the triangles */
+    double x[26 + 2 * HN] = {0};
+    ht_complicated = 1;
+    ht_corr[0] = HT;
+    check_refused(&gb_ht_jacobian, ht_input(x, 26 + 2 * HN), "ht: correspondence 0");
+    ht_corr[0] = 0;
+    /* points of two coordinates */
+    json_t *in = ht_input(x, 26 + 2 * HN);
+    json_object_set_new(json_object_get(in, "data"), "points", mat(ht_pts, HN, 2));
+    check_refused(&gb_ht_objective, in, "ht: \"points\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +726,8 @@ int main(void)
         cmocka_unit_test(test_kmeans),   cmocka_unit_test(test_gmm),
         cmocka_unit_test(test_saddle),
         cmocka_unit_test(test_particle),
+        cmocka_unit_test(test_lstm),     cmocka_unit_test(test_ba),
+        cmocka_unit_test(test_ht),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
