@@ -10,7 +10,9 @@
 
 #include <cblas.h> /* openblas_get_num_threads */
 #include <math.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 enum { R = 120, C = 90, KIDS = 8, ROUNDS = 3 };
 
@@ -162,13 +164,44 @@ static void test_blas_thread_budget(void **state)
  * sweep reports DR_ENOMEM or succeeds, nothing leaks, and after a clear
  * the same tape gives the right gradient. */
 
+/* Which allocations a sweep makes depends on which thread runs which job:
+   the forking thread's jobs add into the weights' adjoint directly, the
+   others' into buffers of their threads.  Each job ends in an identity
+   external node whose reverse rule (the first of the job's sweep) waits
+   until `parties` jobs have reached it, so that the jobs run on as many
+   threads at once (up to a second: a pool with fewer threads goes on). */
+static int arrived, parties = 1;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void meet_reverse(void *ctx, size_t n, const double *x, size_t m,
+                         const double *y, const double *ybar, double *xbar)
+{
+    (void)ctx, (void)n, (void)x, (void)m, (void)y;
+    __atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL);
+    double t0 = now_s();
+    while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < parties &&
+           now_s() - t0 < 1.0)
+        sched_yield();
+    xbar[0] = ybar[0];
+}
+
 static void small_child(dr_tape *t, size_t i, void *ctx)
 {
     job *j = ctx;
     dr_arr h = dr_arr_matvec(t, j->W, j->x);
     dr_arr g = dr_arr_matmul(t, j->W, 1, j->W, 0);
-    j->out[i] = dr_add(t, dr_arr_sum(t, dr_arr_map(t, DR_FN_TANH, h)),
+    dr_real o = dr_add(t, dr_arr_sum(t, dr_arr_map(t, DR_FN_TANH, h)),
                        dr_mul(t, dr_arr_sum(t, g), dr_const(1e-3 * (i + 1))));
+    dr_external meet = {NULL, meet_reverse, NULL, NULL, NULL};
+    double v = o.val;
+    if (dr_record_external(t, &meet, 1, &o, 1, &v, &j->out[i]) != DR_OK)
+        j->out[i] = dr_const(0.0);
 }
 
 /* record the small program on t; y and W's gradient's first entry */
@@ -202,6 +235,7 @@ static void test_oom_parallel_sweep(void **state)
     chk_alloc al;
     chk_alloc_install(&al);
     bool failed_once = false;
+    parties = 3; /* the three jobs on three threads */
     for (size_t k = 1; k < 200; k++) {
         chk_context("allocation %zu of the sweep", k);
         dr_tape *t = chk_tape_new();
@@ -212,6 +246,7 @@ static void test_oom_parallel_sweep(void **state)
         CHK_STATUS(dr_seed(t, y.idx, 1.0), DR_OK);
         size_t fails = al.fails;
         chk_alloc_fail_in(&al, k, false);
+        __atomic_store_n(&arrived, 0, __ATOMIC_RELEASE);
         dr_status st = dr_reverse(t);
         bool hit = al.fails > fails;
         chk_alloc_fail_in(&al, 0, false);
@@ -226,6 +261,7 @@ static void test_oom_parallel_sweep(void **state)
             CHK_STATUS(dr_tape_clear(t), DR_OK);
             y = small_program(t, &j, w, x);
             CHK_STATUS(dr_seed(t, y.idx, 1.0), DR_OK);
+            __atomic_store_n(&arrived, 0, __ATOMIC_RELEASE);
             CHK_STATUS(dr_reverse(t), DR_OK);
             CHK_STATUS(dr_arr_adjoint(t, j.W.idx, g), DR_OK);
             for (int i = 0; i < 30; i++)
@@ -237,6 +273,7 @@ static void test_oom_parallel_sweep(void **state)
             break; /* past the sweep's last allocation */
     }
     chk_context(NULL);
+    parties = 1;
     assert_true(failed_once);
     chk_alloc_uninstall();
 }

@@ -120,6 +120,9 @@ struct dr_hist {
                                for ancestors' arrays (dr_anc_log), NULL
                                when none could be had                    */
     size_t nacc;            /* slots in acc                               */
+    dr_sweep *fork_s;       /* during a parallel sweep of the children:
+                               the forking task's sweep ...              */
+    unsigned fork_slot;     /* ... and its thread's slot (0: none)        */
     dr_kid kids[];
 };
 

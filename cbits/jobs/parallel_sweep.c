@@ -153,13 +153,15 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
 static void run_kid(dr_task *task, dr_pool *pool)
 {
     dr_kid *k = (dr_kid *)task;
-    dr_anc_log log = {NULL, NULL, 0, 0, NULL, NULL};
+    dr_anc_log log = {NULL, NULL, 0, 0, NULL, NULL, NULL};
     /* this thread's list for the fork's buffers, if it has a slot of its
        own (slot 0 may be several threads') */
     unsigned me = dr__slot(pool->root);
     dr_hist *h = k->owner;
     if (me != 0 && me < h->nacc)
         log.bufs_at = (dr_scratch **)h->acc->data + me;
+    if (me != 0 && me == h->fork_slot)
+        log.direct = h->fork_s;
     TR_T0();
     resolve(pool->root->parallel, k->chunk, k->hist, k->owner->mark, true,
             &log);
@@ -194,7 +196,7 @@ static void merge_log(merger *m, dr_anc_log *L)
             dr__acc(&m->s, (int64_t)e[2 * j], e[2 * j + 1]);
     }
     dr__blocks_give(m->s.tape, L->first, L->last);
-    *L = (dr_anc_log){NULL, NULL, 0, 0, L->bufs, NULL};
+    *L = (dr_anc_log){NULL, NULL, 0, 0, L->bufs, NULL, NULL};
 }
 
 static void merge_ready(void *ctx)
@@ -243,9 +245,13 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
             for (size_t i = 0; i < h->n; i++)
                 h->kids[i].swept = 0;
             merger m = {P, h, h->n, {P->adj, P->pool.root, atomic, lo, log}};
+            h->fork_s = &m.s;
+            h->fork_slot = me;
             dr__kids_run(P, h, one, true, run_kid, merge_ready, &m);
             TR_T0();
             merge_ready(&m); /* every kid is done: the rest */
+            h->fork_s = NULL;
+            h->fork_slot = 0;
             add_bufs(P, h, &m.s);
             TR_EVENT(TR_LOGS, dr__slot(P->pool.root), 0);
         } else {

@@ -45,6 +45,10 @@ double *dr__anc_buf(dr_sweep *s, dr_ext *e, size_t n, bool *fresh)
     }
     /* most recent first, and a hit moves to the front: a rule's operands
        are found at once however many arrays the task reaches */
+    if (L->direct && e->acc_into) {
+        size_t len;
+        return e->acc_into(e, L->direct, fresh, &len);
+    }
     dr_scratch **list = L->bufs_at ? L->bufs_at : &L->bufs;
     for (dr_scratch **pp = list; *pp; pp = &(*pp)->next) {
         dr_scratch *b = *pp;

@@ -30,7 +30,9 @@
  * as the node's adjoint would be: one of the thread's for the fork's
  * children (*bufs_at, so that a thread that runs several children adds
  * them up in one buffer as a sequential sweep would, and the forking task
- * adds in one buffer a thread), else one of the task's own (bufs).  The
+ * adds in one buffer a thread), else one of the task's own (bufs); on the
+ * forking task's own thread, the storage the forking task itself adds into
+ * (direct: one buffer fewer to fill and add in).  The
  * forking task adds the buffers in in parallel over the elements
  * (jobs/parallel_sweep.c): no locks while the children run.  These sums
  * come in an order that depends on which thread ran which child: they
@@ -42,6 +44,10 @@ typedef struct dr_anc_log {
     size_t cap;               /* entries the last block holds           */
     dr_scratch *bufs;         /* per ancestor ext node, most recent first */
     dr_scratch **bufs_at;     /* the list in use: NULL for bufs           */
+    struct dr_sweep *direct;  /* on the forking task's own thread: its
+                                 sweep, whose storage this task adds into
+                                 directly (no other thread writes it until
+                                 the children are done)                   */
 } dr_anc_log;
 /* the entries of block b of log L */
 static inline size_t dr__log_entries(const dr_anc_log *L, const dr_scratch *b)
