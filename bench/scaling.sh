@@ -29,21 +29,22 @@ for prog in "own 64 4000" "own 16 4000" "shared 64 4000"; do
     echo
 done
 
-echo "nn784 (784-300-100-10, batch 64) split over 16 jobs; fastest of $((REPS * 4)) gradients (record + sweep), ms"
+echo "nn784 (784-300-100-10, batch 64) split over 16 jobs; fastest of $((REPS * 4)) gradients, ms (record and sweep: the fastest of each)"
 echo
-echo "| T | gradient | speed-up |"
-echo "|---:|---:|---:|"
+echo "| T | gradient | record | sweep | gradient x | record x | sweep x |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
 base=
 for t in $ts; do
-    us=$(BENCH_TIMING=1 BENCH_JOBS=16 BENCH_THREADS=$t \
-         "$BIN/nn-array-bench" nn784-split 0 $((REPS * 4)) 2>&1 >/dev/null |
-         sed -n 's/.*fastest repetition \([0-9.]*\) us/\1/p')
-    base=${base:-$us}
-    awk -v t="$t" -v us="$us" -v b="$base" \
-        'BEGIN { printf "| %s | %.3f | %.2f |\n", t, us / 1e3, b / us }'
+    # "... fastest repetition G us (record R us, sweep S us)" -> "G R S"
+    grs=$(BENCH_TIMING=1 BENCH_JOBS=16 BENCH_THREADS=$t \
+          "$BIN/nn-array-bench" nn784-split 0 $((REPS * 4)) 2>&1 >/dev/null |
+          sed -n 's/.*fastest repetition \([0-9.]*\) us (record \([0-9.]*\) us, sweep \([0-9.]*\) us)/\1 \2 \3/p')
+    base=${base:-$grs}
+    echo "$t $grs $base" | awk '{ printf "| %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f |\n",
+        $1, $2 / 1e3, $3 / 1e3, $4 / 1e3, $5 / $2, $6 / $3, $7 / $4 }'
 done
 us=$(BENCH_TIMING=1 "$BIN/nn-array-bench" nn784 0 $((REPS * 4)) 2>&1 >/dev/null |
-     sed -n 's/.*fastest repetition \([0-9.]*\) us/\1/p')
+     sed -n 's/.*fastest repetition \([0-9.]*\) us.*/\1/p')
 echo
 echo "unsplit nn784 on one thread: $(awk -v us="$us" 'BEGIN { printf "%.3f", us / 1e3 }') ms"
 echo
