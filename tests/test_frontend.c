@@ -12,7 +12,7 @@
  * The derivatives themselves are tested in test_ops.c and test_semantics.c.
  */
 #include "check.h"
-#include "record/frontend.h"
+#include "frontend/frontend.h"
 #include "tape/tape.h"
 
 #include <math.h>

@@ -11,7 +11,7 @@
  * exactly; every refusal, and out of memory at each allocation.
  */
 #include "check.h"
-#include "record/frontend.h"
+#include "frontend/frontend.h"
 
 #include <math.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * order was raised mid-recording; every error path and out of memory.
  */
 #include "check.h"
-#include "record/frontend.h"
+#include "frontend/frontend.h"
 
 #include <limits.h>
 #include <math.h>

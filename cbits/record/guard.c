@@ -5,7 +5,6 @@
  */
 #include "record/record.h"
 
-#include "record/frontend.h"
 
 #include <limits.h>
 #include <math.h>
@@ -92,24 +91,9 @@ int dr_isnan(dr_tape *t, dr_real a) { return compare(t, DR_CMP_ISNAN, a, dr_cons
 int dr_isinf(dr_tape *t, dr_real a) { return compare(t, DR_CMP_ISINF, a, dr_const(0.0)); }
 int dr_signbit(dr_tape *t, dr_real a) { return compare(t, DR_CMP_SIGNBIT, a, dr_const(0.0)); }
 
-double dr_fe_round(dr_tape *t, int op, double a, dr_idx ia)
+int dr__guard(dr_tape *t, int op, dr_real a, dr_real b)
 {
-    dr_real x = {a, ia};
-    switch (op) {
-    case DR_CMP_FLOOR: return dr_floor(t, x);
-    case DR_CMP_CEIL: return dr_ceil(t, x);
-    case DR_CMP_TRUNC: return dr_trunc(t, x);
-    case DR_CMP_RINT: return dr_rint(t, x);
-    default: return a;
-    }
-}
-
-int dr_fe_guard(dr_tape *t, int op, double a, dr_idx ia, double b, dr_idx ib)
-{
-    if (op < DR_CMP_LT || op > DR_CMP_SIGNBIT)
-        return 0;
-    dr_real x = {a, ia}, y = {b, ib};
-    return compare(t, op, x, y);
+    return compare(t, op, a, b);
 }
 
 dr_real dr_select(dr_tape *t, dr_real c, dr_real a, dr_real b)

@@ -189,7 +189,7 @@ static inline dr_real dr__op2(dr_tape *t, double v, dr_idx a, double da,
  * Second order (dualrev.h, "second order").  While t->order is 2, every
  * node recorded gets an entry in the root's log, by relative id: which
  * operation made it and the values it was made from, so that its tangent
- * can be recorded as operations later (record/tangent.c).  Ids no node took
+ * can be recorded as operations later (recorded/tangent.c).  Ids no node took
  * (the unused end of a chunk) are DR_OPC_GAP; nodes of a kind with no
  * second-order rule (array operations) are DR_OPC_NONE.  A tape of order 1
  * writes no entries: the scalar operations test t->order once, before
@@ -358,6 +358,9 @@ enum dr_cmp {
     DR_CMP_FLOOR, DR_CMP_CEIL, DR_CMP_TRUNC, DR_CMP_RINT,
     DR_CMP_ISNAN, DR_CMP_ISINF, DR_CMP_SIGNBIT
 };
+/* a comparison or rounding op (DR_CMP_*) of a and b, recorded as a guard
+   as dr_lt .. dr_signbit record theirs (guard.c); its outcome */
+DR_HIDDEN int dr__guard(dr_tape *t, int op, dr_real a, dr_real b);
 /* the same result of a rounding: equal with the same sign (a program may
    divide by a rounded zero), or both NaN */
 static inline bool dr__same_or_nan(double r, double b)

@@ -4,7 +4,7 @@
  *
  *   - plain doubles (scalar_rules.h): the partials every first-order
  *     recording, replay and array map computes, dr_rule_OP_d;
- *   - recorded operations (record/tangent.c): the same formulas as nodes
+ *   - recorded operations (recorded/tangent.c): the same formulas as nodes
  *     on the tape, dr_tangent_OP_d, so that a tangent's partials can be
  *     differentiated in turn (second order, nested derivatives).
  *

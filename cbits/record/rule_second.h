@@ -14,7 +14,7 @@
  *
  * v is the operation's value, as the first-order rules take it.  A
  * partial's derivative is computed where its argument's tangent is not
- * zero only, as the recorded tangents (record/tangent.c) skip a term whose
+ * zero only, as the recorded tangents (recorded/tangent.c) skip a term whose
  * tangent is a known zero: a partial that is infinite in the direction
  * not taken (log at 0, pow's log a for a < 0) does not turn into NaN.
  */

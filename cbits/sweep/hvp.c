@@ -10,7 +10,7 @@
  *
  * and the same for b, g and gdot the node's adjoint and its tangent, ta
  * and tb the arguments' tangents.  Nothing is recorded on the tape: the
- * recorded tangents of record/tangent.c, which second order used before,
+ * recorded tangents of recorded/tangent.c, which second order used before,
  * cost about twelve gradients a product (the tangent's nodes written, then
  * swept, then dropped); these passes read the log twice.  The recorded
  * tangents stay for what must be differentiated again (nested

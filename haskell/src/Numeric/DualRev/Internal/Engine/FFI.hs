@@ -54,7 +54,7 @@ foreign import ccall unsafe "dr_input_range"
 -- haskell/cbits/hs_scalar_args.c.
 foreign import ccall unsafe "drhs_input_first"
   c_input_first :: Ptr CTape -> CSize -> IO Int64
--- | dr_fe_input_range / dr_fe_input_len (cbits/record/frontend.h): an
+-- | dr_fe_input_range / dr_fe_input_len (cbits/frontend/frontend.h): an
 -- input range whose length the tape notes, and that length from its first
 -- id (0: none noted), so a list's read-out need not count the list again.
 foreign import ccall unsafe "dr_fe_input_range"

@@ -8,7 +8,7 @@
  * tape is of order 2 those operations are logged in turn, so a tangent can
  * be taken of a tangent, to any depth.
  */
-#include "record/recorded_partials.h"
+#include "recorded/recorded.h"
 
 #include <limits.h>
 #include <stdint.h>

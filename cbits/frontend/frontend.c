@@ -3,7 +3,7 @@
  * (frontend.h): the rules of scalar_rules.h behind plain-double entry points,
  * recorded as scalar_ops.c records them.
  */
-#include "record/frontend.h"
+#include "frontend/frontend.h"
 #include "record/record.h"
 
 #include <stdbool.h>
@@ -261,4 +261,26 @@ size_t dr_fe_input_len(dr_tape *t, dr_idx first)
     }
     t->fe_cursor = k + 1;
     return r[k].n;
+}
+
+/* guards and roundings (record/guard.c) */
+
+double dr_fe_round(dr_tape *t, int op, double a, dr_idx ia)
+{
+    dr_real x = {a, ia};
+    switch (op) {
+    case DR_CMP_FLOOR: return dr_floor(t, x);
+    case DR_CMP_CEIL: return dr_ceil(t, x);
+    case DR_CMP_TRUNC: return dr_trunc(t, x);
+    case DR_CMP_RINT: return dr_rint(t, x);
+    default: return a;
+    }
+}
+
+int dr_fe_guard(dr_tape *t, int op, double a, dr_idx ia, double b, dr_idx ib)
+{
+    if (op < DR_CMP_LT || op > DR_CMP_SIGNBIT)
+        return 0;
+    dr_real x = {a, ia}, y = {b, ib};
+    return dr__guard(t, op, x, y);
 }

@@ -9,7 +9,7 @@
  * written as operations on the values the node was made from (its entry in
  * the second-order log), as the tangent pass writes them.
  */
-#include "record/recorded_partials.h"
+#include "recorded/recorded.h"
 
 #include <stdint.h>
 #include <stdlib.h>

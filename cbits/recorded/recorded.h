@@ -1,5 +1,6 @@
 /*
- * recorded_partials.h - the partials of every scalar operation as values
+ * recorded.h - the passes recorded as operations (cbits/README.md): the
+ * partials of every scalar operation as values
  * recorded on the tape (rule_partials.h over recorded operations), and
  * the small arithmetic the recorded passes make of them: the tangent pass
  * (tangent.c) and the adjoint pass (adjoint.c), which record a derivative
@@ -7,8 +8,8 @@
  * be zero or one are skipped, so a pass records only what it needs.
  * Included by those two files only.
  */
-#ifndef DR_RECORDED_PARTIALS_H
-#define DR_RECORDED_PARTIALS_H
+#ifndef DR_RECORDED_H
+#define DR_RECORDED_H
 
 #include "record/record.h"
 
@@ -159,4 +160,4 @@ static inline dr_status dr__rules_cover(const dr_tape *t, int64_t lo,
     return DR_OK;
 }
 
-#endif /* DR_RECORDED_PARTIALS_H */
+#endif /* DR_RECORDED_H */
