@@ -95,6 +95,7 @@ DR_API dr_status dr_rec_begin(dr_tape *t, dr_rec *r);
  */
 DR_API dr_status dr_rec_end(dr_rec *r);
 
+/* the private part of the recorder: its pushes, inline and out of line */
 #include "internal/recorder_impl.h"
 
 /** dr_add through recorder r. */
@@ -190,6 +191,8 @@ typedef struct dr_expr {
     double d[DR_EXPR_MAX];
 } dr_expr;
 
+/* the private part of statements (and why the warnings below are off:
+   DR__EXPR_ZERO there) */
 #include "internal/statements_impl.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
