@@ -31,6 +31,9 @@ CFLAGS_ALL = $(ENGINE_CFLAGS) $(OPT) -g -Iinclude -Icbits $(BLAS_CFLAGS) $(SANFL
 LIBS_ALL   = $(BLAS_LIBS) -lpthread -lm
 
 LIB_SRC  := $(ENGINE_SRC)
+# the public headers: the umbrella dualrev.h and the headers it includes
+# (include/dualrev/, its private part in include/dualrev/internal/)
+PUBLIC_HDRS := include/dualrev.h $(wildcard include/dualrev/*.h include/dualrev/*/*.h)
 # the version is written once, in dualrev.cabal
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 LIB_OBJ  := $(patsubst cbits/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
@@ -60,7 +63,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 ## DUALREV_STRESS_ONLY: only the stress test's items whose name contains this
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
-        test-c test-sanitize test-far test-tsan test-hs test-not-hs check-cabal check-doctest stress-hs test-quickstart check-layers \
+        test-c test-sanitize test-far test-tsan test-hs test-not-hs check-cabal check-doctest check-headers stress-hs test-quickstart check-layers \
         demo demo-run bench install install-mpi uninstall test-install clean help check-help check-md-links check-sources mpi mpi-build test-mpi test-mpi-run
 
 all: lib ## the library (same as make lib)
@@ -96,7 +99,7 @@ check-test: ## say which packages the C tests lack, installing nothing
 # ---------------------------------------------------------------- library
 lib: $(LIB_A) $(LIB_SO) ## BUILD/libdualrev.a and the shared library (a C compiler and OpenBLAS)
 
-$(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*/*.h) include/dualrev.h | check-lib
+$(BUILD)/obj/%.o: cbits/%.c $(wildcard cbits/*/*.h) $(PUBLIC_HDRS) | check-lib
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
@@ -115,6 +118,11 @@ check-sources: ## check that dualrev.cabal's c-sources list every C file of cbit
 	@missing="$(filter-out $(ENGINE_SRC) cbits/mpi/%,$(wildcard cbits/*/*.c))"; \
 	if [ -n "$$missing" ]; then echo "check-sources: not in dualrev.cabal's c-sources: $$missing"; exit 1; fi; \
 	echo "check-sources: ok: $(words $(ENGINE_SRC)) engine sources, all in dualrev.cabal"
+
+# each public header compiles on its own, as C and (where a C++ compiler is
+# found) as C++, and the private ones refuse to be included directly
+check-headers: ## check that each header of include/dualrev/ compiles alone (C, and C++ for its extern "C")
+	@sh tools/check-headers.sh
 
 # only dr_* symbols are exported (visibility plus a version script)
 $(BUILD)/$(SO_FILE): $(LIB_OBJ) cbits/exports.map
@@ -166,7 +174,7 @@ TEST_JOBS ?= 2
 # is printed whole when it ends (make --output-sync), and the first failure
 # fails the whole
 test-all: ## every suite and check, installing nothing (TEST_JOBS steps at once)
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target check-help check-md-links check-sources check-cabal check-layers
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target check-help check-md-links check-sources check-headers check-cabal check-layers
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-hs test-not-hs
 test-not-hs: ## the quick starts, the C suites and the GradBench tool's tests (what make test-all runs beside test-hs)
 	@$(MAKE) --no-print-directory test-quickstart test-c test-sanitize test-far test-tsan test-examples test-install test-mpi test-gradbench
@@ -237,7 +245,7 @@ mpi: ## install Open MPI if missing, then make mpi-build
 	@$(MAKE) --no-print-directory mpi-build
 mpi-build: $(MPI_BIN) $(MPI_BIN)-chunked ## the MPI helper and BUILD/examples/mpi_mlp (needs mpicc)
 
-MPI_HDRS := include/dualrev_mpi.h include/dualrev.h
+MPI_HDRS := include/dualrev_mpi.h $(PUBLIC_HDRS)
 $(MPI_OBJ): cbits/mpi/allreduce.c $(MPI_HDRS)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -c $< -o $@
@@ -282,15 +290,17 @@ include tests/fuzz/fuzz.mk
 # --------------------------------------------------------------- install
 # what make install puts under DESTDIR/PREFIX, and make uninstall removes:
 # the MPI helper only where MPICC is found, the rest always
-INSTALLED     := include/dualrev.h include/dualrev_mpi.h lib/libdualrev.a \
+# (every header of include/, the subfolders of include/dualrev/ too)
+INSTALLED_HDRS := $(PUBLIC_HDRS) include/dualrev_mpi.h
+INSTALLED     := $(INSTALLED_HDRS) lib/libdualrev.a \
                  lib/$(SO_FILE) lib/$(SONAME) lib/libdualrev.so lib/pkgconfig/dualrev.pc
 INSTALLED_MPI := lib/libdualrev_mpi.a
 MPI_LIB       := $(BUILD)/libdualrev_mpi.a
 D := $(DESTDIR)$(PREFIX)
 
 install: lib ## the library, its headers (MPI's too), dualrev.pc and, where MPICC is found, the MPI helper, under DESTDIR/PREFIX
-	install -d $(D)/include $(D)/lib/pkgconfig
-	install -m 644 include/dualrev.h include/dualrev_mpi.h $(D)/include/
+	install -d $(D)/include $(D)/lib/pkgconfig $(addprefix $(D)/,$(sort $(patsubst %/,%,$(dir $(INSTALLED_HDRS)))))
+	for h in $(INSTALLED_HDRS); do install -m 644 $$h $(D)/$$h || exit 1; done
 	install -m 644 $(LIB_A) $(D)/lib/
 	install -m 755 $(BUILD)/$(SO_FILE) $(D)/lib/
 	ln -sf $(SO_FILE) $(D)/lib/$(SONAME)
@@ -310,6 +320,7 @@ $(MPI_LIB): $(MPI_OBJ)
 
 uninstall: ## remove what make install put under DESTDIR/PREFIX (the same DESTDIR and PREFIX)
 	rm -f $(addprefix $(D)/,$(INSTALLED) $(INSTALLED_MPI))
+	rmdir $(D)/include/dualrev/internal $(D)/include/dualrev 2>/dev/null || true
 
 # make install into a scratch prefix: a program built against what it put
 # there, then make uninstall (tools/check-install.sh)

@@ -65,6 +65,8 @@ TOOL_BENCH := $(if $(CODIPACK_DIR),$(B)/codipack-bench) \
 
 C_BENCH := $(B)/dualrev-bench $(B)/primal-bench $(B)/floor-bench $(B)/adolc-bench $(B)/adolc-second-order
 HDR := bench/c/bench_common.h bench/c/bench_particle.h
+# the library's public headers: dualrev.h and those it includes
+DR_HDRS := include/dualrev.h $(wildcard include/dualrev/*.h include/dualrev/*/*.h)
 # the forward passes the C++ tools' programs share
 CXX_HDR := $(HDR) bench/c/bench_programs.hpp
 
@@ -108,34 +110,34 @@ $(B)/adept-bench: bench/c/adept_bench.cpp $(CXX_HDR) $(wildcard $(ADEPT_DIR)/inc
 
 # the programs recorded once and replayed (column "dualrev replay"; its
 # REPLAY_BENCH_MODE=record2/record1 runs measure what recording costs)
-$(B)/dualrev-replay-bench: bench/c/replay_bench.cpp $(CXX_HDR) $(LIB_A) include/dualrev.h
+$(B)/dualrev-replay-bench: bench/c/replay_bench.cpp $(CXX_HDR) $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CXX) $(BENCH_CXXFLAGS) -Iinclude $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # the cost of second order (not run by the driver; bench/README.md)
-$(B)/second-order-bench: bench/c/second_order_bench.c $(LIB_A) include/dualrev.h
+$(B)/second-order-bench: bench/c/second_order_bench.c $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # forward and vector mode against reverse sweeps (not run by the driver;
 # bench/README.md, "Forward and vector mode")
-$(B)/forward-bench: bench/c/forward_bench.c $(LIB_A) include/dualrev.h
+$(B)/forward-bench: bench/c/forward_bench.c $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # profiling aid (not run by the driver): fdotprod's time phase by phase
-$(B)/profile-phases: bench/c/profile_phases.c $(HDR) $(LIB_A) include/dualrev.h
+$(B)/profile-phases: bench/c/profile_phases.c $(HDR) $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # profiling aid (not run by the driver): the parallel sweep of forked folds
-$(B)/fork-fold: bench/c/fork_fold.c $(LIB_A) include/dualrev.h
+$(B)/fork-fold: bench/c/fork_fold.c $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # parallel scaling of fork-join recording and sweeps (not run by the
 # driver; bench/README.md, "Parallel scaling")
-$(B)/scaling-bench: bench/c/scaling_bench.c $(LIB_A) include/dualrev.h
+$(B)/scaling-bench: bench/c/scaling_bench.c $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
@@ -147,13 +149,13 @@ STATIC_BLAS ?= /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a -lgfortr
 SCALING_STATIC := $(B)/static/scaling-bench $(B)/static/nn-array-bench $(B)/static/fparticles-par
 .PHONY: scaling-static
 scaling-static: $(SCALING_STATIC) ## the scaling programs, statically linked, in $(BUILD)/bench/static
-$(B)/static/scaling-bench: bench/c/scaling_bench.c $(LIB_A) include/dualrev.h
+$(B)/static/scaling-bench: bench/c/scaling_bench.c $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)/static
 	$(CC) -static $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(STATIC_BLAS) -lpthread -lm
-$(B)/static/nn-array-bench: bench/c/nn_array_bench.c $(HDR) $(LIB_A) include/dualrev.h
+$(B)/static/nn-array-bench: bench/c/nn_array_bench.c $(HDR) $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)/static
 	$(CC) -static $(BENCH_CFLAGS) $(BLAS_CFLAGS) $< $(LIB_A) -o $@ $(STATIC_BLAS) -lpthread -lm
-$(B)/static/fparticles-par: bench/c/fparticles_par.c $(HDR) $(LIB_A) include/dualrev.h
+$(B)/static/fparticles-par: bench/c/fparticles_par.c $(HDR) $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)/static
 	$(CC) -static $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(STATIC_BLAS) -lpthread -lm
 
@@ -164,11 +166,11 @@ bench-extra: $(C_BENCH) ## the optional programs (fork-join fparticles, array ne
 	    echo "bench: $$x failed to build; its rows are skipped"; \
 	done
 
-$(B)/fparticles-par: bench/c/fparticles_par.c $(HDR) $(LIB_A) include/dualrev.h
+$(B)/fparticles-par: bench/c/fparticles_par.c $(HDR) $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
-$(B)/nn-array-bench: bench/c/nn_array_bench.c $(HDR) $(LIB_A) include/dualrev.h
+$(B)/nn-array-bench: bench/c/nn_array_bench.c $(HDR) $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $(BLAS_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
@@ -176,7 +178,7 @@ $(B)/nn-primal-bench: bench/c/nn_array_bench.c $(HDR)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $(BLAS_CFLAGS) -DNN_PRIMAL $< -o $@ $(BLAS_LIBS) -lpthread -lm
 
-$(B)/dualrev-bench: bench/c/dualrev_bench.c $(HDR) $(LIB_A) include/dualrev.h
+$(B)/dualrev-bench: bench/c/dualrev_bench.c $(HDR) $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm
 
@@ -229,6 +231,6 @@ CKPT_SNAPSHOTS ?= plain 100000 10000 1000
 bench-checkpoint: $(B)/checkpoint-bench ## fparticles over CKPT_STEPS steps, plain and checkpointed: time and peak memory
 	@for s in $(CKPT_SNAPSHOTS); do $(B)/checkpoint-bench $(CKPT_STEPS) $$s 3; done
 
-$(B)/checkpoint-bench: bench/c/checkpoint_bench.c $(HDR) $(LIB_A) include/dualrev.h
+$(B)/checkpoint-bench: bench/c/checkpoint_bench.c $(HDR) $(LIB_A) $(DR_HDRS)
 	@mkdir -p $(B)
 	$(CC) $(BENCH_CFLAGS) $< $(LIB_A) -o $@ $(BLAS_LIBS) -lpthread -lm

@@ -20,7 +20,8 @@ GB_TOOL    := $(GB_DIR)/dualrev-c
 GB_TEST    := $(GB_DIR)/test_gbtool
 GB_SRC     := $(filter-out gradbench/dualrev-c/main.c gradbench/dualrev-c/test_%.c,\
                 $(wildcard gradbench/dualrev-c/*.c))
-GB_HDR     := $(wildcard gradbench/dualrev-c/*.h) include/dualrev.h
+GB_HDR     := $(wildcard gradbench/dualrev-c/*.h) include/dualrev.h \
+              $(wildcard include/dualrev/*.h include/dualrev/*/*.h)
 GB_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -Iinclude \
               $(shell pkg-config --cflags jansson 2>/dev/null) $(SANFLAGS) $(CFLAGS)
 GB_LIBS    := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) $(LIBS_ALL)

@@ -32,7 +32,8 @@ hs-deps: hs-config $(HS_BUILD)/c-headers.stamp $(HS_BUILD)/th-sources.stamp ## h
 # would find the package up to date and keep linking the objects it built
 # before (when no source file changed too); the record is under opt/ at
 # optimization: 2 (cabal.project)
-$(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*/*.h) include/dualrev.h
+$(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*/*.h) include/dualrev.h \
+                              $(wildcard include/dualrev/*.h include/dualrev/*/*.h)
 	@mkdir -p $(HS_BUILD)
 	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*cbits*' \( -name '*.o' -o -name '*.dyn_o' \) -delete; \
 	  rm -f $(HS_BUILD)/dist/build/*/*/dualrev-$(VERSION)/cache/build \

@@ -25,7 +25,9 @@ fail() { echo "check-install: $*" >&2; exit 1; }
 # the files under a directory (links too), relative to it, sorted
 files() { (cd "$1" && find . \( -type f -o -type l \) | sed 's|^\./||' | LC_ALL=C sort); }
 
-want="include/dualrev.h
+# the headers: the umbrella dualrev.h, those of include/dualrev/ it includes,
+# and the MPI helper's
+want="$(cd "$root" && ls include/dualrev.h include/dualrev/*.h include/dualrev/*/*.h)
 include/dualrev_mpi.h
 lib/libdualrev.a
 lib/libdualrev.so
@@ -114,5 +116,7 @@ m uninstall PREFIX="$prefix"
 left=$(files "$prefix")
 [ -z "$left" ] || fail "make uninstall left:
 $left"
+[ ! -d "$prefix/include/dualrev" ] && [ ! -d "$stage/opt/dualrev/include/dualrev" ] ||
+  fail "make uninstall left the folder include/dualrev/"
 rm -rf "$work"
 echo "check-install: ok: install (headers, libdualrev.so.$version with soname libdualrev.so.$major, pkg-config) and uninstall"

@@ -1,5 +1,5 @@
 -- | The version is written twice, where each build system needs it: in
--- dualrev.cabal and in include/dualrev.h.  This checks the two agree.
+-- dualrev.cabal and in include/dualrev/core.h.  This checks the two agree.
 module Version (spec) where
 
 import Data.Version (showVersion)

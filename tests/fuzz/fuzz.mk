@@ -50,7 +50,8 @@ FUZZ_CF      := $(ENGINE_CFLAGS) -O1 -g -Iinclude -Icbits \
                 $(FUZZ_BLAS_CFLAGS) $(FUZZ_CFLAGS)
 FUZZ_LIB_SRC := $(ENGINE_SRC)
 FUZZ_LIB_OBJ := $(patsubst cbits/%.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRC))
-FUZZ_HDRS    := $(wildcard cbits/*/*.h) include/dualrev.h
+FUZZ_HDRS    := $(wildcard cbits/*/*.h) include/dualrev.h \
+                $(wildcard include/dualrev/*.h include/dualrev/*/*.h)
 FUZZ_RUN_ENV := OPENBLAS_NUM_THREADS=1 \
                 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
