@@ -56,28 +56,6 @@ static void run_fn(dr_task *task, dr_pool *pool)
     k->owner->fn(k->handle, k->i, k->owner->ctx);
 }
 
-void dr__kids_run(dr_par *P, dr_hist *h, size_t local, bool sweeping,
-                  void (*run)(dr_task *, dr_pool *), void (*poll)(void *),
-                  void *pctx)
-{
-    dr_task *head = NULL;
-    size_t m = 0;
-    for (size_t j = 0; j < h->n; j++) {
-        size_t i = sweeping ? j : h->n - 1 - j;
-        dr_kid *k = &h->kids[i];
-        k->task.run = run;
-        k->task.pending = &h->pending;
-        k->task.home = sweeping ? dr__kid_slot(k) : DR_HOME_NONE;
-        if (i == local || (sweeping && dr__kid_empty(k)))
-            continue;
-        k->task.qnext = head; /* the last one linked is handed out first */
-        head = &k->task;
-        m++;
-    }
-    dr__pool_run(&P->pool, head, m, &h->pending, &h->kids[local].task, poll,
-                 pctx);
-}
-
 static dr_tape *take_handle(dr_par *P, dr_tape *R)
 {
     /* allocations from child handles are made under the lock, so a user

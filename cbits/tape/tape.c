@@ -14,13 +14,6 @@
 #include <stdint.h>
 
 
-void dr__fail(dr_tape *t, dr_status st)
-{
-    dr_status ok = DR_OK;
-    __atomic_compare_exchange(&t->status, &ok, &st, false, __ATOMIC_RELAXED,
-                              __ATOMIC_RELAXED);
-}
-
 /* Each tape's ids come from a range of its own (2^40 ids, cycling through
    2^21 ranges), so that an id of another tape is not on this one
    (DR_EINVAL) instead of naming one of its nodes: a value captured from the

@@ -279,10 +279,16 @@ struct dr_tape {
     const dr_tape_hooks *hooks; /* NULL before the first fork          */
 };
 
-/* tape.c */
 /* record the first failure in t's sticky status (atomic: safe from any
    thread, for example from an ext node's reverse during a parallel sweep) */
-DR_HIDDEN void dr__fail(dr_tape *t, dr_status st);
+static inline void dr__fail(dr_tape *t, dr_status st)
+{
+    dr_status ok = DR_OK;
+    __atomic_compare_exchange(&t->status, &ok, &st, false, __ATOMIC_RELAXED,
+                              __ATOMIC_RELAXED);
+}
+
+/* tape.c */
 /* add to the tape's byte count (atomic) */
 static inline void dr__bytes_add(dr_tape *t, ptrdiff_t delta)
 {
