@@ -1,7 +1,7 @@
 /*
  * ancestor_log.c - the out-of-line part of a parallel sweep task's log of
  * adds into its ancestor jobs' adjoints (node.h, dr_anc_log): a new
- * block when the last is full, and the fallback when there is no memory
+ * block when the last is full, or the tape failed when there is no memory
  * for one; and the task's buffers for ancestors' ext storage.
  */
 #include "node/node.h"
@@ -29,10 +29,10 @@ void dr__anc_add_slow(dr_sweep *s, int64_t rel, double v)
         L->cap = ((size_t)DR_SCRATCH_BLOCK << cls) / 2;
         return;
     }
-    /* no log, or no memory for it: added now, in whatever order the
-       siblings reach this adjoint (the entries logged so far are added
-       later; the sum agrees to rounding) */
-    dr__atomic_add(&s->adj[rel], v);
+    /* no log, or no memory for it: the add cannot be made (the adjoint is
+       one the forking task may be adding a sibling's log into right now),
+       so the sweep fails */
+    dr__fail(s->tape, DR_ENOMEM);
 }
 
 double *dr__anc_buf(dr_sweep *s, dr_ext *e, size_t n, bool *fresh)

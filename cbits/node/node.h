@@ -66,8 +66,7 @@ typedef struct dr_sweep {
     dr_tape *tape;
     bool atomic;     /* siblings run beside this job (parallel sweep)      */
     int64_t own_lo;  /* relative ids >= own_lo belong to the running job   */
-    dr_anc_log *log;     /* where adds into ids < own_lo go while atomic;
-                            NULL: they are atomic adds                    */
+    dr_anc_log *log;     /* where adds into ids < own_lo go while atomic */
 } dr_sweep;
 
 /*
@@ -148,20 +147,13 @@ struct dr_ext {
  * forking task in a fixed order; a job's own ids (>= own_lo) are only
  * touched by the job's own task and use plain adds.  The sink adj[-1]
  * (missing arguments) is skipped in parallel sweeps (it is shared).
- * Without a log (out of memory) a foreign add is atomic, made in whatever
- * order the siblings reach it: the result then agrees to rounding only.
+ * Without memory for its log a task cannot add into its ancestors at all
+ * (the forking task adds the logs of finished siblings into the same
+ * adjoints while it runs): the sweep fails with DR_ENOMEM, as it does
+ * when any other of its allocations fails.
  */
-static inline void dr__atomic_add(double *p, double v)
-{
-    double old, nw;
-    __atomic_load(p, &old, __ATOMIC_RELAXED);
-    do {
-        nw = old + v;
-    } while (!__atomic_compare_exchange(p, &old, &nw, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED));
-}
 /* the log's out-of-line part: a new block, or (no log, out of memory) the
-   atomic add (ancestor_log.c) */
+   tape failed with DR_ENOMEM and the add dropped (ancestor_log.c) */
 DR_HIDDEN void dr__anc_add_slow(dr_sweep *s, int64_t rel, double v);
 /* the running task's buffer for ancestor ext node e's storage of n doubles
    (dr_anc_log's bufs), made on first use with *fresh set (its contents

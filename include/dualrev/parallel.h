@@ -72,12 +72,13 @@ extern "C" {
  * node recorded before its fork is noted in a log of the job's, and the job
  * that forked adds its children's logs in once they are all done, in the
  * order the sequential sweep makes those additions: the adjoints are
- * bit-identical to one thread's, at any thread count.  Two exceptions
- * agree to rounding only: sibling jobs that take an array recorded before
+ * bit-identical to one thread's, at any thread count.  One exception
+ * agrees to rounding only: sibling jobs that take an array recorded before
  * their fork sum into its adjoint per thread (see "Fork-join" under
- * arrays), and so into whatever that adjoint flows to;
- * and a sweep that ran out of memory for a log adds atomically from then
- * on.  Each job's own nodes are swept by one thread, in order.
+ * arrays), and so into whatever that adjoint flows to.  A sweep that runs
+ * out of memory for a log or a buffer fails with DR_ENOMEM (the tape's
+ * sticky status; dr_tape_clear makes it usable again).  Each job's own
+ * nodes are swept by one thread, in order.
  * The pool is created on first use (threads - 1 workers; the calling thread
  * works too), reused by later sweeps and dr_fork_run calls, and stopped by
  * dr_tape_free or a dr_set_threads with another count.  If a thread cannot
