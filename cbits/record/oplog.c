@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static bool reserve(dr_tape *t, int64_t r);
+static bool reserve(dr_tape *t, int64_t from, int64_t r);
 
 dr_status dr_tape_set_order(dr_tape *t, int order)
 {
@@ -27,7 +27,7 @@ dr_status dr_tape_set_order(dr_tape *t, int order)
                (ids no node took), whose tangent is zero, and a Hessian
                through them would be wrong */
             int64_t from = t->oplog_lo + t->oplog_n;
-            if (!reserve(t, t->next - 1))
+            if (!reserve(t, from, t->next - 1))
                 return DR_ENOMEM;
             for (int64_t r = from; r < t->next; r++) {
                 dr_oplog *e = &t->oplog[r - t->oplog_lo];
@@ -83,9 +83,12 @@ static void log_begin(dr_tape *t, int64_t r)
         t->oplog_lo = r;
 }
 
-/* room for the entry of relative id r (r >= t->oplog_lo), the ids skipped
-   since the last entry marked as gaps */
-static bool reserve(dr_tape *t, int64_t r)
+/* room for the entries up to relative id r (r >= t->oplog_lo): the ids
+   skipped since the last entry and before `from` marked as gaps, the
+   entries from .. r left for the caller to write (from = r + 1: it writes
+   none; zeroing entries about to be written was a tenth of recording at
+   order 2) */
+static bool reserve(dr_tape *t, int64_t from, int64_t r)
 {
     int64_t i = r - t->oplog_lo;
     if ((uint64_t)i >= t->oplog_cap) {
@@ -105,11 +108,11 @@ static bool reserve(dr_tape *t, int64_t r)
         t->oplog = p;
         t->oplog_cap = cap;
     }
-    /* up to r itself: a caller that covers ids (dr__oplog_cover) may
-       write no entry for r, the last id a child's chunk held */
     if (t->oplog_n <= i) {
-        memset(t->oplog + t->oplog_n, 0,
-               (size_t)(i + 1 - t->oplog_n) * sizeof(dr_oplog)); /* DR_OPC_GAP */
+        int64_t w = from - t->oplog_lo; /* the first entry the caller writes */
+        if (w > t->oplog_n)
+            memset(t->oplog + t->oplog_n, 0,
+                   (size_t)(w - t->oplog_n) * sizeof(dr_oplog)); /* DR_OPC_GAP */
         t->oplog_n = i + 1;
     }
     return true;
@@ -128,7 +131,7 @@ dr_oplog *dr__oplog(dr_tape *t, dr_idx id, int op, double x, double y,
         dr__rel_arg(t, a, &ra);
     if (b != DR_NONE)
         dr__rel_arg(t, b, &rb);
-    if (!reserve(t, r)) {
+    if (!reserve(t, r, r)) {
         dr__fail(t, DR_ENOMEM);
         return NULL;
     }
@@ -150,7 +153,7 @@ void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n, const double *values)
     log_begin(t, r);
     if (r < t->oplog_lo)
         return;
-    if (!reserve(t, r + (int64_t)n - 1)) {
+    if (!reserve(t, r, r + (int64_t)n - 1)) {
         dr__fail(t, DR_ENOMEM);
         return;
     }
@@ -196,7 +199,7 @@ void dr__oplog_child(dr_tape *kid, unsigned order, int64_t mark)
 bool dr__oplog_cover(dr_tape *t, int64_t lo, int64_t end)
 {
     log_begin(t, lo);
-    return end <= t->oplog_lo || reserve(t, end - 1);
+    return end <= t->oplog_lo || reserve(t, end, end - 1);
 }
 
 bool dr__oplog_adopt(dr_tape *t, const dr_tape *kid, int64_t first,
@@ -204,7 +207,7 @@ bool dr__oplog_adopt(dr_tape *t, const dr_tape *kid, int64_t first,
 {
     if (n == 0)
         return true;
-    if (first < t->oplog_lo || !reserve(t, first + (int64_t)n - 1))
+    if (first < t->oplog_lo || !reserve(t, first, first + (int64_t)n - 1))
         return false;
     dr_oplog *d = &t->oplog[first - t->oplog_lo];
     for (size_t i = 0; i < n; i++) {
