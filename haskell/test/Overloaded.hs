@@ -47,6 +47,7 @@ import qualified Numeric.DualRev.AD.Mode.Tower.Double as TD
 import qualified Numeric.DualRev.AD.Mode.Kahn as K
 import qualified Numeric.DualRev.AD.Mode.Tower as T
 import qualified Numeric.DualRev.AD.Newton.Double as ND
+import qualified Numeric.DualRev.AD.Rank1 as R1
 import qualified Numeric.DualRev.AD.Rank1.Dense as R1D
 import qualified Numeric.DualRev.AD.Rank1.Dense.Representable as R1DR
 import qualified Numeric.DualRev.AD.Mode.Dense.Representable as DNR
@@ -742,6 +743,10 @@ adModules = describe "ad's module names" $ do
          .&&. R1S.hessian f xs === A.hessian f xs
          .&&. depth2 (R1S.grads f xs) === depth2 (A.grads f xs)
          .&&. R1D.grad f xs === A.grad f xs
+         .&&. R1.hessianF g xs === A.hessianF g xs
+         .&&. depth2 (R1.grads f xs) === depth2 (A.grads f xs)
+         .&&. take 4 (R1.diffs h x) === take 4 (A.diffs h x)
+         .&&. take 4 (R1.taylor h x 0.1) === take 4 (A.taylor h x 0.1)
          .&&. take 4 (R1T.diffs h x) === take 4 (A.diffs h x)
          .&&. R1T.diff h x === T.diff h x
          .&&. take 10 (R1N.findZero (\u -> u * u - 2) 1) === take 10 (N.findZero (\u -> u * u - 2) 1)

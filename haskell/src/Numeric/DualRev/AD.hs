@@ -57,7 +57,8 @@
 -- "Numeric.DualRev.AD.Jet", and "Numeric.DualRev.AD.Mode.Reverse",
 -- @.Mode.Kahn@, @.Mode.Forward@, @.Mode.Sparse@, @.Mode.Dense@ (the same
 -- scalar: the same results) and "Numeric.DualRev.AD.Mode.Tower", each with
--- its @.Double@ form; "Numeric.DualRev.AD.Rank1.Forward", @.Rank1.Kahn@,
+-- its @.Double@ form; "Numeric.DualRev.AD.Rank1" (every function of this
+-- module with rank-1 types), "Numeric.DualRev.AD.Rank1.Forward", @.Rank1.Kahn@,
 -- @.Rank1.Sparse@, @.Rank1.Dense@, @.Rank1.Tower@ and @.Rank1.Newton@ (and
 -- the @.Double@ forms @ad@ has) take functions of rank-1 types over one
 -- fixed scalar, as @ad@'s do (nothing in their types keeps nested
