@@ -18,19 +18,13 @@
 #             layer's functions.  And inside a layer, the files' uses of
 #             each other's symbols form no circle (a file that calls into
 #             a file that calls back is two concerns tangled, or one split
-#             badly), but for the one named in KNOWN_CIRCLES below.
+#             badly).
 # Any folder of cbits/ that LAYERS does not name, or a source directly in
 # cbits/, is an error too.  Prints one line per offence and exits 1, or a
 # summary and exits 0.  POSIX sh, awk, grep, nm; run from the repository root.
 set -eu
 
 objdir=${1-}
-# The one circle left: recording's slow paths (growing a chunk takes the
-# inline recorder's cursor back, a far argument is an n-ary node, an n-ary
-# node of two terms is a plain one, a node at order 2 is logged and logging
-# records).  Untangling it means a push layer under record; until then it
-# is named here, and any other circle fails.
-KNOWN_CIRCLES="cbits/record/record.c cbits/record/nary.c cbits/record/oplog.c cbits/record/recorder.c cbits/record/scalar_ops.c"
 layers=cbits/LAYERS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-layers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -123,7 +117,7 @@ if [ -n "$objdir" ]; then
     # circles inside a layer: the file graph of symbol uses within each
     # layer, pruned of every file that uses no other or that no other uses
     # (repeatedly); what is left lies on a circle
-    awk -v known="$KNOWN_CIRCLES" '
+    awk '
         NR == FNR { layer[$1] = $2; file[$1] = $3; next }
         ($2 in layer) && file[$2] != $1 {
             from = $1; sub(/^cbits\//, "", from); sub(/\/.*/, "", from)
@@ -143,10 +137,7 @@ if [ -n "$objdir" ]; then
                         delete node[n]; changed = 1
                     }
             } while (changed)
-            n_known = split(known, k, " ")
-            for (i = 1; i <= n_known; i++) ok[k[i]]
-            for (n in node)
-                if (!(n in ok)) {
+            for (n in node) {
                     printf "check-layers: %s is on a circle of uses inside its layer:", n
                     for (e in edge) { split(e, p, " "); if (p[1] == n) printf " uses %s", p[2] }
                     printf "\n"; bad = 1

@@ -1,82 +1,11 @@
-/* nary.c - nodes with any number of arguments (user-supplied partials),
-   far nodes (two arguments further back than DR_NEAR_MAX), and n-ary sums
-   (dr_sumn, partials 1, which replay): their reverse, forward and k-wide
-   reverse rules. */
+/* nary.c - recording nodes with any number of arguments (user-supplied
+   partials, dr_recordn; terms, dr__record_terms) and n-ary sums (dr_sumn,
+   partials 1, which replay).  The n-ary node kind itself, record and
+   rules, is push.c's (far nodes are n-ary nodes too). */
 #include "record/record.h"
 
 #include <math.h>
 #include <stdint.h>
-
-typedef struct nary_ext {
-    dr_ext hdr;
-    size_t n;
-    int64_t *args;   /* relative ids */
-    double *partials;
-} nary_ext;
-
-static void nary_reverse(dr_ext *e, dr_sweep *s, double g)
-{
-    if (g == 0.0)
-        return;
-    nary_ext *x = (nary_ext *)e;
-    if (DR_LIKELY(!s->atomic)) {
-        double *A = s->adj;
-        for (size_t i = 0; i < x->n; i++)
-            A[x->args[i]] += x->partials[i] * g;
-        return;
-    }
-    for (size_t i = 0; i < x->n; i++)
-        dr__acc(s, x->args[i], x->partials[i] * g);
-}
-
-/* tangents: the node's k tangents plus partial * argument tangents (a zero
-   argument tangent or partial adds nothing, as in the forward loop); an
-   argument may be -1 (DR_NONE), whose slots are zero */
-static void nary_forward(dr_ext *e, dr_fsweep *f)
-{
-    nary_ext *x = (nary_ext *)e;
-    const int64_t k = (int64_t)f->k;
-    double *out = f->tan + x->hdr.id * k;
-    for (size_t i = 0; i < x->n; i++) {
-        const double *ta = f->tan + x->args[i] * k;
-        const double d = x->partials[i];
-        for (int64_t j = 0; j < k; j++)
-            out[j] += ta[j] != 0.0 && d != 0.0 ? d * ta[j] : 0.0;
-    }
-}
-
-/* k-wide reverse (vector mode, always sequential): columns whose adjoint
-   is zero add nothing, as the scalar rule skips g == 0 */
-static void nary_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
-{
-    nary_ext *x = (nary_ext *)e;
-    const int64_t k = (int64_t)s->k;
-    for (size_t i = 0; i < x->n; i++) {
-        double *pa = s->adj + x->args[i] * k;
-        const double d = x->partials[i];
-        for (int64_t j = 0; j < k; j++)
-            pa[j] += g[j] != 0.0 ? d * g[j] : 0.0;
-    }
-}
-
-/* a record for n arguments, with room for cap >= n of them */
-static nary_ext *nary_new(dr_tape *t, size_t n, size_t cap)
-{
-    nary_ext *x = dr__arena_alloc(t, sizeof *x + cap * 16);
-    if (!x)
-        return NULL;
-    x->hdr.reverse = nary_reverse;
-    x->hdr.clear_adj = NULL;
-    x->hdr.forward = nary_forward;
-    x->hdr.reverse_vec = nary_reverse_vec;
-    x->hdr.replay = NULL; /* given partials: nothing to recompute them by */
-    x->hdr.replayed = NULL;
-    x->hdr.acc_into = NULL;
-    x->n = n;
-    x->args = (int64_t *)(x + 1);
-    x->partials = (double *)(x->args + cap);
-    return x;
-}
 
 dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
                   const double *partials)
@@ -92,7 +21,7 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
         double da = n > 0 ? partials[0] : 0.0, db = n > 1 ? partials[1] : 0.0;
         return dr_record2(t, a, da, b, db);
     }
-    if (n > (SIZE_MAX - sizeof(nary_ext)) / 16) {
+    if (n > (SIZE_MAX - sizeof(dr__nary_ext)) / 16) {
         dr__fail(t, DR_ENOMEM);
         return DR_NONE;
     }
@@ -103,7 +32,7 @@ dr_idx dr_recordn(dr_tape *t, size_t n, const dr_idx *args,
             return DR_NONE;
         }
     }
-    nary_ext *x = nary_new(t, n, n);
+    dr__nary_ext *x = dr__nary_new(t, n, n);
     if (!x)
         return DR_NONE;
     for (size_t i = 0; i < n; i++) {
@@ -150,11 +79,11 @@ dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
             dr__oplog(t, id, DR_OPC_LINEAR, da, db, 0.0, a, b);
         return id;
     }
-    if (k > (SIZE_MAX - sizeof(nary_ext)) / 16) {
+    if (k > (SIZE_MAX - sizeof(dr__nary_ext)) / 16) {
         dr__fail(t, DR_ENOMEM);
         return DR_NONE;
     }
-    nary_ext *x = nary_new(t, k, k);
+    dr__nary_ext *x = dr__nary_new(t, k, k);
     if (!x)
         return DR_NONE;
     int64_t *restrict xa = x->args;
@@ -179,35 +108,6 @@ dr_idx dr__record_terms(dr_tape *t, size_t n, const dr_idx *args,
     return id;
 }
 
-bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
-                    const double **partials)
-{
-    if (e->reverse != nary_reverse)
-        return false;
-    const nary_ext *x = (const nary_ext *)e;
-    *n = x->n;
-    *args = x->args;
-    *partials = x->partials;
-    return true;
-}
-
-double *dr__nary_partials(dr_ext *e)
-{
-    return e->reverse == nary_reverse ? ((nary_ext *)e)->partials : NULL;
-}
-
-dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb, double db)
-{
-    nary_ext *x = nary_new(t, rb < 0 ? 1 : 2, 2);
-    if (!x)
-        return DR_NONE;
-    x->args[0] = ra;
-    x->args[1] = rb;
-    x->partials[0] = da;
-    x->partials[1] = db;
-    return dr__record_ext(t, &x->hdr);
-}
-
 /* ----------------------------------------------------------- n-ary sums */
 
 /* An n-ary node whose partials are all 1 and whose value is
@@ -216,7 +116,7 @@ dr_idx dr__push_far(dr_tape *t, int64_t ra, double da, int64_t rb, double db)
    rules add nothing for it but into the sink), and the constants' values
    by place, for replay to add them where they were. */
 typedef struct sumn_ext {
-    nary_ext nx;
+    dr__nary_ext nx;
     const double *consts; /* n values, a constant's at its place; NULL
                              when every term is active                 */
 } sumn_ext;
@@ -274,13 +174,8 @@ static dr_real sumn(dr_tape *t, size_t n, const dr_real *xs,
     sumn_ext *x = dr__arena_alloc(t, sizeof *x + n * each);
     if (!x)
         return r;
-    x->nx.hdr.reverse = nary_reverse;
-    x->nx.hdr.clear_adj = NULL;
-    x->nx.hdr.forward = nary_forward;
-    x->nx.hdr.reverse_vec = nary_reverse_vec;
+    dr__nary_kind(&x->nx);
     x->nx.hdr.replay = sumn_replay;
-    x->nx.hdr.replayed = NULL;
-    x->nx.hdr.acc_into = NULL;
     x->nx.n = n;
     x->nx.args = (int64_t *)(x + 1);
     x->nx.partials = (double *)(x->nx.args + n);

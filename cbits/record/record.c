@@ -1,70 +1,10 @@
 /*
- * record.c - the recording entry points: inputs, nodes of given partials,
- * extended nodes, and the slow path of dr__push (record.h).
+ * record.c - the recording entry points: inputs and nodes of given
+ * partials (the slow paths of appending a node are push.c's).
  */
 #include "record/record.h"
 
 #include <stdint.h>
-
-dr_node *dr__grow_n(dr_tape *t, size_t need)
-{
-    if (t->state & DR_ST_REC) {
-        /* a tape call while a recorder holds the cursor: take it back;
-           the room at the cursor may already do */
-        dr__rec_reclaim(t);
-        if ((size_t)(t->end - t->cur) >= need)
-            return t->cur;
-    }
-    if (DR_UNLIKELY(t->state & (DR_ST_FORKED | DR_ST_DEAD))) {
-        /* a forked parent (or a joined child) records nothing */
-        dr__fail(t, (t->state & DR_ST_DEAD) ? DR_EINVAL : DR_EBUSY);
-        return NULL;
-    }
-    return dr__chunk_open(t, need);
-}
-
-dr_node *dr__grow(dr_tape *t)
-{
-    return dr__grow_n(t, 1);
-}
-
-dr_idx dr__push_grow(dr_tape *t, int64_t ra, double da, int64_t rb,
-                     double db)
-{
-    if (!dr__grow(t))
-        return DR_NONE;
-    return dr__push(t, ra, da, rb, db);
-}
-
-dr_idx dr__record_ext_v(dr_tape *t, dr_ext *e, double v)
-{
-    e->id = t->next;
-    if (e->clear_adj) {
-        e->next = t->exts;
-        t->exts = e;
-    } else {
-        e->next = NULL;
-    }
-    dr_node *n = t->cur;
-    if (n == t->end && !(n = dr__grow(t))) {
-        if (e->clear_adj)
-            t->exts = e->next;
-        return DR_NONE;
-    }
-    e->id = t->next; /* a new chunk may have moved t->next */
-    dr__node_set_ext(n, e);
-    n->db = 0.0;
-    n->a = DR_EXT_TAG;
-    n->b = 0;
-    t->cur = n + 1;
-    t->len++;
-    dr_idx id = t->base + t->next++;
-    /* kinds with a second-order rule log themselves over this */
-    if (dr__order2(t))
-        dr__oplog(t, id, e->replay ? DR_OPC_EXT : DR_OPC_NONE, 0.0, 0.0, v,
-                  DR_NONE, DR_NONE);
-    return id;
-}
 
 /* ------------------------------------------------------------- recording */
 

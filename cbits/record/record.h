@@ -63,6 +63,24 @@ static inline bool dr__rel_arg(const dr_tape *t, dr_idx id, int64_t *rel)
 }
 
 /* record.c */
+/* push.c: an n-ary node's record (n arguments, relative ids, and their
+   partials), for far nodes, dr_recordn and dr_sumn */
+typedef struct dr__nary_ext {
+    dr_ext hdr;
+    size_t n;
+    int64_t *args;   /* relative ids */
+    double *partials;
+} dr__nary_ext;
+/* a record for n arguments with room for cap >= n of them, from the arena,
+   its rules set (NULL after failing t) */
+DR_HIDDEN dr__nary_ext *dr__nary_new(dr_tape *t, size_t n, size_t cap);
+/* the n-ary rules set on x (for a record of a larger type that starts
+   with one) */
+DR_HIDDEN void dr__nary_kind(dr__nary_ext *x);
+/* take the cursor back from the open recorder r, counting the nodes it
+   appended (recorder.c lends it) */
+DR_HIDDEN void dr__rec_give_back(dr_tape *t, dr_rec *r);
+
 /* slow path: room for one node (a new chunk), NULL after failing t */
 DR_HIDDEN dr_node *dr__grow(dr_tape *t);
 /* room for n consecutive nodes (a new chunk if the current one has less);

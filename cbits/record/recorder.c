@@ -35,16 +35,6 @@ static void take(dr_tape *t, dr_rec *r)
         r->end_ = r->cur_;
 }
 
-/* take the cursor back from r, counting the nodes it appended */
-static void give_back(dr_tape *t, dr_rec *r)
-{
-    t->len += (size_t)(r->cur_ - t->cur);
-    t->cur = r->cur_;
-    t->next = r->next_;
-    t->end = t->chunk ? t->chunk->nodes + t->chunk->cap : NULL;
-    t->state &= ~DR_ST_REC;
-}
-
 /* a recorder that is not open: every push goes to dr__rec_slow, which
    returns a constant */
 static void closed(dr_rec *r)
@@ -52,13 +42,6 @@ static void closed(dr_rec *r)
     r->cur_ = r->end_ = NULL;
     r->next_ = r->base_ = 0;
     r->tape_ = NULL;
-}
-
-void dr__rec_reclaim(dr_tape *t)
-{
-    dr_rec *r = t->rec;
-    give_back(t, r);
-    r->end_ = r->cur_;
 }
 
 dr_status dr_rec_begin(dr_tape *t, dr_rec *r)
@@ -87,7 +70,7 @@ dr_status dr_rec_end(dr_rec *r)
         return DR_EINVAL;
     dr_tape *t = r->tape_;
     if (t->state & DR_ST_REC)
-        give_back(t, r);
+        dr__rec_give_back(t, r);
     t->state &= ~DR_ST_RECOPEN;
     t->rec = NULL;
     closed(r);
@@ -123,7 +106,7 @@ dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b, double db,
         return DR_NONE;
     /* the tape's own push does the rest: grow, far arguments, errors */
     if (t->state & DR_ST_REC)
-        give_back(t, r);
+        dr__rec_give_back(t, r);
     dr_idx id = dr__order2(t) ? logged(t, op, a, da, b, db, x, y)
                               : dr__rec2(t, a, da, b, db);
     take(t, r);
@@ -141,7 +124,7 @@ dr_idx dr__rec_nary(dr_rec *r, size_t n, const dr_idx *ids,
         return DR_NONE;
     }
     if (t->state & DR_ST_REC)
-        give_back(t, r);
+        dr__rec_give_back(t, r);
     dr_idx id = dr__record_terms(t, n, ids, partials);
     take(t, r);
     return id;
