@@ -96,7 +96,10 @@ static void test_fork_arrays(void **state)
     run(1, one);
     for (int i = 0; i < NG; i++)
         CHK_SAME(one[i], seq[i]);
-    for (int rep = 0; rep < 5; rep++) {
+    /* a new tape each time, often at the address of the one freed before
+       it: each thread must still have a slot of its own (a slot two
+       threads shared made their array buffers race) */
+    for (int rep = 0; rep < 20; rep++) {
         run(4, many);
         for (int i = 0; i < NG; i++)
             CHK_CLOSE(many[i], seq[i], 1e-12, 1e-12);

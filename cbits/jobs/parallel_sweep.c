@@ -10,10 +10,11 @@
  * (dr_anc_log); ids at or above it belong to the running task alone.  When
  * all the children are done, the task that forked adds their logs in, the
  * last child's first, as a sequential sweep adds them: the adjoints come
- * out the same, bit for bit, at any number of threads.  Their buffers for
- * the adjoints of ancestors' arrays go in the same order, element by
- * element, in pieces on the pool (a split batch's weight gradient: each
- * child's share is a whole matrix).
+ * out the same, bit for bit, at any number of threads.  What the children
+ * add into ancestors' arrays (a split batch's weight gradient: each
+ * child's share a whole matrix) is summed per thread, and those buffers are
+ * added in once all the children are done, in parallel over the elements
+ * (agreeing with one thread's to rounding; node/node.h).
  */
 #include "jobs/jobs.h"
 #include "jobs/sweep_trace.h"
