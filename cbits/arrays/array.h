@@ -21,10 +21,11 @@
  * adjoint is not live was not reached and its reverse returns at once.
  *
  * Parallel sweeps: scalar-adjoint writes go through dr__arr_sacc (dr__acc:
- * atomic when the id is foreign to the running job); array adjoints of
- * ancestor jobs, which sibling jobs may add into at once, are accumulated
- * in scratch buffers and added in under a per-array lock after the rule
- * (dr__arr_adj_for; array.c), so sibling jobs' rules run in parallel.
+ * to the running task's log when the id is foreign to the running job);
+ * array adjoints of ancestor jobs, which sibling jobs may add into at once,
+ * are accumulated in the running thread's buffer for the array and added
+ * in by the forking task when the siblings are done (dr__arr_adj_for;
+ * node/node.h), so sibling jobs' rules run in parallel without locks.
  *
  * Tangents (forward sweeps, node/node.h's dr_fsweep with k directions): an
  * array node's tangent is k blocks of n doubles, direction-major (direction
@@ -134,9 +135,9 @@ DR_HIDDEN double *dr__arr_adj_acquire(dr_tape *t, dr_arr_node *x);
 DR_HIDDEN double *dr__arr_adj_acquire_raw(dr_tape *t, dr_arr_node *x,
                                           bool *fresh);
 /* what a reverse rule calls for an operand's adjoint: as the two above,
-   but for an array of an ancestor job in a parallel sweep, a scratch
-   buffer that is added into the array's adjoint after the rule (array.c,
-   "parallel sweeps") */
+   but for an array of an ancestor job in a parallel sweep, the running
+   thread's buffer for it, added into the array's adjoint when the sibling
+   jobs are done (array.c, "parallel sweeps") */
 DR_HIDDEN double *dr__arr_adj_for(dr_sweep *s, dr_arr_node *x);
 DR_HIDDEN double *dr__arr_adj_for_raw(dr_sweep *s, dr_arr_node *x,
                                       bool *fresh);

@@ -181,22 +181,11 @@ static inline void dr__acc(dr_sweep *s, int64_t rel, double v)
 }
 /* for adjoint storage owned by an ext record (arrays): true if the record
    with relative id rel may be written by sibling jobs at the same time, so
-   adds into its storage must be atomic (or under dr__sweep_lock) */
+   adds into its storage go to the running task's buffer for it
+   (dr__anc_buf) */
 static inline bool dr__foreign(const dr_sweep *s, int64_t rel)
 {
     return s->atomic && rel < s->own_lo;
-}
-/* a lock for ext reverse rules that must allocate or initialise shared
-   state during a parallel sweep (no-op when the sweep is not parallel) */
-static inline void dr__sweep_lock(dr_sweep *s)
-{
-    if (s->atomic)
-        dr__lock(s->tape->root);
-}
-static inline void dr__sweep_unlock(dr_sweep *s)
-{
-    if (s->atomic)
-        dr__unlock(s->tape->root);
 }
 
 #endif /* DR_NODE_H */
