@@ -248,10 +248,9 @@ static void replay_points(unsigned threads, bool arrays)
     dr_real y = record(t, &P, x0);
     static seen a, b, before;
     look(t, &P, y, &before);
-    /* second order through the forks (array operations have no rule) */
-    CHK_STATUS(before.hst, arrays ? DR_ENOTSUP : DR_OK);
-    if (!arrays)
-        hvp_by_differences(t, &P, y, x0, &before);
+    /* second order through the forks, array operations included */
+    CHK_STATUS(before.hst, DR_OK);
+    hvp_by_differences(t, &P, y, x0, &before);
     dr_real in[NIN];
     size_t n = inputs_of(&P, in);
     int replayed = 0, flipped = 0;

@@ -45,6 +45,120 @@ static void arr_sreverse(dr_ext *e, dr_sweep *s, double g)
     y->rev(y, s, g);
 }
 
+/* ---------------------------------------------------------- second order
+ * (array.h, "second order") */
+
+bool dr__arr_hzeros(dr_sweep *s, int64_t n)
+{
+    dr_hsweep *h = s->h;
+    if ((size_t)n <= h->nzeros)
+        return true;
+    double *z = dr__malloc((size_t)n * sizeof *z);
+    if (!z) {
+        dr__fail(s->tape, DR_ENOMEM);
+        return false;
+    }
+    memset(z, 0, (size_t)n * sizeof *z);
+    dr__free(h->zeros);
+    h->zeros = z;
+    h->nzeros = (size_t)n;
+    return true;
+}
+
+/* plane s->h->plane of x's adjoint in this pass: all k + 1 planes zeroed
+   by the first use; NULL for an inactive x or after failing the tape */
+static double *h2_plane(dr_sweep *s, dr_arr_node *x)
+{
+    if (!x->active)
+        return NULL;
+    const dr_hsweep *h = s->h;
+    size_t n = (size_t)x->n;
+    if (x->h2_pass != h->pass) {
+        if (n && h->k + 1 > SIZE_MAX / 4 / sizeof(double) / n) {
+            dr__fail(s->tape, DR_ENOMEM);
+            return NULL;
+        }
+        size_t need = (h->k + 1) * n;
+        if (x->h2_cap < need || !x->h2) {
+            /* (as dr__arr_tan_out: an old buffer stays in the arena) */
+            double *b = dr__arena_alloc(s->tape, (need ? need : 1) *
+                                                     sizeof(double));
+            if (!b)
+                return NULL;
+            x->h2 = b;
+            x->h2_cap = need;
+        }
+        memset(x->h2, 0, need * sizeof(double));
+        x->h2_pass = h->pass;
+        x->h2_k = h->k;
+    }
+    return x->h2 + h->plane * n;
+}
+
+/* what J's change along each direction adds (array.h, "second order"),
+   g the node's scalar adjoint (scalar-valued ops) */
+static void second_terms(dr_arr_node *y, dr_sweep *s, double g)
+{
+    dr_hsweep *h = s->h;
+    if (y->so == DR_ARR_SO_BILINEAR) {
+        int64_t m = y->x[0] ? y->x[0]->n : 0;
+        if (y->x[1] && y->x[1]->n > m)
+            m = y->x[1]->n;
+        if (!dr__arr_hzeros(s, m))
+            return;
+        for (size_t d = 0; d < h->k; d++) {
+            dr__hplane(s, d + 1);
+            h->tval = (int64_t)d;
+            y->rev(y, s, g);
+        }
+        h->tval = -1;
+    } else if (y->so == DR_ARR_SO_OWN) {
+        for (size_t d = 0; d < h->k; d++) {
+            dr__hplane(s, d + 1);
+            y->rev2(y, s, g, d);
+        }
+    }
+}
+
+/* dr_ext.reverse2 of array-valued nodes: the reverse kernel on every
+   plane, then the second-order terms; nothing for an input, a constant
+   or a node the pass did not reach */
+static void arr_reverse2(dr_ext *e, dr_sweep *s, const double *g)
+{
+    (void)g;
+    dr_arr_node *y = (dr_arr_node *)e;
+    if (!y->rev || y->h2_pass != s->h->pass)
+        return;
+    for (size_t j = 0; j <= s->h->k; j++) {
+        dr__hplane(s, j);
+        y->rev(y, s, 0.0);
+    }
+    second_terms(y, s, 0.0);
+}
+
+/* ... of scalar-valued ones, g[j] the node's adjoint of plane j */
+static void arr_sreverse2(dr_ext *e, dr_sweep *s, const double *g)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    if (!y->rev)
+        return;
+    for (size_t j = 0; j <= s->h->k; j++)
+        if (g[j] != 0.0) {
+            dr__hplane(s, j);
+            y->rev(y, s, g[j]);
+        }
+    if (g[0] != 0.0)
+        second_terms(y, s, g[0]);
+}
+
+/* a node with a second-order rule gets the hook (an input or a constant
+   has nothing to pass on: it gets it too) */
+static void set_reverse2(dr_arr_node *y, void (*hook)(dr_ext *, dr_sweep *,
+                                                      const double *))
+{
+    y->hdr.reverse2 = !y->rev || y->so != DR_ARR_SO_NONE ? hook : NULL;
+}
+
 /* the kernels pass k to BLAS as an int */
 static bool k_ok(dr_fsweep *f)
 {
@@ -224,6 +338,7 @@ dr_idx dr__arr_push(dr_tape *t, dr_arr_node *y)
         y->fwd = NULL;
         y->prim = NULL;
     }
+    set_reverse2(y, arr_reverse2);
     dr_idx id = dr__record_ext(t, &y->hdr);
     y->pub = id == DR_NONE ? DR_NONE : id | DR_ARR_TAG;
     return y->pub;
@@ -249,6 +364,7 @@ dr_idx dr__arr_spush(dr_tape *t, dr_arr_node *y, double v)
     if (!y)
         return DR_NONE;
     y->active = true; /* (a scalar-valued op records a node only then) */
+    set_reverse2(y, arr_sreverse2);
     y->pub = dr__record_ext_v(t, &y->hdr, v);
     return y->pub;
 }
@@ -272,6 +388,10 @@ double *dr__arr_adj_acquire_raw(dr_tape *t, dr_arr_node *x, bool *fresh)
 
 double *dr__arr_adj_for_raw(dr_sweep *s, dr_arr_node *x, bool *fresh)
 {
+    if (DR_UNLIKELY(s->h)) {
+        *fresh = false;
+        return h2_plane(s, x);
+    }
     if (DR_LIKELY(!dr__foreign(s, x->hdr.id)))
         return dr__arr_adj_acquire_raw(s->tape, x, fresh);
     *fresh = false;
@@ -529,6 +649,7 @@ dr_status dr_arr_tangent_seed_vec(dr_tape *t, dr_idx id, size_t k,
     }
     for (size_t i = 0; i < k * n; i++)
         x->tseed[i] += tangents[i];
+    t->root->arr_seeded = true;
     return DR_OK;
 }
 
@@ -561,11 +682,37 @@ dr_status dr_arr_tangent(const dr_tape *t, dr_idx id, double *out)
     return dr_arr_tangent_vec(t, id, 1, out);
 }
 
+dr_status dr_arr_hvp_vec(const dr_tape *t, dr_idx id, size_t k, double *out)
+{
+    dr_arr_node *x = lookup(t, id);
+    if (!x || k == 0 || (!out && x->n))
+        return DR_EINVAL;
+    size_t n = (size_t)x->n;
+    bool reached = t->hvp_pass != 0 && x->h2_pass == t->hvp_pass;
+    if (reached && x->h2_k != k)
+        return DR_EINVAL;
+    if (n == 0)
+        return DR_OK;
+    if (k > SIZE_MAX / sizeof(double) / n)
+        return DR_ERANGE;
+    if (reached) /* planes 1 .. k: the adjoint's tangents */
+        memcpy(out, x->h2 + n, k * n * sizeof(double));
+    else
+        memset(out, 0, k * n * sizeof(double));
+    return DR_OK;
+}
+
+dr_status dr_arr_hvp(const dr_tape *t, dr_idx id, double *out)
+{
+    return dr_arr_hvp_vec(t, id, 1, out);
+}
+
 dr_status dr_arr_tangents_clear(dr_tape *t)
 {
     dr_status st = dr__whole(t);
     if (st != DR_OK)
         return st;
+    t->arr_seeded = false;
     /* every array-valued node is on the exts list (it has clear_adj) */
     for (dr_ext *e = t->exts; e; e = e->next)
         if (e->clear_adj == dr__arr_clear_adj) {

@@ -58,6 +58,7 @@
 #define DR_ARRAY_H
 
 #include "jobs/jobs.h"
+#include "record/rule_second.h"
 
 #include <stdint.h>
 
@@ -73,6 +74,31 @@ typedef void (*dr_arr_rev)(dr_arr_node *y, dr_sweep *s, double g);
 /* forward kernel: y's tangent from its operands' (array.h, "tangents");
    called only for active nodes, with y->tcur == NULL on entry */
 typedef void (*dr_arr_fwd)(dr_arr_node *y, dr_fsweep *f);
+/* second-order kernel of an op of kind DR_ARR_SO_OWN (array.h, "second
+   order"): on plane d + 1 of s (the plane set), the derivative along
+   direction d of what the reverse kernel adds, with y's adjoint of plane
+   0 (g for a scalar-valued op) held fixed */
+typedef void (*dr_arr_rev2)(dr_arr_node *y, dr_sweep *s, double g, size_t d);
+
+/*
+ * Second order (Hessian-vector products, sweep/hvp.c through
+ * dr_ext.reverse2; node/node.h's dr_hsweep).  The forward kernels give
+ * the tangents; the reverse pass runs the reverse kernel once a plane
+ * (the adjoint and its k tangents: J^T times each), then adds what J's
+ * own change along each direction contributes, by the op's kind:
+ * LINEAR, nothing (J does not depend on values: sums, copies, indexing,
+ * the maximum's chosen element); BILINEAR, the reverse kernel again on
+ * plane d + 1 with its operands' values read as their tangents of
+ * direction d and y's adjoint of plane 0 (products: each operand's
+ * share reads only the other's values, so both terms come out of one
+ * run); OWN, the op's rev2 kernel.  NONE (0): the op has no
+ * second-order rule, and dr_hvp answers DR_ENOTSUP.  The reverse kernels
+ * therefore read y's adjoint with dr__arr_adj_in, and bilinear ones their
+ * operands' values with dr__arr_val / dr__arr_sval.  The planes of an
+ * array-valued node live in h2, zeroed by the first add of a pass
+ * (h2_pass), and stay for dr_arr_hvp_vec until the next pass.
+ */
+enum { DR_ARR_SO_NONE, DR_ARR_SO_LINEAR, DR_ARR_SO_BILINEAR, DR_ARR_SO_OWN };
 
 #define DR_ARR_MAXOPS 2
 
@@ -106,6 +132,13 @@ struct dr_arr_node {
     double *tseed;      /* inputs: seeded tangents (arena), seed_k * n      */
     size_t seed_k;      /* directions seeded; 0: none                       */
     size_t seed_cap;    /* capacity of tseed in doubles                     */
+    /* second order (see "second order" above) */
+    int so;             /* DR_ARR_SO_*                                      */
+    dr_arr_rev2 rev2;   /* DR_ARR_SO_OWN: its kernel                        */
+    double *h2;         /* (h2_k + 1) planes of n: adjoint, its tangents    */
+    size_t h2_cap;      /* capacity of h2 in doubles                        */
+    size_t h2_k;        /* the k of the pass that wrote h2                  */
+    uint64_t h2_pass;   /* that pass's number (dr_hsweep.pass)              */
 };
 
 /* ---- array.c ---- */
@@ -172,10 +205,58 @@ static inline dr_idx dr__arr_id(const dr_arr_node *y)
     return y ? y->pub : DR_NONE;
 }
 /* scalar-adjoint accumulation: atomic when the id is foreign in a parallel
-   sweep (node/node.h's dr__acc) */
+   sweep (node/node.h's dr__acc); in a Hessian-vector product's pass, into
+   the current plane (dr__hacc) */
 static inline void dr__arr_sacc(dr_sweep *s, int64_t rel, double v)
 {
-    dr__acc(s, rel, v);
+    if (DR_UNLIKELY(s->h))
+        dr__hacc(s, rel, v);
+    else
+        dr__acc(s, rel, v);
+}
+/* the adjoint of array-valued y that its reverse kernel passes on: in a
+   Hessian-vector product's pass, the current plane, or plane 0 while
+   operands read as tangents ("second order") */
+static inline const double *dr__arr_adj_in(const dr_sweep *s,
+                                           const dr_arr_node *y)
+{
+    if (DR_LIKELY(!s->h))
+        return y->adj;
+    return y->h2 + (s->h->tval >= 0 ? 0 : s->h->plane) * (size_t)y->n;
+}
+/* operand x's values as a bilinear reverse kernel reads them: its tangent
+   of direction s->h->tval there (zeros for none: dr__arr_hzeros made
+   enough of them first) */
+static inline const double *dr__arr_val(const dr_sweep *s,
+                                        const dr_arr_node *x)
+{
+    if (DR_LIKELY(!s->h || s->h->tval < 0))
+        return x->val;
+    if (!x->tcur || x->tcur_k != s->h->k)
+        return s->h->zeros;
+    return x->tcur + (size_t)s->h->tval * (size_t)x->n;
+}
+/* the same for y's scalar operand (sv, of relative id sx) */
+static inline double dr__arr_sval(const dr_sweep *s, const dr_arr_node *y)
+{
+    if (DR_LIKELY(!s->h || s->h->tval < 0))
+        return y->sv;
+    return dr__htan(s->h, y->sx, (size_t)s->h->tval);
+}
+/* at least n zeros in s->h->zeros; false after failing the tape with
+   DR_ENOMEM */
+DR_HIDDEN bool dr__arr_hzeros(dr_sweep *s, int64_t n);
+/* x's tangent of direction d in this sweep (NULL: zero) */
+static inline const double *dr__arr_tan_dir(const dr_arr_node *x, size_t d)
+{
+    return x && x->tcur ? x->tcur + d * (size_t)x->n : NULL;
+}
+/* y's adjoint of plane 0 in a Hessian-vector product's pass */
+static inline const double *dr__arr_adj0(const dr_sweep *s,
+                                         const dr_arr_node *y)
+{
+    (void)s;
+    return y->h2;
 }
 
 /* dimension check: 0 <= r, c, r*c fits, dims fit in an int for BLAS */

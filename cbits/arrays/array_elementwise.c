@@ -21,7 +21,10 @@ static void bin_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node *a = y->x[0], *b = y->x[1];
-    const double *Y = y->adj, *av = a->val, *bv = b->val, *yv = y->val;
+    /* (a product is bilinear: its values as the second-order pass reads
+       them) */
+    const double *Y = dr__arr_adj_in(s, y), *av = dr__arr_val(s, a),
+                 *bv = dr__arr_val(s, b), *yv = y->val;
     double *A = dr__arr_adj_for(s, a);
     double *B = dr__arr_adj_for(s, b);
     int64_t n = y->n;
@@ -142,6 +145,31 @@ static double bin_prim(dr_arr_node *y, const dr_oplog *lg)
     return 0.0;
 }
 
+/* a quotient's second-order terms (array.h, "second order"): with
+   a_bar += y_bar / b and b_bar -= y_bar y / b, along tangents ta, tb,
+   a_bar' = -y_bar tb / b^2 and b_bar' = y_bar (2 y tb - ta) / b^2 */
+static void div_rev2(dr_arr_node *y, dr_sweep *s, double g, size_t d)
+{
+    (void)g;
+    dr_arr_node *a = y->x[0], *b = y->x[1];
+    const double *ta = dr__arr_tan_dir(a, d), *tb = dr__arr_tan_dir(b, d);
+    if (!ta && !tb)
+        return;
+    const double *Y = dr__arr_adj0(s, y), *bv = b->val, *yv = y->val;
+    double *A = tb ? dr__arr_adj_for(s, a) : NULL;
+    double *B = dr__arr_adj_for(s, b);
+    for (int64_t i = 0; i < y->n; i++) {
+        double gi = Y[i], tai = ta ? ta[i] : 0.0, tbi = tb ? tb[i] : 0.0;
+        if (gi == 0.0 || (tai == 0.0 && tbi == 0.0))
+            continue;
+        double q = gi / (bv[i] * bv[i]);
+        if (A && tbi != 0.0)
+            A[i] -= q * tbi;
+        if (B)
+            B[i] += q * (2.0 * yv[i] * tbi - tai);
+    }
+}
+
 static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
 {
     if (!t)
@@ -160,6 +188,10 @@ static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
     y->x[1] = b;
     y->ip[0] = kind;
     y->rev = bin_rev;
+    y->so = kind == BIN_MUL   ? DR_ARR_SO_BILINEAR
+            : kind == BIN_DIV ? DR_ARR_SO_OWN
+                              : DR_ARR_SO_LINEAR;
+    y->rev2 = div_rev2;
     y->fwd = bin_fwd;
     y->prim = bin_prim;
     y->active = dr__arr_any_active(a, b);
@@ -188,9 +220,10 @@ static void scale_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node *x = y->x[0];
-    const double *Y = y->adj, *xv = x->val;
+    /* (bilinear: the values as the second-order pass reads them) */
+    const double *Y = dr__arr_adj_in(s, y), *xv = dr__arr_val(s, x);
     double *X = dr__arr_adj_for(s, x);
-    double sv = y->sv, acc = 0.0;
+    double sv = dr__arr_sval(s, y), acc = 0.0;
     for (int64_t i = 0; i < y->n; i++) {
         double gi = Y[i];
         if (gi == 0.0)
@@ -257,6 +290,7 @@ static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
     y->sx = rs;
     y->sv = sv;
     y->rev = scale_rev;
+    y->so = DR_ARR_SO_BILINEAR;
     y->fwd = scale_fwd;
     y->prim = scale_prim;
     y->active = x->active || rs >= 0;
@@ -304,7 +338,7 @@ static void map_rev(dr_arr_node *y, dr_sweep *s, double g)
     double *X = dr__arr_adj_for(s, x);
     if (!X)
         return;
-    const double *Y = y->adj, *xv = x->val, *yv = y->val;
+    const double *Y = dr__arr_adj_in(s, y), *xv = x->val, *yv = y->val;
     int64_t n = y->n;
     switch ((dr_arr_fn)y->ip[0]) {
     case DR_FN_NEG:
@@ -327,6 +361,49 @@ static void map_rev(dr_arr_node *y, dr_sweep *s, double g)
         break;
     MAP_RULES(P)
 #undef P
+    }
+}
+
+/* second-order terms of a map: x_bar' = y_bar f''(x) tx (negation, |x|
+   and relu are linear where they have a derivative: none) */
+#define MAP_SECOND(P)                                                         \
+    P(DR_FN_SQRT, sqrt) P(DR_FN_EXP, exp) P(DR_FN_LOG, log)                   \
+    P(DR_FN_SIN, sin) P(DR_FN_COS, cos) P(DR_FN_TANH, tanh)                   \
+    P(DR_FN_SIGMOID, sigmoid)
+
+static void map_rev2(dr_arr_node *y, dr_sweep *s, double g, size_t d)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    const double *tx = dr__arr_tan_dir(x, d);
+    dr_arr_fn fn = (dr_arr_fn)y->ip[0];
+    if (!tx || fn == DR_FN_NEG || fn == DR_FN_ABS || fn == DR_FN_RELU)
+        return;
+    double *X = dr__arr_adj_for(s, x);
+    if (!X)
+        return;
+    const double *Y = dr__arr_adj0(s, y), *xv = x->val, *yv = y->val;
+    int64_t n = y->n;
+    switch (fn) {
+    case DR_FN_SQUARE:
+        for (int64_t i = 0; i < n; i++)
+            if (Y[i] != 0.0 && tx[i] != 0.0)
+                X[i] += Y[i] * 2.0 * tx[i];
+        break;
+#define P(fn, op)                                                             \
+    case fn:                                                                  \
+        for (int64_t i = 0; i < n; i++) {                                     \
+            double gi = Y[i], ti = tx[i], xe = xv[i], ve = yv[i];             \
+            if (gi == 0.0 || ti == 0.0)                                       \
+                continue;                                                     \
+            dr_rule_so1_t u = dr_rule_so1(op, xe, ve, dr_rule_##op##_d(xe, ve)); \
+            X[i] += gi * u.dd * ti;                                           \
+        }                                                                     \
+        break;
+        MAP_SECOND(P)
+#undef P
+    default:
+        break;
     }
 }
 
@@ -387,6 +464,8 @@ static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
     y->x[0] = x;
     y->ip[0] = f;
     y->rev = map_rev;
+    y->so = DR_ARR_SO_OWN;
+    y->rev2 = map_rev2;
     y->fwd = map_fwd;
     y->prim = map_prim;
     y->active = x->active;
@@ -441,7 +520,7 @@ static void bcast_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node *m = y->x[0], *v = y->x[1];
-    const double *Y = y->adj;
+    const double *Y = dr__arr_adj_in(s, y);
     int64_t r = y->rows, c = y->cols;
     if (m) {
         double *M = dr__arr_adj_for(s, m);
@@ -557,6 +636,7 @@ static dr_arr_node *bcast(dr_tape *t, bool has_m, dr_idx im, dr_idx iv,
     y->ip[0] = along_cols;
     y->ip[1] = m != NULL;
     y->rev = bcast_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = bcast_fwd;
     y->prim = bcast_prim;
     y->active = dr__arr_any_active(m, v);

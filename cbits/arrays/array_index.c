@@ -47,6 +47,7 @@ static dr_real index_flat(dr_tape *t, dr_arr_node *x, int64_t i)
     y->x[0] = x;
     y->ip[0] = i;
     y->rev = index_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = index_fwd;
     y->prim = index_prim;
     r.idx = dr__arr_spush(t, y, r.val);
@@ -116,7 +117,7 @@ static void build_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     const int64_t *rel = y->aux;
-    const double *Y = y->adj;
+    const double *Y = dr__arr_adj_in(s, y);
     for (int64_t i = 0; i < y->n; i++)
         if (rel[i] >= 0 && Y[i] != 0.0)
             dr__arr_sacc(s, rel[i], Y[i]);
@@ -189,6 +190,7 @@ static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
     y->aux = rel;
     y->naux = (int64_t)n;
     y->rev = build_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = build_fwd;
     y->prim = build_prim;
     y->active = active;
@@ -221,9 +223,10 @@ static void block_rev(dr_arr_node *y, dr_sweep *s, double g)
     if (!X)
         return;
     int64_t r0 = y->ip[0], c0 = y->ip[1], C = x->cols;
+    const double *Y = dr__arr_adj_in(s, y);
     for (int64_t i = 0; i < y->rows; i++) {
         double *Xi = X + (r0 + i) * C + c0;
-        const double *Yi = y->adj + i * y->cols;
+        const double *Yi = Y + i * y->cols;
         for (int64_t j = 0; j < y->cols; j++)
             Xi[j] += Yi[j];
     }
@@ -286,6 +289,7 @@ static dr_arr_node *block(dr_tape *t, dr_idx ix, bool two_d, int64_t r0,
     y->ip[0] = r0;
     y->ip[1] = c0;
     y->rev = block_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = block_fwd;
     y->prim = block_prim;
     y->active = x->active;
@@ -323,6 +327,7 @@ static void concat_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     dr_arr_node **xs = y->aux;
+    const double *Y = dr__arr_adj_in(s, y);
     int64_t off = 0;
     for (int64_t k = 0; k < y->naux; k++) {
         dr_arr_node *x = xs[k];
@@ -330,11 +335,11 @@ static void concat_rev(dr_arr_node *y, dr_sweep *s, double g)
         if (X) {
             if (y->ip[0] == 0) {
                 for (int64_t i = 0; i < x->n; i++)
-                    X[i] += y->adj[off + i];
+                    X[i] += Y[off + i];
             } else {
                 for (int64_t i = 0; i < x->rows; i++)
                     for (int64_t j = 0; j < x->cols; j++)
-                        X[i * x->cols + j] += y->adj[i * y->cols + off + j];
+                        X[i * x->cols + j] += Y[i * y->cols + off + j];
             }
         }
         off += y->ip[0] == 0 ? x->n : x->cols;
@@ -446,6 +451,7 @@ static dr_arr_node *concat(dr_tape *t, int axis, size_t n, const dr_idx *ids,
     y->naux = (int64_t)n;
     y->ip[0] = axis;
     y->rev = concat_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = concat_fwd;
     y->prim = concat_prim;
     y->active = active;
@@ -476,10 +482,11 @@ static void gs_rev(dr_arr_node *y, dr_sweep *s, double g)
     if (!X)
         return;
     const int64_t *idx = y->aux;
+    const double *Y = dr__arr_adj_in(s, y);
     int64_t C = x->cols;
     for (int64_t k = 0; k < y->naux; k++) {
         double *Xr = y->ip[0] ? X + k * C : X + idx[k] * C;
-        const double *Yr = y->ip[0] ? y->adj + idx[k] * C : y->adj + k * C;
+        const double *Yr = y->ip[0] ? Y + idx[k] * C : Y + k * C;
         for (int64_t j = 0; j < C; j++)
             Xr[j] += Yr[j];
     }
@@ -571,6 +578,7 @@ static dr_arr_node *gather_scatter(dr_tape *t, dr_idx ix, bool scatter,
     y->naux = nidx;
     y->ip[0] = scatter;
     y->rev = gs_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = gs_fwd;
     y->prim = gs_prim;
     y->active = x->active;
@@ -608,9 +616,10 @@ static void reshape_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
     (void)g;
     double *X = dr__arr_adj_for(s, y->x[0]);
+    const double *Y = dr__arr_adj_in(s, y);
     if (X)
         for (int64_t i = 0; i < y->n; i++)
-            X[i] += y->adj[i];
+            X[i] += Y[i];
 }
 
 /* the same numbers in another shape: share x's tangent (valid for this
@@ -658,6 +667,7 @@ static dr_arr_node *reshape(dr_tape *t, dr_idx ix, int rank, int64_t rows,
     y->n = x->n;
     y->x[0] = x;
     y->rev = reshape_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = reshape_fwd;
     y->prim = reshape_prim;
     y->active = x->active;

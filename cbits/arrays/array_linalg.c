@@ -28,12 +28,14 @@ static void dot_rev(dr_arr_node *y, dr_sweep *s, double g)
     int n = (int)a->n;
     if (n == 0)
         return;
+    /* (bilinear: the values as the second-order pass reads them) */
+    const double *av = dr__arr_val(s, a), *bv = dr__arr_val(s, b);
     double *A = dr__arr_adj_for(s, a);
     if (A)
-        cblas_daxpy(n, g, b->val, 1, A, 1);
+        cblas_daxpy(n, g, bv, 1, A, 1);
     double *B = dr__arr_adj_for(s, b);
     if (B)
-        cblas_daxpy(n, g, a->val, 1, B, 1);
+        cblas_daxpy(n, g, av, 1, B, 1);
 }
 
 /* dy_d = <da_d, b> + <a, db_d>: the k tangents of an operand are the rows
@@ -86,6 +88,7 @@ static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
     y->x[0] = a;
     y->x[1] = b;
     y->rev = dot_rev;
+    y->so = DR_ARR_SO_BILINEAR;
     y->fwd = dot_fwd;
     y->prim = dot_prim;
     r.idx = dr__arr_spush(t, y, r.val);
@@ -116,12 +119,13 @@ static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
     bool vecmat = y->ip[0] != 0;
     if (r == 0 || c == 0)
         return;
-    const double *Y = y->adj;
+    const double *Y = dr__arr_adj_in(s, y);
+    const double *mv = dr__arr_val(s, m), *vv = dr__arr_val(s, v);
     bool fresh;
     double *M = dr__arr_adj_for_raw(s, m, &fresh);
     if (M) {
         /* m_bar += u (x) w: u = y_bar, w = v (matvec) or u = v, w = y_bar */
-        const double *u = vecmat ? v->val : Y, *w = vecmat ? Y : v->val;
+        const double *u = vecmat ? vv : Y, *w = vecmat ? Y : vv;
         if (fresh) /* one pass instead of zeroing and dger */
             for (int i = 0; i < r; i++) {
                 double ui = u[i];
@@ -135,7 +139,7 @@ static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
     double *V = dr__arr_adj_for_raw(s, v, &fresh);
     if (V) /* v_bar += m^T y_bar (matvec) or m y_bar (vecmat) */
         cblas_dgemv(CblasRowMajor, vecmat ? CblasNoTrans : CblasTrans, r, c,
-                    1.0, m->val, c, Y, 1, adj_beta(fresh), V, 1);
+                    1.0, mv, c, Y, 1, adj_beta(fresh), V, 1);
 }
 
 /* dy = dm v + m dv (matvec), dy = dm^T v + m^T dv (vecmat), per direction */
@@ -197,6 +201,7 @@ static dr_arr_node *mv(dr_tape *t, dr_idx im, dr_idx iv, bool vecmat)
     y->x[1] = v;
     y->ip[0] = vecmat;
     y->rev = mv_rev;
+    y->so = DR_ARR_SO_BILINEAR;
     y->fwd = mv_fwd;
     y->prim = mv_prim;
     y->active = dr__arr_any_active(m, v);
@@ -236,29 +241,30 @@ static void mm_rev(dr_arr_node *y, dr_sweep *s, double g)
     if (m == 0 || n == 0 || k == 0)
         return;
     int lda = (int)a->cols, ldb = (int)b->cols;
-    const double *Cb = y->adj;
+    const double *Cb = dr__arr_adj_in(s, y);
+    const double *av = dr__arr_val(s, a), *bv = dr__arr_val(s, b);
     bool fresh;
     double *A = dr__arr_adj_for_raw(s, a, &fresh);
     if (A) {
         if (!ta) /* A_bar (m x k) += C_bar op(B)^T */
             cblas_dgemm(CblasRowMajor, CblasNoTrans,
                         tb ? CblasNoTrans : CblasTrans, m, k, n, 1.0, Cb, n,
-                        b->val, ldb, adj_beta(fresh), A, k);
+                        bv, ldb, adj_beta(fresh), A, k);
         else     /* A_bar (k x m) += op(B) C_bar^T */
             cblas_dgemm(CblasRowMajor, tb ? CblasTrans : CblasNoTrans,
-                        CblasTrans, k, m, n, 1.0, b->val, ldb, Cb, n,
+                        CblasTrans, k, m, n, 1.0, bv, ldb, Cb, n,
                         adj_beta(fresh), A, m);
     }
     double *B = dr__arr_adj_for_raw(s, b, &fresh);
     if (B) {
         if (!tb) /* B_bar (k x n) += op(A)^T C_bar */
             cblas_dgemm(CblasRowMajor, ta ? CblasNoTrans : CblasTrans,
-                        CblasNoTrans, k, n, m, 1.0, a->val, lda, Cb, n,
+                        CblasNoTrans, k, n, m, 1.0, av, lda, Cb, n,
                         adj_beta(fresh), B, n);
         else     /* B_bar (n x k) += C_bar^T op(A) */
             cblas_dgemm(CblasRowMajor, CblasTrans,
                         ta ? CblasTrans : CblasNoTrans, n, k, m, 1.0, Cb, n,
-                        a->val, lda, adj_beta(fresh), B, k);
+                        av, lda, adj_beta(fresh), B, k);
     }
 }
 
@@ -337,6 +343,7 @@ static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
     y->ip[3] = n;
     y->naux = k;
     y->rev = mm_rev;
+    y->so = DR_ARR_SO_BILINEAR;
     y->fwd = mm_fwd;
     y->prim = mm_prim;
     y->active = dr__arr_any_active(a, b);
@@ -364,15 +371,17 @@ static void outer_rev(dr_arr_node *y, dr_sweep *s, double g)
     int m = (int)y->rows, n = (int)y->cols;
     if (m == 0 || n == 0)
         return;
+    const double *Y = dr__arr_adj_in(s, y);
+    const double *uv = dr__arr_val(s, u), *vv = dr__arr_val(s, v);
     bool fresh;
     double *U = dr__arr_adj_for_raw(s, u, &fresh);
     if (U) /* u_bar += Y v */
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, y->adj, n,
-                    v->val, 1, adj_beta(fresh), U, 1);
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, Y, n, vv, 1,
+                    adj_beta(fresh), U, 1);
     double *V = dr__arr_adj_for_raw(s, v, &fresh);
     if (V) /* v_bar += Y^T u */
-        cblas_dgemv(CblasRowMajor, CblasTrans, m, n, 1.0, y->adj, n, u->val,
-                    1, adj_beta(fresh), V, 1);
+        cblas_dgemv(CblasRowMajor, CblasTrans, m, n, 1.0, Y, n, uv, 1,
+                    adj_beta(fresh), V, 1);
 }
 
 /* dY = du v^T + u dv^T, per direction */
@@ -426,6 +435,7 @@ static dr_arr_node *outer(dr_tape *t, dr_idx iu, dr_idx iv)
     y->x[0] = u;
     y->x[1] = v;
     y->rev = outer_rev;
+    y->so = DR_ARR_SO_BILINEAR;
     y->fwd = outer_fwd;
     y->prim = outer_prim;
     y->active = dr__arr_any_active(u, v);
@@ -472,7 +482,7 @@ static void transpose_rev(dr_arr_node *y, dr_sweep *s, double g)
     bool fresh;
     double *X = dr__arr_adj_for_raw(s, x, &fresh);
     if (X) /* y is c x r: x_bar (r x c) += y_bar^T */
-        transpose_into(X, y->adj, y->rows, y->cols, !fresh);
+        transpose_into(X, dr__arr_adj_in(s, y), y->rows, y->cols, !fresh);
 }
 
 /* the transposed tangent, per direction */
@@ -510,6 +520,7 @@ static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
         return NULL;
     y->x[0] = x;
     y->rev = transpose_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = transpose_fwd;
     y->prim = transpose_prim;
     y->active = x->active;

@@ -10,7 +10,7 @@
 /* Records a scalar-valued node over x of value val, if x is active. */
 static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
                            dr_arr_rev rev, dr_arr_fwd fwd, dr_arr_prim prim,
-                           int64_t k, double aux)
+                           dr_arr_rev2 rev2, int64_t k, double aux)
 {
     dr_real r = {val, DR_NONE};
     if (!x->active)
@@ -20,6 +20,9 @@ static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
         return r;
     y->x[0] = x;
     y->rev = rev;
+    /* (sum and max are linear: max's element is fixed by the values) */
+    y->so = rev2 ? DR_ARR_SO_OWN : DR_ARR_SO_LINEAR;
+    y->rev2 = rev2;
     y->fwd = fwd;
     y->prim = prim;
     y->ip[0] = k;
@@ -87,7 +90,7 @@ static dr_real sum(dr_tape *t, dr_idx ix)
     dr_arr_node *x = dr__arr_get(t, ix);
     if (!x)
         return nan_real();
-    return scalar_node(t, x, sum_value(x), sum_rev, sum_fwd, sum_prim, 0,
+    return scalar_node(t, x, sum_value(x), sum_rev, sum_fwd, sum_prim, NULL, 0,
                        0.0);
 }
 
@@ -114,7 +117,7 @@ static void sumax_rev(dr_arr_node *y, dr_sweep *s, double g)
     double *X = dr__arr_adj_for(s, x);
     if (!X)
         return;
-    const double *Y = y->adj;
+    const double *Y = dr__arr_adj_in(s, y);
     int64_t r = x->rows, c = x->cols;
     for (int64_t i = 0; i < r; i++)
         for (int64_t j = 0; j < c; j++)
@@ -168,6 +171,7 @@ static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
     y->x[0] = x;
     y->ip[0] = cols;
     y->rev = sumax_rev;
+    y->so = DR_ARR_SO_LINEAR;
     y->fwd = sumax_fwd;
     y->prim = sumax_prim;
     y->active = x->active;
@@ -249,7 +253,8 @@ static dr_real amax(dr_tape *t, dr_idx ix)
         return nan_real();
     }
     int64_t k = argmax(x);
-    return scalar_node(t, x, x->val[k], max_rev, max_fwd, max_prim, k, 0.0);
+    return scalar_node(t, x, x->val[k], max_rev, max_fwd, max_prim, NULL, k,
+                       0.0);
 }
 
 dr_real dr_arr_max(dr_tape *t, dr_arr x)
@@ -338,7 +343,7 @@ static void sm_rev(dr_arr_node *y, dr_sweep *s, double g)
         return;
     int64_t R, L;
     rows_of(x, &R, &L);
-    const double *Y = y->adj, *yv = y->val, *xv = x->val;
+    const double *Y = dr__arr_adj_in(s, y), *yv = y->val, *xv = x->val;
     for (int64_t i = 0; i < R; i++) {
         double *Xi = X + i * L;
         const double *xi = xv + i * L;
@@ -428,6 +433,66 @@ static void sm_fwd(dr_arr_node *y, dr_fsweep *f)
 
 static double sm_prim(dr_arr_node *y, const dr_oplog *lg);
 
+/*
+ * Second-order terms (array.h, "second order"), per row, y_bar the
+ * adjoint of plane 0 held fixed, along direction d: softmax's x_bar =
+ * y (y_bar - <y_bar, y>) changes by dy (y_bar - <y_bar, y>) - y <y_bar,
+ * dy>; log_softmax's x_bar = y_bar - exp(y) sum(y_bar) by -exp(y) dy
+ * sum(y_bar); logsumexp's x_bar = y_bar s (s its weights) by y_bar
+ * s (dx - dy).
+ */
+static void sm_rev2(dr_arr_node *y, dr_sweep *s, double g, size_t d)
+{
+    (void)g;
+    dr_arr_node *x = y->x[0];
+    const double *ty = dr__arr_tan_dir(y, d), *tx = dr__arr_tan_dir(x, d);
+    if (!ty || !tx)
+        return;
+    double *X = dr__arr_adj_for(s, x);
+    if (!X)
+        return;
+    int64_t R, L;
+    rows_of(x, &R, &L);
+    const double *Y = dr__arr_adj0(s, y), *yv = y->val, *xv = x->val;
+    for (int64_t i = 0; i < R; i++) {
+        double *Xi = X + i * L;
+        switch (y->ip[0]) {
+        case SM_SOFTMAX: {
+            const double *yi = yv + i * L, *gi = Y + i * L, *ti = ty + i * L;
+            double dg = 0.0, dt = 0.0;
+            for (int64_t j = 0; j < L; j++) {
+                dg += gi[j] * yi[j];
+                dt += gi[j] * ti[j];
+            }
+            for (int64_t j = 0; j < L; j++)
+                Xi[j] += ti[j] * (gi[j] - dg) - yi[j] * dt;
+            break;
+        }
+        case SM_LOGSOFTMAX: {
+            const double *yi = yv + i * L, *gi = Y + i * L, *ti = ty + i * L;
+            double sg = 0.0;
+            for (int64_t j = 0; j < L; j++)
+                sg += gi[j];
+            if (sg != 0.0)
+                for (int64_t j = 0; j < L; j++)
+                    Xi[j] -= exp(yi[j]) * ti[j] * sg;
+            break;
+        }
+        default: { /* logsumexp per row: y_i */
+            double gi = Y[i], m, acc;
+            const double *xi = xv + i * L, *txi = tx + i * L;
+            if (gi == 0.0)
+                break;
+            bool parts = lse_parts(xi, L, &m, &acc);
+            for (int64_t j = 0; j < L; j++)
+                Xi[j] += gi * lse_weight(xi[j], parts, m, acc, yv[i]) *
+                         (txi[j] - ty[i]);
+            break;
+        }
+        }
+    }
+}
+
 static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
 {
     if (!t)
@@ -449,6 +514,8 @@ static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
     y->x[0] = x;
     y->ip[0] = kind;
     y->rev = sm_rev;
+    y->so = DR_ARR_SO_OWN;
+    y->rev2 = sm_rev2;
     y->fwd = sm_fwd;
     y->prim = sm_prim;
     y->active = x->active;
@@ -540,6 +607,22 @@ static void lse_rev(dr_arr_node *y, dr_sweep *s, double g)
         X[i] += g * lse_weight(x->val[i], parts, m, acc, y->sv);
 }
 
+/* x_bar = g s changes by g s (dx - dy) along direction d (as sm_rev2) */
+static void lse_rev2(dr_arr_node *y, dr_sweep *s, double g, size_t d)
+{
+    dr_arr_node *x = y->x[0];
+    const double *tx = dr__arr_tan_dir(x, d);
+    if (!tx)
+        return;
+    double *X = dr__arr_adj_for(s, x);
+    double m, acc, ty = dr__htan(s->h, y->hdr.id, d);
+    if (!X)
+        return;
+    bool parts = lse_parts(x->val, x->n, &m, &acc);
+    for (int64_t i = 0; i < x->n; i++)
+        X[i] += g * lse_weight(x->val[i], parts, m, acc, y->sv) * (tx[i] - ty);
+}
+
 static void lse_fwd(dr_arr_node *y, dr_fsweep *f)
 {
     dr_arr_node *x = y->x[0];
@@ -577,7 +660,8 @@ static dr_real logsumexp(dr_tape *t, dr_idx ix)
         dr_real r = {l, DR_NONE};
         return r;
     }
-    return scalar_node(t, x, l, lse_rev, lse_fwd, lse_prim, 0, l);
+    return scalar_node(t, x, l, lse_rev, lse_fwd, lse_prim, lse_rev2, 0,
+                       l);
 }
 
 dr_real dr_arr_logsumexp(dr_tape *t, dr_arr x)

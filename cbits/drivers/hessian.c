@@ -28,25 +28,42 @@ static int64_t *rel_ids(const dr_tape *t, size_t n, const dr_real *x)
     return rx;
 }
 
+/* does the tape hold extended nodes with a second-order rule (array
+   operations)?  Their inputs' directions are the array seeds of k
+   directions, so the k directions go in one pass */
+static bool has_arrays(const dr_tape *t)
+{
+    for (const dr_ext *e = t->exts; e; e = e->next)
+        if (e->reverse2)
+            return true;
+    return false;
+}
+
 dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                      size_t k, const double *V, double *out)
 {
     if (n && k && (!V || !out))
         return DR_EINVAL;
     dr_status st = check(t, y, n, x);
-    /* no inputs or no directions: nothing to compute */
-    if (st != DR_OK || n == 0 || k == 0)
+    if (st != DR_OK || k == 0)
         return st;
-    if (k > SIZE_MAX / n)
+    bool arrays = has_arrays(t);
+    /* no inputs or no directions: nothing to compute (but the products
+       for array inputs seeded with dr_arr_tangent_seed_vec) */
+    if (n == 0 && !(arrays && t->root->arr_seeded))
+        return st;
+    if (n && k > SIZE_MAX / n)
         return DR_EINVAL;
     int64_t *rx = rel_ids(t, n, x);
     if (!rx)
         return DR_ENOMEM;
     int64_t ry = dr__rel_of(t, y.idx);
     /* a block of directions a pass, as the dense Hessian takes them */
-    for (size_t j = 0; st == DR_OK && j < k; j += DR_HVP_BLOCK) {
-        size_t kk = k - j < DR_HVP_BLOCK ? k - j : DR_HVP_BLOCK;
-        st = dr__hvp_pass(t, ry, n, rx, kk, V + j * n, out + j * n, NULL);
+    size_t block = arrays ? k : DR_HVP_BLOCK;
+    for (size_t j = 0; st == DR_OK && j < k; j += block) {
+        size_t kk = k - j < block ? k - j : block;
+        st = dr__hvp_pass(t, ry, n, rx, kk, V ? V + j * n : NULL,
+                          arrays, out ? out + j * n : NULL, NULL);
     }
     dr__free(rx);
     return st;
@@ -86,7 +103,7 @@ dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
         memset(E, 0, kk * n * sizeof *E);
         for (size_t j = 0; j < kk; j++)
             E[j * n + i0 + j] = 1.0;
-        st = dr__hvp_pass(t, ry, n, rx, kk, E, H + i0 * n, NULL);
+        st = dr__hvp_pass(t, ry, n, rx, kk, E, false, H + i0 * n, NULL);
     }
     dr__free(rx);
     dr__free(E);

@@ -137,7 +137,7 @@ static void sweep_job(dr_par *P, dr_chunk *c, int64_t lo, bool atomic,
 {
     if (!c)
         return;
-    dr_sweep s = {P->adj, P->pool.root, atomic, lo, log};
+    dr_sweep s = {P->adj, P->pool.root, atomic, lo, log, NULL};
     if (atomic)
         dr__sweep_chunks_par(c, &s);
     else
@@ -245,7 +245,7 @@ static void resolve(dr_par *P, dr_chunk *c, dr_hist *h, int64_t lo,
             acc_open(P, h);
             for (size_t i = 0; i < h->n; i++)
                 h->kids[i].swept = 0;
-            merger m = {P, h, h->n, {P->adj, P->pool.root, atomic, lo, log}};
+            merger m = {P, h, h->n, {P->adj, P->pool.root, atomic, lo, log, NULL}};
             h->fork_s = &m.s;
             h->fork_slot = me;
             dr__kids_run(P, h, one, true, run_kid, merge_ready, &m);

@@ -61,13 +61,64 @@ static inline size_t dr__log_entries(const dr_anc_log *L, const dr_scratch *b)
  * below both, because a node kind is its record plus its rule: the node
  * kinds of the recording layer (n-ary nodes) must not reach up for it.
  */
+typedef struct dr_hsweep dr_hsweep;
 typedef struct dr_sweep {
     double *adj;     /* adjoint array, indexed by relative id; adj[-1] sink */
     dr_tape *tape;
     bool atomic;     /* siblings run beside this job (parallel sweep)      */
     int64_t own_lo;  /* relative ids >= own_lo belong to the running job   */
     dr_anc_log *log;     /* where adds into ids < own_lo go while atomic */
+    dr_hsweep *h;    /* NULL, but in the reverse pass of a Hessian-vector
+                        product (dr_hsweep)                               */
 } dr_sweep;
+
+/*
+ * The reverse pass of Hessian-vector products (sweep/hvp.c) runs the
+ * reverse rules of extended nodes through dr_ext.reverse2, on "planes":
+ * plane 0 is the adjoints, plane j >= 1 the tangents of the adjoints in
+ * direction j - 1.  A rule's first-order part is linear in the adjoints,
+ * so the same reverse rule serves every plane (J^T of plane j of the
+ * node's adjoint into plane j of its arguments'); what is left of the
+ * tangent of J^T ybar is the derivative of J itself along the direction,
+ * which for a bilinear operation is the same rule run on plane j with
+ * its operands' values read as their tangents (tval) and the node's
+ * adjoint of plane 0.  While s->h is set, s->adj is the base of the
+ * current plane of the scalar adjoints, whose slots lie `stride` doubles
+ * apart (dr__hacc).
+ */
+struct dr_hsweep {
+    uint64_t pass;      /* this pass's number (process-wide): storage a
+                           rule keeps with another number is stale      */
+    size_t k;           /* directions                                   */
+    size_t plane;       /* the plane the rules run on now (0 .. k)      */
+    int64_t tval;       /* -1; d >= 0: operands' values read as their
+                           tangents of direction d, the node's adjoint
+                           as its plane 0 (bilinear second-order terms) */
+    double *acc0;       /* scalar adjoints, plane 0, of relative id 0:
+                           plane j of id r at acc0[r * stride + j]      */
+    size_t stride;      /* k + 1                                        */
+    const double *tan0; /* scalar tangents: direction d of id r at
+                           tan0[r * k + d] (r = -1: zeros)              */
+    double *zeros;      /* zeros (a zero array tangent read as values),
+                           nzeros of them; the pass frees them          */
+    size_t nzeros;
+};
+/* run the rules on plane j from now on */
+static inline void dr__hplane(dr_sweep *s, size_t j)
+{
+    s->h->plane = j;
+    s->adj = s->h->acc0 + j;
+}
+/* add v into plane s->h->plane of scalar rel's adjoint (rel = -1: a sink) */
+static inline void dr__hacc(dr_sweep *s, int64_t rel, double v)
+{
+    s->adj[rel * (int64_t)s->h->stride] += v;
+}
+/* the tangent of direction d of scalar rel (0 for a constant, rel < 0) */
+static inline double dr__htan(const dr_hsweep *h, int64_t rel, size_t d)
+{
+    return rel >= 0 ? h->tan0[(size_t)rel * h->k + d] : 0.0;
+}
 
 /*
  * State of one forward (tangent) sweep, as an extended node's forward rule
@@ -120,8 +171,8 @@ struct dr_ext {
        into its entry); a kind whose results are nodes of their own
        (external calls) writes their entries' v itself.  Any other status
        fails the replay, which then undoes itself.  NULL: the kind does
-       not replay (dr_replay answers DR_ENOTSUP); a kind that sets it is
-       logged as DR_OPC_EXT (dr__record_ext) */
+       not replay (dr_replay answers DR_ENOTSUP); a kind that sets it or
+       reverse2 is logged as DR_OPC_EXT (dr__record_ext) */
     dr_status (*replay)(dr_ext *e, struct dr_oplog *log, double *v);
     /* after a replay that succeeded, for records on the exts list: drop
        what sweeps at the old point left beside the adjoints (which
@@ -135,6 +186,12 @@ struct dr_ext {
        node, or memory ran out and the tape failed).  NULL for kinds
        without adjoint storage of their own. */
     double *(*acc_into)(dr_ext *e, dr_sweep *s, bool *fresh, size_t *n);
+    /* second order (sweep/hvp.c): the reverse rule of a Hessian-vector
+       product's pass (dr_hsweep, s->h set), g the node's scalar adjoint
+       and its k tangents (g[0 .. k]; array-valued kinds keep theirs); the
+       forward hook gives its tangents there.  NULL: the kind has no
+       second-order rule (dr_hvp answers DR_ENOTSUP) */
+    void (*reverse2)(dr_ext *e, dr_sweep *s, const double *g);
     dr_ext *next; /* all ext records of the tape, newest first */
     int64_t id;   /* relative id of the node */
 };

@@ -84,9 +84,15 @@ dr_idx dr__record_ext_v(dr_tape *t, dr_ext *e, double v)
     t->len++;
     dr_idx id = t->base + t->next++;
     /* kinds with a second-order rule log themselves over this */
-    if (dr__order2(t))
-        dr__oplog(t, id, e->replay ? DR_OPC_EXT : DR_OPC_NONE, 0.0, 0.0, v,
-                  DR_NONE, DR_NONE);
+    if (dr__order2(t)) {
+        /* (a kind that neither replays nor has a second-order rule has
+           no use for its record there) */
+        bool ext = e->replay || e->reverse2;
+        dr_oplog *l = dr__oplog(t, id, ext ? DR_OPC_EXT : DR_OPC_NONE, 0.0,
+                                0.0, v, DR_NONE, DR_NONE);
+        if (l && l->op == DR_OPC_EXT)
+            dr__oplog_set_ext(l, e);
+    }
     return id;
 }
 

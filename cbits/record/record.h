@@ -88,8 +88,8 @@ DR_HIDDEN dr_node *dr__grow(dr_tape *t);
    or joined handle */
 DR_HIDDEN dr_node *dr__grow_n(dr_tape *t, size_t n);
 /* append an extended node for record e (allocated with dr__arena_alloc);
-   at order 2 it is logged as DR_OPC_EXT with value v where e->replay is
-   set, else as DR_OPC_NONE (a kind with a second-order rule logs itself
+   at order 2 it is logged as DR_OPC_EXT with value v where e->replay or
+   e->reverse2 is set, else as DR_OPC_NONE (n-ary kinds log themselves
    over that) */
 DR_HIDDEN dr_idx dr__record_ext_v(dr_tape *t, dr_ext *e, double v);
 static inline dr_idx dr__record_ext(dr_tape *t, dr_ext *e)
@@ -220,9 +220,10 @@ enum dr_opc {
     DR_OPC_INPUT,  /* no arguments                                        */
     DR_OPC_LINEAR, /* given partials x, y of arguments ra, rb (constants) */
     DR_OPC_NARY,   /* given partials in the node's n-ary record           */
-    DR_OPC_EXT,    /* an extended node with no second-order rule that
-                      replays through its record's replay hook; v: its
-                      value (scalar-valued kinds)                         */
+    DR_OPC_EXT,    /* an extended node that replays through its record's
+                      replay hook or has a second-order rule (reverse2),
+                      or both; v: its value (scalar-valued kinds); x:
+                      its record (dr__oplog_ext)                          */
     DR_OPC_EXTOUT, /* an output of an external call (the ext node before
                       it, whose replay sets v); no second-order rule     */
     DR_OPC_SUMN,   /* 0 + a0 + a1 + ... of an n-ary sum record (dr_sumn):
@@ -415,6 +416,19 @@ DR_HIDDEN bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
                               const double **partials);
 /* the terms of an n-ary entry of the log (DR_OPC_NARY, DR_OPC_SUMN): its
    record's arguments and partials; false where it has none */
+/* a DR_OPC_EXT entry keeps its record's address in the bytes of x (as a
+   node keeps it in da): the numeric Hessian-vector products run the
+   record's second-order rule from the log (sweep/hvp.c) */
+static inline void dr__oplog_set_ext(dr_oplog *e, dr_ext *x)
+{
+    memcpy(&e->x, &x, sizeof x);
+}
+static inline dr_ext *dr__oplog_ext(const dr_oplog *e)
+{
+    dr_ext *x;
+    memcpy(&x, &e->x, sizeof x);
+    return x;
+}
 static inline bool dr__oplog_nary(const dr_oplog *e, size_t *n,
                                   const int64_t **args,
                                   const double **partials)

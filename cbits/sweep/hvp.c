@@ -63,6 +63,12 @@ typedef struct hvp_pass {
                             tangents are the seeds; what reaches them
                             stays), where an input has no rule to skip */
     size_t ncut;
+    /* extended nodes with a second-order rule (array operations) */
+    dr_fsweep *fs;       /* their forward rules' sweep: tangents T(r)  */
+    dr_sweep *rs;        /* their reverse2 rules' (rs->h set)           */
+    bool *dense;         /* set where one is met with flags kept: their
+                            rules read and write every slot, so the
+                            passes run again without flags              */
 } hvp_pass;
 
 /* the first partials of a scalar operation's entry (the rules, in
@@ -219,6 +225,17 @@ forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
         tan_lin2(p, k, SP, r, 1.0, e->aux > 0 ? e->ra : e->rb, 0.0, -1,
                  false);
         return true;
+    case DR_OPC_EXT: { /* (array operations): the kind's forward rule */
+        dr_ext *x = dr__oplog_ext(e);
+        if (!x || !x->reverse2 || !x->forward || x->id != r)
+            return false;
+        if (SP) {
+            *p->dense = true;
+            return false;
+        }
+        x->forward(x, p->fs);
+        return true;
+    }
     case DR_OPC_GAP:
     case DR_OPC_INPUT: /* an input of the product keeps its seeds */
         if (SP)
@@ -307,8 +324,8 @@ pass_linear(const hvp_pass *p, size_t k, bool SP, int64_t a, double c,
 }
 
 static inline __attribute__((always_inline)) void
-reverse_node(const hvp_pass *p, size_t k, bool SP, const dr_oplog *e,
-             double g, const double *gd, bool fd)
+reverse_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
+             const dr_oplog *e, double g, const double *gd, bool fd)
 {
     if (DR_LIKELY(e->op == DR_OPC_mul)) {
         /* partials y and x, the mixed second partial 1; x * x (ra == rb)
@@ -341,6 +358,11 @@ reverse_node(const hvp_pass *p, size_t k, bool SP, const dr_oplog *e,
     case DR_OPC_GAP:
     case DR_OPC_INPUT:
         return;
+    case DR_OPC_EXT: { /* (no flags: forward_node) */
+        dr_ext *x = dr__oplog_ext(e);
+        x->reverse2(x, p->rs, ACC(r));
+        return;
+    }
     case DR_OPC_NARY:
     case DR_OPC_SUMN: {
         size_t n;
@@ -414,8 +436,10 @@ reverse_range(const hvp_pass *p, size_t k, bool SP, int64_t lo, int64_t hi)
                 live |= gd[j] != 0.0;
         else
             live |= fd;
-        if (live)
-            reverse_node(p, k, SP, &p->log[r - p->log_lo], g, gd, fd);
+        const dr_oplog *e = &p->log[r - p->log_lo];
+        /* (an array-valued node keeps its adjoints itself) */
+        if (live || e->op == DR_OPC_EXT)
+            reverse_node(p, k, SP, r, e, g, gd, fd);
     }
 }
 
@@ -468,6 +492,14 @@ static bool passes_k(const hvp_pass *p, int64_t out)
 {
     return passes(p, p->k, true, out);
 }
+/* any k without flags: where extended nodes take part */
+static bool passes_k_dense(const hvp_pass *p, int64_t out)
+{
+    return passes(p, p->k, false, out);
+}
+
+/* the pass numbers of dr_hsweep, process-wide (0: none) */
+static uint64_t hvp_passes;
 
 /* the nodes up to ry that the passes do not visit (those without an
    entry: before the log began, after it ended) are inputs of the product;
@@ -493,7 +525,7 @@ static int by_id(const void *x, const void *y)
 
 dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
                        const int64_t *rx, size_t k, const double *V,
-                       double *out, double *grad)
+                       bool arr_seeds, double *out, double *grad)
 {
     for (size_t i = 0; i < k * n; i++)
         out[i] = 0.0;
@@ -553,10 +585,17 @@ dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
         for (size_t i = 0; i < ncut; i++)
             if (m == 0 || cut[m - 1] != cut[i])
                 cut[m++] = cut[i];
+        bool dense = false;
+        dr_fsweep fs = {tan + k, k, t, arr_seeds};
+        dr_hsweep hs = {__atomic_add_fetch(&hvp_passes, 1, __ATOMIC_RELAXED),
+                        k, 0, -1, acc + k + 1, k + 1, tan + k, NULL, 0};
+        dr_sweep rs = {acc + k + 1, t, false, 0, NULL, &hs};
+        t->hvp_pass = hs.pass;
+        dr_status before = t->status;
         hvp_pass p = {t->oplog, t->oplog_lo, lo, hi,    k,
                       tan,       acc,           seeded, flags,
                       flags ? flags + span + 1 : NULL,  zeros,
-                      cut,       m};
+                      cut,       m,   &fs, &rs, &dense};
         for (size_t j = 0; j < k; j++)
             zeros[j] = 0.0;
         if (sp) {
@@ -590,10 +629,18 @@ dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
             if (rx[i] >= 0 && rx[i] <= ry)
                 for (size_t j = 0; j < k; j++)
                     tan[((size_t)rx[i] + 1) * k + j] += V[j * n + i];
-        if (!(k == 1              ? passes_1(&p, ry)
-              : k == DR_HVP_BLOCK ? passes_block(&p, ry)
-                                  : passes_k(&p, ry)))
+        bool ok = k == 1              ? passes_1(&p, ry)
+                  : k == DR_HVP_BLOCK ? passes_block(&p, ry)
+                                      : passes_k(&p, ry);
+        if (!ok && dense) {
+            sp = false; /* (the flags are read no more) */
+            ok = passes_k_dense(&p, ry);
+        }
+        dr__free(hs.zeros);
+        if (!ok)
             st = DR_ENOTSUP;
+        else if (t->status != before) /* a rule ran out of memory */
+            st = t->status;
         for (size_t i = 0; st == DR_OK && i < n; i++)
             if (rx[i] >= 0 && rx[i] <= ry) {
                 const double *A = acc + ((size_t)rx[i] + 1) * (k + 1);

@@ -288,7 +288,10 @@ static dr_status check_chunk(dr_tape *t, const dr_chunk *c)
         case DR_OPC_NARY:
         case DR_OPC_GAP: /* (a node, yet no entry: recorded at order 1) */
             return DR_ENOTSUP;
-        case DR_OPC_EXT:    /* (logged so only with a replay hook) */
+        case DR_OPC_EXT: /* (logged so for a second-order rule too) */
+            if (!dr__oplog_ext(e)->replay)
+                return DR_ENOTSUP;
+            break;
         case DR_OPC_SUMN:
         case DR_OPC_EXTOUT: /* (its call's entry says) */
             break;

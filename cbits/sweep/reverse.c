@@ -210,7 +210,7 @@ dr_status dr_reverse(dr_tape *t)
     if (!t->adj_raw)
         return DR_OK; /* nothing was ever recorded: nothing to sweep */
     sync_chunk(t);
-    dr_sweep s = {t->adj_raw + 1, t, false, 0, NULL};
+    dr_sweep s = {t->adj_raw + 1, t, false, 0, NULL, NULL};
     t->adj_raw[0] = 0.0;
     dr__sweep_chunks(t->chunk, &s);
     /* the jobs before the last join, if the tape ever forked: the jobs
@@ -316,7 +316,7 @@ dr_status dr__sweep_ready(const dr_tape *t, size_t m, const dr_real *y,
 static __attribute__((noinline)) void ext_reverse(dr_tape *t, double *A,
                                                   const dr_node *p, double g)
 {
-    dr_sweep s = {A, t, false, 0, NULL};
+    dr_sweep s = {A, t, false, 0, NULL, NULL};
     dr_ext *e = dr__node_ext(p);
     e->reverse(e, &s, g);
 }
@@ -361,7 +361,7 @@ dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n, const dr_real *x,
         sync_chunk(t);
         dr_chunk *c = t->chunk;
         if (c->prev || c->n - c->lead > SMALL_SWEEP) {
-            dr_sweep s = {A, t, false, 0, NULL};
+            dr_sweep s = {A, t, false, 0, NULL, NULL};
             dr__sweep_chunks(c, &s);
         } else {
             /* a few nodes: the plain loop, from y down (nodes after y add

@@ -132,6 +132,7 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->next = 0;
     t->len = 0;
     t->exts = NULL;
+    t->arr_seeded = false;
     if (t->owned)
         dr__owned_release(t->owned, NULL);
     t->owned = NULL;

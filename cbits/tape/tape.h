@@ -252,6 +252,13 @@ struct dr_tape {
                                DR_NONE where replay_in_ids holds them    */
     double *replay_old; /* sweep: [root] the inputs' values before a replay,
                            to undo it; replay_in_cap of them           */
+    bool arr_seeded;   /* arrays: [root] an array input was seeded with
+                          tangents since the last dr_arr_tangents_clear
+                          or clear (a Hessian-vector product of no scalar
+                          inputs then has directions to take)         */
+    uint64_t hvp_pass; /* sweep: [root] the number of the last pass of a
+                          Hessian-vector product (sweep/hvp.c), whose
+                          array results dr_arr_hvp_vec reads; 0: none */
 
     /* [root] shared storage */
     int64_t reserved;  /* relative ids handed out to chunks (atomic)      */

@@ -218,6 +218,24 @@ DR_API dr_status dr_arr_tangent_vec(const dr_tape *t, dr_idx id, size_t k,
 /** Drop every array tangent seed (and the tangents of the last sweep).
  *  DR_EINVAL for a child handle, DR_EBUSY while forked. */
 DR_API dr_status dr_arr_tangents_clear(dr_tape *t);
+/**
+ * Second order.  On a tape of order 2 every array primitive has a
+ * second-order rule, so dr_hvp and dr_hvp_vec (dualrev/modes.h) work
+ * through array code.  Array inputs take part through their tangent seeds:
+ * seed the direction of each array input with dr_arr_tangent_seed (k
+ * directions: dr_arr_tangent_seed_vec, the same k as the call), give the
+ * scalar inputs, if any, to dr_hvp / dr_hvp_vec as usual (n may be 0),
+ * and read the products for each array input with dr_arr_hvp (k
+ * directions: dr_arr_hvp_vec, direction j at out[j * size]).  The k
+ * directions go in one pass.  dr_hessian takes its scalar inputs alone
+ * (array seeds are not read).  The
+ * products are those of the tape's last Hessian-vector product: zeros for
+ * an array it did not reach.  DR_EINVAL for a bad id, NULL out, k == 0 or
+ * a k other than the last product's; DR_ERANGE for a k * size too large.
+ */
+DR_API dr_status dr_arr_hvp(const dr_tape *t, dr_idx id, double *out);
+DR_API dr_status dr_arr_hvp_vec(const dr_tape *t, dr_idx id, size_t k,
+                                double *out);
 
 /* ---- elementwise ---- */
 

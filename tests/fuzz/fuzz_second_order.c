@@ -647,6 +647,8 @@ static struct sostate {
     dr_idx from0; /* the mark taken when the tape became of order 2 */
     dr_idx mark[2];
     bads bad;
+    bads arr;     /* array nodes: a rule for dr_hvp, none for the recorded
+                     tangents */
     hstat hs;
 } Q;
 
@@ -683,6 +685,14 @@ static int bad_in(const bads *b, dr_idx from, dr_idx y, const dr_idx *seed,
         }
     }
     return b->lost ? -1 : 0;
+}
+
+/* bad_in for dr_tangent_record, which has no rule for array nodes */
+static int bad_tangent(dr_idx from, dr_idx y, const dr_idx *seed, int ns)
+{
+    int a = bad_in(&Q.bad, from, y, seed, ns);
+    int b = bad_in(&Q.arr, from, y, seed, ns);
+    return a == 1 || b == 1 ? 1 : a < 0 || b < 0 ? -1 : 0;
 }
 
 static int pick_h(unsigned k)
@@ -1014,7 +1024,7 @@ static void h_tangent(rd *r, bool check_only)
     dr_status st = dr_tangent_record(Q.t, from, (size_t)n, ids, seeds, Y->r,
                                      &out);
     int bad = Y->r.idx == DR_NONE ? 0
-                                   : bad_in(&Q.bad, from, Y->r.idx, ids, n);
+                                   : bad_tangent(from, Y->r.idx, ids, n);
     /* a seeded node is not replayed: a seed on a node without a rule is
        fine (only inputs are seeded here, which have one) */
     dr_status want = bad == 1 ? DR_ENOTSUP : DR_OK;
@@ -1067,7 +1077,9 @@ static void h_tangent(rd *r, bool check_only)
         hput((int)u8(r), out, &ref, false, -1);
 }
 
-/* an array node (no second-order rule) whose sum is a scalar node */
+/* an array node whose sum is a scalar node (both linear: their
+   second-order rules add nothing of their own; the recorded tangents
+   have none) */
 static void h_array(rd *r)
 {
     hdual cb1, cb2;
@@ -1080,7 +1092,7 @@ static void h_array(rd *r)
     other_tape_note(v.idx, true);
     dr_real s = dr_arr_sum(Q.t, v);
     check_sticky("array at order 2", Q.t, &Q.hs);
-    bad_add(&Q.bad, mark, dr_tape_mark(Q.t));
+    bad_add(&Q.arr, mark, dr_tape_mark(Q.t));
     /* the sum is linear: its first and second derivatives are known */
     hrule R;
     rule_init(&R, 2);
@@ -1255,7 +1267,11 @@ static void h_checks(rd *r)
         dr_sparse S;
         dr_status ss = dr_sparse_hessian(Q.t, Y->r, (size_t)X.n, X.x, &S);
         TRACE("  dr_sparse_hessian(n %d) -> %s\n", X.n, sn(ss));
-        CHECK(ss == DR_OK || ss == DR_ENOMEM, "dr_sparse_hessian: %s where "
+        /* (the sparsity pattern has no rule for array nodes) */
+        bool arrays = Y->r.idx != DR_NONE &&
+                      bad_in(&Q.arr, Q.base, Y->r.idx, xid, X.n) != 0;
+        CHECK(ss == DR_OK || ss == DR_ENOMEM ||
+              (arrays && ss == DR_ENOTSUP), "dr_sparse_hessian: %s where "
               "dr_hessian gave DR_OK", sn(ss));
         if (ss == DR_OK && finite) {
             double D[HH];
@@ -1300,7 +1316,7 @@ static void h_checks(rd *r)
     dr_real yd = {0, 0};
     st = dr_tangent_record(Q.t, Q.from0, (size_t)n, ids, seeds, Y->r, &yd);
     int badt = Y->r.idx == DR_NONE ? 0
-                                   : bad_in(&Q.bad, Q.from0, Y->r.idx, ids, n);
+                                   : bad_tangent(Q.from0, Y->r.idx, ids, n);
     want = badt == 1 ? DR_ENOTSUP : DR_OK;
     if (badt < 0)
         CHECK(st == DR_OK || st == DR_ENOTSUP, "dr_tangent_record: %s",
@@ -1340,7 +1356,7 @@ static void h_checks(rd *r)
     st = dr_tangent_record(Q.t, Q.from0, (size_t)n, ids, seeds, yd, &ydd);
     /* (nodes recorded after y, before the tangent, are replayed too) */
     int bad2 = yd.idx == DR_NONE ? 0
-                                 : bad_in(&Q.bad, Q.from0, yd.idx, ids, n);
+                                 : bad_tangent(Q.from0, yd.idx, ids, n);
     if (bad2 < 0)
         CHECK(st == DR_OK || st == DR_ENOTSUP, "dr_tangent_record of a "
               "recorded tangent: %s", sn(st));
