@@ -24,6 +24,11 @@
  *            job (dr_fork_run) and the jobs swept in parallel, on
  *            BENCH_THREADS threads (default 2).  The same gradient to
  *            rounding; nn-primal-bench runs nn784 for it.
+ *   nn784-grad2, nn784-hvp  (dualrev only) nn784 recorded once at order 2,
+ *            then per repetition a gradient (seed, sweep, read) or a
+ *            Hessian-vector product in a fixed direction (dr_hvp, the
+ *            parameters' tangents seeded once, read with dr_arr_hvp).
+ *            Checksum: the sum of the gradient or of H v.
  * With BENCH_TIMING=1, nn784 and nn784-split print on stderr the fastest
  * repetition (record, sweep and read of the gradient).
  * Any other program name exits with status 2.  OpenBLAS threads follow
@@ -32,6 +37,7 @@
 #include "bench_common.h"
 
 #include <cblas.h>
+#include <stdbool.h>
 #include <time.h>
 
 #ifndef NN_PRIMAL
@@ -174,16 +180,108 @@ static void dense(int k, int n, const double *x, const double *W,
 }
 #endif
 
+#ifndef NN_PRIMAL
+/* nn784's loss on T (cleared) for the parameters p and batch X, Y, its six
+   parameter arrays in ps */
+static dr_real record_nn784(const double *p, const double *X, const double *Y,
+                            dr_arr ps[6])
+{
+    const double *W1 = p, *b1 = W1 + L0 * L1, *W2 = b1 + L1,
+                 *b2 = W2 + L1 * L2, *W3 = b2 + L2, *b3 = W3 + L2 * L3;
+    check(dr_tape_clear(T), "clear");
+    /* the data stays in place (borrowed, as the primal reads it) */
+    dr_arr x = dr_arr_const_ref(T, 2, B, L0, X);
+    dr_arr y = dr_arr_const_ref(T, 2, B, L3, Y);
+    dr_arr w1 = dr_arr_input_ref(T, 2, L0, L1, W1);
+    dr_arr c1 = dr_arr_input_ref(T, 1, L1, 1, b1);
+    dr_arr w2 = dr_arr_input_ref(T, 2, L1, L2, W2);
+    dr_arr c2 = dr_arr_input_ref(T, 1, L2, 1, b2);
+    dr_arr w3 = dr_arr_input_ref(T, 2, L2, L3, W3);
+    dr_arr c3 = dr_arr_input_ref(T, 1, L3, 1, b3);
+    dr_arr h1 = dr_arr_map(T, DR_FN_RELU,
+                           dr_arr_add_rowvec(T, dr_arr_matmul(T, x, 0, w1, 0), c1));
+    dr_arr h2 = dr_arr_map(T, DR_FN_RELU,
+                           dr_arr_add_rowvec(T, dr_arr_matmul(T, h1, 0, w2, 0), c2));
+    dr_arr z = dr_arr_add_rowvec(T, dr_arr_matmul(T, h2, 0, w3, 0), c3);
+    dr_real lse = dr_arr_sum(T, dr_arr_logsumexp_rows(T, z));
+    dr_real loss = dr_mul(T, dr_sub(T, lse, dr_arr_dot(T, y, z)),
+                          dr_const(1.0 / B));
+    check(dr_tape_status(T), "record");
+    const dr_arr all[6] = {w1, c1, w2, c2, w3, c3};
+    memcpy(ps, all, sizeof all);
+    return loss;
+}
+
+/* the six parameter arrays' adjoints (what = "adjoint") or Hessian-vector
+   products into g, in order */
+static void read_params(const dr_arr ps[6], double *g, bool hvp)
+{
+    for (int k = 0; k < 6; k++) {
+        check(hvp ? dr_arr_hvp(T, ps[k].idx, g) : dr_arr_adjoint(T, ps[k].idx, g),
+              hvp ? "hvp" : "adjoint");
+        g += ps[k].rows * ps[k].cols;
+    }
+}
+
+/*
+ * nn784-grad2 and nn784-hvp: the tape recorded once at order 2, then per
+ * repetition one gradient (seed, sweep, read) or one Hessian-vector
+ * product in a fixed direction (dr_hvp over the parameters' tangent
+ * seeds, read): what a product costs against a gradient.
+ */
+static double run_nn784_second(long reps, bool hvp)
+{
+    double *p = bench_xmalloc(sizeof(double) * N784);
+    double *X = bench_xmalloc(sizeof(double) * B * L0);
+    double Y[B * L3];
+    bench_nn784_inputs(p, X, Y);
+    double *g = bench_xmalloc(sizeof(double) * N784);
+    double *v = bench_xmalloc(sizeof(double) * N784);
+    for (int i = 0; i < N784; i++)
+        v[i] = sin(0.37 * i);
+    check(dr_tape_set_order(T, 2), "order");
+    dr_arr ps[6];
+    dr_real loss = record_nn784(p, X, Y, ps);
+    if (hvp) {
+        const double *q = v;
+        for (int k = 0; k < 6; k++) {
+            check(dr_arr_tangent_seed(T, ps[k].idx, q), "tangent seed");
+            q += ps[k].rows * ps[k].cols;
+        }
+    }
+    for (long r = 0; r < reps; r++) {
+        bench_clobber(p);
+        if (hvp) {
+            check(dr_hvp(T, loss, 0, NULL, NULL, NULL), "hvp");
+        } else {
+            check(dr_adjoints_clear(T), "clear adjoints");
+            check(dr_seed(T, loss.idx, 1.0), "seed");
+            check(dr_reverse(T), "reverse");
+        }
+        read_params(ps, g, hvp);
+        bench_use(g);
+    }
+    double result = 0.0;
+    for (int i = 0; i < N784; i++)
+        result += g[i];
+    free(g);
+    free(v);
+    free(p);
+    free(X);
+    return result;
+}
+#endif
+
 static double run_nn784(long reps)
 {
     double *p = bench_xmalloc(sizeof(double) * N784);
     double *X = bench_xmalloc(sizeof(double) * B * L0);
     double Y[B * L3];
     bench_nn784_inputs(p, X, Y);
-    const double *W1 = p, *b1 = W1 + L0 * L1, *W2 = b1 + L1,
-                 *b2 = W2 + L1 * L2, *W3 = b2 + L2, *b3 = W3 + L2 * L3;
     double result = 0.0;
 #ifdef NN_PRIMAL
+    const double *W1 = p, *b1 = W1 + L0 * L1, *W2 = b1 + L1,
+                 *b2 = W2 + L1 * L2, *W3 = b2 + L2, *b3 = W3 + L2 * L3;
     double *h1 = bench_xmalloc(sizeof(double) * B * L1);
     double *h2 = bench_xmalloc(sizeof(double) * B * L2);
     double z[B * L3];
@@ -216,34 +314,12 @@ static double run_nn784(long reps)
         rep_begin();
         bench_clobber(p);
         bench_clobber(X);
-        check(dr_tape_clear(T), "clear");
-        /* the data stays in place (borrowed, as the primal reads it) */
-        dr_arr x = dr_arr_const_ref(T, 2, B, L0, X);
-        dr_arr y = dr_arr_const_ref(T, 2, B, L3, Y);
-        dr_arr w1 = dr_arr_input_ref(T, 2, L0, L1, W1);
-        dr_arr c1 = dr_arr_input_ref(T, 1, L1, 1, b1);
-        dr_arr w2 = dr_arr_input_ref(T, 2, L1, L2, W2);
-        dr_arr c2 = dr_arr_input_ref(T, 1, L2, 1, b2);
-        dr_arr w3 = dr_arr_input_ref(T, 2, L2, L3, W3);
-        dr_arr c3 = dr_arr_input_ref(T, 1, L3, 1, b3);
-        dr_arr h1 = dr_arr_map(T, DR_FN_RELU,
-                               dr_arr_add_rowvec(T, dr_arr_matmul(T, x, 0, w1, 0), c1));
-        dr_arr h2 = dr_arr_map(T, DR_FN_RELU,
-                               dr_arr_add_rowvec(T, dr_arr_matmul(T, h1, 0, w2, 0), c2));
-        dr_arr z = dr_arr_add_rowvec(T, dr_arr_matmul(T, h2, 0, w3, 0), c3);
-        dr_real lse = dr_arr_sum(T, dr_arr_logsumexp_rows(T, z));
-        dr_real loss = dr_mul(T, dr_sub(T, lse, dr_arr_dot(T, y, z)),
-                              dr_const(1.0 / B));
-        check(dr_tape_status(T), "record");
+        dr_arr ps[6];
+        dr_real loss = record_nn784(p, X, Y, ps);
         rep_recorded();
         check(dr_seed(T, loss.idx, 1.0), "seed");
         check(dr_reverse(T), "reverse");
-        double *q = g;
-        const dr_arr ps[6] = {w1, c1, w2, c2, w3, c3};
-        for (int k = 0; k < 6; k++) {
-            check(dr_arr_adjoint(T, ps[k].idx, q), "adjoint");
-            q += ps[k].rows * ps[k].cols;
-        }
+        read_params(ps, g, false);
         bench_use(g);
         rep_end();
     }
@@ -347,7 +423,8 @@ static double run_nn784_split(long reps)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s fneural|nn784|nn784-split <size> <reps>\n", argv[0]);
+        fprintf(stderr, "usage: %s fneural|nn784|nn784-split|nn784-grad2|nn784-hvp "
+                        "<size> <reps>\n", argv[0]);
         return 1;
     }
     char *end;
@@ -359,10 +436,14 @@ int main(int argc, char **argv)
     int prog = strcmp(argv[1], "fneural") == 0       ? 0
                : strcmp(argv[1], "nn784") == 0       ? 1
                : strcmp(argv[1], "nn784-split") == 0 ? 2
+               : strcmp(argv[1], "nn784-grad2") == 0 ? 3
+               : strcmp(argv[1], "nn784-hvp") == 0   ? 4
                                                      : -1;
 #ifdef NN_PRIMAL
     if (prog == 2)
         prog = 1; /* the primal has nothing to split */
+    if (prog > 2)
+        prog = -1;
 #endif
     if (prog < 0) {
         fprintf(stderr, "%s: unknown program '%s'\n", argv[0], argv[1]);
@@ -380,7 +461,8 @@ int main(int argc, char **argv)
 #else
     double c = prog == 0   ? run_fneural(reps)
                : prog == 1 ? run_nn784(reps)
-                           : run_nn784_split(reps);
+               : prog == 2 ? run_nn784_split(reps)
+                           : run_nn784_second(reps, prog == 4);
 #endif
     printf("%.10g\n", c);
 #ifndef NN_PRIMAL

@@ -236,6 +236,12 @@ static inline const double *dr__arr_val(const dr_sweep *s,
         return s->h->zeros;
     return x->tcur + (size_t)s->h->tval * (size_t)x->n;
 }
+/* in a bilinear kernel's run on tangents: x's tangent is zero, so the
+   share of the other operand, which reads it, is zero (skipped) */
+static inline bool dr__arr_tzero(const dr_sweep *s, const dr_arr_node *x)
+{
+    return s->h && s->h->tval >= 0 && (!x->tcur || x->tcur_k != s->h->k);
+}
 /* the same for y's scalar operand (sv, of relative id sx) */
 static inline double dr__arr_sval(const dr_sweep *s, const dr_arr_node *y)
 {

@@ -25,8 +25,8 @@ static void bin_rev(dr_arr_node *y, dr_sweep *s, double g)
        them) */
     const double *Y = dr__arr_adj_in(s, y), *av = dr__arr_val(s, a),
                  *bv = dr__arr_val(s, b), *yv = y->val;
-    double *A = dr__arr_adj_for(s, a);
-    double *B = dr__arr_adj_for(s, b);
+    double *A = dr__arr_tzero(s, b) ? NULL : dr__arr_adj_for(s, a);
+    double *B = dr__arr_tzero(s, a) ? NULL : dr__arr_adj_for(s, b);
     int64_t n = y->n;
     switch (y->ip[0]) {
     case BIN_ADD:
@@ -222,8 +222,11 @@ static void scale_rev(dr_arr_node *y, dr_sweep *s, double g)
     dr_arr_node *x = y->x[0];
     /* (bilinear: the values as the second-order pass reads them) */
     const double *Y = dr__arr_adj_in(s, y), *xv = dr__arr_val(s, x);
-    double *X = dr__arr_adj_for(s, x);
     double sv = dr__arr_sval(s, y), acc = 0.0;
+    /* (on tangents: a zero one adds nothing to the other operand) */
+    double *X = s->h && s->h->tval >= 0 && sv == 0.0 ? NULL
+                                                     : dr__arr_adj_for(s, x);
+    bool xz = dr__arr_tzero(s, x);
     for (int64_t i = 0; i < y->n; i++) {
         double gi = Y[i];
         if (gi == 0.0)
@@ -232,7 +235,7 @@ static void scale_rev(dr_arr_node *y, dr_sweep *s, double g)
             X[i] += sv * gi;
         acc += gi * xv[i];
     }
-    if (y->sx >= 0 && acc != 0.0)
+    if (y->sx >= 0 && acc != 0.0 && !xz)
         dr__arr_sacc(s, y->sx, acc);
 }
 

@@ -30,10 +30,10 @@ static void dot_rev(dr_arr_node *y, dr_sweep *s, double g)
         return;
     /* (bilinear: the values as the second-order pass reads them) */
     const double *av = dr__arr_val(s, a), *bv = dr__arr_val(s, b);
-    double *A = dr__arr_adj_for(s, a);
+    double *A = dr__arr_tzero(s, b) ? NULL : dr__arr_adj_for(s, a);
     if (A)
         cblas_daxpy(n, g, bv, 1, A, 1);
-    double *B = dr__arr_adj_for(s, b);
+    double *B = dr__arr_tzero(s, a) ? NULL : dr__arr_adj_for(s, b);
     if (B)
         cblas_daxpy(n, g, av, 1, B, 1);
 }
@@ -121,8 +121,8 @@ static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
         return;
     const double *Y = dr__arr_adj_in(s, y);
     const double *mv = dr__arr_val(s, m), *vv = dr__arr_val(s, v);
-    bool fresh;
-    double *M = dr__arr_adj_for_raw(s, m, &fresh);
+    bool fresh = false;
+    double *M = dr__arr_tzero(s, v) ? NULL : dr__arr_adj_for_raw(s, m, &fresh);
     if (M) {
         /* m_bar += u (x) w: u = y_bar, w = v (matvec) or u = v, w = y_bar */
         const double *u = vecmat ? vv : Y, *w = vecmat ? Y : vv;
@@ -136,7 +136,7 @@ static void mv_rev(dr_arr_node *y, dr_sweep *s, double g)
         else
             cblas_dger(CblasRowMajor, r, c, 1.0, u, 1, w, 1, M, c);
     }
-    double *V = dr__arr_adj_for_raw(s, v, &fresh);
+    double *V = dr__arr_tzero(s, m) ? NULL : dr__arr_adj_for_raw(s, v, &fresh);
     if (V) /* v_bar += m^T y_bar (matvec) or m y_bar (vecmat) */
         cblas_dgemv(CblasRowMajor, vecmat ? CblasNoTrans : CblasTrans, r, c,
                     1.0, mv, c, Y, 1, adj_beta(fresh), V, 1);
@@ -243,8 +243,8 @@ static void mm_rev(dr_arr_node *y, dr_sweep *s, double g)
     int lda = (int)a->cols, ldb = (int)b->cols;
     const double *Cb = dr__arr_adj_in(s, y);
     const double *av = dr__arr_val(s, a), *bv = dr__arr_val(s, b);
-    bool fresh;
-    double *A = dr__arr_adj_for_raw(s, a, &fresh);
+    bool fresh = false;
+    double *A = dr__arr_tzero(s, b) ? NULL : dr__arr_adj_for_raw(s, a, &fresh);
     if (A) {
         if (!ta) /* A_bar (m x k) += C_bar op(B)^T */
             cblas_dgemm(CblasRowMajor, CblasNoTrans,
@@ -255,7 +255,7 @@ static void mm_rev(dr_arr_node *y, dr_sweep *s, double g)
                         CblasTrans, k, m, n, 1.0, bv, ldb, Cb, n,
                         adj_beta(fresh), A, m);
     }
-    double *B = dr__arr_adj_for_raw(s, b, &fresh);
+    double *B = dr__arr_tzero(s, a) ? NULL : dr__arr_adj_for_raw(s, b, &fresh);
     if (B) {
         if (!tb) /* B_bar (k x n) += op(A)^T C_bar */
             cblas_dgemm(CblasRowMajor, ta ? CblasNoTrans : CblasTrans,
@@ -373,12 +373,12 @@ static void outer_rev(dr_arr_node *y, dr_sweep *s, double g)
         return;
     const double *Y = dr__arr_adj_in(s, y);
     const double *uv = dr__arr_val(s, u), *vv = dr__arr_val(s, v);
-    bool fresh;
-    double *U = dr__arr_adj_for_raw(s, u, &fresh);
+    bool fresh = false;
+    double *U = dr__arr_tzero(s, v) ? NULL : dr__arr_adj_for_raw(s, u, &fresh);
     if (U) /* u_bar += Y v */
         cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, Y, n, vv, 1,
                     adj_beta(fresh), U, 1);
-    double *V = dr__arr_adj_for_raw(s, v, &fresh);
+    double *V = dr__arr_tzero(s, u) ? NULL : dr__arr_adj_for_raw(s, v, &fresh);
     if (V) /* v_bar += Y^T u */
         cblas_dgemv(CblasRowMajor, CblasTrans, m, n, 1.0, Y, n, uv, 1,
                     adj_beta(fresh), V, 1);
