@@ -171,9 +171,13 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  * partials (dr_record0/1/2, dr_recordn), which are taken as linear: their
  * partials are constants to second order (right for sums and other linear
  * combinations; record nonlinear operations with the scalar operations).
- * Array operations, external functions and checkpointed loops have none
- * yet: a call that would need one answers DR_ENOTSUP, and nothing
- * changes.  A recorder (dr_rec_begin, "inline recording") works on a
+ * Every array operation has one for the Hessian-vector products and
+ * Hessians (dr_hvp, dr_hvp_vec, dr_hessian; array inputs take part
+ * through their tangent seeds, see "second order" in dualrev/arrays.h),
+ * but none yet for the recorded passes (dr_tangent_record,
+ * dr_adjoint_record) or the sparse drivers.  External functions and
+ * checkpointed loops have none: a call that would need one answers
+ * DR_ENOTSUP, and nothing changes.  A recorder (dr_rec_begin, "inline recording") works on a
  * handle of order 2: its operations are recorded by the tape's own
  * (dr_add ... dr_neg; dr_rec_record1/2 and statements as dr_record1/2
  * and dr_recordn), with their rules, out of line.
@@ -222,7 +226,9 @@ DR_API int dr_tape_order(const dr_tape *t);
  * forward over reverse in numbers: one tangent pass in direction v and one
  * reverse pass carrying each adjoint and its tangent, with the second
  * partials of every operation from the rules that recorded it.  Nothing
- * is recorded and nothing on the tape changes, its adjoints included.  A
+ * is recorded and nothing on the tape changes, its adjoints included (but
+ * array operations: they keep the products for dr_arr_hvp, and their
+ * tangents, as dr_arr_tangent reads them, are this pass's).  A
  * node given more than once in x is one variable: its direction is the
  * sum of its places' (as in dr_jvp), and each of its places reads the
  * same entry.  x names the variables: what y depends on through a node
@@ -233,8 +239,11 @@ DR_API dr_status dr_hvp(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                         const double *v, double *out);
 /** k Hessian-vector products at once (vector mode): row j of out (k x n,
  *  row-major) is H times row j of V (k x n, row-major).  The directions
- *  share each pass (16 a pass), so k products cost much less than k calls
- *  of dr_hvp.  Otherwise as dr_hvp. */
+ *  share each pass (16 a pass; all k in one where the tape holds array
+ *  operations), so k products cost much less than k calls of dr_hvp.
+ *  Array inputs seeded with dr_arr_tangent_seed_vec (k directions) take
+ *  part, their products read with dr_arr_hvp_vec; n may then be 0.
+ *  Otherwise as dr_hvp. */
 DR_API dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                             size_t k, const double *V, double *out);
 /** The dense Hessian of y with respect to x[0..n-1] into H (n x n,
