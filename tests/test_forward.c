@@ -603,6 +603,63 @@ static void test_oom(void **state)
     }
 }
 
+/* ------------------------------------------------------ Gauss-Newton */
+
+/* residuals r(x) of 3 inputs, 5 outputs, through scalar and array
+   operations (W x by a matvec of a vector built from the inputs) */
+static void residuals(dr_tape *t, const dr_real *x, dr_real *r)
+{
+    static const double W[15] = {0.5, -1.0, 0.3, 0.2, 0.7, -0.4, 1.1, 0.0,
+                                 0.6, -0.8, 0.9, 0.25, 0.1, 0.3, -0.5};
+    dr_arr v = dr_arr_from_reals(t, 3, x);
+    dr_arr wv = dr_arr_map(t, DR_FN_TANH,
+                           dr_arr_matvec(t, dr_arr_const(t, 2, 5, 3, W), v));
+    for (int i = 0; i < 5; i++)
+        r[i] = dr_add(t, dr_arr_index(t, wv, i),
+                      dr_mul(t, x[i % 3], dr_sin(t, x[(i + 1) % 3])));
+}
+
+static void test_gnvp(void **state)
+{
+    (void)state;
+    const double xv[3] = {0.3, -0.7, 1.2}, v[3] = {1.0, 0.5, -2.0};
+    dr_tape *t = chk_tape_new();
+    dr_real x[3], r[5];
+    for (int i = 0; i < 3; i++)
+        x[i] = dr_input(t, xv[i]);
+    residuals(t, x, r);
+    double J[15], out[3];
+    CHK_STATUS(dr_jacobian(t, 5, r, 3, x, J), DR_OK);
+    CHK_STATUS(dr_gnvp(t, 5, r, 3, x, v, out), DR_OK);
+    /* J^T (J v) from the Jacobian */
+    for (int j = 0; j < 3; j++) {
+        double e = 0.0;
+        for (int i = 0; i < 5; i++) {
+            double jv = 0.0;
+            for (int k = 0; k < 3; k++)
+                jv += J[i * 3 + k] * v[k];
+            e += J[i * 3 + j] * jv;
+        }
+        CHK_CLOSE(out[j], e, 1e-14, 1e-15);
+    }
+    /* positive semidefinite: <v, J^T J v> = |J v|^2 >= 0 */
+    assert_true(v[0] * out[0] + v[1] * out[1] + v[2] * out[2] >= 0.0);
+    /* errors: out unchanged */
+    double keep[3] = {7, 7, 7};
+    CHK_STATUS(dr_gnvp(t, 5, r, 3, x, NULL, keep), DR_EINVAL);
+    CHK_STATUS(dr_gnvp(t, 5, r, 3, x, v, NULL), DR_EINVAL);
+    CHK_STATUS(dr_gnvp(NULL, 5, r, 3, x, v, keep), DR_EINVAL);
+    dr_tape *u = chk_tape_new();
+    dr_real other = dr_input(u, 1.0);
+    CHK_STATUS(dr_gnvp(t, 1, &other, 3, x, v, keep), DR_EINVAL);
+    CHK_SAME(keep[0], 7.0);
+    dr_tape_free(u);
+    /* no outputs: zero */
+    CHK_STATUS(dr_gnvp(t, 0, NULL, 3, x, v, out), DR_OK);
+    CHK_SAME(out[1], 0.0);
+    dr_tape_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_forward_api),
         cmocka_unit_test(test_arrays_mixed),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_gnvp),
         cmocka_unit_test(test_oom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,10 +5,12 @@
  * and adjoints are untouched).  A k-wide reverse sweep that cannot run (a
  * node kind without a k-wide rule, a tape that forked) is k scalar sweeps;
  * a forward sweep over a node kind without a forward rule is DR_ENOTSUP.
+ * The Gauss-Newton product J^T J v is one of each.
  */
 #include "sweep/sweep.h"
 
 #include <stdint.h>
+#include <string.h>
 
 dr_status dr_jvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
                  const dr_real *x, const double *xdot, double *ydot)
@@ -103,5 +105,35 @@ dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
     st = DR_OK;
     for (size_t j = 0; st == DR_OK && j < k; j++)
         st = dr_vjp(t, m, y, Ybar + j * m, n, x, Xbar + j * n);
+    return st;
+}
+
+dr_status dr_gnvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                  const dr_real *x, const double *v, double *out)
+{
+    if (!t || (m && !y) || (n && (!x || !v || !out)))
+        return DR_EINVAL;
+    dr_status st = dr__sweep_ready(t, m, y, n, x);
+    if (st != DR_OK)
+        return st;
+    if (m > SIZE_MAX / sizeof(double) - 1)
+        return DR_ENOMEM;
+    double *jv = dr__malloc((m + 1) * sizeof *jv);
+    if (!jv)
+        return DR_ENOMEM;
+    double *res = n ? dr__malloc(n * sizeof *res) : NULL;
+    if (n && !res) {
+        dr__free(jv);
+        return DR_ENOMEM;
+    }
+    /* J v forward, then J^T (J v) in reverse; out written only when both
+       succeed */
+    st = dr_jvp(t, m, y, n, x, v, jv);
+    if (st == DR_OK)
+        st = dr_vjp(t, m, y, jv, n, x, res);
+    if (st == DR_OK && n)
+        memcpy(out, res, n * sizeof *res);
+    dr__free(res);
+    dr__free(jv);
     return st;
 }

@@ -125,6 +125,19 @@ DR_API dr_status dr_jvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
 DR_API dr_status dr_vjp(dr_tape *t, size_t m, const dr_real *y,
                         const double *ybar, size_t n, const dr_real *x,
                         double *xbar);
+/**
+ * Gauss-Newton product: out[0..n-1] = J^T J v, J the Jacobian of the
+ * outputs y[0..m-1] (residuals) with respect to x[0..n-1]: the curvature
+ * of the least-squares objective 0.5 |y|^2 without the residuals' own
+ * second derivatives, positive semidefinite.  One forward sweep (dr_jvp)
+ * and one reverse sweep (dr_vjp): any order, no second-order rules
+ * needed.  Array inputs seeded with dr_arr_tangent_seed take part as in
+ * dr_jvp, and their part of J^T J v is then their adjoint
+ * (dr_arr_adjoint).  On failure out is unchanged.  Errors as dr_jvp and
+ * dr_vjp; DR_ENOMEM for its m + n doubles of scratch.
+ */
+DR_API dr_status dr_gnvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
+                         const dr_real *x, const double *v, double *out);
 
 /* ------------------------------------------------------------ vector mode
  * k directions in one sweep: every node carries k tangents (or k adjoints)
