@@ -81,6 +81,14 @@ differentiable [d|
         w2 = A.reshape 2 3 (vfromList [0.7, -0.4, 0.2, -0.3, 0.8, 0.5])
         o = A.matVec w2 (A.vtanh (A.vadd (A.matVec w x) b))
     in A.logSumExp o - A.vindex o 0 + 0.01 * A.msumAll (A.msquare w)
+
+  -- the same network's outputs, as residuals
+  mlpOut :: A.Vec -> A.Vec
+  mlpOut p =
+    let w = A.reshape 3 4 (A.vslice 0 12 p)
+        x = vfromList [0.5, -1, 0.25, 2]
+        w2 = A.reshape 2 3 (vfromList [0.7, -0.4, 0.2, -0.3, 0.8, 0.5])
+    in A.matVec w2 (A.vtanh (A.vadd (A.matVec w x) (A.vslice 12 3 p)))
   |]
 
 -- | J v by central differences of each output scalar, with two steps (as
@@ -106,6 +114,13 @@ jvpProp f jv jac x v =
               (and (zipWith (closeRel 1e-12) (toVec yd) byJac))
        .&&. length (toVec yd) == length (toVec y)
 
+-- | J^T (J v) from the Jacobian's rows, against the engine's product.
+gnvpProp :: [Double] -> [[Double]] -> [Double] -> Bool
+gnvpProp got rows v =
+  let jv = [sum (zipWith (*) r v) | r <- rows]
+      want = foldr (zipWith (+)) (map (const 0) v) [map (* c) r | (c, r) <- zip jv rows]
+  in length got == length v && and (zipWith (closeRel 1e-12) got want)
+
 isSymmetric :: [[Double]] -> Bool
 isSymmetric h = and [ closeRel 1e-12 a b | (r, c) <- zip h (transpose h), (a, b) <- zip r c ]
 
@@ -121,6 +136,21 @@ spec = describe "forward mode and second order" $ do
       length ($(jacobian 'wide) [1 .. 6]) `shouldBe` 2
       all ((== 6) . length) ($(jacobian 'wide) [1 .. 6]) `shouldBe` True
       map fst ($(jacobian 'mixed) (2, [1, 2])) `shouldBe` replicate 3 2
+
+  describe "gnvp" $ do
+    it "tall: J^T J v against the Jacobian" $ property $
+      forAll ((,) <$> dbl <*> dbl) $ \x -> forAll ((,) <$> dbl <*> dbl) $ \v ->
+        gnvpProp (toVec ($(gnvp 'tall) x v)) (map toVec ($(jacobian 'tall) x)) (toVec v)
+    it "wide: J^T J v against the Jacobian" $ property $
+      forAll (vecOf 6 dbl) $ \x -> forAll (vecOf 6 dbl) $ \v ->
+        gnvpProp (toVec ($(gnvp 'wide) x v)) (map toVec ($(jacobian 'wide) x)) (toVec v)
+    it "the documentation's example" $
+      $(gnvp 'docPolar) (2, 0) (1, 1) `shouldBe` (1, 4)
+    it "array operations: an MLP's residuals" $ do
+      let p0 = vfromList [0.3 * sin (1 + fromIntegral i) | i <- [0 .. 14 :: Int]]
+          v = vfromList [cos (fromIntegral i) | i <- [0 .. 14 :: Int]]
+      gnvpProp (vtoList ($(gnvp 'mlpOut) p0 v)) (map vtoList ($(jacobian 'mlpOut) p0)) (vtoList v)
+        `shouldBe` True
 
   describe "jvp" $ do
     it "tall: against finite differences and the Jacobian times v" $ property $

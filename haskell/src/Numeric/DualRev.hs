@@ -73,6 +73,7 @@ module Numeric.DualRev
     -- * Second derivatives
   , hvp
   , hessian
+  , gnvp
   , sparseJacobian
   , sparseHessian
     -- * Custom derivative rules
@@ -209,11 +210,25 @@ tapedJacobian = tapedJacobianQ
 --
 -- > $(hvp 'f) (3, 2) (1, 0)  ==  (0.0, 1.0)    -- H = [[0, 1], [1, 2]]
 --
--- Second derivatives need a rule for every operation on the tape: a
--- function that uses the array operations of "Numeric.DualRev.Array" gets
--- a 'DualRevError' with the engine's message for DR_ENOTSUP.
+-- Second derivatives need a rule for every operation on the tape: they
+-- work through the array operations of "Numeric.DualRev.Array"; a custom
+-- rule ('primitive') or a checkpointed loop on the way gets a
+-- 'DualRevError' with the engine's message for DR_ENOTSUP.
 hvp :: Name -> Q Exp
 hvp = hvpQ
+
+-- | @$(gnvp 'r) :: a -> a -> a@ for residuals @r :: a -> b@: the
+-- Gauss-Newton product J^T J v, J the Jacobian of r's output scalars at x,
+-- shaped like the input: the curvature of the least-squares objective
+-- @0.5 * sum of squares of r@ without the residuals' own second
+-- derivatives (positive semidefinite: what Gauss-Newton and
+-- Levenberg-Marquardt steps solve with).  One forward and one reverse
+-- sweep over one recording, with no second-order rules needed (custom
+-- rules with a forward rule and array operations work).
+--
+-- > $(gnvp 'polar) (2, 0) (1, 1)  ==  (1.0, 4.0)   -- J = [[1, 0], [0, 2]]
+gnvp :: Name -> Q Exp
+gnvp = gnvpQ
 
 -- | @$(sparseJacobian 'f) :: a -> [((Int, Int), Double)]@ for @f :: a -> b@:
 -- the Jacobian's nonzero entries, ((output scalar, input scalar), value),

@@ -18,7 +18,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_fork, c_join, c_set_threads, c_get_threads
   , c_tape_take, c_tape_give
     -- * Jacobians, forward mode and second order
-  , CReal, c_jacobian, c_jvp, c_jvp_quick, c_hvp, c_hessian, c_gradient_range, c_jacobian_range
+  , CReal, c_jacobian, c_jvp, c_jvp_quick, c_gnvp, c_hvp, c_hessian, c_gradient_range, c_jacobian_range
   , CSparse, c_sparse_jacobian, c_sparse_hessian, c_sparse_free
   , c_jacobian_range_safe, c_jacobian_range_quick
   ) where
@@ -90,6 +90,8 @@ foreign import ccall safe "dr_jvp"
   c_jvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_jvp_quick"
   c_jvp_quick :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
+foreign import ccall safe "dr_gnvp"
+  c_gnvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 
 -- dr_hvp, dr_hessian and dr_gradient_range through
 -- haskell/cbits/hs_scalar_args.c: y as its value and id (a dr_real cannot be

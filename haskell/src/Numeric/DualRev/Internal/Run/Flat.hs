@@ -21,7 +21,7 @@
 --   array output's elements by index nodes).
 module Numeric.DualRev.Internal.Run.Flat
   ( -- * Runners
-    jacobianRun, jvpRun, hvpRun, hessianRun, sparseJacobianRun, sparseHessianRun, withOrder2Tape
+    jacobianRun, jvpRun, gnvpRun, hvpRun, hessianRun, sparseJacobianRun, sparseHessianRun, withOrder2Tape
     -- * Engine calls on flat arrays (also the overloaded mode's)
   , withReals, engine, rowsOf
     -- * Taped functions ("Numeric.DualRev.Internal.Run.Taped")
@@ -284,6 +284,19 @@ jvpRun trav ins outs prim travB f x v = unsafeDupablePerformIO $ withPooledTape 
       quickOrSafe (c_jvp_quick t cm py cn px pv p) (c_jvp t cm py cn px pv p)
   pure (y, yd)
 {-# INLINE jvpRun #-}
+
+-- | The Gauss-Newton product J^T J v of the output scalars (residuals),
+-- shaped like the input: one forward and one reverse sweep.
+gnvpRun :: Trav a -> (Supply -> a -> IO a') -> (Ptr CTape -> b' -> [R] -> IO [R])
+        -> (a' -> AD b') -> a -> a -> a
+gnvpRun trav ins outs f x v = unsafeDupablePerformIO $ withPooledTape $ \t -> do
+  (_, first, y') <- record trav ins f t x
+  xr <- inputReals trav x first
+  vs <- direction trav xr v
+  yr <- outs t y' []
+  withReals yr $ \cm py -> withReals xr $ \cn px -> withArray vs $ \pv ->
+    resultAs trav x (length xr) (engine "dr_gnvp" . c_gnvp t cm py cn px pv)
+{-# INLINE gnvpRun #-}
 
 -- | Hessian times a direction, shaped like the input.
 hvpRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> a -> a
