@@ -42,7 +42,7 @@ static double *mini_forward(dr_tape *t, size_t k)
 {
     size_t N = (size_t)t->next;
     double *tan = calloc(N * k + 1, sizeof *tan);
-    dr_fsweep f = {tan, k, t, true};
+    dr_fsweep f = {tan, k, t, DR_ARR_SEEDS_TANGENT};
     for (int64_t rel = 0; rel < t->next; rel++) {
         const dr_node *p = dr__find_node(t, rel);
         if (!p || p->a == 0) /* an input */

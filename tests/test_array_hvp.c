@@ -193,13 +193,35 @@ static void check_instance(const prog *p, chk_rng *r, int rep)
 
     /* k directions in one pass == one direction a pass */
     double *one = calloc((size_t)n + 1, sizeof *one);
+    double *first = calloc((size_t)n + 1, sizeof *first);
     for (size_t d = 0; d < k; d++) {
         CHK_STATUS(products(&o, &s, 1, dflat + d * (size_t)n, one), DR_OK);
+        if (d == 0)
+            memcpy(first, one, (size_t)n * sizeof *one);
         chk_context("%s rep %d: k = %zu vs direction %zu alone", p->name,
                     rep, k, d);
         for (int64_t i = 0; i < n; i++)
             CHK_CLOSE(one[i], hv[d * (size_t)n + i], 1e-12,
                       1e-12 * (fabs(hv[d * (size_t)n + i]) + 1.0));
+    }
+    /* direction 0 through dr_hvp_inputs (the direction as the inputs'
+       adjoint seeds, the product read as their adjoints): the same pass */
+    CHK_STATUS(dr_adjoints_clear(o.t), DR_OK);
+    {
+        int64_t off = 0;
+        for (int i = 0; i < s.nin; i++) {
+            CHK_STATUS(dr_arr_seed(o.t, o.in[i].idx, dflat + off), DR_OK);
+            off += numel(&s, i);
+        }
+        CHK_STATUS(dr_hvp_inputs(o.t, o.f), DR_OK);
+        off = 0;
+        for (int i = 0; i < s.nin; i++) {
+            CHK_STATUS(dr_arr_adjoint(o.t, o.in[i].idx, one + off), DR_OK);
+            off += numel(&s, i);
+        }
+        chk_context("%s rep %d: dr_hvp_inputs", p->name, rep);
+        for (int64_t i = 0; i < n; i++)
+            CHK_SAME(one[i], first[i]);
     }
     /* and the k-direction pass again: the same numbers (storage reused) */
     double *again = calloc((size_t)n * k + 1, sizeof *again);
@@ -209,6 +231,7 @@ static void check_instance(const prog *p, chk_rng *r, int rep)
         CHK_SAME(again[i], hv[i]);
     chk_context(NULL);
     free(again);
+    free(first);
     free(one);
     free(hv);
     dr_tape_free(o.t);
@@ -313,6 +336,28 @@ static void test_scalar_and_array_inputs(void **state)
     CHK_SAME(hs2, hs);
     for (int i = 0; i < N; i++)
         CHK_SAME(hx2[i], hx[i]);
+    /* and through dr_hvp_inputs: the direction seeded on the inputs, the
+       product read as their adjoints; again: the same */
+    for (int rep = 0; rep < 2; rep++) {
+        CHK_STATUS(dr_adjoints_clear(t), DR_OK);
+        CHK_STATUS(dr_seed(t, s.idx, v[0]), DR_OK);
+        CHK_STATUS(dr_arr_seed(t, x.idx, v + 1), DR_OK);
+        CHK_STATUS(dr_hvp_inputs(t, f), DR_OK);
+        CHK_SAME(dr_adjoint(t, s.idx), hs);
+        CHK_STATUS(dr_arr_adjoint(t, x.idx, hx2), DR_OK);
+        for (int i = 0; i < N; i++)
+            CHK_SAME(hx2[i], hx[i]);
+        /* every other adjoint reads zero */
+        CHK_SAME(dr_adjoint(t, f.idx), 0.0);
+    }
+    /* a direction on the scalar alone */
+    CHK_STATUS(dr_adjoints_clear(t), DR_OK);
+    CHK_STATUS(dr_seed(t, s.idx, 1.0), DR_OK);
+    CHK_STATUS(dr_hvp_inputs(t, f), DR_OK);
+    double e0[N + 1] = {1, 0, 0, 0, 0, 0}, h0;
+    CHK_STATUS(dr_arr_tangents_clear(t), DR_OK);
+    CHK_STATUS(dr_hvp(t, f, 1, &s, e0, &h0), DR_OK);
+    CHK_SAME(dr_adjoint(t, s.idx), h0);
     dr_tape_free(t);
 }
 
@@ -454,6 +499,13 @@ static void test_errors(void **state)
     dr_real f = dr_arr_dot(t, x, dr_arr_map(t, DR_FN_EXP, x));
     CHK_STATUS(dr_arr_tangent_seed(t, x.idx, v), DR_OK);
     CHK_STATUS(dr_hvp(t, f, 0, NULL, NULL, NULL), DR_ENOTSUP);
+    /* dr_hvp_inputs too, the seeds left as they were */
+    CHK_STATUS(dr_arr_seed(t, x.idx, v), DR_OK);
+    CHK_STATUS(dr_hvp_inputs(t, f), DR_ENOTSUP);
+    CHK_STATUS(dr_arr_adjoint(t, x.idx, out), DR_OK);
+    for (int i = 0; i < 3; i++)
+        CHK_SAME(out[i], v[i]);
+    CHK_STATUS(dr_hvp_inputs(NULL, f), DR_EINVAL);
     CHK_STATUS(dr_tape_status(t), DR_OK);
     dr_tape_free(t);
 

@@ -189,6 +189,20 @@ mkUnit prog z n = case prog of
         batch = Constant (fromRows x, fromRows y)
     pure $ \i -> let (gl, _) = $(grad 'nn784) (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch)
                  in sum [msumAll w + vsum b | (w, b) <- gl]
+  -- one Hessian-vector product of nn784 at a new point (recording and the
+  -- product: nn-array-bench's nn784-rechvp, the same direction and checksum)
+  "nn784-hvp" -> Just $ do
+    let (layers, x, y) = nn784Input
+        layersA = [(fromRows w, vfromList b) | (w, b) <- layers]
+        batch = Constant (fromRows x, fromRows y)
+        sizes = concat [[length w * length (head w), length b] | (w, b) <- layers]
+        offs = scanl (+) 0 sizes
+        dirOf k len = [sin (0.37 * fromIntegral (offs !! k + j)) | j <- [0 .. len - 1]]
+        dirs = [ (reshape (mrows w) (mcols w) (vfromList (dirOf (2 * l) (mrows w * mcols w))),
+                  vfromList (dirOf (2 * l + 1) (vlength b)))
+               | (l, (w, b)) <- zip [0 ..] layersA ]
+    pure $ \i -> let (hl, _) = $(hvp 'nn784) (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch) (dirs, batch)
+                 in sum [msumAll w + vsum b | (w, b) <- hl]
   -- recorded once, replayed at each unit's perturbed input ($(tapedGrad))
   "fmult-taped" -> Just $ do
     let g = $(tapedGrad 'fmult)

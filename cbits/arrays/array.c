@@ -151,6 +151,24 @@ static void arr_sreverse2(dr_ext *e, dr_sweep *s, const double *g)
         second_terms(y, s, g[0]);
 }
 
+/* dr_ext.hvp_result of array-valued nodes: an input's adjoint becomes its
+   part of the product (the tangent the pass gave it was its adjoint) */
+static void arr_hvp_result(dr_ext *e, dr_tape *t, uint64_t pass)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    if (y->tcur && y->tcur == y->adj) {
+        y->tcur = NULL;
+        y->tcur_k = 0;
+    }
+    if (!y->input || !y->active || y->h2_pass != pass || y->h2_k != 1 ||
+        y->n == 0)
+        return;
+    bool fresh;
+    double *a = dr__arr_adj_acquire_raw(t, y, &fresh);
+    if (a)
+        memcpy(a, y->h2 + y->n, (size_t)y->n * sizeof(double));
+}
+
 /* a node with a second-order rule gets the hook (an input or a constant
    has nothing to pass on: it gets it too) */
 static void set_reverse2(dr_arr_node *y, void (*hook)(dr_ext *, dr_sweep *,
@@ -184,8 +202,11 @@ static void arr_forward(dr_ext *e, dr_fsweep *f)
         return;
     if (y->fwd)
         y->fwd(y, f);
-    else if (f->arr_seeds && y->seed_k == f->k && y->n)
+    else if (f->arr_seeds == DR_ARR_SEEDS_TANGENT && y->seed_k == f->k && y->n)
         y->tcur = y->tseed;
+    else if (f->arr_seeds == DR_ARR_SEEDS_ADJOINT && f->k == 1 && y->adj_live &&
+             y->n)
+        y->tcur = y->adj; /* (the pass writes its adjoints elsewhere) */
 }
 
 /* forward entry of scalar-valued array ops: the scalar tangent array may
@@ -319,6 +340,7 @@ dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
     y->hdr.forward = arr_forward;
     y->hdr.replay = arr_replay;
     y->hdr.replayed = arr_replayed;
+    y->hdr.hvp_result = arr_hvp_result;
     y->rank = rank;
     y->rows = rows;
     y->cols = cols;
@@ -688,11 +710,11 @@ dr_status dr_arr_hvp_vec(const dr_tape *t, dr_idx id, size_t k, double *out)
     if (!x || k == 0 || (!out && x->n))
         return DR_EINVAL;
     size_t n = (size_t)x->n;
+    if (n == 0)
+        return DR_OK;
     bool reached = t->hvp_pass != 0 && x->h2_pass == t->hvp_pass;
     if (reached && x->h2_k != k)
         return DR_EINVAL;
-    if (n == 0)
-        return DR_OK;
     if (k > SIZE_MAX / sizeof(double) / n)
         return DR_ERANGE;
     if (reached) /* planes 1 .. k: the adjoint's tangents */

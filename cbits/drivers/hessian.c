@@ -50,8 +50,10 @@ dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
     bool arrays = has_arrays(t);
     /* no inputs or no directions: nothing to compute (but the products
        for array inputs seeded with dr_arr_tangent_seed_vec) */
-    if (n == 0 && !(arrays && t->root->arr_seeded))
+    if (n == 0 && !(arrays && t->root->arr_seeded)) {
+        t->hvp_pass = 0; /* (array products read zero, at any k) */
         return st;
+    }
     if (n && k > SIZE_MAX / n)
         return DR_EINVAL;
     int64_t *rx = rel_ids(t, n, x);
@@ -63,7 +65,8 @@ dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
     for (size_t j = 0; st == DR_OK && j < k; j += block) {
         size_t kk = k - j < block ? k - j : block;
         st = dr__hvp_pass(t, ry, n, rx, kk, V ? V + j * n : NULL,
-                          arrays, out ? out + j * n : NULL, NULL);
+                          arrays ? DR_ARR_SEEDS_TANGENT : DR_ARR_SEEDS_NONE,
+                          out ? out + j * n : NULL, NULL);
     }
     dr__free(rx);
     return st;
@@ -75,6 +78,60 @@ dr_status dr_hvp(dr_tape *t, dr_real y, size_t n, const dr_real *x,
     if (n && (!v || !out))
         return DR_EINVAL;
     return dr_hvp_vec(t, y, n, x, 1, v, out);
+}
+
+dr_status dr_hvp_inputs(dr_tape *t, dr_real y)
+{
+    if (!t)
+        return DR_EINVAL;
+    dr_status st = dr__sweep_ready(t, 1, &y, 0, NULL);
+    if (st != DR_OK)
+        return st;
+    int64_t ry = dr__rel_of(t, y.idx);
+    size_t n = 0;
+    int64_t *rx = NULL;
+    double *V = NULL, *out = NULL;
+    if (ry >= 0) {
+        /* the scalar inputs up to y (their log entries; a node up to y
+           without one makes the pass answer DR_ENOTSUP) and their seeds */
+        int64_t lo = t->oplog_lo > 0 ? t->oplog_lo : 0;
+        int64_t hi = t->oplog_lo + t->oplog_n - 1 < ry
+                         ? t->oplog_lo + t->oplog_n - 1 : ry;
+        for (int64_t r = lo; r <= hi; r++)
+            n += t->oplog[r - t->oplog_lo].op == DR_OPC_INPUT;
+        if (n > SIZE_MAX / sizeof(int64_t) / 3)
+            return DR_ENOMEM;
+        rx = dr__malloc(n * sizeof *rx + 1);
+        V = dr__malloc(n * sizeof *V + 1);
+        out = dr__malloc(n * sizeof *out + 1);
+        if (!rx || !V || !out) {
+            st = DR_ENOMEM;
+        } else {
+            size_t i = 0;
+            for (int64_t r = lo; r <= hi; r++)
+                if (t->oplog[r - t->oplog_lo].op == DR_OPC_INPUT) {
+                    rx[i] = r;
+                    V[i++] = dr_adjoint(t, t->base + r);
+                }
+            st = dr__hvp_pass(t, ry, n, rx, 1, V, DR_ARR_SEEDS_ADJOINT, out,
+                              NULL);
+        }
+    }
+    /* the products in place of the directions: every other adjoint zero */
+    if (st == DR_OK)
+        st = dr_adjoints_clear(t);
+    for (size_t i = 0; st == DR_OK && i < n; i++)
+        st = dr_seed(t, t->base + rx[i], out[i]);
+    if (st == DR_OK && ry >= 0) {
+        for (dr_ext *e = t->exts; e; e = e->next)
+            if (e->hvp_result)
+                e->hvp_result(e, t, t->hvp_pass);
+        st = t->status; /* (an array's adjoint without memory) */
+    }
+    dr__free(rx);
+    dr__free(V);
+    dr__free(out);
+    return st;
 }
 
 dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
@@ -103,7 +160,8 @@ dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
         memset(E, 0, kk * n * sizeof *E);
         for (size_t j = 0; j < kk; j++)
             E[j * n + i0 + j] = 1.0;
-        st = dr__hvp_pass(t, ry, n, rx, kk, E, false, H + i0 * n, NULL);
+        st = dr__hvp_pass(t, ry, n, rx, kk, E, DR_ARR_SEEDS_NONE,
+                          H + i0 * n, NULL);
     }
     dr__free(rx);
     dr__free(E);

@@ -126,13 +126,19 @@ static inline double dr__htan(const dr_hsweep *h, int64_t rel, size_t d)
  * k > 1: vector mode).  Scalar tangents by relative id; an ext record with
  * array values keeps its own tangent storage, as it does its adjoints.
  */
+/* what array inputs' tangents are in a forward sweep (dr_fsweep) */
+enum {
+    DR_ARR_SEEDS_NONE,    /* zero: a driver that seeds its own directions
+                             (Jacobian, dense Hessian)                  */
+    DR_ARR_SEEDS_TANGENT, /* their tangent seeds (dr_arr_tangent_seed):
+                             dr_forward, dr_jvp, dr_jvp_vec, dr_hvp      */
+    DR_ARR_SEEDS_ADJOINT  /* their adjoints (k == 1): dr_hvp_inputs      */
+};
 typedef struct dr_fsweep {
     double *tan;     /* tan[id * k + j]: tangent j of relative id      */
     size_t k;        /* directions                                      */
     dr_tape *tape;
-    bool arr_seeds;  /* array inputs' seeds (dr_arr_tangent_seed) take
-                        part: dr_forward, dr_jvp and dr_jvp_vec; not a
-                        driver that seeds its own directions (Jacobian) */
+    int arr_seeds;   /* DR_ARR_SEEDS_*                                  */
 } dr_fsweep;
 
 /*
@@ -192,6 +198,10 @@ struct dr_ext {
        forward hook gives its tangents there.  NULL: the kind has no
        second-order rule (dr_hvp answers DR_ENOTSUP) */
     void (*reverse2)(dr_ext *e, dr_sweep *s, const double *g);
+    /* after dr_hvp_inputs' pass of number `pass`, the adjoints cleared:
+       make the node's adjoint its part of the product, where it is an
+       input (drivers/hessian.c); NULL: nothing of its own */
+    void (*hvp_result)(dr_ext *e, dr_tape *t, uint64_t pass);
     dr_ext *next; /* all ext records of the tape, newest first */
     int64_t id;   /* relative id of the node */
 };

@@ -195,7 +195,7 @@ dr_status dr_forward(dr_tape *t)
     if (!t->tan_raw)
         return DR_OK; /* nothing was ever recorded */
     t->tan_raw[0] = 0.0;
-    dr_fsweep f = {t->tan_raw + 1, 1, t, true};
+    dr_fsweep f = {t->tan_raw + 1, 1, t, DR_ARR_SEEDS_TANGENT};
     return dr__forward_sweep(t, &f);
 }
 

@@ -525,7 +525,7 @@ static int by_id(const void *x, const void *y)
 
 dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
                        const int64_t *rx, size_t k, const double *V,
-                       bool arr_seeds, double *out, double *grad)
+                       int arr_seeds, double *out, double *grad)
 {
     for (size_t i = 0; i < k * n; i++)
         out[i] = 0.0;

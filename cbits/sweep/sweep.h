@@ -90,8 +90,8 @@ DR_HIDDEN dr_status dr__replay_job(dr_chunk *newest, dr_replay_pass *p);
    constant) by forward over reverse on the second-order log: direction j
    of input i (relative id rx[i], -1: a constant) is V[j * n + i], H v_j
    goes to out[j * n + i] and, where grad is not NULL, the gradient to
-   grad[i].  With arr_seeds, array inputs seeded with k directions
-   (dr_arr_tangent_seed_vec) take part too.  Ids checked by the caller;
+   grad[i].  Array inputs take part as arr_seeds says (DR_ARR_SEEDS_*: k
+   directions from dr_arr_tangent_seed_vec, or one from their adjoints).  Ids checked by the caller;
    DR_ENOTSUP (nothing written but zeros) where a node up to ry that is
    not an input has no second-order rule.  Nothing on the tape changes
    but what extended nodes keep of the pass (array nodes: their adjoints'
@@ -104,7 +104,7 @@ DR_HIDDEN dr_status dr__replay_job(dr_chunk *newest, dr_replay_pass *p);
 #endif
 DR_HIDDEN dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
                                  const int64_t *rx, size_t k, const double *V,
-                                 bool arr_seeds, double *out, double *grad);
+                                 int arr_seeds, double *out, double *grad);
 
 /* forward.c: tangents, oldest node first (forward and vector mode) */
 /* every ext node kind recorded on t has a forward rule (the kinds that may

@@ -165,7 +165,8 @@ dr_status dr__pass_k(dr_tape *t, bool forward, size_t k, dr_pass_io seed,
     }
     dr_status st;
     if (forward) {
-        dr_fsweep f = {V, k, t, arr_seeds};
+        dr_fsweep f = {V, k, t,
+                       arr_seeds ? DR_ARR_SEEDS_TANGENT : DR_ARR_SEEDS_NONE};
         st = dr__forward_sweep(t, &f);
     } else {
         dr_vsweep v = {V, w, t};

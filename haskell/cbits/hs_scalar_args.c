@@ -1,7 +1,7 @@
 /*
  * The engine's calls in the shapes the Haskell front end has at hand: those
- * that take the scalar y by value (dr_hvp, dr_hessian, dr_sparse_hessian,
- * dr_gradient_range),
+ * that take the scalar y by value (dr_hvp, dr_hvp_inputs, dr_hessian,
+ * dr_sparse_hessian, dr_gradient_range),
  * with y given as its value and id (Haskell's FFI cannot pass a dr_real by
  * value), dr_input_range with the first id as its result, and dr_jacobian
  * of a range of inputs.
@@ -29,6 +29,12 @@ DR_API dr_status drhs_hvp(dr_tape *t, double yval, dr_idx yidx, size_t n,
 {
     dr_real y = {yval, yidx};
     return dr_hvp(t, y, n, x, v, out);
+}
+
+DR_API dr_status drhs_hvp_inputs(dr_tape *t, double yval, dr_idx yidx)
+{
+    dr_real y = {yval, yidx};
+    return dr_hvp_inputs(t, y);
 }
 
 DR_API dr_status drhs_hessian(dr_tape *t, double yval, dr_idx yidx, size_t n,

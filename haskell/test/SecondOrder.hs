@@ -195,7 +195,9 @@ spec = describe "forward mode and second order" $ do
       hv `shouldBe` [3 * 2 * 6 * 1, 3 * 2 * 6 * (-2)]
     it "a direction of another shape is a DualRevError" $ do
       m <- dualRevError ($(hvp 'quadratic) [3, 4] [1])
-      m `shouldSatisfy` ("the direction has 1 scalars and the input 2" `isInfixOf`)
+      m `shouldSatisfy` ("the direction must have the input's shape" `isInfixOf`)
+      m' <- dualRevError ($(hvp 'mlpLoss) (vfromList [1 .. 15]) (vfromList [1, 2]))
+      m' `shouldSatisfy` ("the direction must have the input's shape" `isInfixOf`)
 
   describe "hessian" $ do
     it "Rosenbrock: the closed form, symmetric" $ property $

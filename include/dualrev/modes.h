@@ -259,6 +259,18 @@ DR_API dr_status dr_hvp(dr_tape *t, dr_real y, size_t n, const dr_real *x,
  *  Otherwise as dr_hvp. */
 DR_API dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                             size_t k, const double *V, double *out);
+/**
+ * Hessian-vector product with respect to every input of the tape, in the
+ * manner of a reverse sweep: the direction is what dr_seed and
+ * dr_arr_seed gave the inputs (dr_input, dr_inputs, array inputs; zero
+ * where nothing was seeded), and the product H v replaces the adjoints,
+ * read with dr_adjoint and dr_arr_adjoint at each input (every other
+ * adjoint reads zero; array inputs' tangents too).  Seed again after
+ * dr_adjoints_clear for the next product.  Every node up to y must have
+ * been recorded at order 2, its inputs included (else DR_ENOTSUP, the
+ * adjoints unchanged).  Errors as dr_hvp.
+ */
+DR_API dr_status dr_hvp_inputs(dr_tape *t, dr_real y);
 /** The dense Hessian of y with respect to x[0..n-1] into H (n x n,
  *  row-major, symmetric): the products with the unit vectors, in vector
  *  mode (dr_hvp_vec), on a tape of order 2.  A node given twice in x has

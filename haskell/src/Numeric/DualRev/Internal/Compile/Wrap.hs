@@ -453,7 +453,7 @@ gnvpQ f = do
 
 hvpQ f = do
   (a, _, wa, _, d, ds) <- flatTarget "hvp" f True
-  pure (SigE (withDecs ds (foldl AppE (VarE 'hvpRun) [wTrav wa, wInS wa, d]))
+  pure (SigE (withDecs ds (foldl AppE (VarE 'hvpRun) [wIn wa, wSeed wa, wCol wa, d]))
              (arrow a (arrow a a)))
 
 hessianQ f = do

@@ -33,7 +33,7 @@ module Numeric.DualRev.Internal.Run.Flat
   , outD, outId, outList, outVec, outMat
   ) where
 
-import Control.Exception (finally, throwIO)
+import Control.Exception (Handler (..), IOException, catches, finally, throwIO)
 import Control.Monad (foldM, forM, replicateM, when)
 import Data.IORef (modifyIORef', newIORef, readIORef)
 import Data.Int (Int64)
@@ -298,14 +298,25 @@ gnvpRun trav ins outs f x v = unsafeDupablePerformIO $ withPooledTape $ \t -> do
     resultAs trav x (length xr) (engine "dr_gnvp" . c_gnvp t cm py cn px pv)
 {-# INLINE gnvpRun #-}
 
--- | Hessian times a direction, shaped like the input.
-hvpRun :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD D) -> a -> a -> a
-hvpRun trav ins f x v = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
-  (_, first, D yv yi) <- record trav ins f t x
-  xr <- inputReals trav x first
-  vs <- direction trav xr v
-  withReals xr $ \cn px -> withArray vs $ \pv ->
-    resultAs trav x (length xr) (engine "dr_hvp" . c_hvp t yv yi cn px pv)
+-- | Hessian times a direction, shaped like the input, with the walks of
+-- 'Numeric.DualRev.grad': the input's nodes as 'grad' makes them (an
+-- array input stays one array node), the direction seeded on them as a
+-- cotangent is, one product (dr_hvp_inputs, which reads the seeds as the
+-- direction and leaves H v in the adjoints), and H v read as the gradient
+-- is: an array's direction and product are copied whole.
+hvpRun :: (Ptr CTape -> a -> IO a') -> (Ptr CTape -> a' -> a -> IO ())
+       -> (Ptr CTape -> a -> a' -> IO (IO a)) -> (a' -> AD D) -> a -> a -> a
+hvpRun inp seed col f x v = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
+  x' <- inp t x
+  readOut <- col t x x'
+  D yv yi <- unAD (f x') t
+  checkTape t
+  engine "dr_adjoints_clear" (c_adjoints_clear t)
+  let shape = throwIO (DualRevError "dualrev: the direction must have the input's shape (lists of the same lengths, arrays of the same shapes, the same constructors)")
+  -- (the seed walks say "cotangent" and "output": what they were made for)
+  seed t x' v `catches` [Handler (\(DualRevError _) -> shape), Handler (\e -> const shape (e :: IOException))]
+  engine "dr_hvp" (c_hvp_inputs t yv yi)
+  readOut
 {-# INLINE hvpRun #-}
 
 -- | The entries of a dr_sparse, row by row: ((row, column), value).
