@@ -443,6 +443,7 @@ void level_start(level *lv, dr_tape *h)
     lv->order = 1;
     lv->first = lv->o1_from = dr_tape_mark(h);
     memset(&lv->bad, 0, sizeof lv->bad);
+    memset(&lv->arr, 0, sizeof lv->arr);
 }
 
 /* a child's level: it starts at its parent's order at the fork */
@@ -462,6 +463,8 @@ static void child_end(level *parent, const level *kid)
     if (kid->bad.n || kid->bad.lost ||
         (kid->order == 1 && kid->o1_from != DR_NONE))
         parent->bad.lost = true;
+    if (kid->arr.n || kid->arr.lost)
+        parent->arr.lost = true;
 }
 
 /* ------------------------------------------------------- op: inputs */
@@ -2742,6 +2745,7 @@ static void forget_all(void)
     L0->first = dr_tape_mark(S.T);
     L0->o1_from = L0->order == 1 ? L0->first : DR_NONE;
     memset(&L0->bad, 0, sizeof L0->bad);
+    memset(&L0->arr, 0, sizeof L0->arr);
     S.no_fwd = false;
     S.nexternal = 0;
     fz_cleared();
@@ -3068,10 +3072,11 @@ static int run_one(const uint8_t *data, size_t size)
         level *lv = top();
         dr_idx mark = dr_tape_mark(lv->h);
         f(&r);
-        /* an array operation recorded at order 2: its nodes have no rule
-           (the handle's level is the same: array operations do not fork) */
+        /* an array operation recorded at order 2: its nodes have a rule
+           for the numeric products, none for the recorded tangents (the
+           handle's level is the same: array operations do not fork) */
         if (lv == top() && lv->order == 2 && array_op(f))
-            bad_add(&lv->bad, mark, dr_tape_mark(lv->h));
+            bad_add(&lv->arr, mark, dr_tape_mark(lv->h));
     }
     finish_program();
     dr_tape_free(S.T);

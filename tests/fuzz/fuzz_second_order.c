@@ -1689,6 +1689,16 @@ static int level_bad(const level *lv, dr_idx from, dr_idx y,
     return bad_in(&b, from, y, seed, ns);
 }
 
+/* the same for the recorded tangents, which have no rule for array
+   operations either */
+static int level_bad_tangent(const level *lv, dr_idx from, dr_idx y,
+                             const dr_idx *seed, int ns)
+{
+    int a = level_bad(lv, from, y, seed, ns);
+    int b = bad_in(&lv->arr, from, y, seed, ns);
+    return a == 1 || b == 1 ? 1 : a < 0 || b < 0 ? -1 : 0;
+}
+
 static void o_set(unsigned k, rd *r)
 {
     int order = (k & 0x10) ? 1 : 2;
@@ -1866,7 +1876,7 @@ static void o_tangent(unsigned k, rd *r)
         want = DR_EINVAL;
     int bad = 0;
     if (want == DR_OK && !now && y.r.idx != DR_NONE) {
-        bad = level_bad(lv, from, y.r.idx, ids, n);
+        bad = level_bad_tangent(lv, from, y.r.idx, ids, n);
         if (bad == 1)
             want = DR_ENOTSUP;
     }
