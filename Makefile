@@ -63,7 +63,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 ## DUALREV_STRESS_ONLY: only the stress test's items whose name contains this
 
 .PHONY: all lib deps deps-bench deps-fuzz check-lib check-test test test-all test-examples \
-        test-c test-sanitize test-far test-tsan test-hs test-not-hs check-cabal check-doctest check-headers stress-hs test-quickstart check-layers \
+        test-c test-sanitize test-far test-tsan test-hs test-not-hs check-cabal check-doctest check-generated check-headers stress-hs test-quickstart check-layers \
         demo demo-run bench install install-mpi uninstall test-install clean help check-help check-md-links check-sources mpi mpi-build test-mpi test-mpi-run
 
 all: lib ## the library (same as make lib)
@@ -118,6 +118,11 @@ check-sources: ## check that dualrev.cabal's c-sources list every C file of cbit
 	@missing="$(filter-out $(ENGINE_SRC) cbits/mpi/%,$(wildcard cbits/*/*.c))"; \
 	if [ -n "$$missing" ]; then echo "check-sources: not in dualrev.cabal's c-sources: $$missing"; exit 1; fi; \
 	echo "check-sources: ok: $(words $(ENGINE_SRC)) engine sources, all in dualrev.cabal"
+
+# what is generated from another file is what its generator makes of it
+# (the Haskell bindings of the array operations, from their declarations)
+check-generated: ## the generated files are up to date (tools/gen-array-ffi.py)
+	@python3 tools/gen-array-ffi.py --check && echo "check-generated: ok: haskell/src/Numeric/DualRev/Internal/Engine/ArrayFFI.hs"
 
 # each public header compiles on its own, as C and (where a C++ compiler is
 # found) as C++, and the private ones refuse to be included directly
@@ -174,7 +179,7 @@ TEST_JOBS ?= 2
 # is printed whole when it ends (make --output-sync), and the first failure
 # fails the whole
 test-all: ## every suite and check, installing nothing (TEST_JOBS steps at once)
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target check-help check-md-links check-sources check-headers check-cabal check-layers
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target check-help check-md-links check-sources check-generated check-headers check-cabal check-layers
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-hs test-not-hs
 test-not-hs: ## the quick starts, the C suites and the GradBench tool's tests (what make test-all runs beside test-hs)
 	@$(MAKE) --no-print-directory test-quickstart test-c test-sanitize test-far test-tsan test-examples test-install test-mpi test-gradbench

@@ -7,7 +7,8 @@
 #           (apt-get, as root or through sudo); nothing when all are there
 #
 # Groups: lib (the library: a C compiler and OpenBLAS), test (the C tests:
-# cmocka, clang with its sanitizers; jansson for the GradBench tool),
+# cmocka, clang with its sanitizers; jansson for the GradBench tool;
+# python3 for the check of generated files),
 # hs (the Haskell package), bench (benchmarks), fuzz (libFuzzer), mpi (the
 # optional MPI part: mpicc and mpirun, or $MPICC and $MPIRUN), gradbench
 # (make gradbench: jansson; Python with numpy, scipy, pydantic and
@@ -21,7 +22,7 @@ set -eu
 debs() {
     case "$1" in
     lib) echo "pkg-config libopenblas-dev" ;;
-    test) echo "libcmocka-dev clang libclang-rt-dev libjansson-dev" ;;
+    test) echo "libcmocka-dev clang libclang-rt-dev libjansson-dev python3" ;;
     hs) echo "ghc cabal-install doctest libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev libghc-free-dev libghc-adjunctions-dev" ;;
     bench) echo "hyperfine libadolc-dev python3 gnuplot-nox" ;;
     fuzz) echo "clang libclang-rt-dev" ;;
@@ -54,6 +55,7 @@ have() {
          pkg-config --exists openblas ;;
     test) pkg-config --exists cmocka 2>/dev/null &&
           pkg-config --exists jansson 2>/dev/null &&
+          command -v python3 >/dev/null 2>&1 &&
           clang_links address,undefined ;;
     hs) command -v ghc >/dev/null 2>&1 && command -v cabal >/dev/null 2>&1 &&
         command -v doctest >/dev/null 2>&1 &&
