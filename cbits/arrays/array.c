@@ -341,6 +341,7 @@ dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
     y->hdr.replay = arr_replay;
     y->hdr.replayed = arr_replayed;
     y->hdr.hvp_result = arr_hvp_result;
+    dr__arr_recorded_hooks(y);
     y->rank = rank;
     y->rows = rows;
     y->cols = cols;
@@ -376,6 +377,7 @@ dr_arr_node *dr__arr_snew(dr_tape *t)
     y->hdr.clear_adj = NULL;
     y->hdr.forward = arr_sforward;
     y->hdr.replay = arr_replay;
+    dr__arr_recorded_hooks(y);
     y->sx = -1;
     y->pub = DR_NONE;
     return y;

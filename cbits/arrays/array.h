@@ -100,6 +100,20 @@ typedef void (*dr_arr_rev2)(dr_arr_node *y, dr_sweep *s, double g, size_t d);
  */
 enum { DR_ARR_SO_NONE, DR_ARR_SO_LINEAR, DR_ARR_SO_BILINEAR, DR_ARR_SO_OWN };
 
+/*
+ * The op that made a node (its parameters in ip and aux as its file says),
+ * for the recorded passes (array_recorded.c), which record an op's tangent
+ * and adjoint with the array operations themselves.  0: an input or a
+ * constant.
+ */
+enum {
+    DR_ARR_K_LEAF, DR_ARR_K_BIN, DR_ARR_K_SCALE, DR_ARR_K_MAP, DR_ARR_K_BCAST,
+    DR_ARR_K_INDEX, DR_ARR_K_BUILD, DR_ARR_K_BLOCK, DR_ARR_K_CONCAT,
+    DR_ARR_K_GATHER_SCATTER, DR_ARR_K_RESHAPE, DR_ARR_K_DOT, DR_ARR_K_MV,
+    DR_ARR_K_MM, DR_ARR_K_OUTER, DR_ARR_K_TRANSPOSE, DR_ARR_K_SUM,
+    DR_ARR_K_SUM_AXIS, DR_ARR_K_MAX, DR_ARR_K_SOFTMAX, DR_ARR_K_LSE
+};
+
 #define DR_ARR_MAXOPS 2
 
 struct dr_arr_node {
@@ -132,6 +146,7 @@ struct dr_arr_node {
     double *tseed;      /* inputs: seeded tangents (arena), seed_k * n      */
     size_t seed_k;      /* directions seeded; 0: none                       */
     size_t seed_cap;    /* capacity of tseed in doubles                     */
+    int kind;           /* DR_ARR_K_*: the op                               */
     /* second order (see "second order" above) */
     int so;             /* DR_ARR_SO_*                                      */
     dr_arr_rev2 rev2;   /* DR_ARR_SO_OWN: its kernel                        */
@@ -257,6 +272,10 @@ static inline const double *dr__arr_tan_dir(const dr_arr_node *x, size_t d)
 {
     return x && x->tcur ? x->tcur + d * (size_t)x->n : NULL;
 }
+/* ---- array_recorded.c ---- */
+/* the node's rules for the recorded passes (node/node.h's dr_rpass) */
+DR_HIDDEN void dr__arr_recorded_hooks(dr_arr_node *y);
+
 /* y's adjoint of plane 0 in a Hessian-vector product's pass */
 static inline const double *dr__arr_adj0(const dr_sweep *s,
                                          const dr_arr_node *y)

@@ -188,6 +188,7 @@ static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
     y->x[1] = b;
     y->ip[0] = kind;
     y->rev = bin_rev;
+    y->kind = DR_ARR_K_BIN;
     y->so = kind == BIN_MUL   ? DR_ARR_SO_BILINEAR
             : kind == BIN_DIV ? DR_ARR_SO_OWN
                               : DR_ARR_SO_LINEAR;
@@ -293,6 +294,7 @@ static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
     y->sx = rs;
     y->sv = sv;
     y->rev = scale_rev;
+    y->kind = DR_ARR_K_SCALE;
     y->so = DR_ARR_SO_BILINEAR;
     y->fwd = scale_fwd;
     y->prim = scale_prim;
@@ -467,6 +469,7 @@ static dr_arr_node *map(dr_tape *t, int f, dr_idx ix)
     y->x[0] = x;
     y->ip[0] = f;
     y->rev = map_rev;
+    y->kind = DR_ARR_K_MAP;
     y->so = DR_ARR_SO_OWN;
     y->rev2 = map_rev2;
     y->fwd = map_fwd;
@@ -639,6 +642,7 @@ static dr_arr_node *bcast(dr_tape *t, bool has_m, dr_idx im, dr_idx iv,
     y->ip[0] = along_cols;
     y->ip[1] = m != NULL;
     y->rev = bcast_rev;
+    y->kind = DR_ARR_K_BCAST;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = bcast_fwd;
     y->prim = bcast_prim;

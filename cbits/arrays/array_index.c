@@ -47,6 +47,7 @@ static dr_real index_flat(dr_tape *t, dr_arr_node *x, int64_t i)
     y->x[0] = x;
     y->ip[0] = i;
     y->rev = index_rev;
+    y->kind = DR_ARR_K_INDEX;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = index_fwd;
     y->prim = index_prim;
@@ -190,6 +191,7 @@ static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
     y->aux = rel;
     y->naux = (int64_t)n;
     y->rev = build_rev;
+    y->kind = DR_ARR_K_BUILD;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = build_fwd;
     y->prim = build_prim;
@@ -289,6 +291,7 @@ static dr_arr_node *block(dr_tape *t, dr_idx ix, bool two_d, int64_t r0,
     y->ip[0] = r0;
     y->ip[1] = c0;
     y->rev = block_rev;
+    y->kind = DR_ARR_K_BLOCK;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = block_fwd;
     y->prim = block_prim;
@@ -451,6 +454,7 @@ static dr_arr_node *concat(dr_tape *t, int axis, size_t n, const dr_idx *ids,
     y->naux = (int64_t)n;
     y->ip[0] = axis;
     y->rev = concat_rev;
+    y->kind = DR_ARR_K_CONCAT;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = concat_fwd;
     y->prim = concat_prim;
@@ -578,6 +582,7 @@ static dr_arr_node *gather_scatter(dr_tape *t, dr_idx ix, bool scatter,
     y->naux = nidx;
     y->ip[0] = scatter;
     y->rev = gs_rev;
+    y->kind = DR_ARR_K_GATHER_SCATTER;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = gs_fwd;
     y->prim = gs_prim;
@@ -667,6 +672,7 @@ static dr_arr_node *reshape(dr_tape *t, dr_idx ix, int rank, int64_t rows,
     y->n = x->n;
     y->x[0] = x;
     y->rev = reshape_rev;
+    y->kind = DR_ARR_K_RESHAPE;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = reshape_fwd;
     y->prim = reshape_prim;

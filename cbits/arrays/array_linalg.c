@@ -88,6 +88,7 @@ static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
     y->x[0] = a;
     y->x[1] = b;
     y->rev = dot_rev;
+    y->kind = DR_ARR_K_DOT;
     y->so = DR_ARR_SO_BILINEAR;
     y->fwd = dot_fwd;
     y->prim = dot_prim;
@@ -201,6 +202,7 @@ static dr_arr_node *mv(dr_tape *t, dr_idx im, dr_idx iv, bool vecmat)
     y->x[1] = v;
     y->ip[0] = vecmat;
     y->rev = mv_rev;
+    y->kind = DR_ARR_K_MV;
     y->so = DR_ARR_SO_BILINEAR;
     y->fwd = mv_fwd;
     y->prim = mv_prim;
@@ -343,6 +345,7 @@ static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
     y->ip[3] = n;
     y->naux = k;
     y->rev = mm_rev;
+    y->kind = DR_ARR_K_MM;
     y->so = DR_ARR_SO_BILINEAR;
     y->fwd = mm_fwd;
     y->prim = mm_prim;
@@ -435,6 +438,7 @@ static dr_arr_node *outer(dr_tape *t, dr_idx iu, dr_idx iv)
     y->x[0] = u;
     y->x[1] = v;
     y->rev = outer_rev;
+    y->kind = DR_ARR_K_OUTER;
     y->so = DR_ARR_SO_BILINEAR;
     y->fwd = outer_fwd;
     y->prim = outer_prim;
@@ -520,6 +524,7 @@ static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
         return NULL;
     y->x[0] = x;
     y->rev = transpose_rev;
+    y->kind = DR_ARR_K_TRANSPOSE;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = transpose_fwd;
     y->prim = transpose_prim;

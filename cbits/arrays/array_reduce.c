@@ -10,7 +10,7 @@
 /* Records a scalar-valued node over x of value val, if x is active. */
 static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
                            dr_arr_rev rev, dr_arr_fwd fwd, dr_arr_prim prim,
-                           dr_arr_rev2 rev2, int64_t k, double aux)
+                           dr_arr_rev2 rev2, int kind, int64_t k, double aux)
 {
     dr_real r = {val, DR_NONE};
     if (!x->active)
@@ -20,6 +20,7 @@ static dr_real scalar_node(dr_tape *t, dr_arr_node *x, double val,
         return r;
     y->x[0] = x;
     y->rev = rev;
+    y->kind = kind;
     /* (sum and max are linear: max's element is fixed by the values) */
     y->so = rev2 ? DR_ARR_SO_OWN : DR_ARR_SO_LINEAR;
     y->rev2 = rev2;
@@ -90,7 +91,7 @@ static dr_real sum(dr_tape *t, dr_idx ix)
     dr_arr_node *x = dr__arr_get(t, ix);
     if (!x)
         return nan_real();
-    return scalar_node(t, x, sum_value(x), sum_rev, sum_fwd, sum_prim, NULL, 0,
+    return scalar_node(t, x, sum_value(x), sum_rev, sum_fwd, sum_prim, NULL, DR_ARR_K_SUM, 0,
                        0.0);
 }
 
@@ -171,6 +172,7 @@ static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
     y->x[0] = x;
     y->ip[0] = cols;
     y->rev = sumax_rev;
+    y->kind = DR_ARR_K_SUM_AXIS;
     y->so = DR_ARR_SO_LINEAR;
     y->fwd = sumax_fwd;
     y->prim = sumax_prim;
@@ -253,7 +255,7 @@ static dr_real amax(dr_tape *t, dr_idx ix)
         return nan_real();
     }
     int64_t k = argmax(x);
-    return scalar_node(t, x, x->val[k], max_rev, max_fwd, max_prim, NULL, k,
+    return scalar_node(t, x, x->val[k], max_rev, max_fwd, max_prim, NULL, DR_ARR_K_MAX, k,
                        0.0);
 }
 
@@ -514,6 +516,7 @@ static dr_arr_node *softmax_family(dr_tape *t, dr_idx ix, int kind)
     y->x[0] = x;
     y->ip[0] = kind;
     y->rev = sm_rev;
+    y->kind = DR_ARR_K_SOFTMAX;
     y->so = DR_ARR_SO_OWN;
     y->rev2 = sm_rev2;
     y->fwd = sm_fwd;
@@ -660,7 +663,7 @@ static dr_real logsumexp(dr_tape *t, dr_idx ix)
         dr_real r = {l, DR_NONE};
         return r;
     }
-    return scalar_node(t, x, l, lse_rev, lse_fwd, lse_prim, lse_rev2, 0,
+    return scalar_node(t, x, l, lse_rev, lse_fwd, lse_prim, lse_rev2, DR_ARR_K_LSE, 0,
                        l);
 }
 

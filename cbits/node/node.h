@@ -154,6 +154,26 @@ typedef struct dr_vsweep {
 } dr_vsweep;
 
 /*
+ * The passes recorded as operations (recorded/: dr_tangent_record,
+ * dr_adjoint_record) run an extended node's rule through its hooks
+ * tangent_record and adjoint_record, which record the node's tangent, or
+ * pass its adjoint on to its arguments, with operations on the same tape.
+ * A value of the pass (a tangent or an adjoint) is a dr_real: a constant
+ * (id DR_NONE; {0, DR_NONE} is zero), a scalar node, or an array node
+ * (its id; the value unused).
+ */
+typedef struct dr_rpass dr_rpass;
+struct dr_rpass {
+    dr_tape *t;
+    /* the pass's value of relative id r (zero for a constant, r < 0) */
+    dr_real (*get)(dr_rpass *p, int64_t r);
+    /* the adjoint pass: whether r's adjoint is read (a variable, or a node
+       between it and y), and its new value */
+    bool (*wanted)(dr_rpass *p, int64_t r);
+    void (*set)(dr_rpass *p, int64_t r, dr_real v);
+};
+
+/*
  * An extended node's record lives in the tape's arena (valid until clear).
  * `reverse` gets the node's own scalar adjoint g (which may be zero for
  * array-valued nodes, whose adjoint lives elsewhere); `clear_adj`, when set,
@@ -202,6 +222,11 @@ struct dr_ext {
        make the node's adjoint its part of the product, where it is an
        input (drivers/hessian.c); NULL: nothing of its own */
     void (*hvp_result)(dr_ext *e, dr_tape *t, uint64_t pass);
+    /* the recorded passes (dr_rpass above): the node's tangent from its
+       arguments', recorded; its adjoint g added into its arguments',
+       recorded.  NULL: no rule (DR_ENOTSUP) */
+    dr_real (*tangent_record)(dr_ext *e, dr_rpass *p);
+    void (*adjoint_record)(dr_ext *e, dr_rpass *p, dr_real g);
     dr_ext *next; /* all ext records of the tape, newest first */
     int64_t id;   /* relative id of the node */
 };

@@ -22,6 +22,7 @@ typedef struct var_before {
 } var_before;
 
 typedef struct apass {
+    dr_rpass rp;       /* for extended nodes' rules (first: a cast)    */
     dr_tape *t;
     int64_t lo, hi;    /* the relative ids swept                      */
     dr_real *adj;      /* adjoints of lo .. hi                        */
@@ -49,6 +50,22 @@ static dr_real *adj_at(apass *p, int64_t r)
     return a < p->nb && p->before[a].rel == r ? &p->before[a].adj : NULL;
 }
 
+static dr_real rp_get(dr_rpass *rp, int64_t r)
+{
+    dr_real *d = adj_at((apass *)(void *)rp, r);
+    return d ? *d : ZERO;
+}
+static bool rp_wanted(dr_rpass *rp, int64_t r)
+{
+    return adj_at((apass *)(void *)rp, r) != NULL;
+}
+static void rp_set(dr_rpass *rp, int64_t r, dr_real v)
+{
+    dr_real *d = adj_at((apass *)(void *)rp, r);
+    if (d)
+        *d = v;
+}
+
 /* adj(r) += pd * g */
 static void add_into(apass *p, int64_t r, dr_real pd, dr_real g)
 {
@@ -64,6 +81,11 @@ static void sweep_one(apass *p, int64_t r, const dr_oplog *e, dr_real g)
     case DR_OPC_GAP:
     case DR_OPC_INPUT:
         return;
+    case DR_OPC_EXT: { /* (dr__rules_cover: it has the hook) */
+        dr_ext *x = dr__oplog_ext(e);
+        x->adjoint_record(x, &p->rp, g);
+        return;
+    }
     case DR_OPC_LINEAR:
         add_into(p, e->ra, K(e->x), g);
         add_into(p, e->rb, K(e->y), g);
@@ -117,7 +139,7 @@ static dr_status check_pass(const dr_tape *t, int64_t lo, int64_t hi, size_t n,
     for (size_t i = 0; i < n; i++)
         if (rel[i] >= lo && rel[i] <= hi)
             var[rel[i] - lo] = true;
-    return dr__rules_cover(t, lo, hi, var);
+    return dr__rules_cover(t, lo, hi, var, true);
 }
 
 /* the variables before lo into p->before, sorted, each once */
@@ -168,7 +190,7 @@ dr_status dr_adjoint_record(dr_tape *t, dr_idx from, dr_real y, size_t n,
     size_t span = hi >= lo ? (size_t)(hi - lo + 1) : 0;
     if (span > SIZE_MAX / (sizeof(dr_real) + sizeof(bool)))
         return DR_ENOMEM;
-    apass p = {t, lo, hi, NULL, NULL, 0, NULL};
+    apass p = {{t, rp_get, rp_wanted, rp_set}, t, lo, hi, NULL, NULL, 0, NULL};
     int64_t *rel = dr__malloc(n * sizeof *rel + 1);
     p.before = dr__malloc(n * sizeof *p.before + 1);
     p.adj = dr__malloc(span * sizeof *p.adj + 1);

@@ -146,16 +146,24 @@ static inline dr_status dr__recorded_range(const dr_tape *t, dr_idx from,
     return DR_OK;
 }
 
-/* every node from lo to hi has a second-order rule, or is one the pass
+/* every node from lo to hi has a rule for the pass (the adjoint pass's,
+   or the tangent pass's: an extended node's hook), or is one the pass
    takes as given (marked[r - lo]: a seed, a variable) */
 static inline dr_status dr__rules_cover(const dr_tape *t, int64_t lo,
-                                        int64_t hi, const bool *marked)
+                                        int64_t hi, const bool *marked,
+                                        bool adjoint)
 {
     for (int64_t r = lo; r <= hi; r++) {
         const dr_oplog *e = dr__oplog_at(t, r);
-        if ((!e || e->op == DR_OPC_NONE || e->op == DR_OPC_EXT ||
-             e->op == DR_OPC_EXTOUT) && !marked[r - lo])
+        if (marked[r - lo])
+            continue;
+        if (e && e->op == DR_OPC_EXT) {
+            const dr_ext *x = dr__oplog_ext(e);
+            if (adjoint ? !x->adjoint_record : !x->tangent_record)
+                return DR_ENOTSUP;
+        } else if (!e || e->op == DR_OPC_NONE || e->op == DR_OPC_EXTOUT) {
             return DR_ENOTSUP;
+        }
     }
     return DR_OK;
 }

@@ -22,6 +22,7 @@ typedef struct seed_before {
 } seed_before;
 
 typedef struct pass {
+    dr_rpass rp;          /* for extended nodes' rules (first: a cast) */
     dr_tape *t;
     int64_t lo, hi;       /* the relative ids replayed                 */
     dr_real *tan;         /* tangents of lo .. hi                      */
@@ -47,6 +48,11 @@ static dr_real tangent_of(const pass *p, int64_t r)
     return a < p->nb && p->before[a].rel == r ? p->before[a].tan : ZERO;
 }
 
+static dr_real rp_get(dr_rpass *rp, int64_t r)
+{
+    return tangent_of((const pass *)(void *)rp, r);
+}
+
 static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
 {
     dr_tape *t = p->t;
@@ -54,6 +60,10 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
     case DR_OPC_GAP:
     case DR_OPC_INPUT:
         return ZERO;
+    case DR_OPC_EXT: { /* (dr__rules_cover: it has the hook) */
+        dr_ext *x = dr__oplog_ext(e);
+        return x->tangent_record(x, &p->rp);
+    }
     case DR_OPC_LINEAR:
         return plus(t, term(t, K(e->x), tangent_of(p, e->ra)),
                     term(t, K(e->y), tangent_of(p, e->rb)));
@@ -125,7 +135,7 @@ static dr_status check_pass(const dr_tape *t, int64_t lo, int64_t hi, size_t k,
     for (size_t i = 0; i < k; i++)
         if (rel[i] >= lo && rel[i] <= hi)
             seeded[rel[i] - lo] = true;
-    return dr__rules_cover(t, lo, hi, seeded);
+    return dr__rules_cover(t, lo, hi, seeded, false);
 }
 
 /* the seeds into p: those in the range into p->tan, the others into
@@ -174,7 +184,7 @@ dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
     size_t span = hi >= lo ? (size_t)(hi - lo + 1) : 0;
     if (span > SIZE_MAX / (sizeof(dr_real) + sizeof(bool)))
         return DR_ENOMEM;
-    pass p = {t, lo, hi, NULL, NULL, 0, NULL};
+    pass p = {{t, rp_get, NULL, NULL}, t, lo, hi, NULL, NULL, 0, NULL};
     int64_t *rel = dr__malloc(k * sizeof *rel + 1);
     p.before = dr__malloc(k * sizeof *p.before + 1);
     p.tan = dr__malloc(span * sizeof *p.tan + 1);

@@ -220,8 +220,9 @@ DR_API dr_status dr_arr_tangent_vec(const dr_tape *t, dr_idx id, size_t k,
 DR_API dr_status dr_arr_tangents_clear(dr_tape *t);
 /**
  * Second order.  On a tape of order 2 every array primitive has a
- * second-order rule, so dr_hvp and dr_hvp_vec (dualrev/modes.h) work
- * through array code.  Array inputs take part through their tangent seeds:
+ * second-order rule, so dr_hvp, dr_hvp_vec, dr_hvp_inputs, dr_hessian and
+ * the recorded passes (dr_tangent_record, dr_adjoint_record: nested
+ * derivatives) work through array code (dualrev/modes.h).  Array inputs take part through their tangent seeds:
  * seed the direction of each array input with dr_arr_tangent_seed (k
  * directions: dr_arr_tangent_seed_vec, the same k as the call), give the
  * scalar inputs, if any, to dr_hvp / dr_hvp_vec as usual (n may be 0),

@@ -184,13 +184,15 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  * partials (dr_record0/1/2, dr_recordn), which are taken as linear: their
  * partials are constants to second order (right for sums and other linear
  * combinations; record nonlinear operations with the scalar operations).
- * Every array operation has one for the Hessian-vector products and
+ * Every array operation has one: for the Hessian-vector products and
  * Hessians (dr_hvp, dr_hvp_vec, dr_hessian; array inputs take part
  * through their tangent seeds, see "second order" in dualrev/arrays.h),
- * but none yet for the recorded passes (dr_tangent_record,
- * dr_adjoint_record) or the sparse drivers.  External functions and
- * checkpointed loops have none: a call that would need one answers
- * DR_ENOTSUP, and nothing changes.  A recorder (dr_rec_begin, "inline recording") works on a
+ * and for the recorded passes (dr_tangent_record, dr_adjoint_record),
+ * which record an array's tangent or adjoint as array operations (seeds
+ * and variables are scalar nodes: an array input's tangent is zero
+ * there).  The sparse drivers have no rule for array operations yet.
+ * External functions and checkpointed loops have none: a call that would
+ * need one answers DR_ENOTSUP, and nothing changes.  A recorder (dr_rec_begin, "inline recording") works on a
  * handle of order 2: its operations are recorded by the tape's own
  * (dr_add ... dr_neg; dr_rec_record1/2 and statements as dr_record1/2
  * and dr_recordn), with their rules, out of line.

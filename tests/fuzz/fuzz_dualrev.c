@@ -443,7 +443,6 @@ void level_start(level *lv, dr_tape *h)
     lv->order = 1;
     lv->first = lv->o1_from = dr_tape_mark(h);
     memset(&lv->bad, 0, sizeof lv->bad);
-    memset(&lv->arr, 0, sizeof lv->arr);
 }
 
 /* a child's level: it starts at its parent's order at the fork */
@@ -463,8 +462,6 @@ static void child_end(level *parent, const level *kid)
     if (kid->bad.n || kid->bad.lost ||
         (kid->order == 1 && kid->o1_from != DR_NONE))
         parent->bad.lost = true;
-    if (kid->arr.n || kid->arr.lost)
-        parent->arr.lost = true;
 }
 
 /* ------------------------------------------------------- op: inputs */
@@ -2745,7 +2742,6 @@ static void forget_all(void)
     L0->first = dr_tape_mark(S.T);
     L0->o1_from = L0->order == 1 ? L0->first : DR_NONE;
     memset(&L0->bad, 0, sizeof L0->bad);
-    memset(&L0->arr, 0, sizeof L0->arr);
     S.no_fwd = false;
     S.nexternal = 0;
     fz_cleared();
@@ -2986,14 +2982,6 @@ static const opfn OPS[] = {
     op_other_tape, op_replay, op_statement, op_sumn};
 #define NOPS (sizeof OPS / sizeof OPS[0])
 
-/* the array operations: their nodes have no second-order rule */
-static bool array_op(opfn f)
-{
-    return f == op_arr_create || f == op_arr_elementwise ||
-           f == op_arr_scale || f == op_arr_bcast || f == op_arr_linalg ||
-           f == op_arr_reduce || f == op_arr_struct;
-}
-
 /* close whatever the program left open, then check the last result */
 static void finish_program(void)
 {
@@ -3068,15 +3056,7 @@ static int run_one(const uint8_t *data, size_t size)
         g_act = false;
         TRACE("op %u at byte %zu (depth %d, rec %d)\n", op % (unsigned)NOPS,
               r.i - 1, S.depth, (int)S.rec_open);
-        opfn f = OPS[op % NOPS];
-        level *lv = top();
-        dr_idx mark = dr_tape_mark(lv->h);
-        f(&r);
-        /* an array operation recorded at order 2: its nodes have a rule
-           for the numeric products, none for the recorded tangents (the
-           handle's level is the same: array operations do not fork) */
-        if (lv == top() && lv->order == 2 && array_op(f))
-            bad_add(&lv->arr, mark, dr_tape_mark(lv->h));
+        OPS[op % NOPS](&r);
     }
     finish_program();
     dr_tape_free(S.T);

@@ -67,9 +67,6 @@ typedef struct level {
     int order;
     dr_idx o1_from;
     bads bad;
-    bads arr;     /* array operations recorded at order 2: a rule for the
-                     numeric products (dr_hvp, dr_hessian), none for the
-                     recorded tangents */
     dr_idx first;
     /* while this level is forked (a level above it exists); korder: the
        order its children started at (its own at the fork) */

@@ -647,8 +647,8 @@ static struct sostate {
     dr_idx from0; /* the mark taken when the tape became of order 2 */
     dr_idx mark[2];
     bads bad;
-    bads arr;     /* array nodes: a rule for dr_hvp, none for the recorded
-                     tangents */
+    bads arr;     /* array nodes: a rule for dr_hvp and the recorded
+                     passes, none for the sparse Hessian */
     hstat hs;
 } Q;
 
@@ -687,13 +687,6 @@ static int bad_in(const bads *b, dr_idx from, dr_idx y, const dr_idx *seed,
     return b->lost ? -1 : 0;
 }
 
-/* bad_in for dr_tangent_record, which has no rule for array nodes */
-static int bad_tangent(dr_idx from, dr_idx y, const dr_idx *seed, int ns)
-{
-    int a = bad_in(&Q.bad, from, y, seed, ns);
-    int b = bad_in(&Q.arr, from, y, seed, ns);
-    return a == 1 || b == 1 ? 1 : a < 0 || b < 0 ? -1 : 0;
-}
 
 static int pick_h(unsigned k)
 {
@@ -1024,7 +1017,7 @@ static void h_tangent(rd *r, bool check_only)
     dr_status st = dr_tangent_record(Q.t, from, (size_t)n, ids, seeds, Y->r,
                                      &out);
     int bad = Y->r.idx == DR_NONE ? 0
-                                   : bad_tangent(from, Y->r.idx, ids, n);
+                                   : bad_in(&Q.bad, from, Y->r.idx, ids, n);
     /* a seeded node is not replayed: a seed on a node without a rule is
        fine (only inputs are seeded here, which have one) */
     dr_status want = bad == 1 ? DR_ENOTSUP : DR_OK;
@@ -1078,8 +1071,8 @@ static void h_tangent(rd *r, bool check_only)
 }
 
 /* an array node whose sum is a scalar node (both linear: their
-   second-order rules add nothing of their own; the recorded tangents
-   have none) */
+   second-order rules add nothing of their own; the sparse Hessian has no
+   rule for them) */
 static void h_array(rd *r)
 {
     hdual cb1, cb2;
@@ -1316,7 +1309,7 @@ static void h_checks(rd *r)
     dr_real yd = {0, 0};
     st = dr_tangent_record(Q.t, Q.from0, (size_t)n, ids, seeds, Y->r, &yd);
     int badt = Y->r.idx == DR_NONE ? 0
-                                   : bad_tangent(Q.from0, Y->r.idx, ids, n);
+                                   : bad_in(&Q.bad, Q.from0, Y->r.idx, ids, n);
     want = badt == 1 ? DR_ENOTSUP : DR_OK;
     if (badt < 0)
         CHECK(st == DR_OK || st == DR_ENOTSUP, "dr_tangent_record: %s",
@@ -1356,7 +1349,7 @@ static void h_checks(rd *r)
     st = dr_tangent_record(Q.t, Q.from0, (size_t)n, ids, seeds, yd, &ydd);
     /* (nodes recorded after y, before the tangent, are replayed too) */
     int bad2 = yd.idx == DR_NONE ? 0
-                                 : bad_tangent(Q.from0, yd.idx, ids, n);
+                                 : bad_in(&Q.bad, Q.from0, yd.idx, ids, n);
     if (bad2 < 0)
         CHECK(st == DR_OK || st == DR_ENOTSUP, "dr_tangent_record of a "
               "recorded tangent: %s", sn(st));
@@ -1689,15 +1682,7 @@ static int level_bad(const level *lv, dr_idx from, dr_idx y,
     return bad_in(&b, from, y, seed, ns);
 }
 
-/* the same for the recorded tangents, which have no rule for array
-   operations either */
-static int level_bad_tangent(const level *lv, dr_idx from, dr_idx y,
-                             const dr_idx *seed, int ns)
-{
-    int a = level_bad(lv, from, y, seed, ns);
-    int b = bad_in(&lv->arr, from, y, seed, ns);
-    return a == 1 || b == 1 ? 1 : a < 0 || b < 0 ? -1 : 0;
-}
+
 
 static void o_set(unsigned k, rd *r)
 {
@@ -1876,7 +1861,7 @@ static void o_tangent(unsigned k, rd *r)
         want = DR_EINVAL;
     int bad = 0;
     if (want == DR_OK && !now && y.r.idx != DR_NONE) {
-        bad = level_bad_tangent(lv, from, y.r.idx, ids, n);
+        bad = level_bad(lv, from, y.r.idx, ids, n);
         if (bad == 1)
             want = DR_ENOTSUP;
     }
