@@ -10,6 +10,7 @@ import Test.Hspec
 import Test.QuickCheck
 
 import Numeric.DualRev
+import qualified Numeric.DualRev.Array as A
 
 differentiable [d|
   -- d/dx (x * d/dy (x + y)) = 1: the inner derivative sees x as a constant
@@ -83,6 +84,16 @@ differentiable [d|
   -- two arguments, called as a plain function: a Newton step for x^2 = a
   newtonStep :: Double -> Double -> Double
   newtonStep a x = x - (x * x - a) / derivative (\y -> y * y - a) x
+
+  -- nested derivatives through the array operations: d/ds sum (tanh (s x))
+  arrSquash :: Double -> Double
+  arrSquash s = derivative (\u -> A.vsum (A.vtanh (A.vscale u (A.vfromList [0.3, -0.8, 1.1])))) s
+
+  -- the squared norm of the gradient of logsumexp (v * v)
+  arrGradNorm :: [Double] -> Double
+  arrGradNorm xs =
+    let g = gradient (\ys -> let v = A.vfromList ys in A.logSumExp (A.vmul v v)) xs
+    in sum (map (\d -> d * d) g)
   |]
 
 valueOf :: (a -> (b, c)) -> a -> b
@@ -110,6 +121,18 @@ spec = describe "derivatives inside differentiable code" $ do
     valueOf $(differentiate 'selfGrad) xs `shouldBe` xs
     $(jacobian 'selfGrad) xs `shouldBe`
       [[if i == j then 1 else 0 | j <- [1 .. 200 :: Int]] | i <- [1 .. 200 :: Int]]
+  it "through the array operations: derivative, and its derivative" $
+    property $ \s0 -> let s = s0 / 10
+                          xs = [0.3, -0.8, 1.1]
+                          d1 = sum [x * (1 - tanh (s * x) ^ (2 :: Int)) | x <- xs]
+                          d2 = sum [-2 * x * x * tanh (s * x) * (1 - tanh (s * x) ^ (2 :: Int)) | x <- xs]
+                      in close (arrSquash s) d1 && close ($(grad 'arrSquash) s) d2
+  it "through the array operations: gradient inside, against differences of the plain function" $ do
+    let x0 = [0.4, -1.2, 0.7]
+        g = $(grad 'arrGradNorm) x0
+        fd i = (arrGradNorm (bump i 1e-6) - arrGradNorm (bump i (-1e-6))) / 2e-6
+        bump i e = [if j == i then x + e else x | (j, x) <- zip [0 :: Int ..] x0]
+    and [abs (gi - fd i) <= 1e-6 * (1 + abs gi) | (i, gi) <- zip [0 ..] g] `shouldBe` True
   it "d/dx (x * d/dy (x + y)) is 1 at any x (no perturbation confusion)" $
     property $ \x -> $(grad 'confused) x == 1
   it "the same through a local function closing over x (x * 3 x, derivative 6 x)" $
