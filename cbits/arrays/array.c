@@ -151,6 +151,39 @@ static void arr_sreverse2(dr_ext *e, dr_sweep *s, const double *g)
         second_terms(y, s, g[0]);
 }
 
+/* the recorded passes' rules, registered from above (array.h) */
+static dr_arr_rec_tangent rec_tangent;
+static dr_arr_rec_adjoint rec_adjoint;
+
+void dr__arr_register_recorded(dr_arr_rec_tangent tangent,
+                               dr_arr_rec_adjoint adjoint)
+{
+    /* (the same values from any thread that starts a pass) */
+    __atomic_store_n(&rec_tangent, tangent, __ATOMIC_RELEASE);
+    __atomic_store_n(&rec_adjoint, adjoint, __ATOMIC_RELEASE);
+}
+
+static dr_real arr_tangent_record(dr_ext *e, dr_rpass *p)
+{
+    dr_arr_rec_tangent f = __atomic_load_n(&rec_tangent, __ATOMIC_ACQUIRE);
+    dr_real none = {0.0, DR_NONE};
+    if (!f) {
+        dr__fail(p->t, DR_ENOTSUP);
+        return none;
+    }
+    return f((dr_arr_node *)e, p);
+}
+
+static void arr_adjoint_record(dr_ext *e, dr_rpass *p, dr_real g)
+{
+    dr_arr_rec_adjoint f = __atomic_load_n(&rec_adjoint, __ATOMIC_ACQUIRE);
+    if (!f) {
+        dr__fail(p->t, DR_ENOTSUP);
+        return;
+    }
+    f((dr_arr_node *)e, p, g);
+}
+
 /* dr_ext.hvp_result of array-valued nodes: an input's adjoint becomes its
    part of the product (the tangent the pass gave it was its adjoint) */
 static void arr_hvp_result(dr_ext *e, dr_tape *t, uint64_t pass)
@@ -341,7 +374,8 @@ dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
     y->hdr.replay = arr_replay;
     y->hdr.replayed = arr_replayed;
     y->hdr.hvp_result = arr_hvp_result;
-    dr__arr_recorded_hooks(y);
+    y->hdr.tangent_record = arr_tangent_record;
+    y->hdr.adjoint_record = arr_adjoint_record;
     y->rank = rank;
     y->rows = rows;
     y->cols = cols;
@@ -377,7 +411,8 @@ dr_arr_node *dr__arr_snew(dr_tape *t)
     y->hdr.clear_adj = NULL;
     y->hdr.forward = arr_sforward;
     y->hdr.replay = arr_replay;
-    dr__arr_recorded_hooks(y);
+    y->hdr.tangent_record = arr_tangent_record;
+    y->hdr.adjoint_record = arr_adjoint_record;
     y->sx = -1;
     y->pub = DR_NONE;
     return y;

@@ -102,7 +102,7 @@ enum { DR_ARR_SO_NONE, DR_ARR_SO_LINEAR, DR_ARR_SO_BILINEAR, DR_ARR_SO_OWN };
 
 /*
  * The op that made a node (its parameters in ip and aux as its file says),
- * for the recorded passes (array_recorded.c), which record an op's tangent
+ * for the recorded passes (nested/array_rules.c), which record an op's tangent
  * and adjoint with the array operations themselves.  0: an input or a
  * constant.
  */
@@ -272,9 +272,17 @@ static inline const double *dr__arr_tan_dir(const dr_arr_node *x, size_t d)
 {
     return x && x->tcur ? x->tcur + d * (size_t)x->n : NULL;
 }
-/* ---- array_recorded.c ---- */
-/* the node's rules for the recorded passes (node/node.h's dr_rpass) */
-DR_HIDDEN void dr__arr_recorded_hooks(dr_arr_node *y);
+/*
+ * The recorded passes (node/node.h's dr_rpass) record an array op's
+ * tangent and adjoint with the array operations themselves, so their
+ * rules stand above this layer (nested/array_rules.c), which registers
+ * them here before a pass (an array node's hooks call through these;
+ * NULL: not registered, no rule).
+ */
+typedef dr_real (*dr_arr_rec_tangent)(dr_arr_node *y, dr_rpass *p);
+typedef void (*dr_arr_rec_adjoint)(dr_arr_node *y, dr_rpass *p, dr_real g);
+DR_HIDDEN void dr__arr_register_recorded(dr_arr_rec_tangent tangent,
+                                         dr_arr_rec_adjoint adjoint);
 
 /* y's adjoint of plane 0 in a Hessian-vector product's pass */
 static inline const double *dr__arr_adj0(const dr_sweep *s,

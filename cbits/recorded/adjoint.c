@@ -9,7 +9,7 @@
  * written as operations on the values the node was made from (its entry in
  * the second-order log), as the tangent pass writes them.
  */
-#include "recorded/recorded.h"
+#include "recorded/recorded_ops.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -172,7 +172,7 @@ static void sweep(apass *p)
     }
 }
 
-dr_status dr_adjoint_record(dr_tape *t, dr_idx from, dr_real y, size_t n,
+dr_status dr__adjoint_record(dr_tape *t, dr_idx from, dr_real y, size_t n,
                             const dr_idx *x, dr_real *out)
 {
     if (n && !out)

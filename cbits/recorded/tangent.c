@@ -8,7 +8,7 @@
  * tape is of order 2 those operations are logged in turn, so a tangent can
  * be taken of a tangent, to any depth.
  */
-#include "recorded/recorded.h"
+#include "recorded/recorded_ops.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -166,7 +166,7 @@ static void place_seeds(pass *p, size_t k, const int64_t *rel,
     p->nb = m;
 }
 
-dr_status dr_tangent_record(dr_tape *t, dr_idx from, size_t k,
+dr_status dr__tangent_record(dr_tape *t, dr_idx from, size_t k,
                             const dr_idx *seed_ids, const dr_real *seeds,
                             dr_real y, dr_real *out)
 {

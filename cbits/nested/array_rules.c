@@ -1,15 +1,17 @@
 /*
- * array_recorded.c - the rules of the array operations for the passes
+ * array_rules.c - the rules of the array operations for the passes
  * recorded as operations (node/node.h's dr_rpass: dr_tangent_record,
  * dr_adjoint_record), written with the array operations themselves on the
  * same tape: a tangent or an adjoint of an array is an array node, so it
  * can be differentiated again (nested derivatives, derivatives of any
- * order).  Each op's tangent is its forward rule and its adjoint its
+ * order).  They use every array op, so they stand above the arrays layer
+ * and register themselves with it (dr__arr_register_recorded) before a
+ * pass (recorded_api.c).  Each op's tangent is its forward rule and its adjoint its
  * reverse rule (the kernels' comments say which), recorded; a zero tangent
  * or adjoint (DR_NONE) records nothing.  The op and its parameters come
  * from the node (kind, ip, aux: array.h and each op's file).
  */
-#include "arrays/array.h"
+#include "nested/nested.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -559,25 +561,22 @@ static void adjoint(dr_arr_node *y, dr_rpass *p, dr_real gr)
 
 /* ------------------------------------------------------------ the hooks */
 
-static dr_real arr_tangent_record(dr_ext *e, dr_rpass *p)
+static dr_real rule_tangent(dr_arr_node *y, dr_rpass *p)
 {
-    dr_arr_node *y = (dr_arr_node *)e;
     dr_real none = {0.0, DR_NONE};
     if (!y->active || y->kind == DR_ARR_K_LEAF)
         return none; /* an input's tangent is a seed: arrays take none */
     return tangent(y, p);
 }
 
-static void arr_adjoint_record(dr_ext *e, dr_rpass *p, dr_real g)
+static void rule_adjoint(dr_arr_node *y, dr_rpass *p, dr_real g)
 {
-    dr_arr_node *y = (dr_arr_node *)e;
     if (!y->active || y->kind == DR_ARR_K_LEAF || zero(g))
         return;
     adjoint(y, p, g);
 }
 
-void dr__arr_recorded_hooks(dr_arr_node *y)
+void dr__nested_register(void)
 {
-    y->hdr.tangent_record = arr_tangent_record;
-    y->hdr.adjoint_record = arr_adjoint_record;
+    dr__arr_register_recorded(rule_tangent, rule_adjoint);
 }
