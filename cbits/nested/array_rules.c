@@ -154,6 +154,15 @@ static dr_idx row_sums_spread(dr_tape *t, const dr_arr_node *y, dr_idx a)
     return dr_arr_replicate_cols_id(t, dr_arr_sum_rows_id(t, a), y->cols);
 }
 
+/* J v for y = softmax(x) by rows, J = diag(y) - y y^T per row: its own
+   transpose, so the tangent's rule and the adjoint's */
+static dr_idx softmax_jac(dr_tape *t, const dr_arr_node *y, dr_idx v)
+{
+    dr_idx q = mul(t, y->pub, v);
+    return sub(t, q, y->rank == 1 ? scale(t, sum_all(t, q), y->pub)
+                                  : mul(t, y->pub, row_sums_spread(t, y, q)));
+}
+
 /* the softmax of all of x's elements (a matrix's, not row by row) */
 static dr_idx softmax_all(dr_tape *t, const dr_arr_node *x)
 {
@@ -327,11 +336,8 @@ static dr_real tangent(dr_arr_node *y, dr_rpass *p)
         if (ta == DR_NONE)
             return none;
         switch (y->ip[0]) {
-        case SM_SOFTMAX: { /* y dx - y <y, dx> per row */
-            dr_idx q = mul(t, y->pub, ta);
-            return arr_value(sub(t, q, y->rank == 1 ? scale(t, sum_all(t, q), y->pub)
-                                                    : mul(t, y->pub, row_sums_spread(t, y, q))));
-        }
+        case SM_SOFTMAX: /* y dx - y <y, dx> per row */
+            return arr_value(softmax_jac(t, y, ta));
         case SM_LOGSOFTMAX: { /* dx - <exp y, dx> per row */
             dr_idx q = mul(t, dr_arr_map_id(t, DR_FN_EXP, y->pub), ta);
             return arr_value(sub(t, ta, row_sums_spread(t, y, q)));
@@ -534,12 +540,9 @@ static void adjoint(dr_arr_node *y, dr_rpass *p, dr_real gr)
         if (!wanted(p, a))
             return;
         switch (y->ip[0]) {
-        case SM_SOFTMAX: { /* y g - y <y, g> per row */
-            dr_idx q = mul(t, y->pub, g);
-            acc(p, a, sub(t, q, y->rank == 1 ? scale(t, sum_all(t, q), y->pub)
-                                             : mul(t, y->pub, row_sums_spread(t, y, q))));
+        case SM_SOFTMAX: /* y g - y <y, g> per row */
+            acc(p, a, softmax_jac(t, y, g));
             return;
-        }
         case SM_LOGSOFTMAX: /* g - exp(y) sum(g) per row */
             acc(p, a, sub(t, g, mul(t, dr_arr_map_id(t, DR_FN_EXP, y->pub),
                                     row_sums_spread(t, y, g))));
