@@ -26,6 +26,8 @@ typedef struct run {
     dr_real *x;   /* the scalar inputs */
     dr_idx mark;  /* after them: where the recorded passes begin */
     dr_real f;
+    dr_arr y;     /* the program's output (idx DR_NONE: a scalar, ys) */
+    dr_real ys;
 } run;
 
 static void record(const prog *p, const shapes *s, const double *xv,
@@ -48,15 +50,18 @@ static void record(const prog *p, const shapes *s, const double *xv,
         assert_int_not_equal(in[k].idx, DR_NONE);
         off += nk;
     }
+    o->y.idx = DR_NONE;
     if (p->ya) {
         dr_arr y = p->ya(t, in, s);
         assert_int_not_equal(y.idx, DR_NONE);
+        o->y = y;
         dr_arr wa = dr_arr_const(t, y.rank, y.rows, y.cols, w);
         dr_arr ca = dr_arr_const(t, y.rank, y.rows, y.cols, c);
         dr_real sq = dr_arr_dot(t, wa, dr_arr_mul(t, y, y));
         o->f = dr_add(t, dr_mul(t, dr_const(0.5), sq), dr_arr_dot(t, ca, y));
     } else {
         dr_real y = p->ys(t, in, s);
+        o->ys = y;
         o->f = dr_add(t, dr_mul(t, dr_const(0.5), dr_mul(t, y, y)),
                       dr_mul(t, dr_const(0.3), y));
     }
@@ -153,6 +158,98 @@ static void check_instance(const prog *p, chk_rng *r, int rep)
     free(wv);
 }
 
+/* the sparse drivers through the array operations: the Hessian of the
+   objective and the Jacobian of the program's output (its elements as
+   index nodes) against the dense ones, entry by entry; outside the
+   pattern the dense ones are zero */
+static void check_sparse(const prog *p, chk_rng *r, int rep)
+{
+    shapes s;
+    memset(&s, 0, sizeof s);
+    p->shape(r, &s);
+    int64_t n = total_in(&s);
+    size_t N = (size_t)n;
+    double *xv = malloc((N + 1) * sizeof *xv);
+    fill_inputs(r, p, xv, n);
+    enum { MAXOUT = 4096 };
+    static double w[MAXOUT], c[MAXOUT];
+    for (int i = 0; i < MAXOUT; i++) {
+        w[i] = chk_rng_uniform(r, 0.5, 1.5);
+        c[i] = chk_rng_uniform(r, -1, 1);
+    }
+    run o;
+    record(p, &s, xv, w, c, &o);
+    dr_tape *t = o.t;
+    chk_context("%s rep %d: sparse Hessian (n %lld)", p->name, rep, (long long)n);
+    double *H = calloc(N * N + 1, sizeof *H);
+    bool *in = calloc(N * N + 1, sizeof *in);
+    CHK_STATUS(dr_hessian(t, o.f, N, o.x, H), DR_OK);
+    dr_sparse S;
+    CHK_STATUS(dr_sparse_hessian(t, o.f, N, o.x, &S), DR_OK);
+    double m = mag(N * N, H);
+    for (size_t i = 0; i < S.rows; i++)
+        for (size_t k = S.rowptr[i]; k < S.rowptr[i + 1]; k++) {
+            size_t j = S.colind[k];
+            in[i * N + j] = true;
+            CHK_CLOSE(S.val[k], H[i * N + j], 1e-12, 1e-12 * (1.0 + m));
+        }
+    for (size_t q = 0; q < N * N; q++)
+        if (!in[q])
+            CHK_SAME(H[q], 0.0);
+    dr_sparse_free(&S);
+    /* the Jacobian of the output's elements */
+    size_t M = 1;
+    dr_real *ys = NULL;
+    if (o.y.idx != DR_NONE) {
+        M = (size_t)(o.y.rows * o.y.cols);
+        ys = malloc((M + 1) * sizeof *ys);
+        for (size_t i = 0; i < M; i++)
+            ys[i] = o.y.rank == 1 ? dr_arr_index(t, o.y, (int64_t)i)
+                                  : dr_arr_index2(t, o.y, (int64_t)i / o.y.cols,
+                                                  (int64_t)i % o.y.cols);
+    } else {
+        ys = malloc(sizeof *ys);
+        ys[0] = o.ys;
+    }
+    chk_context("%s rep %d: sparse Jacobian (%zu x %lld)", p->name, rep, M,
+                (long long)n);
+    double *J = calloc(M * N + 1, sizeof *J);
+    bool *jin = calloc(M * N + 1, sizeof *jin);
+    CHK_STATUS(dr_jacobian(t, M, ys, N, o.x, J), DR_OK);
+    CHK_STATUS(dr_sparse_jacobian(t, M, ys, N, o.x, &S), DR_OK);
+    m = mag(M * N, J);
+    for (size_t i = 0; i < S.rows; i++)
+        for (size_t k = S.rowptr[i]; k < S.rowptr[i + 1]; k++) {
+            size_t j = S.colind[k];
+            jin[i * N + j] = true;
+            CHK_CLOSE(S.val[k], J[i * N + j], 1e-12, 1e-12 * (1.0 + m));
+        }
+    for (size_t q = 0; q < M * N; q++)
+        if (!jin[q])
+            CHK_SAME(J[q], 0.0);
+    dr_sparse_free(&S);
+    chk_context(NULL);
+    free(ys);
+    free(J);
+    free(jin);
+    free(H);
+    free(in);
+    free(o.x);
+    dr_tape_free(t);
+    free(xv);
+}
+
+static void test_sparse_drivers(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NPROGS; i++) {
+        chk_rng r;
+        chk_rng_seed(&r, 11000 + i);
+        for (int rep = 0; rep < REPS; rep++)
+            check_sparse(&progs[i], &r, rep);
+    }
+}
+
 static void test_all_primitives(void **state)
 {
     (void)state;
@@ -227,6 +324,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_primitives),
+        cmocka_unit_test(test_sparse_drivers),
         cmocka_unit_test(test_third_order),
         cmocka_unit_test(test_array_input_constant),
     };

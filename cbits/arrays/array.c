@@ -184,6 +184,41 @@ static void arr_adjoint_record(dr_ext *e, dr_rpass *p, dr_real g)
     f((dr_arr_node *)e, p, g);
 }
 
+/* dr_ext.pattern (drivers/sparse.c): the operands, array and scalar,
+   and whether the op has second partials (a map of a piecewise linear
+   function has none) */
+static bool arr_pattern(dr_ext *e, size_t *n, const int64_t **args,
+                        bool *nonlinear)
+{
+    dr_arr_node *y = (dr_arr_node *)e;
+    *nonlinear = y->so == DR_ARR_SO_BILINEAR || y->so == DR_ARR_SO_OWN;
+    if (y->kind == DR_ARR_K_MAP &&
+        (y->ip[0] == DR_FN_NEG || y->ip[0] == DR_FN_ABS ||
+         y->ip[0] == DR_FN_RELU))
+        *nonlinear = false;
+    if (y->kind == DR_ARR_K_BUILD) { /* its scalars (none: constants) */
+        *n = y->aux ? (size_t)y->naux : 0;
+        *args = y->aux ? y->aux : y->pa;
+        return true;
+    }
+    if (y->kind == DR_ARR_K_CONCAT) {
+        if (!y->pargs)
+            return false;
+        *n = (size_t)y->naux;
+        *args = y->pargs;
+        return true;
+    }
+    size_t k = 0;
+    for (int i = 0; i < DR_ARR_MAXOPS; i++)
+        if (y->x[i])
+            y->pa[k++] = y->x[i]->hdr.id;
+    if (y->sx >= 0)
+        y->pa[k++] = y->sx;
+    *n = k;
+    *args = y->pa;
+    return true;
+}
+
 /* dr_ext.hvp_result of array-valued nodes: an input's adjoint becomes its
    part of the product (the tangent the pass gave it was its adjoint) */
 static void arr_hvp_result(dr_ext *e, dr_tape *t, uint64_t pass)
@@ -376,6 +411,7 @@ dr_arr_node *dr__arr_new(dr_tape *t, int rank, int64_t rows, int64_t cols)
     y->hdr.hvp_result = arr_hvp_result;
     y->hdr.tangent_record = arr_tangent_record;
     y->hdr.adjoint_record = arr_adjoint_record;
+    y->hdr.pattern = arr_pattern;
     y->rank = rank;
     y->rows = rows;
     y->cols = cols;
@@ -413,6 +449,7 @@ dr_arr_node *dr__arr_snew(dr_tape *t)
     y->hdr.replay = arr_replay;
     y->hdr.tangent_record = arr_tangent_record;
     y->hdr.adjoint_record = arr_adjoint_record;
+    y->hdr.pattern = arr_pattern;
     y->sx = -1;
     y->pub = DR_NONE;
     return y;

@@ -147,6 +147,8 @@ struct dr_arr_node {
     size_t seed_k;      /* directions seeded; 0: none                       */
     size_t seed_cap;    /* capacity of tseed in doubles                     */
     int kind;           /* DR_ARR_K_*: the op                               */
+    int64_t pa[3];      /* sparsity patterns: the arguments' relative ids   */
+    int64_t *pargs;     /* ... of a concatenation's operands (arena)        */
     /* second order (see "second order" above) */
     int so;             /* DR_ARR_SO_*                                      */
     dr_arr_rev2 rev2;   /* DR_ARR_SO_OWN: its kernel                        */

@@ -452,6 +452,9 @@ static dr_arr_node *concat(dr_tape *t, int axis, size_t n, const dr_idx *ids,
         return NULL;
     y->aux = xs;
     y->naux = (int64_t)n;
+    y->pargs = dr__arena_alloc(t, n * sizeof *y->pargs);
+    for (size_t k = 0; y->pargs && k < n; k++)
+        y->pargs[k] = xs[k]->hdr.id;
     y->ip[0] = axis;
     y->rev = concat_rev;
     y->kind = DR_ARR_K_CONCAT;

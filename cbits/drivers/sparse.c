@@ -245,6 +245,31 @@ static int second_of(int op)
     return 0; /* inputs, given partials, sums, select: linear */
 }
 
+/* an extended node's arguments, and whether it has second partials
+   (dr_ext.pattern); false for a kind with no rule */
+static bool ext_args(dr_ext *x, size_t *n, const int64_t **args,
+                     bool *nonlinear)
+{
+    bool nl = false;
+    if (!x || !x->pattern || !x->pattern(x, n, args, &nl))
+        return false;
+    if (nonlinear)
+        *nonlinear = nl;
+    return true;
+}
+
+/* the second partials of a log entry (an extended node's: all of its
+   arguments' together, H_AA over its own set) */
+static int second_of_entry(const dr_oplog *e)
+{
+    if (e->op != DR_OPC_EXT)
+        return second_of(e->op);
+    size_t n;
+    const int64_t *args;
+    bool nl = false;
+    return ext_args(dr__oplog_ext(e), &n, &args, &nl) && nl ? H_AA : 0;
+}
+
 /* the arguments of a log entry (*args: two in two, or an n-ary record's);
    false for a kind with no rule (no arguments known) */
 static bool log_args(const dr_oplog *e, int64_t two[2], size_t *n,
@@ -256,8 +281,9 @@ static bool log_args(const dr_oplog *e, int64_t two[2], size_t *n,
         *n = 0;
         *args = two;
         return true;
+    case DR_OPC_EXT: /* (array operations) */
+        return ext_args(dr__oplog_ext(e), n, args, NULL);
     case DR_OPC_NONE:
-    case DR_OPC_EXT:
     case DR_OPC_EXTOUT:
         return false;
     case DR_OPC_NARY:
@@ -334,8 +360,9 @@ static dr_status chunk_visit(dr_chunk *c, void *ctx)
             const int64_t *args;
             const double *ps;
             size_t n;
-            if (!dr__nary_parts(dr__node_ext(p), &n, &args, &ps)) {
-                w->st = DR_ENOTSUP; /* arrays, external functions */
+            if (!dr__nary_parts(dr__node_ext(p), &n, &args, &ps) &&
+                !ext_args(dr__node_ext(p), &n, &args, NULL)) {
+                w->st = DR_ENOTSUP; /* external functions */
                 break;
             }
             visit(w, r, 2, n, args);
@@ -673,8 +700,11 @@ static dr_status hess_plan(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                 break;
             }
             uint8_t mark = reach[r] & REACH;
-            if ((reach[r] & NEED) || (mark && second_of(e->op)))
+            if ((reach[r] & NEED) || (mark && second_of_entry(e)))
                 mark |= NEED;
+            /* (an extended node's interaction is over its own set) */
+            if (mark && e->op == DR_OPC_EXT && second_of_entry(e))
+                reach[r] |= NEED;
             for (size_t i = 0; i < na; i++)
                 if (args[i] >= 0)
                     reach[args[i]] |= mark;
@@ -690,10 +720,12 @@ static dr_status hess_plan(dr_tape *t, dr_real y, size_t n, const dr_real *x,
         if (!(reach[r] & REACH) || sptr[r] != sptr[r + 1])
             continue;
         const dr_oplog *e = dr__oplog_at(t, r);
-        int h = e ? second_of(e->op) : 0;
+        int h = e ? second_of_entry(e) : 0;
         if (!h)
             continue;
         int64_t a = e->ra, b = e->rb;
+        if (e->op == DR_OPC_EXT) /* every pair of its arguments' variables */
+            a = r, b = -1;
         size_t oa = a >= 0 ? S.off[a] : 0, na = a >= 0 ? S.len[a] : 0;
         size_t ob = b >= 0 ? S.off[b] : 0, nb = b >= 0 ? S.len[b] : 0;
         bool ok = true;

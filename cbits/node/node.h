@@ -222,6 +222,13 @@ struct dr_ext {
        make the node's adjoint its part of the product, where it is an
        input (drivers/hessian.c); NULL: nothing of its own */
     void (*hvp_result)(dr_ext *e, dr_tape *t, uint64_t pass);
+    /* sparsity patterns (drivers/sparse.c): the node's arguments
+       (relative ids, -1 for none, in *args, n of them) and whether it
+       has second partials (*nonlinear; taken as coupling every pair of
+       its arguments' variables: a pattern that may hold more than the
+       nonzeros, never fewer).  false or NULL: no rule (DR_ENOTSUP) */
+    bool (*pattern)(dr_ext *e, size_t *n, const int64_t **args,
+                    bool *nonlinear);
     /* the recorded passes (dr_rpass above): the node's tangent from its
        arguments', recorded; its adjoint g added into its arguments',
        recorded.  NULL: no rule (DR_ENOTSUP) */

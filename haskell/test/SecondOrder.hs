@@ -252,8 +252,7 @@ spec = describe "forward mode and second order" $ do
       and (zipWith (closeRel 1e-12) hv byH) `shouldBe` True
       -- the weights' block is not zero: W's curvature goes through tanh
       maximum (map abs (concat (take 12 h))) > 1e-3 `shouldBe` True
-    it "sparse Hessian through array operations: the engine's DR_ENOTSUP message" $ do
-      m <- dualRevError (length ($(sparseHessian 'withArrays) [1, 2]))
-      m `shouldSatisfy` ("not supported for this tape" `isInfixOf`)
+    it "sparse Hessian through array operations (a pattern of whole arrays: zeros may be in it)" $
+      $(sparseHessian 'withArrays) [1, 2] `shouldBe` [((0, 0), 2), ((0, 1), 0), ((1, 0), 0), ((1, 1), 2)]
   where
     rosenbrockH x y = [[2 - 400 * y + 1200 * x * x, -400 * x], [-400 * x, 200]]

@@ -190,7 +190,10 @@ DR_API dr_status dr_vjp_vec(dr_tape *t, size_t m, const dr_real *y, size_t k,
  * and for the recorded passes (dr_tangent_record, dr_adjoint_record),
  * which record an array's tangent or adjoint as array operations (seeds
  * and variables are scalar nodes: an array input's tangent is zero
- * there).  The sparse drivers have no rule for array operations yet.
+ * there), and for the sparse drivers, whose pattern takes an array op's
+ * arguments whole (every variable of an array an op reads meets every
+ * variable of the others it reads, where the op has second partials: a
+ * pattern that may hold zeros, never one that misses a nonzero).
  * External functions and checkpointed loops have none: a call that would
  * need one answers DR_ENOTSUP, and nothing changes.  A recorder (dr_rec_begin, "inline recording") works on a
  * handle of order 2: its operations are recorded by the tape's own
@@ -352,8 +355,13 @@ DR_API dr_idx dr_tape_mark(const dr_tape *t);
  * What has a pattern: a Jacobian on a tape that never forked (any order;
  * every scalar operation, given partials, n-ary nodes) or on one recorded
  * at order 2 (forks included); a Hessian on a tape of order 2 (the nodes
- * dr_hessian works through).  Array operations, external functions and
- * checkpointed loops have no pattern (DR_ENOTSUP).
+ * dr_hessian works through).  An array operation's pattern takes its
+ * operands whole: its every element depends on every variable its
+ * operands depend on, and where it has second partials (products,
+ * quotients, nonlinear maps, softmax, logsumexp) every variable of them
+ * meets every other (a pattern as dense as the arrays are, which may hold
+ * zeros).  External functions and checkpointed loops have no pattern
+ * (DR_ENOTSUP).
  *
  * Matrices are compressed sparse rows (CSR), in memory the library
  * allocates (dr_sparse_free), the column indices of each row

@@ -647,8 +647,6 @@ static struct sostate {
     dr_idx from0; /* the mark taken when the tape became of order 2 */
     dr_idx mark[2];
     bads bad;
-    bads arr;     /* array nodes: a rule for dr_hvp and the recorded
-                     passes, none for the sparse Hessian */
     hstat hs;
 } Q;
 
@@ -1071,13 +1069,11 @@ static void h_tangent(rd *r, bool check_only)
 }
 
 /* an array node whose sum is a scalar node (both linear: their
-   second-order rules add nothing of their own; the sparse Hessian has no
-   rule for them) */
+   second-order rules add nothing of their own) */
 static void h_array(rd *r)
 {
     hdual cb1, cb2;
     hop a = hoperand(r, &cb1), b = hoperand(r, &cb2);
-    dr_idx mark = dr_tape_mark(Q.t);
     dr_real xs[2] = {a.r, b.r};
     dr_arr v = dr_arr_from_reals(Q.t, 2, xs);
     CHECK(v.idx != DR_NONE, "dr_arr_from_reals (order 2): %s",
@@ -1085,7 +1081,6 @@ static void h_array(rd *r)
     other_tape_note(v.idx, true);
     dr_real s = dr_arr_sum(Q.t, v);
     check_sticky("array at order 2", Q.t, &Q.hs);
-    bad_add(&Q.arr, mark, dr_tape_mark(Q.t));
     /* the sum is linear: its first and second derivatives are known */
     hrule R;
     rule_init(&R, 2);
@@ -1260,11 +1255,7 @@ static void h_checks(rd *r)
         dr_sparse S;
         dr_status ss = dr_sparse_hessian(Q.t, Y->r, (size_t)X.n, X.x, &S);
         TRACE("  dr_sparse_hessian(n %d) -> %s\n", X.n, sn(ss));
-        /* (the sparsity pattern has no rule for array nodes) */
-        bool arrays = Y->r.idx != DR_NONE &&
-                      bad_in(&Q.arr, Q.base, Y->r.idx, xid, X.n) != 0;
-        CHECK(ss == DR_OK || ss == DR_ENOMEM ||
-              (arrays && ss == DR_ENOTSUP), "dr_sparse_hessian: %s where "
+        CHECK(ss == DR_OK || ss == DR_ENOMEM, "dr_sparse_hessian: %s where "
               "dr_hessian gave DR_OK", sn(ss));
         if (ss == DR_OK && finite) {
             double D[HH];
