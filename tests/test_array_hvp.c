@@ -25,13 +25,6 @@
 #define KDIR 3
 #define FD_RTOL 1e-6
 
-/* the objective over a program's output y: 0.5 <w, y * y> + <c, y> for an
-   array, 0.5 y^2 + 0.3 y for a scalar (curvature from the program and
-   from the objective both) */
-typedef struct objective {
-    const double *w, *c;
-} objective;
-
 typedef struct run {
     dr_tape *t;
     dr_arr in[MAXIN];
@@ -50,20 +43,10 @@ static void record(const prog *p, const shapes *s, const double *x,
         assert_int_not_equal(o->in[k].idx, DR_NONE);
         q += numel(s, k);
     }
-    dr_tape *t = o->t;
-    if (p->ya) {
-        dr_arr y = p->ya(t, o->in, s);
-        assert_int_not_equal(y.idx, DR_NONE);
-        dr_arr w = dr_arr_const(t, y.rank, y.rows, y.cols, ob->w);
-        dr_arr c = dr_arr_const(t, y.rank, y.rows, y.cols, ob->c);
-        dr_real sq = dr_arr_dot(t, w, dr_arr_mul(t, y, y));
-        o->f = dr_add(t, dr_mul(t, dr_const(0.5), sq), dr_arr_dot(t, c, y));
-    } else {
-        dr_real y = p->ys(t, o->in, s);
-        o->f = dr_add(t, dr_mul(t, dr_const(0.5), dr_mul(t, y, y)),
-                      dr_mul(t, dr_const(0.3), y));
-    }
-    CHK_STATUS(dr_tape_status(t), DR_OK);
+    dr_arr ya;
+    dr_real ys;
+    o->f = objective_of(o->t, p, o->in, s, ob, &ya, &ys);
+    CHK_STATUS(dr_tape_status(o->t), DR_OK);
 }
 
 /* the gradient of the objective at x (order 1), all inputs flat */
@@ -154,14 +137,8 @@ static void check_instance(const prog *p, chk_rng *r, int rep)
     double *dflat = malloc(((size_t)n * k + 1) * sizeof *dflat);
     for (int64_t i = 0; i < n * (int64_t)k; i++)
         dflat[i] = chk_rng_uniform(r, -1, 1);
-    /* the objective's weights, for the largest output a program makes */
-    enum { MAXOUT = 4096 };
-    static double w[MAXOUT], c[MAXOUT];
-    for (int i = 0; i < MAXOUT; i++) {
-        w[i] = chk_rng_uniform(r, 0.5, 1.5);
-        c[i] = chk_rng_uniform(r, -1, 1);
-    }
-    objective ob = {w, c};
+    static objective ob;
+    objective_draw(r, &ob);
 
     run o;
     record(p, &s, x, &ob, 2, &o);

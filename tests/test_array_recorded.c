@@ -31,7 +31,7 @@ typedef struct run {
 } run;
 
 static void record(const prog *p, const shapes *s, const double *xv,
-                   const double *w, const double *c, run *o)
+                   const objective *ob, run *o)
 {
     int64_t n = total_in(s);
     o->t = chk_tape_new();
@@ -50,21 +50,7 @@ static void record(const prog *p, const shapes *s, const double *xv,
         assert_int_not_equal(in[k].idx, DR_NONE);
         off += nk;
     }
-    o->y.idx = DR_NONE;
-    if (p->ya) {
-        dr_arr y = p->ya(t, in, s);
-        assert_int_not_equal(y.idx, DR_NONE);
-        o->y = y;
-        dr_arr wa = dr_arr_const(t, y.rank, y.rows, y.cols, w);
-        dr_arr ca = dr_arr_const(t, y.rank, y.rows, y.cols, c);
-        dr_real sq = dr_arr_dot(t, wa, dr_arr_mul(t, y, y));
-        o->f = dr_add(t, dr_mul(t, dr_const(0.5), sq), dr_arr_dot(t, ca, y));
-    } else {
-        dr_real y = p->ys(t, in, s);
-        o->ys = y;
-        o->f = dr_add(t, dr_mul(t, dr_const(0.5), dr_mul(t, y, y)),
-                      dr_mul(t, dr_const(0.3), y));
-    }
+    o->f = objective_of(t, p, in, s, ob, &o->y, &o->ys);
     CHK_STATUS(dr_tape_status(t), DR_OK);
 }
 
@@ -90,14 +76,10 @@ static void check_instance(const prog *p, chk_rng *r, int rep)
         v[i] = chk_rng_uniform(r, -1, 1);
         wv[i] = chk_rng_uniform(r, -1, 1);
     }
-    enum { MAXOUT = 4096 };
-    static double w[MAXOUT], c[MAXOUT];
-    for (int i = 0; i < MAXOUT; i++) {
-        w[i] = chk_rng_uniform(r, 0.5, 1.5);
-        c[i] = chk_rng_uniform(r, -1, 1);
-    }
+    static objective ob;
+    objective_draw(r, &ob);
     run o;
-    record(p, &s, xv, w, c, &o);
+    record(p, &s, xv, &ob, &o);
     dr_tape *t = o.t;
     chk_context("%s rep %d: in0 %lldx%lld in1 %lldx%lld", p->name, rep,
                 (long long)s.rows[0], (long long)s.cols[0],
@@ -171,31 +153,17 @@ static void check_sparse(const prog *p, chk_rng *r, int rep)
     size_t N = (size_t)n;
     double *xv = malloc((N + 1) * sizeof *xv);
     fill_inputs(r, p, xv, n);
-    enum { MAXOUT = 4096 };
-    static double w[MAXOUT], c[MAXOUT];
-    for (int i = 0; i < MAXOUT; i++) {
-        w[i] = chk_rng_uniform(r, 0.5, 1.5);
-        c[i] = chk_rng_uniform(r, -1, 1);
-    }
+    static objective ob;
+    objective_draw(r, &ob);
     run o;
-    record(p, &s, xv, w, c, &o);
+    record(p, &s, xv, &ob, &o);
     dr_tape *t = o.t;
     chk_context("%s rep %d: sparse Hessian (n %lld)", p->name, rep, (long long)n);
     double *H = calloc(N * N + 1, sizeof *H);
-    bool *in = calloc(N * N + 1, sizeof *in);
     CHK_STATUS(dr_hessian(t, o.f, N, o.x, H), DR_OK);
     dr_sparse S;
     CHK_STATUS(dr_sparse_hessian(t, o.f, N, o.x, &S), DR_OK);
-    double m = mag(N * N, H);
-    for (size_t i = 0; i < S.rows; i++)
-        for (size_t k = S.rowptr[i]; k < S.rowptr[i + 1]; k++) {
-            size_t j = S.colind[k];
-            in[i * N + j] = true;
-            CHK_CLOSE(S.val[k], H[i * N + j], 1e-12, 1e-12 * (1.0 + m));
-        }
-    for (size_t q = 0; q < N * N; q++)
-        if (!in[q])
-            CHK_SAME(H[q], 0.0);
+    sparse_is_dense(&S, H, N, N);
     dr_sparse_free(&S);
     /* the Jacobian of the output's elements */
     size_t M = 1;
@@ -214,26 +182,14 @@ static void check_sparse(const prog *p, chk_rng *r, int rep)
     chk_context("%s rep %d: sparse Jacobian (%zu x %lld)", p->name, rep, M,
                 (long long)n);
     double *J = calloc(M * N + 1, sizeof *J);
-    bool *jin = calloc(M * N + 1, sizeof *jin);
     CHK_STATUS(dr_jacobian(t, M, ys, N, o.x, J), DR_OK);
     CHK_STATUS(dr_sparse_jacobian(t, M, ys, N, o.x, &S), DR_OK);
-    m = mag(M * N, J);
-    for (size_t i = 0; i < S.rows; i++)
-        for (size_t k = S.rowptr[i]; k < S.rowptr[i + 1]; k++) {
-            size_t j = S.colind[k];
-            jin[i * N + j] = true;
-            CHK_CLOSE(S.val[k], J[i * N + j], 1e-12, 1e-12 * (1.0 + m));
-        }
-    for (size_t q = 0; q < M * N; q++)
-        if (!jin[q])
-            CHK_SAME(J[q], 0.0);
+    sparse_is_dense(&S, J, M, N);
     dr_sparse_free(&S);
     chk_context(NULL);
     free(ys);
     free(J);
-    free(jin);
     free(H);
-    free(in);
     free(o.x);
     dr_tape_free(t);
     free(xv);

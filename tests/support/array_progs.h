@@ -1,9 +1,11 @@
 /*
  * array_progs.h - the array primitives of dualrev.h as small random
- * programs, shared by the tests of the reverse rules (test_array_ops.c) and
- * of the forward rules (test_array_forward.c): input shapes drawn at random
+ * programs, shared by the tests of the reverse rules (test_array_ops.c), of
+ * the forward rules (test_array_forward.c) and of the second-order rules
+ * (test_array_hvp.c, test_array_recorded.c): input shapes drawn at random
  * (empty arrays, 1 x n and n x 1 included), one program per primitive (and
- * a few compositions), and the input values each one needs.
+ * a few compositions), the input values each one needs, and for second
+ * order a nonlinear objective of a program's output.
  *
  * Static definitions, included by one test file each (not a library part).
  */
@@ -12,6 +14,8 @@
 
 #include "check.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAXIN 3
@@ -538,5 +542,68 @@ static const prog progs[] = {
 };
 
 #define NPROGS (sizeof progs / sizeof progs[0])
+
+/* ------------------------------------------------- a nonlinear objective
+ * Of a program's output, for the second-order tests: 0.5 <w, y * y> +
+ * <c, y> for an array, 0.5 y^2 + 0.3 y for a scalar, so that curvature
+ * comes from the program and from the objective both.  Weights for
+ * outputs of up to OBJ_MAXOUT elements (static storage: 64 KB). */
+#define OBJ_MAXOUT 4096
+typedef struct objective {
+    double w[OBJ_MAXOUT], c[OBJ_MAXOUT];
+} objective;
+
+static inline void objective_draw(chk_rng *r, objective *ob)
+{
+    for (int i = 0; i < OBJ_MAXOUT; i++) {
+        ob->w[i] = chk_rng_uniform(r, 0.5, 1.5);
+        ob->c[i] = chk_rng_uniform(r, -1, 1);
+    }
+}
+
+/* the objective of p at the inputs in; the output into *ya (idx DR_NONE
+   for a scalar program) or *ys */
+static inline dr_real objective_of(dr_tape *t, const prog *p,
+                                   const dr_arr *in, const shapes *s,
+                                   const objective *ob, dr_arr *ya,
+                                   dr_real *ys)
+{
+    ya->idx = DR_NONE;
+    if (p->ya) {
+        dr_arr y = p->ya(t, in, s);
+        assert_int_not_equal(y.idx, DR_NONE);
+        *ya = y;
+        dr_arr w = dr_arr_const(t, y.rank, y.rows, y.cols, ob->w);
+        dr_arr c = dr_arr_const(t, y.rank, y.rows, y.cols, ob->c);
+        dr_real sq = dr_arr_dot(t, w, dr_arr_mul(t, y, y));
+        return dr_add(t, dr_mul(t, dr_const(0.5), sq), dr_arr_dot(t, c, y));
+    }
+    dr_real y = p->ys(t, in, s);
+    *ys = y;
+    return dr_add(t, dr_mul(t, dr_const(0.5), dr_mul(t, y, y)),
+                  dr_mul(t, dr_const(0.3), y));
+}
+
+/* a sparse result S against the dense D (rows x cols, row-major): each
+   entry to rounding, and every entry of D outside S's pattern zero */
+static inline void sparse_is_dense(const dr_sparse *S, const double *D,
+                                   size_t rows, size_t cols)
+{
+    bool *in = calloc(rows * cols + 1, sizeof *in);
+    double m = 0.0;
+    for (size_t q = 0; q < rows * cols; q++)
+        m = fmax(m, fabs(D[q]));
+    assert_int_equal(S->rows, rows);
+    for (size_t i = 0; i < S->rows; i++)
+        for (size_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) {
+            size_t j = S->colind[k];
+            in[i * cols + j] = true;
+            CHK_CLOSE(S->val[k], D[i * cols + j], 1e-12, 1e-12 * (1.0 + m));
+        }
+    for (size_t q = 0; q < rows * cols; q++)
+        if (!in[q])
+            CHK_SAME(D[q], 0.0);
+    free(in);
+}
 
 #endif /* DR_TEST_ARRAY_PROGS_H */
