@@ -324,8 +324,12 @@ static void test_scalar_and_array_inputs(void **state)
         CHK_STATUS(dr_arr_adjoint(t, x.idx, hx2), DR_OK);
         for (int i = 0; i < N; i++)
             CHK_SAME(hx2[i], hx[i]);
-        /* every other adjoint reads zero */
+        /* every other adjoint reads zero, and the array input's tangent */
         CHK_SAME(dr_adjoint(t, f.idx), 0.0);
+        double tx[N];
+        CHK_STATUS(dr_arr_tangent(t, x.idx, tx), DR_OK);
+        for (int i = 0; i < N; i++)
+            CHK_SAME(tx[i], 0.0);
     }
     /* a direction on the scalar alone */
     CHK_STATUS(dr_adjoints_clear(t), DR_OK);
@@ -463,6 +467,151 @@ static void test_mlp_hessian(void **state)
     dr_tape_free(t);
 }
 
+/* more directions than a pass of the scalar drivers takes (16): with
+   arrays, all k in one pass; each the product of its own */
+static void test_many_directions(void **state)
+{
+    (void)state;
+    enum { NW = MH * MI, K = 20 };
+    double w[NW], V[K * NW], HV[K * NW], one[NW];
+    for (int i = 0; i < NW; i++)
+        w[i] = 0.3 * sin(1.0 + i);
+    for (int i = 0; i < K * NW; i++)
+        V[i] = cos(0.7 * i);
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_arr W1 = dr_arr_input(t, 2, MH, MI, w);
+    dr_real l = mlp_loss(t, W1);
+    CHK_STATUS(dr_arr_tangent_seed_vec(t, W1.idx, K, V), DR_OK);
+    CHK_STATUS(dr_hvp_vec(t, l, 0, NULL, K, NULL, NULL), DR_OK);
+    CHK_STATUS(dr_arr_hvp_vec(t, W1.idx, K, HV), DR_OK);
+    for (int d = 0; d < K; d++) {
+        CHK_STATUS(dr_arr_tangents_clear(t), DR_OK);
+        CHK_STATUS(dr_arr_tangent_seed(t, W1.idx, V + d * NW), DR_OK);
+        CHK_STATUS(dr_hvp(t, l, 0, NULL, NULL, NULL), DR_OK);
+        CHK_STATUS(dr_arr_hvp(t, W1.idx, one), DR_OK);
+        for (int i = 0; i < NW; i++)
+            CHK_CLOSE(HV[d * NW + i], one[i], 1e-12, 1e-14);
+    }
+    dr_tape_free(t);
+}
+
+/* out of memory at each allocation of a product (dr_hvp through arrays,
+   dr_hvp_inputs): DR_ENOMEM or the product, the tape usable after, the
+   product then as without the failure, nothing leaked */
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    enum { NW = MH * MI };
+    double w[NW], v[NW], ref[NW], got[NW];
+    for (int i = 0; i < NW; i++) {
+        w[i] = 0.3 * sin(1.0 + i);
+        v[i] = cos(0.7 * i);
+    }
+    for (int inputs = 0; inputs < 2; inputs++)
+        for (size_t k = 1;; k++) {
+            chk_alloc a;
+            chk_alloc_install(&a);
+            dr_tape *t = chk_tape_new();
+            CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+            dr_arr W1 = dr_arr_input(t, 2, MH, MI, w);
+            dr_real l = mlp_loss(t, W1);
+            CHK_STATUS(dr_tape_status(t), DR_OK);
+            if (k == 1) { /* the reference, without failures */
+                CHK_STATUS(dr_arr_tangent_seed(t, W1.idx, v), DR_OK);
+                CHK_STATUS(dr_hvp(t, l, 0, NULL, NULL, NULL), DR_OK);
+                CHK_STATUS(dr_arr_hvp(t, W1.idx, ref), DR_OK);
+                CHK_STATUS(dr_arr_tangents_clear(t), DR_OK);
+            }
+            dr_status st;
+            if (inputs) {
+                CHK_STATUS(dr_arr_seed(t, W1.idx, v), DR_OK);
+                chk_alloc_fail_in(&a, k, false);
+                st = dr_hvp_inputs(t, l);
+            } else {
+                CHK_STATUS(dr_arr_tangent_seed(t, W1.idx, v), DR_OK);
+                chk_alloc_fail_in(&a, k, false);
+                st = dr_hvp(t, l, 0, NULL, NULL, NULL);
+            }
+            bool failed = a.fails > 0;
+            chk_alloc_fail_in(&a, 0, false);
+            chk_context("%s, allocation %zu", inputs ? "dr_hvp_inputs" : "dr_hvp", k);
+            assert_true(st == DR_OK || st == DR_ENOMEM);
+            assert_true(failed || st == DR_OK);
+            CHK_STATUS(dr_tape_status(t), DR_OK);
+            if (st != DR_OK) { /* again: the product */
+                if (inputs) {
+                    CHK_STATUS(dr_adjoints_clear(t), DR_OK);
+                    CHK_STATUS(dr_arr_seed(t, W1.idx, v), DR_OK);
+                    st = dr_hvp_inputs(t, l);
+                } else {
+                    st = dr_hvp(t, l, 0, NULL, NULL, NULL);
+                }
+                CHK_STATUS(st, DR_OK);
+            }
+            CHK_STATUS(inputs ? dr_arr_adjoint(t, W1.idx, got)
+                              : dr_arr_hvp(t, W1.idx, got), DR_OK);
+            for (int i = 0; i < NW; i++)
+                CHK_SAME(got[i], ref[i]);
+            dr_tape_free(t);
+            chk_alloc_uninstall();
+            assert_int_equal(a.live, 0);
+            chk_context(NULL);
+            if (!failed)
+                break; /* no allocation left to fail */
+        }
+}
+
+/* dr_hvp_inputs out of memory for the adjoint of an array input nothing
+   seeded (its product is written there: a large one takes a new block):
+   DR_ENOMEM, the tape usable, the product whole when called again */
+static void test_out_of_memory_adjoint(void **state)
+{
+    (void)state;
+    enum { NB = 200000 };
+    double *bv = malloc(NB * sizeof *bv), *got = malloc(NB * sizeof *got);
+    for (int i = 0; i < NB; i++)
+        bv[i] = 1.0 + 1e-5 * i;
+    bool hit = false;
+    for (size_t k = 1;; k++) {
+        chk_alloc a;
+        chk_alloc_install(&a);
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real s = dr_input(t, 2.0);
+        dr_arr b = dr_arr_input(t, 1, NB, 1, bv);
+        dr_real f = dr_mul(t, dr_mul(t, s, s), dr_arr_dot(t, b, b)); /* s^2 |b|^2 */
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        CHK_STATUS(dr_seed(t, s.idx, 1.0), DR_OK); /* direction: s alone */
+        chk_alloc_fail_in(&a, k, false);
+        dr_status st = dr_hvp_inputs(t, f);
+        bool failed = a.fails > 0;
+        chk_alloc_fail_in(&a, 0, false);
+        chk_context("allocation %zu", k);
+        assert_true(st == DR_OK || st == DR_ENOMEM);
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        hit |= st == DR_ENOMEM;
+        if (st != DR_OK) {
+            CHK_STATUS(dr_adjoints_clear(t), DR_OK);
+            CHK_STATUS(dr_seed(t, s.idx, 1.0), DR_OK);
+            CHK_STATUS(dr_hvp_inputs(t, f), DR_OK);
+        }
+        /* d/db of 2 s |b|^2 (the s-row of H): 4 s b */
+        CHK_STATUS(dr_arr_adjoint(t, b.idx, got), DR_OK);
+        for (int i = 0; i < NB; i += 9973)
+            CHK_SAME(got[i], 8.0 * bv[i]);
+        dr_tape_free(t);
+        chk_alloc_uninstall();
+        assert_int_equal(a.live, 0);
+        chk_context(NULL);
+        if (!failed)
+            break;
+    }
+    assert_true(hit);
+    free(bv);
+    free(got);
+}
+
 /* ------------------------------------------------------------ error paths */
 
 static void test_errors(void **state)
@@ -510,6 +659,7 @@ static void test_errors(void **state)
     CHK_SAME(out[2], 0.0);
     CHK_STATUS(dr_arr_hvp_vec(t, x.idx, 2, out), DR_EINVAL);
     CHK_STATUS(dr_arr_hvp_vec(t, x.idx, 0, out), DR_EINVAL);
+    CHK_STATUS(dr_arr_hvp_vec(t, u.idx, SIZE_MAX / 2, out), DR_ERANGE);
     CHK_STATUS(dr_arr_hvp(t, x.idx, NULL), DR_EINVAL);
     CHK_STATUS(dr_arr_hvp(t, f.idx, out), DR_EINVAL); /* not an array */
     CHK_STATUS(dr_arr_hvp(NULL, x.idx, out), DR_EINVAL);
@@ -531,6 +681,9 @@ int main(void)
         cmocka_unit_test(test_scalar_and_array_inputs),
         cmocka_unit_test(test_hessian_through_arrays),
         cmocka_unit_test(test_mlp_hessian),
+        cmocka_unit_test(test_many_directions),
+        cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_out_of_memory_adjoint),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -597,6 +597,14 @@ static void test_oom(void **state)
         assert_true(st == DR_OK || st == DR_ENOMEM);
         st = dr_jvp(t, 3, y, 2, x, V, O);
         assert_true(st == DR_OK || st == DR_ENOMEM);
+        /* the Gauss-Newton product: out untouched on failure */
+        double g[2] = {7.0, 7.0};
+        st = dr_gnvp(t, 3, y, 2, x, V, g);
+        assert_true(st == DR_OK || st == DR_ENOMEM);
+        if (st != DR_OK) {
+            CHK_SAME(g[0], 7.0);
+            CHK_SAME(g[1], 7.0);
+        }
         dr_tape_free(t);
         chk_alloc_uninstall();
         assert_int_equal(a.live, 0);

@@ -127,6 +127,7 @@ dr_status dr_hvp_inputs(dr_tape *t, dr_real y)
             if (e->hvp_result)
                 e->hvp_result(e, t, t->hvp_pass);
         st = t->status; /* (an array's adjoint without memory) */
+        t->status = DR_OK; /* (nothing recorded: the tape stays usable) */
     }
     dr__free(rx);
     dr__free(V);

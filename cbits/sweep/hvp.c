@@ -639,8 +639,12 @@ dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
         dr__free(hs.zeros);
         if (!ok)
             st = DR_ENOTSUP;
-        else if (t->status != before) /* a rule ran out of memory */
+        else if (t->status != before) { /* a rule ran out of memory */
             st = t->status;
+            /* nothing was recorded: the tape stays usable (an array's
+               storage not made is made by the next pass) */
+            t->status = before;
+        }
         for (size_t i = 0; st == DR_OK && i < n; i++)
             if (rx[i] >= 0 && rx[i] <= ry) {
                 const double *A = acc + ((size_t)rx[i] + 1) * (k + 1);

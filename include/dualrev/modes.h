@@ -273,7 +273,9 @@ DR_API dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
  * adjoint reads zero; array inputs' tangents too).  Seed again after
  * dr_adjoints_clear for the next product.  Every node up to y must have
  * been recorded at order 2, its inputs included (else DR_ENOTSUP, the
- * adjoints unchanged).  Errors as dr_hvp.
+ * adjoints unchanged).  Errors as dr_hvp; out of memory for an array's
+ * adjoint at the end, DR_ENOMEM with the adjoints cleared (the direction
+ * lost).  A failed call leaves the tape usable.
  */
 DR_API dr_status dr_hvp_inputs(dr_tape *t, dr_real y);
 /** The dense Hessian of y with respect to x[0..n-1] into H (n x n,
