@@ -8,6 +8,31 @@
 
 #include <stdint.h>
 
+/* Which way dr_hessian goes.  A pass of the products over a node costs
+   about 4 + 1.5 kb ns for a block of kb directions (25-35 ns at 16); edge
+   pushing 4-20 ns a push or a node visited, the more the longer the rows
+   it sums (measured on a quadratic form, where it wins, and on tanh
+   layers, a product chain, pairs of products and a rank-one sum, where it
+   loses; bench/README "Second order").  With one pass of products
+   (n <= 16) edge pushing could win little, so it runs only for more
+   inputs, with a budget of what a third of the products' time buys at
+   8 ns a unit, and gives up past that (or once it has spent twice its
+   share for the nodes it has visited): where it wins it spends far less
+   (the quadratic form of 100 inputs: 60 000 units of a budget of
+   166 000, a tenth of the products' time), and where it gives up the
+   products run after it, at 1.1-1.5x their own time in those
+   measurements. */
+
+/* dr_hessians finished by edge pushing, process-wide (for the tests) */
+uint64_t dr__hessians_by_edges;
+static uint64_t edge_budget(size_t n, int64_t ry)
+{
+    uint64_t kb = n < DR_HVP_BLOCK ? n : DR_HVP_BLOCK;
+    uint64_t passes = (n + DR_HVP_BLOCK - 1) / DR_HVP_BLOCK;
+    uint64_t span = ry < 0 ? 1 : (uint64_t)ry + 1;
+    return passes * span * (8 + 3 * kb) / 48;
+}
+
 static dr_status check(const dr_tape *t, dr_real y, size_t n, const dr_real *x)
 {
     if (!t || (n && !x))
@@ -154,9 +179,16 @@ dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
         return DR_ENOMEM;
     }
     int64_t ry = dr__rel_of(t, y.idx);
+    /* by edge pushing where it costs less than the products would */
+    bool done = false;
+    /* (out of memory there, the products may still fit) */
+    if (n > DR_HVP_BLOCK && !has_arrays(t))
+        (void)dr__hessian_edges(t, ry, n, rx, edge_budget(n, ry), H, &done);
+    if (done)
+        __atomic_add_fetch(&dr__hessians_by_edges, 1, __ATOMIC_RELAXED);
     /* row i of H is H e_i (H is symmetric): the unit vectors, a block of
        them a pass */
-    for (size_t i0 = 0; st == DR_OK && i0 < n; i0 += kb) {
+    for (size_t i0 = 0; st == DR_OK && !done && i0 < n; i0 += kb) {
         size_t kk = n - i0 < kb ? n - i0 : kb;
         memset(E, 0, kk * n * sizeof *E);
         for (size_t j = 0; j < kk; j++)

@@ -106,6 +106,18 @@ DR_HIDDEN dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
                                  const int64_t *rx, size_t k, const double *V,
                                  int arr_seeds, double *out, double *grad);
 
+/* edge_push.c: the dense Hessian of the node of relative id ry with
+   respect to rx[0..n-1] (-1: a constant) into H (n x n), by edge pushing
+   over the second-order log, giving up (*done false, H partly written)
+   where a node up to ry has no rule it can use or where it would push more
+   than budget interactions; DR_ENOMEM (*done false) out of memory.  Ids
+   checked by the caller; nothing on the tape changes. */
+DR_HIDDEN dr_status dr__hessian_edges(dr_tape *t, int64_t ry, size_t n,
+                                      const int64_t *rx, uint64_t budget,
+                                      double *H, bool *done);
+/* hessian.c: how many dr_hessian calls edge pushing finished (tests) */
+DR_HIDDEN extern uint64_t dr__hessians_by_edges;
+
 /* forward.c: tangents, oldest node first (forward and vector mode) */
 /* every ext node kind recorded on t has a forward rule (the kinds that may
    lack one, array nodes, are all on t->exts) */
