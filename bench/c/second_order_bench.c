@@ -18,6 +18,13 @@
  *                          Hessian-vector product at a new point costs;
  *                          bench/hs's nn-hvp and rot-hvp do the same)
  *   rosen-hess, quad-hess  clear + record at order 2 + dr_hessian
+ *   PROG-hessp             the same with the Hessian as the products with
+ *                          the unit vectors (dr_hvp_vec), for the programs
+ *                          above and three whose Hessians edge pushing gives
+ *                          up on (bench/README.md, "Second order"):
+ *   layers  three tanh layers of width 60 over 60 inputs, summed squares
+ *   chain   the product of 200 inputs, one dr_mul at a time
+ *   rank1   100 sines of the sum of 400 inputs' squares
  *   mult-ops               fmult with dr_mul (clear, record, gradient)
  *   dot-ops                fdotprod of length `size` with dr_mul/dr_add
  *                          (clear, record, gradient)
@@ -204,15 +211,64 @@ static dr_real quad(dr_tape *t, const dr_real *x)
     return f;
 }
 
+/* three tanh layers of width LAYERS_N over as many inputs, the outputs'
+   squares summed */
+#define LAYERS_N 60
+static dr_real layers(dr_tape *t, const dr_real *x)
+{
+    dr_real z[LAYERS_N], w[LAYERS_N];
+    memcpy(z, x, sizeof z);
+    for (int l = 0; l < 3; l++) {
+        for (int i = 0; i < LAYERS_N; i++) {
+            dr_real s = dr_const(0.0);
+            for (int j = 0; j < LAYERS_N; j++)
+                s = dr_add(t, s, dr_mul(t, dr_const(sin(1.0 + i * 7 + j * 3 + l) / 8), z[j]));
+            w[i] = dr_tanh(t, s);
+        }
+        memcpy(z, w, sizeof z);
+    }
+    dr_real y = dr_const(0.0);
+    for (int i = 0; i < LAYERS_N; i++)
+        y = dr_add(t, y, dr_mul(t, z[i], z[i]));
+    return y;
+}
+
+/* the product of CHAIN_N inputs */
+#define CHAIN_N 200
+static dr_real chain(dr_tape *t, const dr_real *x)
+{
+    dr_real y = x[0];
+    for (int i = 1; i < CHAIN_N; i++)
+        y = dr_mul(t, y, x[i]);
+    return y;
+}
+
+/* 100 sines of the sum of RANK1_N squares: a dense Hessian of rank one
+   plus a diagonal */
+#define RANK1_N 400
+static dr_real rank1(dr_tape *t, const dr_real *x)
+{
+    dr_real s = dr_const(0.0);
+    for (int i = 0; i < RANK1_N; i++)
+        s = dr_add(t, s, dr_mul(t, x[i], x[i]));
+    for (int k = 0; k < 100; k++)
+        s = dr_sin(t, s);
+    return s;
+}
+
 static double run_so(program f, size_t n, const double *in, const char *what,
                      long reps)
 {
     dr_tape *t = dr_tape_new();
-    bool hess = !strcmp(what, "hess");
+    bool products = !strcmp(what, "hessp");
+    bool hess = !strcmp(what, "hess") || products;
     double *g = malloc((hess ? n * n : n) * sizeof *g), *v = malloc(n * sizeof *v);
+    double *E = products ? calloc(n * n, sizeof *E) : NULL;
     dr_real *x = malloc(n * sizeof *x);
-    if (!t || !g || !v || !x)
+    if (!t || !g || !v || !x || (products && !E))
         check(DR_ENOMEM, "setup");
+    for (size_t i = 0; products && i < n; i++)
+        E[i * n + i] = 1.0;
     for (size_t i = 0; i < n; i++)
         v[i] = 1.0 / (1.0 + (double)i);
     /* rec1, rec2, hess: the unit records the program (hess: then takes its
@@ -232,7 +288,9 @@ static double run_so(program f, size_t n, const double *in, const char *what,
             check(dr_inputs(t, n, in, x), "inputs");
             y = f(t, x);
             bench_use(y.val);
-            if (hess)
+            if (products)
+                check(dr_hvp_vec(t, y, n, x, n, E, g), "products");
+            else if (hess)
                 check(dr_hessian(t, y, n, x, g), "hessian");
             if (rechvp)
                 check(dr_hvp(t, y, n, x, v, g), "hvp");
@@ -247,6 +305,7 @@ static double run_so(program f, size_t n, const double *in, const char *what,
     double s = hess ? sum(n * n, g) : rechvp ? sum(n, g) : rec ? y.val : sum(n, g);
     free(g);
     free(v);
+    free(E);
     free(x);
     dr_tape_free(t);
     return s;
@@ -371,6 +430,15 @@ int main(int argc, char **argv)
         for (int i = 0; i < QUAD_N; i++)
             in[i] = 0.01 * i - 0.3;
         s = run_so(quad, QUAD_N, in, prog + 5, reps);
+    } else if (!strncmp(prog, "layers-", 7) || !strncmp(prog, "chain-", 6) ||
+               !strncmp(prog, "rank1-", 6)) {
+        static double in[RANK1_N];
+        for (int i = 0; i < RANK1_N; i++)
+            in[i] = 0.3 + 0.4 * sin(i + 1.0);
+        const char *what = strchr(prog, '-') + 1;
+        s = prog[0] == 'l'   ? run_so(layers, LAYERS_N, in, what, reps)
+            : prog[0] == 'c' ? run_so(chain, CHAIN_N, in, what, reps)
+                             : run_so(rank1, RANK1_N, in, what, reps);
     } else if (!strncmp(prog, "band-", 5)) {
         s = run_sparse(size > 0 ? (size_t)size : 10000, prog + 5, reps);
 #endif

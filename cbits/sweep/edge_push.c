@@ -177,7 +177,7 @@ static void args_of(const dr_oplog *e, args *a)
         a->d = e->op == DR_OPC_SUMN ? NULL : ps;
         return;
     }
-    default:
+    default: {
         dr_rule_so2_t s = second_partials(e);
         a->dtwo[0] = s.pa;
         a->dtwo[1] = s.pb;
@@ -185,6 +185,7 @@ static void args_of(const dr_oplog *e, args *a)
         a->hab = s.hab;
         a->hbb = s.hbb;
         return;
+    }
     }
 }
 

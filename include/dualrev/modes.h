@@ -279,9 +279,16 @@ DR_API dr_status dr_hvp_vec(dr_tape *t, dr_real y, size_t n, const dr_real *x,
  */
 DR_API dr_status dr_hvp_inputs(dr_tape *t, dr_real y);
 /** The dense Hessian of y with respect to x[0..n-1] into H (n x n,
- *  row-major, symmetric): the products with the unit vectors, in vector
- *  mode (dr_hvp_vec), on a tape of order 2.  A node given twice in x has
- *  equal rows and columns at its places. */
+ *  row-major, symmetric) on a tape of order 2.  For more than 16 inputs
+ *  of a tape without array operations it first tries edge pushing (one
+ *  reverse pass that carries the second-order interactions between nodes,
+ *  exactly symmetric), within a budget of about a third of what the
+ *  products with the unit vectors would cost; past the budget, or
+ *  otherwise, it takes those products, in vector mode (dr_hvp_vec).  Both
+ *  give the Hessian to rounding, and repeated calls on one tape the same
+ *  bits (at another point the other way may run: zero partials push
+ *  nothing).  A node
+ *  given twice in x has equal rows and columns at its places. */
 DR_API dr_status dr_hessian(dr_tape *t, dr_real y, size_t n, const dr_real *x,
                             double *H);
 /**
