@@ -22,7 +22,10 @@ GB_SRC     := $(filter-out gradbench/dualrev-c/main.c gradbench/dualrev-c/test_%
                 $(wildcard gradbench/dualrev-c/*.c))
 GB_HDR     := $(wildcard gradbench/dualrev-c/*.h) include/dualrev.h \
               $(wildcard include/dualrev/*.h include/dualrev/*/*.h)
-GB_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -Iinclude \
+# the tool's own code (each eval's primal) built as GradBench builds the
+# C++ tools it runs beside (cpp/common.mk: -O3, -march=native when built
+# on the machine that runs it); the engine is libdualrev.a as installed
+GB_CFLAGS  := -std=c11 -O3 -march=native -g -Wall -Wextra -D_GNU_SOURCE -Iinclude \
               $(shell pkg-config --cflags jansson 2>/dev/null) $(SANFLAGS) $(CFLAGS)
 GB_LIBS    := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) $(LIBS_ALL)
 

@@ -209,8 +209,9 @@ static void test_random_programs(void **state)
         dr_real yo = program(AS_OPS, seed, to, xo, NULL, NULL);
         double yp;
         program(AS_PLAIN, seed, NULL, NULL, x, &yp);
-        /* at most one node per statement */
-        assert_true(dr_tape_len(ts) - len0 <= NSTMT);
+        /* at most one node per statement of one or two arguments, k - 1
+           for k more (NIN inputs, at most NIN + NSTMT - 1 distinct ones) */
+        assert_true(dr_tape_len(ts) - len0 <= NSTMT * (DR_EXPR_MAX - 1));
         CHK_REL(ys.val, yo.val, 1e-14);
         CHK_SAME(ys.val, yp);
         double gs[NIN], go[NIN];
@@ -256,7 +257,7 @@ static void test_shapes(void **state)
     dr_real y1 = dr_rec_stmt(&r, dr_ex_add(dr_ex_mul(dr_ex(a), dr_ex(a)), dr_ex(a)));
     /* a + b - a: two ids, a's partial 0 */
     dr_real y2 = dr_rec_stmt(&r, dr_ex_sub(dr_ex_add(dr_ex(a), dr_ex(b)), dr_ex(a)));
-    /* (a + b) * (c + a) * b / c: three arguments, an n-ary node */
+    /* (a + b) * (c + a) * b / c: three arguments, a chain of two nodes */
     dr_expr e = dr_ex_div(dr_ex_mul(dr_ex_mul(dr_ex_add(dr_ex(a), dr_ex(b)),
                                               dr_ex_add(dr_ex(c), dr_ex(a))),
                                     dr_ex(b)),
@@ -268,7 +269,9 @@ static void test_shapes(void **state)
         m = dr_ex_add(m, dr_ex(b));
     dr_real y4 = dr_rec_stmt(&r, m);
     CHK_STATUS(dr_rec_end(&r), DR_OK);
-    assert_int_equal(dr_tape_len(t), 3 + 4);
+    /* (y3's chain reaches 6 back: make test-far's DR_NEAR_MAX of 5 makes
+       it one n-ary node) */
+    assert_int_equal(dr_tape_len(t), DR_NEAR_MAX >= 6 ? 3 + 5 : 3 + 4);
     double g[3];
     dr_real x[3] = {a, b, c};
     CHK_STATUS(dr_gradient(t, y1, 3, x, g), DR_OK);
@@ -289,6 +292,60 @@ static void test_shapes(void **state)
     CHK_SAME(y4.val, 3.0 * DR_EXPR_MAX);
     CHK_STATUS(dr_tape_status(t), DR_OK);
     dr_tape_free(t);
+}
+
+/* statements of 3 .. DR_EXPR_MAX arguments: a chain of k - 1 nodes whose
+   gradient is the n-ary node's (dr_recordn, the same partials) to the bit;
+   across chunks (where a chain would not fit, one n-ary node) and, in
+   make test-far, past DR_NEAR_MAX */
+static void test_chains(void **state)
+{
+    (void)state;
+    enum { NV = DR_EXPR_MAX, NS = 6000 };
+    dr_tape *tc = chk_tape_new(), *tn = chk_tape_new();
+    double xv[NV];
+    for (int i = 0; i < NV; i++)
+        xv[i] = 0.5 + 0.125 * i;
+    dr_real xc[NV], xn[NV];
+    CHK_STATUS(dr_inputs(tc, NV, xv, xc), DR_OK);
+    CHK_STATUS(dr_inputs(tn, NV, xv, xn), DR_OK);
+    dr_real ac = xc[0], an = xn[0];
+    dr_rec r;
+    CHK_STATUS(dr_rec_begin(tc, &r), DR_OK);
+    for (int s = 0; s < NS; s++) {
+        int k = 3 + s % (DR_EXPR_MAX - 2); /* 3 .. DR_EXPR_MAX arguments */
+        /* a (the running value) times c, plus k - 1 inputs, each scaled */
+        double c = 1.0 / (1 + s % 7);
+        dr_expr e = dr_ex_scale(c, dr_ex(ac));
+        dr_idx ids[DR_EXPR_MAX];
+        double ps[DR_EXPR_MAX];
+        ids[0] = an.idx;
+        ps[0] = c;
+        double vn = c * an.val;
+        for (int j = 1; j < k; j++) {
+            double w = (j % 2 ? 1.0 : -1.0) / (1 + j + s % 3);
+            e = dr_ex_add(e, dr_ex_scale(w, dr_ex(xc[(s + j) % NV])));
+            ids[j] = xn[(s + j) % NV].idx;
+            ps[j] = w;
+            vn = vn + w * xn[(s + j) % NV].val;
+        }
+        ac = dr_rec_stmt(&r, e);
+        an = (dr_real){vn, dr_recordn(tn, (size_t)k, ids, ps)};
+        CHK_SAME(ac.val, an.val);
+    }
+    CHK_STATUS(dr_rec_end(&r), DR_OK);
+    /* the chains' nodes (a statement of k arguments, k - 1 of them, or one
+       where it did not fit its chunk; make test-far's arguments are mostly
+       too far back for a chain) */
+    if (DR_NEAR_MAX > 100)
+        assert_true(dr_tape_len(tc) > dr_tape_len(tn) + NS);
+    double gc[NV], gn[NV];
+    CHK_STATUS(dr_gradient(tc, ac, NV, xc, gc), DR_OK);
+    CHK_STATUS(dr_gradient(tn, an, NV, xn, gn), DR_OK);
+    for (int i = 0; i < NV; i++)
+        CHK_SAME(gc[i], gn[i]);
+    dr_tape_free(tc);
+    dr_tape_free(tn);
 }
 
 /* a long sum against the same sum by operations, across chunks */
@@ -517,6 +574,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_programs),
         cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_chains),
         cmocka_unit_test(test_sum),
         cmocka_unit_test(test_errors),
         cmocka_unit_test_teardown(test_oom, chk_alloc_teardown),

@@ -161,11 +161,15 @@ static inline dr_real dr_rec_record2(dr_rec *r, double v, dr_real a,
  *     v = dr_rec_stmt(&r, dr_ex_add(dr_ex(v), dr_ex_scale(dt, a)));
  *
  * dr_rec_stmt drops constant arguments and merges repeated ones (v above
- * has one argument with partial 1 - 0.2 dt), then appends one node over
- * what is left: nothing for none (the result is a constant), a
- * one- or two-argument node inline, an n-ary node (as dr_recordn) out of
- * line for more.  Fewer nodes make a smaller tape and a shorter sweep; the
- * gradient agrees with recording each operation to rounding.
+ * has one argument with partial 1 - 0.2 dt), then appends nodes over what
+ * is left: nothing for none (the result is a constant), one node for one
+ * or two arguments, and for k more a chain of k - 1 two-argument nodes
+ * (each over the one before and the next argument), all inline; the
+ * result is the last node.  Fewer nodes make a smaller tape and a shorter
+ * sweep; the gradient agrees with recording each operation to rounding,
+ * and with an n-ary node of the same partials (dr_recordn) to the bit.
+ * (Where a chain would need a node out of line, a full chunk or an
+ * argument too far back, the statement is one n-ary node instead.)
  *
  * An expression holds at most DR_EXPR_MAX terms: each dr_ex of an active
  * or constant dr_real is one, dr_ex_const none, and a combination has the
@@ -173,7 +177,8 @@ static inline dr_real dr_rec_record2(dr_rec *r, double v, dr_real a,
  * more does not overflow: it is marked, and dr_rec_stmt then records
  * nothing, sets the tape's sticky status to DR_ERANGE and returns the
  * constant value.  Ids are checked when the node is appended, as the
- * recorder's operations check them (DR_EINVAL, a constant result).  The
+ * recorder's operations check them (DR_EINVAL, a constant result, and no
+ * node recorded).  The
  * term count of an expression is known where it is written, so the
  * compiler can keep its terms in registers.
  *
@@ -307,7 +312,7 @@ DR__INLINE dr_real dr_rec_stmt(dr_rec *r, dr_expr e)
     else if (k == 2)
         y.idx = dr__rec_push2(r, a, da, b, db, DR__REC_GIVEN, y, y);
     else if (k > 2)
-        y.idx = dr__rec_nary(r, (size_t)e.n, e.id, e.d, DR_OK);
+        y.idx = dr__rec_chain(r, &e, k);
     return y;
 }
 

@@ -48,6 +48,57 @@ extern "C" {
 DR_API DR__COLD dr_idx dr__rec_nary(dr_rec *r, size_t n, const dr_idx *ids,
                                     const double *partials, dr_status st);
 
+/* A statement of k > 2 arguments (the terms of e whose id is not DR_NONE,
+   merged by dr_rec_stmt) as a chain of k - 1 two-argument nodes: the first
+   over the first two arguments, each next one over the node before it
+   (partial 1) and the next argument.  The sweep adds each argument's
+   partial times the adjoint, as an n-ary node's would, in line: an n-ary
+   node costs an arena record and a call in the sweep, more than the nodes
+   it saves.  Every check of a push is made for the whole chain first;
+   where one fails (an id not on the tape or too far back, a chunk without
+   room for the chain, a tape of order 2) the statement goes out of line as
+   an n-ary node, which records nothing on an error. */
+DR__INLINE dr_idx dr__rec_chain(dr_rec *r, const dr_expr *e, int k)
+{
+    uint64_t self = (uint64_t)r->next_;
+    int slow = r->end_ - r->cur_ < (ptrdiff_t)(k - 1);
+    DR__UNROLL
+    for (int i = 0; i < e->n; i++)
+        if (e->id[i] != DR_NONE) {
+            uint64_t o = self - ((uint64_t)e->id[i] - (uint64_t)r->base_);
+            /* (o grows by one a node along the chain) */
+            slow |= o - 1 >= self || o + (uint64_t)k - 2 > (uint64_t)DR_NEAR_MAX;
+        }
+    if (DR__UNLIKELY(slow))
+        return dr__rec_nary(r, (size_t)e->n, e->id, e->d, DR_OK);
+    struct dr__node *n = r->cur_;
+    int j = -1; /* the chain's nodes so far, less one */
+    DR__UNROLL
+    for (int i = 0; i < e->n; i++) {
+        if (e->id[i] == DR_NONE)
+            continue;
+        uint64_t o = self + (uint64_t)(j < 0 ? 0 : j) -
+                     ((uint64_t)e->id[i] - (uint64_t)r->base_);
+        if (j < 0) { /* the first argument: the first node's a */
+            n->da = e->d[i];
+            n->a = (int32_t)o;
+            j = 0;
+        } else {
+            if (j > 0) { /* a node over the one before */
+                n++;
+                n->da = 1.0;
+                n->a = 1;
+            }
+            n->db = e->d[i];
+            n->b = (int32_t)o;
+            j++;
+        }
+    }
+    r->cur_ = n + 1;
+    r->next_ = (int64_t)self + k - 1;
+    return r->base_ + (int64_t)self + k - 2;
+}
+
 /* e with value v and the terms of a times ca followed by those of b times
    cb (b may be NULL) */
 DR__INLINE dr_expr dr__ex_comb(double v, const dr_expr *a, double ca,
