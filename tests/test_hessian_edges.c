@@ -101,6 +101,25 @@ static double gradient_i(const double *xv, size_t n, void *ctx)
     return g[i];
 }
 
+/* a tape of order 2 with the N inputs xv (into x) */
+static dr_tape *order2_tape(const double *xv, dr_real *x)
+{
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    CHK_STATUS(dr_inputs(t, N, xv, x), DR_OK);
+    return t;
+}
+
+/* the pass itself (dr__hessian_edges) of y with respect to x[0..n-1] */
+static dr_status edges(dr_tape *t, dr_real y, size_t n, const dr_real *x,
+                       uint64_t budget, double *E, bool *done)
+{
+    int64_t rx[NX];
+    for (size_t i = 0; i < n; i++)
+        rx[i] = dr__rel_of(t, x[i].idx);
+    return dr__hessian_edges(t, dr__rel_of(t, y.idx), n, rx, budget, E, done);
+}
+
 /* the pass itself, unbounded, on the program of every node kind: exactly
    symmetric, equal to the products to rounding and to central differences
    of the gradient; dr_hessian agrees (either way it goes at 24 inputs) */
@@ -109,19 +128,12 @@ static void test_mixed(void **state)
     (void)state;
     double xv[N], H[N * N], P[N * N], E[N * N];
     point(xv);
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
     dr_real x[N];
-    CHK_STATUS(dr_inputs(t, N, xv, x), DR_OK);
+    dr_tape *t = order2_tape(xv, x);
     dr_real y = mixed(t, x);
     size_t len = dr_tape_len(t);
-    int64_t rx[N];
-    for (size_t i = 0; i < N; i++)
-        rx[i] = dr__rel_of(t, x[i].idx);
     bool done = false;
-    CHK_STATUS(dr__hessian_edges(t, dr__rel_of(t, y.idx), N, rx, UINT64_MAX,
-                                 E, &done),
-               DR_OK);
+    CHK_STATUS(edges(t, y, N, x, UINT64_MAX, E, &done), DR_OK);
     assert_true(done);
     by_products(t, y, N, x, P);
     close_all(E, P, N);
@@ -145,9 +157,7 @@ static void test_mixed(void **state)
     close_all(H, P, N);
     /* nothing on the tape changed: the same again */
     double E2[N * N];
-    CHK_STATUS(dr__hessian_edges(t, dr__rel_of(t, y.idx), N, rx, UINT64_MAX,
-                                 E2, &done),
-               DR_OK);
+    CHK_STATUS(edges(t, y, N, x, UINT64_MAX, E2, &done), DR_OK);
     for (size_t i = 0; i < N * N; i++)
         CHK_SAME(E2[i], E[i]);
     assert_int_equal(dr_tape_len(t), len);
@@ -202,37 +212,39 @@ static void test_places(void **state)
     (void)state;
     double xv[N];
     point(xv);
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
     dr_real in[N];
-    CHK_STATUS(dr_inputs(t, N, xv, in), DR_OK);
+    dr_tape *t = order2_tape(xv, in);
     dr_real y = mixed(t, in);
     dr_real late = dr_input(t, 0.25); /* after y */
     dr_real x[NX];
-    /* inputs 0..N-2 (the last one left out), then the odd places */
-    memcpy(x, in, (N - 1) * sizeof *x);
-    size_t n = N - 1;
-    x[n++] = in[4];          /* twice */
-    x[n++] = dr_const(2.0);  /* a constant */
-    x[n++] = late;           /* an input recorded after y */
-    x[n++] = in[N - 1];      /* the one left out, at the end */
-    double H[NX * NX], P[NX * NX];
+    /* inputs 0..N-3 (N-2 left out: a constant here), then the odd places */
+    memcpy(x, in, (N - 2) * sizeof *x);
+    size_t n = N - 2;
+    x[n++] = in[4];          /* twice, at N - 2 */
+    x[n++] = dr_const(2.0);  /* a constant, at N - 1 */
+    x[n++] = late;           /* an input recorded after y, at N */
+    x[n++] = in[N - 1];      /* out of order, at N + 1 */
+    double H[NX * NX], P[NX * NX], E[NX * NX];
+    bool done = false;
+    CHK_STATUS(edges(t, y, n, x, UINT64_MAX, E, &done), DR_OK);
+    assert_true(done);
     CHK_STATUS(dr_hessian(t, y, n, x, H), DR_OK);
     by_products(t, y, n, x, P);
+    close_all(E, P, n);
     close_all(H, P, n);
     for (size_t j = 0; j < n; j++) {
-        CHK_SAME(H[(N - 1) * n + j], H[4 * n + j]); /* a row twice */
-        CHK_SAME(H[N * n + j], 0.0);               /* the constant's */
-        CHK_SAME(H[(N + 1) * n + j], 0.0);         /* after y */
+        CHK_SAME(E[(N - 2) * n + j], E[4 * n + j]); /* a row twice */
+        CHK_SAME(E[j * n + N - 2], E[j * n + 4]);   /* and its column */
+        CHK_SAME(E[(N - 1) * n + j], 0.0);          /* the constant's */
+        CHK_SAME(E[N * n + j], 0.0);                /* after y */
     }
+
     /* an inner node as an input: the sum under the cosine, u; the
        Hessian of cos(u) in u is -cos(u), with every other place's
        dependence through u held */
     dr_tape_free(t);
 
-    t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
-    CHK_STATUS(dr_inputs(t, N, xv, in), DR_OK);
+    t = order2_tape(xv, in);
     dr_real u = dr_add(t, dr_mul(t, in[0], in[1]), in[2]);
     dr_real z = dr_add(t, dr_cos(t, u), dr_mul(t, u, in[3]));
     for (int i = 4; i < N; i++)
@@ -276,28 +288,23 @@ static void test_gives_up(void **state)
     (void)state;
     double xv[N], H[N * N], P[N * N], E[N * N];
     point(xv);
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
     dr_real x[N];
-    CHK_STATUS(dr_inputs(t, N, xv, x), DR_OK);
+    dr_tape *t = order2_tape(xv, x);
     dr_real y = layers(t, x);
-    int64_t rx[N];
-    for (size_t i = 0; i < N; i++)
-        rx[i] = dr__rel_of(t, x[i].idx);
-    int64_t ry = dr__rel_of(t, y.idx);
     bool done = true;
-    /* the budget dr_hessian gives it: 2 passes of 16 directions */
-    uint64_t budget = 2 * (uint64_t)(ry + 1) * (8 + 3 * 16) / 32;
-    CHK_STATUS(dr__hessian_edges(t, ry, N, rx, budget, E, &done), DR_OK);
+    /* the budget dr_hessian gives it (hessian.c: 2 passes of 16
+       directions) */
+    uint64_t budget = 2 * (uint64_t)(dr__rel_of(t, y.idx) + 1) * (8 + 3 * 16) / 48;
+    CHK_STATUS(edges(t, y, N, x, budget, E, &done), DR_OK);
     assert_false(done);
-    CHK_STATUS(dr__hessian_edges(t, ry, N, rx, 0, E, &done), DR_OK);
+    CHK_STATUS(edges(t, y, N, x, 0, E, &done), DR_OK);
     assert_false(done);
     CHK_STATUS(dr_hessian(t, y, N, x, H), DR_OK);
     by_products(t, y, N, x, P);
     for (size_t i = 0; i < N * N; i++)
         CHK_SAME(H[i], P[i]);
     /* unbounded, it finishes, with the same Hessian to rounding */
-    CHK_STATUS(dr__hessian_edges(t, ry, N, rx, UINT64_MAX, E, &done), DR_OK);
+    CHK_STATUS(edges(t, y, N, x, UINT64_MAX, E, &done), DR_OK);
     assert_true(done);
     close_all(E, P, N);
     dr_tape_free(t);
@@ -322,21 +329,14 @@ static void test_no_rule(void **state)
     (void)state;
     double xv[N], H[N * N];
     point(xv);
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
     dr_real x[N], e;
-    CHK_STATUS(dr_inputs(t, N, xv, x), DR_OK);
+    dr_tape *t = order2_tape(xv, x);
     dr_external ext = {.reverse = ext_rev};
     double ev = xv[0] * xv[1];
     CHK_STATUS(dr_record_external(t, &ext, 2, x, 1, &ev, &e), DR_OK);
     dr_real y = dr_add(t, mixed(t, x), dr_mul(t, e, e));
-    int64_t rx[N];
-    for (size_t i = 0; i < N; i++)
-        rx[i] = dr__rel_of(t, x[i].idx);
     bool done = true;
-    CHK_STATUS(dr__hessian_edges(t, dr__rel_of(t, y.idx), N, rx, UINT64_MAX,
-                                 H, &done),
-               DR_OK);
+    CHK_STATUS(edges(t, y, N, x, UINT64_MAX, H, &done), DR_OK);
     assert_false(done);
     CHK_STATUS(dr_hessian(t, y, N, x, H), DR_ENOTSUP);
     dr_tape_free(t);
@@ -404,18 +404,10 @@ static void test_out_of_memory(void **state)
     double xv[N], E[N * N], E0[N * N];
     point(xv);
     {
-        dr_tape *t = chk_tape_new();
-        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
         dr_real x[N];
-        CHK_STATUS(dr_inputs(t, N, xv, x), DR_OK);
-        dr_real y = layers(t, x);
-        int64_t rx[N];
-        for (size_t i = 0; i < N; i++)
-            rx[i] = dr__rel_of(t, x[i].idx);
+        dr_tape *t = order2_tape(xv, x);
         bool done = false;
-        CHK_STATUS(dr__hessian_edges(t, dr__rel_of(t, y.idx), N, rx,
-                                     UINT64_MAX, E0, &done),
-                   DR_OK);
+        CHK_STATUS(edges(t, layers(t, x), N, x, UINT64_MAX, E0, &done), DR_OK);
         assert_true(done);
         dr_tape_free(t);
     }
@@ -424,19 +416,13 @@ static void test_out_of_memory(void **state)
         chk_context("the pass: allocation %zu fails", k);
         chk_alloc al;
         chk_alloc_install(&al);
-        dr_tape *t = chk_tape_new();
-        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
         dr_real x[N];
-        CHK_STATUS(dr_inputs(t, N, xv, x), DR_OK);
+        dr_tape *t = order2_tape(xv, x);
         dr_real y = layers(t, x);
-        int64_t rx[N];
-        for (size_t i = 0; i < N; i++)
-            rx[i] = dr__rel_of(t, x[i].idx);
         chk_alloc_reset_counts(&al);
         chk_alloc_fail_in(&al, k, false);
         bool done = true;
-        dr_status st = dr__hessian_edges(t, dr__rel_of(t, y.idx), N, rx,
-                                         UINT64_MAX, E, &done);
+        dr_status st = edges(t, y, N, x, UINT64_MAX, E, &done);
         chk_alloc_fail_in(&al, 0, false);
         if (al.fails == 0) {
             CHK_STATUS(st, DR_OK);
