@@ -134,6 +134,41 @@ static void test_loop_constant_output_replay(void **state)
     dr_tape_free(t);
 }
 
+/* An n-ary node of given partials, one of them infinite, over a node of
+   zero tangent: the Hessian-vector products' tangent pass multiplied the
+   partial by the zero tangent (inf * 0 = NaN) where every other rule adds
+   nothing, so the NaN reached the products of directions that move
+   nothing (a constant's row of dr_hessian, found as NaN where no second
+   derivative reaches). */
+static void test_nary_infinite_partial_zero_tangent(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real a = dr_input(t, -5.0), b = dr_input(t, -4.875);
+    /* a is no variable below: s's tangents are zero, and written (an
+       n-ary sum's are, whatever its terms') */
+    dr_real aa[2] = {a, a};
+    dr_real s = dr_sin(t, dr_sumn(t, 2, aa));
+    dr_idx ids[3] = {s.idx, b.idx, s.idx};
+    double ps[3] = {INFINITY, 2.0, 1.0};
+    dr_real v = {0.25, dr_recordn(t, 3, ids, ps)};
+    dr_real y = dr_mul(t, v, v);
+    /* a constant's row (its direction moves nothing), then b's */
+    dr_real x[2] = {dr_const(0.5), b};
+    double H[4];
+    CHK_STATUS(dr_hessian(t, y, 2, x, H), DR_OK);
+    CHK_SAME(H[0], 0.0);
+    CHK_SAME(H[1], 0.0);
+    CHK_SAME(H[2], 0.0);
+    CHK_SAME(H[3], 8.0); /* y = v^2, dv/db = 2 */
+    double V[4] = {1.0, 0.0, 0.0, 0.0}, out[4];
+    CHK_STATUS(dr_hvp_vec(t, y, 2, x, 2, V, out), DR_OK);
+    CHK_SAME(out[0], 0.0);
+    CHK_SAME(out[1], 0.0);
+    dr_tape_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_logsumexp_rows_weights_large_elements),
         cmocka_unit_test(test_logsumexp_weights_moderate_and_infinite),
         cmocka_unit_test(test_loop_constant_output_replay),
+        cmocka_unit_test(test_nary_infinite_partial_zero_tangent),
     };
     return cmocka_run_group_tests_name("fuzz regressions", tests, NULL, NULL);
 }

@@ -186,8 +186,14 @@ forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
                 continue;
             const double *ti = TAN(a);
             double pi = ones ? 1.0 : ps[i];
-            for (size_t j = 0; j < k; j++)
-                tr[j] += pi * ti[j];
+            /* (as in tan_lin2: a partial that is not finite times a zero
+               tangent adds nothing) */
+            if (isfinite(pi))
+                for (size_t j = 0; j < k; j++)
+                    tr[j] += pi * ti[j];
+            else
+                for (size_t j = 0; j < k; j++)
+                    tr[j] += zm(pi, ti[j]);
         }
         return true;
     }

@@ -22,6 +22,7 @@
  *   every other operation checks its first-order results as always.
  */
 #include "fuzz_model.h"
+#include "sweep/sweep.h" /* dr__hessian_edges */
 
 #include <limits.h>
 #include <stdlib.h>
@@ -1144,6 +1145,37 @@ static void pick_xs(rd *r, hx *X)
     }
 }
 
+/* edge pushing's Hessian of Y with respect to X (the pass itself,
+   unbounded) against the reference, as dr_hessian's is checked, and
+   exactly symmetric; a tape it has no rule for (order 1 under order 2)
+   is not checked */
+static void check_edges(const hslot *Y, const hx *X)
+{
+    int64_t rx[HN];
+    for (int i = 0; i < X->n; i++)
+        rx[i] = dr__rel_of(Q.t, X->x[i].idx);
+    double E[HH];
+    bool done = false;
+    dr_status st = dr__hessian_edges(Q.t, dr__rel_of(Q.t, Y->r.idx),
+                                     (size_t)X->n, rx, UINT64_MAX, E, &done);
+    CHECK(st == DR_OK || st == DR_ENOMEM, "edge pushing: %s", sn(st));
+    if (!done)
+        return;
+    for (int i = 0; i < X->n; i++)
+        for (int j = 0; j < X->n; j++) {
+            double h = E[i * X->n + j], hs = E[j * X->n + i];
+            CHECK(memcmp(&h, &hs, sizeof h) == 0,
+                  "edge pushing: H[%d][%d] %.17g, H[%d][%d] %.17g", i, j, h,
+                  j, i, hs);
+            if (X->dim[i] == -2 || X->dim[j] == -2)
+                continue;
+            double e[HN] = {0};
+            if (X->dim[j] >= 0)
+                e[X->dim[j]] = 1.0;
+            hd_cmp_h("edge pushing", h, &Y->d, X->dim[i], e, i * X->n + j);
+        }
+}
+
 /* the checks at the end of a program: gradient, Hessian-vector product,
    Hessian, recorded tangents of y with respect to the inputs */
 static void h_checks(rd *r)
@@ -1241,6 +1273,11 @@ static void h_checks(rd *r)
             }
         }
     }
+    /* edge pushing (sweep/edge_push.c), which dr_hessian takes for more
+       inputs than these: the pass itself, unbounded, against the same
+       reference, and exactly symmetric */
+    if (hess && st == DR_OK && X.n > 0 && Y->r.idx != DR_NONE)
+        check_edges(Y, &X);
     /* the sparse Hessian of the same: the dense one's entries, compressed
        products agreeing to rounding, and zeros outside its pattern (where
        the dense Hessian is finite: an infinite or NaN entry spreads
@@ -1252,8 +1289,8 @@ static void h_checks(rd *r)
             finite &= isfinite(H[i]) && fabs(H[i]) < 1e150;
             scale = fmax(scale, fabs(H[i]));
         }
-        dr_sparse S;
-        dr_status ss = dr_sparse_hessian(Q.t, Y->r, (size_t)X.n, X.x, &S);
+        dr_sparse SH;
+        dr_status ss = dr_sparse_hessian(Q.t, Y->r, (size_t)X.n, X.x, &SH);
         TRACE("  dr_sparse_hessian(n %d) -> %s\n", X.n, sn(ss));
         CHECK(ss == DR_OK || ss == DR_ENOMEM, "dr_sparse_hessian: %s where "
               "dr_hessian gave DR_OK", sn(ss));
@@ -1261,15 +1298,15 @@ static void h_checks(rd *r)
             double D[HH];
             for (int i = 0; i < X.n * X.n; i++)
                 D[i] = 0.0;
-            for (size_t i = 0; i < S.rows; i++)
-                for (size_t k = S.rowptr[i]; k < S.rowptr[i + 1]; k++)
-                    D[i * (size_t)X.n + S.colind[k]] = S.val[k];
+            for (size_t i = 0; i < SH.rows; i++)
+                for (size_t k = SH.rowptr[i]; k < SH.rowptr[i + 1]; k++)
+                    D[i * (size_t)X.n + SH.colind[k]] = SH.val[k];
             for (int i = 0; i < X.n * X.n; i++)
                 CHECK(fabs(D[i] - H[i]) <= 1e-9 * scale + 1e-300,
                       "dr_sparse_hessian entry %d: %.17g, dense %.17g", i,
                       D[i], H[i]);
         }
-        dr_sparse_free(&S);
+        dr_sparse_free(&SH);
         CHECK(dr_tape_len(Q.t) == len, "dr_sparse_hessian changed the tape");
         check_sticky("dr_sparse_hessian", Q.t, &Q.hs);
     }
