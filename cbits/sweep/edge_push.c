@@ -17,8 +17,9 @@
  * where the products with the unit vectors (hvp.c) take 7 passes of 16
  * directions over every node.  A Hessian whose interactions spread over
  * many nodes at once (long dense chains) would push more than the products
- * cost, so the pass gives up once it has pushed more than a budget the
- * caller derives from the products' cost, and the caller takes the
+ * cost, so the pass gives up once its pushes and visits pass a budget the
+ * caller derives from the products' cost (or early, where it has spent
+ * more than its share for the nodes visited), and the caller takes the
  * products instead.
  *
  * Interactions are kept by row: W(u, v) belongs to the row of the later
@@ -33,7 +34,10 @@
 
 #include <stdint.h>
 
-enum { DEAD = -2, INNER = -1 }; /* a node's role (leaf: >= 0, x's index) */
+/* a node's role: an input of the Hessian (>= 0, its place in x), a node
+   the pass visits (INNER), or one whose interactions are dropped (DEAD: an
+   input not in x, a constant as far as the Hessian goes, or a gap) */
+enum { DEAD = -2, INNER = -1 };
 
 typedef struct term {
     double w;
