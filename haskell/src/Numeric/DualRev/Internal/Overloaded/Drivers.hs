@@ -236,7 +236,8 @@ jacobianWithT g f xs = unsafeDupablePerformIO $
 -- Hessians
 
 -- | The Hessian of a function to a scalar: numbers at numbers, on a tape of
--- order 2 (the engine's dr_hessian, one Hessian-vector product per input);
+-- order 2 (the engine's dr_hessian: by edge pushing where that costs less,
+-- else one Hessian-vector product per input);
 -- nested, the Jacobian of the gradient.
 hessian :: (Traversable f, Element a)
         => (forall s. f (Reverse s a) -> Reverse s a) -> f a -> f (f a)
