@@ -439,6 +439,22 @@ static double mlp_grad_j(const double *w, size_t n, void *ctx)
     return g[*j];
 }
 
+/* the MLP's loss recorded at order 2 at weights w (into *W1 and *l), and
+   its k products with the directions V (k x MH*MI) into out: the tape,
+   for more products */
+static dr_tape *mlp_products(const double *w, size_t k, const double *V,
+                             double *out, dr_arr *W1, dr_real *l)
+{
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    *W1 = dr_arr_input(t, 2, MH, MI, w);
+    *l = mlp_loss(t, *W1);
+    CHK_STATUS(dr_arr_tangent_seed_vec(t, W1->idx, k, V), DR_OK);
+    CHK_STATUS(dr_hvp_vec(t, *l, 0, NULL, k, NULL, NULL), DR_OK);
+    CHK_STATUS(dr_arr_hvp_vec(t, W1->idx, k, out), DR_OK);
+    return t;
+}
+
 static void test_mlp_hessian(void **state)
 {
     (void)state;
@@ -449,13 +465,9 @@ static void test_mlp_hessian(void **state)
     memset(E, 0, sizeof E);
     for (int i = 0; i < NW; i++)
         E[i * NW + i] = 1.0;
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
-    dr_arr W1 = dr_arr_input(t, 2, MH, MI, w);
-    dr_real l = mlp_loss(t, W1);
-    CHK_STATUS(dr_arr_tangent_seed_vec(t, W1.idx, NW, E), DR_OK);
-    CHK_STATUS(dr_hvp_vec(t, l, 0, NULL, NW, NULL, NULL), DR_OK);
-    CHK_STATUS(dr_arr_hvp_vec(t, W1.idx, NW, H), DR_OK);
+    dr_arr W1;
+    dr_real l;
+    dr_tape *t = mlp_products(w, NW, E, H, &W1, &l);
     for (size_t j = 0; j < NW; j++)
         for (size_t i = 0; i < NW; i++) {
             chk_deriv d = chk_fd_partial(mlp_grad_j, &j, NW, w, i, 0.0);
@@ -478,13 +490,9 @@ static void test_many_directions(void **state)
         w[i] = 0.3 * sin(1.0 + i);
     for (int i = 0; i < K * NW; i++)
         V[i] = cos(0.7 * i);
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
-    dr_arr W1 = dr_arr_input(t, 2, MH, MI, w);
-    dr_real l = mlp_loss(t, W1);
-    CHK_STATUS(dr_arr_tangent_seed_vec(t, W1.idx, K, V), DR_OK);
-    CHK_STATUS(dr_hvp_vec(t, l, 0, NULL, K, NULL, NULL), DR_OK);
-    CHK_STATUS(dr_arr_hvp_vec(t, W1.idx, K, HV), DR_OK);
+    dr_arr W1;
+    dr_real l;
+    dr_tape *t = mlp_products(w, K, V, HV, &W1, &l);
     for (int d = 0; d < K; d++) {
         CHK_STATUS(dr_arr_tangents_clear(t), DR_OK);
         CHK_STATUS(dr_arr_tangent_seed(t, W1.idx, V + d * NW), DR_OK);

@@ -201,6 +201,12 @@ static void test_quadratic_form(void **state)
             chk_context("H[%d][%d]", i, j);
             CHK_SAME(H[i * NQ + j], 1.0 / (1 + i + 2 * j) + 1.0 / (1 + j + 2 * i));
         }
+    /* a second call on the same tape: the same way, the same bits */
+    static double H2[NQ * NQ];
+    CHK_STATUS(dr_hessian(t, f, NQ, x, H2), DR_OK);
+    assert_int_equal(dr__hessians_by_edges, before + 2);
+    for (int i = 0; i < NQ * NQ; i++)
+        CHK_SAME(H2[i], H[i]);
     dr_tape_free(t);
 }
 

@@ -134,10 +134,9 @@ static bool has_rule(int op)
     case DR_OPC_select:
     case DR_OPC_NARY:
     case DR_OPC_SUMN:
-    case DR_OPC_powi:
         return true;
     default:
-        return op > DR_OPC_select && op < DR_OPC_COUNT;
+        return scalar_rule_op(op);
     }
 }
 
@@ -271,24 +270,6 @@ static void visit(edges *p, int64_t r, const dr_oplog *e)
         }
 }
 
-/* may the pass run on the nodes up to ry: each either an input of the
-   Hessian or an entry with a rule here */
-static bool runnable(const dr_tape *t, int64_t ry, const int32_t *role)
-{
-    for (int64_t r = 0; r <= ry; r++) {
-        if (role[r] >= 0)
-            continue;
-        const dr_oplog *e = dr__oplog_at(t, r);
-        if (!e)
-            return false;
-        if (e->op == DR_OPC_INPUT || e->op == DR_OPC_GAP)
-            continue;
-        if (!has_rule(e->op))
-            return false;
-    }
-    return true;
-}
-
 dr_status dr__hessian_edges(dr_tape *t, int64_t ry, size_t n,
                             const int64_t *rx, uint64_t budget, double *H,
                             bool *done)
@@ -321,12 +302,12 @@ dr_status dr__hessian_edges(dr_tape *t, int64_t ry, size_t n,
     p.uniq = p.seen + span;
     int32_t *first = p.uniq + span;
     dr_status st = DR_OK;
-    for (size_t r = 0; r < span; r++) {
-        const dr_oplog *e = dr__oplog_at(t, (int64_t)r);
-        p.role[r] = e && (e->op == DR_OPC_INPUT || e->op == DR_OPC_GAP)
-                        ? DEAD : INNER;
-    }
-    /* the inputs of the Hessian: a node given twice is the first place's */
+    /* the inputs of the Hessian (a node given twice is the first
+       place's), then every other node up to ry: an input not in x or a
+       gap is dead, and one without an entry or a rule here stops the pass
+       before it starts */
+    for (size_t r = 0; r < span; r++)
+        p.role[r] = INNER;
     for (size_t i = 0; i < n; i++) {
         first[i] = -1;
         if (rx[i] < 0 || rx[i] > ry)
@@ -335,8 +316,17 @@ dr_status dr__hessian_edges(dr_tape *t, int64_t ry, size_t n,
             p.role[rx[i]] = (int32_t)i;
         first[i] = p.role[rx[i]];
     }
-    if (!runnable(t, ry, p.role))
-        goto out;
+    for (size_t r = 0; r < span; r++) {
+        if (p.role[r] >= 0)
+            continue;
+        const dr_oplog *e = dr__oplog_at(t, (int64_t)r);
+        if (!e)
+            goto out;
+        if (e->op == DR_OPC_INPUT || e->op == DR_OPC_GAP)
+            p.role[r] = DEAD;
+        else if (!has_rule(e->op))
+            goto out;
+    }
     memset(p.head, 0, span * sizeof *p.head);
     memset(p.adj, 0, span * sizeof *p.adj);
     memset(p.seen, 0, span * sizeof *p.seen);

@@ -10,6 +10,13 @@
 #include "record/record.h"
 #include "record/rule_second.h"
 
+/* is the entry's operation a scalar one of the rules table (or powi),
+   which second_partials below answers for */
+static inline bool scalar_rule_op(int op)
+{
+    return op == DR_OPC_powi || (op > DR_OPC_select && op < DR_OPC_COUNT);
+}
+
 /* the first partials of a scalar operation's entry (the rules, in
    doubles); false for an entry that is not a scalar operation's */
 static inline bool first_partials(const dr_oplog *e, double *pa, double *pb)

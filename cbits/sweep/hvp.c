@@ -308,8 +308,7 @@ reverse_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
         pass_linear(p, k, SP, e->aux > 0 ? e->ra : e->rb, 1.0, g, gd, fd);
         return;
     default: {
-        if (e->op != DR_OPC_powi &&
-            (e->op <= DR_OPC_select || e->op >= DR_OPC_COUNT))
+        if (!scalar_rule_op(e->op))
             return; /* a kind with no rule */
         dr_rule_so2_t s = second_partials(e);
         int64_t a = e->ra, b = e->rb;
