@@ -21,6 +21,7 @@ import Text.Printf (printf)
 
 import Control.Comonad.Cofree (Cofree (..))
 import Data.Foldable (toList)
+import Data.Functor.Identity (Identity (..))
 
 import qualified Numeric.AD as AD
 import qualified Numeric.AD.Jet as ADJ
@@ -381,6 +382,12 @@ main = do
     in ( label "trig" xs
        , ADJ.headJet ja : ADJ.headJet (ADJ.tailJet ja) ++ concat (ADJ.headJet (ADJ.tailJet (ADJ.tailJet ja)))
        , DRJ.headJet jd : DRJ.headJet (DRJ.tailJet jd) ++ concat (DRJ.headJet (DRJ.tailJet (DRJ.tailJet jd))) )
+  g "unjet (three levels of the stream) and Newton's eval" $ over 57 n ((,) <$> dbl <*> vec 2 dbl) $ \(x, xs) ->
+    let levels3 (a :< Identity (b :< Identity (c :< _))) = [a, b, c]
+        cube (Identity t) = t * sin t + t * t * t
+    in ( label "(x, xs)" (x, xs)
+       , levels3 (ADJ.unjet (ADJ.jet (AD.grads cube (Identity x)))) ++ [ADN.eval trig xs]
+       , levels3 (DRJ.unjet (DRJ.jet (DR.grads cube (Identity x)))) ++ [DRN.eval trig xs] )
   g "vgrad, vgrad', vgrads (depths 0 to 2) of a curried function" $ over 45 n ((,,) <$> dbl <*> dbl <*> dbl) $ \(x, y, z) ->
     let fa a b c = a * sin b + exp (c / 3) * a * b
         fd a b c = a * sin b + exp (c / 3) * a * b
