@@ -6,6 +6,7 @@
 module Corpus.Outside (spec) where
 
 import Data.Complex (Complex (..), magnitude, realPart)
+import Data.List (isInfixOf)
 import Test.Hspec
 import Test.QuickCheck (Gen, choose)
 
@@ -72,8 +73,73 @@ differentiable [d|
   polyPower (n, xs) = sum [x ^ n | x <- xs] + sqrt (sum [x * x | x <- xs])
   |]
 
+-- A Num instance outside every block, for a type declared outside (Vec2)
+-- and for one declared in a block (Pair2): differentiable code cannot
+-- compute with it (the block warns at compile time, and the arithmetic is
+-- a DualRevError saying where the instance belongs); declared in a block
+-- of its own (Pair3), it works.
+data Vec2 = Vec2 Double Double
+
+instance Num Vec2 where
+  Vec2 a b + Vec2 c d = Vec2 (a + c) (b + d)
+  Vec2 a b * Vec2 c d = Vec2 (a * c) (b * d)
+  negate (Vec2 a b) = Vec2 (negate a) (negate b)
+  abs (Vec2 a b) = Vec2 (abs a) (abs b)
+  signum (Vec2 a b) = Vec2 (signum a) (signum b)
+  fromInteger n = Vec2 (fromInteger n) (fromInteger n)
+
+differentiable [d|
+  data Pair2 = Pair2 Double Double
+  data Pair3 = Pair3 Double Double
+  |]
+
+instance Num Pair2 where
+  Pair2 a b + Pair2 c d = Pair2 (a + c) (b + d)
+  Pair2 a b * Pair2 c d = Pair2 (a * c) (b * d)
+  negate (Pair2 a b) = Pair2 (negate a) (negate b)
+  abs (Pair2 a b) = Pair2 (abs a) (abs b)
+  signum (Pair2 a b) = Pair2 (signum a) (signum b)
+  fromInteger n = Pair2 (fromInteger n) (fromInteger n)
+
+differentiable [d|
+  instance Num Pair3 where
+    Pair3 a b + Pair3 c d = Pair3 (a + c) (b + d)
+    Pair3 a b * Pair3 c d = Pair3 (a * c) (b * d)
+    negate (Pair3 a b) = Pair3 (negate a) (negate b)
+    abs (Pair3 a b) = Pair3 (abs a) (abs b)
+    signum (Pair3 a b) = Pair3 (signum a) (signum b)
+    fromInteger n = Pair3 (fromInteger n) (fromInteger n)
+  |]
+
+differentiable [d|
+  vec2Sum :: (Double, Double) -> Double
+  vec2Sum (x, y) = case Vec2 x y + Vec2 y x of Vec2 a b -> a * b
+
+  -- the type mentioned, its fields computed with, its arithmetic not used
+  vec2Fields :: (Double, Double) -> Double
+  vec2Fields (x, y) = case Vec2 x y of Vec2 a b -> a * b + a
+
+  pair2Sum :: (Double, Double) -> Double
+  pair2Sum (x, y) = case Pair2 x y * Pair2 y x of Pair2 a b -> a + b
+
+  pair3Sum :: (Double, Double) -> Double
+  pair3Sum (x, y) = case Pair3 x y * Pair3 y x + 1 of Pair3 a b -> a * b
+  |]
+
 spec :: Spec
 spec = describe "definitions outside blocks" $ do
+  describe "a Num instance outside every block" $ do
+    it "for a type declared outside: a DualRevError naming the instance and where it belongs" $ do
+      m <- dualRevError ($(grad 'vec2Sum) (1, 2))
+      m `shouldSatisfy` ("the instance `Num Vec2' is declared outside any differentiable block" `isInfixOf`)
+      m `shouldSatisfy` ("move the instance into a differentiable block" `isInfixOf`)
+    it "for a type declared in a block: the same" $ do
+      m <- dualRevError ($(grad 'pair2Sum) (1, 2))
+      m `shouldSatisfy` ("the instance `Num Pair2' is declared outside any differentiable block" `isInfixOf`)
+    it "code that does not use the instance is differentiated" $
+      $(grad 'vec2Fields) (3, 2) `shouldBe` (3, 3)
+    it "the instance in a block of its own: ((x y + 1)^2)' = (2 (x y + 1) y, 2 (x y + 1) x)" $
+      $(grad 'pair3Sum) (3, 2) `shouldBe` (28, 42)
   checkGrad "a data type declared outside the block" ((,) <$> pos <*> pos) springEnergy $(grad 'springEnergy)
   checkGrad "record types of another module" (listOf1N 5 ((,) <$> dbl <*> dbl)) segmentLength $(grad 'segmentLength)
   checkGrad "polymorphic helpers from outside (this module and another)"

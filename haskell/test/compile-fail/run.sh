@@ -4,7 +4,8 @@
 # must FAIL to compile, with every message named by its "-- EXPECT: ..." lines
 # in the compiler's output, and without a GHC panic.  lib/ holds helper
 # modules that some of them import.  The modules in ok/ must compile with
-# -Wall -Werror: the code the splices generate draws no warning.
+# -Wall -Werror: the code the splices generate draws no warning.  Those in
+# warn/ must compile, with the warnings their EXPECT lines name.
 #
 # usage: run.sh [GHC COMMAND...]
 #   The command (default: $HS_GHC, else "ghc -package dualrev") must be able to
@@ -56,6 +57,30 @@ for f in "$dir"/ok/*.hs; do
     echo "ok   $name"; pass=$((pass + 1))
   else
     echo "FAIL $name: must compile without warnings"
+    sed 's/^/       | /' "$out" | head -n 30
+    fail=$((fail + 1))
+  fi
+done
+# and modules in warn/ must compile, warning with every line their
+# "-- EXPECT: ..." lines name
+for f in "$dir"/warn/*.hs; do
+  name=warn/$(basename "$f" .hs)
+  out="$tmp/$(basename "$f" .hs).warn.out"
+  if ! $ghc -fno-code -outputdir "$tmp/warn-$(basename "$f" .hs)" "$f" >"$out" 2>&1; then
+    echo "FAIL $name: must compile (with warnings)"
+    sed 's/^/       | /' "$out" | head -n 30
+    fail=$((fail + 1)); continue
+  fi
+  ok=1
+  grep '^-- EXPECT: ' "$f" | sed 's/^-- EXPECT: //' >"$tmp/expect"
+  while IFS= read -r e; do
+    if ! grep -qF -- "$e" "$out"; then
+      echo "FAIL $name: the warnings lack: $e"; ok=0
+    fi
+  done <"$tmp/expect"
+  if [ $ok -eq 1 ]; then
+    echo "ok   $name"; pass=$((pass + 1))
+  else
     sed 's/^/       | /' "$out" | head -n 30
     fail=$((fail + 1))
   fi

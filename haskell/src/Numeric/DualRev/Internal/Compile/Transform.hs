@@ -24,6 +24,7 @@ import Data.Data (Data, cast, gmapQ)
 import Data.Graph (SCC (..), stronglyConnComp)
 import Data.List (isPrefixOf, nub)
 import qualified Data.Map as M
+import qualified Data.Set as S
 import Data.Maybe (mapMaybe)
 import Language.Haskell.TH
 
@@ -38,7 +39,7 @@ import Numeric.DualRev.Internal.Run.Current (onTape, outsideD)
 import Numeric.DualRev.Internal.Compile.Derive (forceInstance, traversableInstances)
 import Numeric.DualRev.Internal.Run.Scalar ()
 import Numeric.DualRev.Internal.Run.Lazy (enumFromD, enumFromThenD)
-import Numeric.DualRev.Internal.Run.Lists (errorAD)
+import Numeric.DualRev.Internal.Run.Lists (errorAD, outsideInstanceError)
 import Numeric.DualRev.Internal.Run.Ops (DFractional (..), DNum (..), enumFromThenToD, enumFromToD)
 import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves)
 import Numeric.DualRev.Internal.Run.Parallel (parPairD)
@@ -808,6 +809,7 @@ differentiableDecs qds = do
   let ctx0 = Ctx (showLoc loc) "<block>"
   outside <- outsideTypes ds
   tenv <- blockDualTypes (ds ++ outside)
+  outsideDecs <- outsideInstances ctx0 ds outside
   -- the block's own declarations and the outside ones it makes twins of
   let tyDecs = ds ++ outside
   let sigs = M.fromList [(n, t) | SigD n t <- ds]
@@ -874,7 +876,7 @@ differentiableDecs qds = do
   classDecs <- concat <$> mapM (transClass env0) [d | d@ClassD {} <- ds]
   let arities = M.fromList [(m, k) | (m, _, k) <- methods]
   instDecs <- concat <$> mapM (transInstance env0 arities) [d | d@InstanceD {} <- ds]
-  let out = ds ++ dataDecs ++ travDecs ++ forceDecs ++ dualDecs ++ classDecs ++ instDecs
+  let out = ds ++ dataDecs ++ travDecs ++ forceDecs ++ dualDecs ++ classDecs ++ instDecs ++ outsideDecs
   register out
   -- a function that takes derivatives of code it is given (derivative,
   -- gradient, ...) stays callable as a plain function: by its dual
@@ -895,6 +897,69 @@ differentiableDecs qds = do
   pure (plains ++ drop (length ds) out)
   where
     forM_' xs f = mapM_ f xs
+
+-- | Differentiable code computes with a type's dual twin, which gets an
+-- instance of a standard class only where the type's instance is declared
+-- in a block (its equations are transformed there).  An instance declared
+-- outside every block cannot be read from here.  Where the block mentions
+-- such a type, warn at compile time, saying where the instance belongs; and
+-- give the twin an instance of Num, Fractional and Floating whose methods
+-- fail with the same words, so that code which does compute with it stops
+-- there rather than at GHC's "No instance for (Num C'dr)", which would
+-- hide the warning.  Not an error: a block may mention the type, match on
+-- it and compute with its fields, without its arithmetic.
+outsideInstances :: Ctx -> [Dec] -> [Dec] -> Q [Dec]
+outsideInstances ctx ds outside = do
+  let inBlock = [(cls, t) | InstanceD _ _ hd _ <- ds, (ConT cls, ConT t : _) <- [spine hd []]]
+      twinnedHere = [n | Just n <- map tyDeclName outside]
+  -- the types the block mentions, and the parents of the constructors it
+  -- uses
+  refs <- forM (S.toList (typeRefs ds)) $ \n -> do
+    i <- recover (pure Nothing) (Just <$> reifyR n)
+    pure $ case i of
+      Just (DataConI _ _ parent) -> parent
+      _ -> n
+  fmap concat $ forM (nub refs) $ \t -> do
+    twin <- if t `elem` twinnedHere then pure (Just (dualTyName t)) else externalDual dualTyName t
+    info <- recover (pure Nothing) (Just <$> reifyTypeR t)
+    case (twin, info) of
+      (Just t', Just (TyConI d)) | Just tvs <- tyVarsOf d -> do
+        vs <- mapM (const (newName "a")) tvs
+        let at n = foldl AppT (ConT n) (map VarT vs)
+            has cls n = not . null <$> recover (pure []) (reifyInstances cls [at n])
+        missing <- fmap concat $ forM arithmeticClasses $ \cls -> do
+          mine <- has cls t
+          theirs <- if t `elem` twinnedHere then pure False else has cls t'
+          pure [cls | mine, not theirs, (cls, t) `notElem` inBlock]
+        let declared = t `notElem` twinnedHere
+        forM_' missing $ \cls -> reportWarning (message declared cls t ++ "\n  in the differentiable block at " ++ ctxBlock ctx)
+        forM [cls | cls <- missing, cls `elem` [''Num, ''Fractional, ''Floating]] $ \cls -> do
+          ClassI (ClassD _ _ _ _ sigs) _ <- reify cls
+          let methods = [m | SigD m _ <- sigs]
+              body = AppE (VarE 'outsideInstanceError) (LitE (StringL (message declared cls t)))
+          pure (InstanceD Nothing [] (AppT (ConT cls) (at t')) [ValD (VarP m) (NormalB body) [] | m <- methods])
+      _ -> pure []
+  where
+    forM_' xs f = mapM_ f xs
+    -- (declared: the type itself is declared in a block)
+    message declared cls t =
+      "dualrev: the instance `" ++ nameBase cls ++ " " ++ nameBase t
+      ++ "' is declared outside any differentiable block, so differentiable code cannot compute with it"
+      ++ "; move the instance into a differentiable block"
+      ++ (if declared then ": the one that declares `" ++ nameBase t ++ "', or a block of its own before this one"
+                      else " of its own, before this one")
+      ++ " (differentiable [d| instance " ++ nameBase cls ++ " " ++ nameBase t ++ " where ... |])"
+    spine (AppT f x) acc = spine f (x : acc)
+    spine f acc = (f, acc)
+    tyDeclName d = case d of
+      DataD _ n _ _ _ _ -> Just n
+      NewtypeD _ n _ _ _ _ -> Just n
+      _ -> Nothing
+    tyVarsOf d = case d of
+      DataD _ _ tvs _ _ _ -> Just tvs
+      NewtypeD _ _ tvs _ _ _ -> Just tvs
+      _ -> Nothing
+    arithmeticClasses = [''Num, ''Fractional, ''Floating, ''Real, ''RealFrac, ''RealFloat]
 
 -- | Whether a declaration calls one of the functions that differentiate
 -- the code they are given, whose plain versions cannot.

@@ -14,6 +14,7 @@ module Numeric.DualRev.Internal.Compile.Types
   , needsDual
   , blockDualTypes
   , outsideTypes
+  , typeRefs
   , transType
   , transPred
   , dualDataDec

@@ -22,10 +22,10 @@ module Numeric.DualRev.Internal.Run.Lists
   , spanD, breakD, partitionD, findD, findIndexD, mapMaybeD, untilD
   , sortByD, sortOnD, insertByD, maximumByD, minimumByD, groupByD, nubByD
   , flipD, curryD, uncurryD, maybeD, eitherD, composeD, applyD
-  , headD, emptyListError, errorAD
+  , headD, emptyListError, errorAD, outsideInstanceError
   ) where
 
-import Control.Exception (ErrorCall (..), throwIO)
+import Control.Exception (ErrorCall (..), throw, throwIO)
 import Data.Foldable (toList)
 import Data.List (sortBy)
 import Data.Maybe (catMaybes)
@@ -332,6 +332,12 @@ headD [] = emptyListError "head"
 emptyListError :: String -> a
 emptyListError f = error ("dualrev: " ++ f ++ ": empty list (note: differentiable code is "
   ++ "evaluated strictly, so a let/where binding is computed even where its branch is not taken)")
+
+-- | A method of a standard class at a dual twin whose instance was declared
+-- outside every block ("Numeric.DualRev.Internal.Compile.Transform",
+-- @outsideInstances@).
+outsideInstanceError :: String -> a
+outsideInstanceError msg = throw (DualRevError msg)
 
 -- | 'error' reached in transformed code.
 errorAD :: String -> AD a
