@@ -3,13 +3,19 @@
 -- (gradbench/README.md).
 module Main (main) where
 
+import qualified Det
 import qualified Hello
+import qualified Kmeans
 import qualified Llsq
 import qualified Lse
+import qualified Ode
 import Protocol (serve)
 
 main :: IO ()
 main = serve "dualrev-hs"
   [ ("hello", Hello.functions)
   , ("llsq", Llsq.functions)
-  , ("lse", Lse.functions) ]
+  , ("lse", Lse.functions)
+  , ("det", Det.functions)
+  , ("ode", Ode.functions)
+  , ("kmeans", Kmeans.functions) ]

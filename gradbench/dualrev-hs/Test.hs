@@ -14,9 +14,12 @@ import System.Exit (exitFailure)
 import Text.Printf (printf)
 
 import Eval
+import qualified Det
 import qualified Hello
+import qualified Kmeans
 import qualified Llsq
 import qualified Lse
+import qualified Ode
 
 -- | A function of an eval on a JSON input, its output read back as a.
 call :: A.FromJSON a => [(String, Function)] -> String -> Value -> a
@@ -31,6 +34,12 @@ call fs name input = case lookup name fs of
 centralDiff :: ([Double] -> Double) -> [Double] -> [Double]
 centralDiff f x = [ (f (bump i h) - f (bump i (-h))) / (2 * h) | i <- [0 .. length x - 1] ]
   where h = 1e-6
+        bump i d = [ if j == i then v + d else v | (j, v) <- zip [0 :: Int ..] x ]
+
+-- | Second differences in each coordinate: a diagonal Hessian.
+secondDiff :: ([Double] -> Double) -> [Double] -> [Double]
+secondDiff f x = [ (f (bump i h) - 2 * f x + f (bump i (-h))) / (h * h) | i <- [0 .. length x - 1] ]
+  where h = 1e-3
         bump i d = [ if j == i then v + d else v | (j, v) <- zip [0 :: Int ..] x ]
 
 -- | Records a failure where got and want differ by more than tol relative
@@ -60,6 +69,26 @@ main = do
       x1 = [0.5, -3, 2.25, 40, 39.5]
   check "lse gradient" 1e-6 (call Lse.functions "gradient" (lseIn x1))
     (centralDiff (call Lse.functions "primal" . lseIn) x1)
+  -- det of a 4 x 4 matrix
+  let detIn a = object ["ell" .= (4 :: Int), "A" .= a]
+      a0 = [ sin (fromIntegral i * 1.7) | i <- [1 .. 16 :: Int] ]
+  check "det gradient" 1e-6 (call Det.functions "gradient" (detIn a0))
+    (centralDiff (call Det.functions "primal" . detIn) a0)
+  -- ode: the last entry after 3 steps, in each of 5 parameters
+  let odeIn x = object ["s" .= (3 :: Int), "x" .= x]
+      x2 = [0.9, -0.4, 1.3, 0.6, -1.1]
+  check "ode gradient" 1e-6 (call Ode.functions "gradient" (odeIn x2))
+    (centralDiff (last . (call Ode.functions "primal" :: Value -> [Double]) . odeIn) x2)
+  -- kmeans: 3 centroids of 2 coordinates, 9 points, no ties; the cost is
+  -- quadratic near the centroids, so the differences are exact to rounding
+  let points = [ [sin (fromIntegral i), cos (fromIntegral i * 2.3)] | i <- [1 .. 9 :: Int] ] :: [[Double]]
+      kmIn c = object ["points" .= points, "centroids" .= chunks c]
+      chunks (u : v : rest) = [u, v] : chunks rest
+      chunks _ = []
+      c0 = [0.5, 0.4, -0.6, 0.1, 0.2, -0.7]
+      kcost = call Kmeans.functions "cost" . kmIn
+  check "kmeans dir = J / H" 1e-5 (concat (call Kmeans.functions "dir" (kmIn c0) :: [[Double]]))
+    (zipWith (/) (centralDiff kcost c0) (secondDiff kcost c0))
   n <- readIORef failures
   when (n > 0) $ do
     printf "test-dualrev-hs: %d failed\n" n
