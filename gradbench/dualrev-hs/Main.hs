@@ -9,7 +9,9 @@ import qualified Kmeans
 import qualified Llsq
 import qualified Lse
 import qualified Ode
+import qualified Particle
 import Protocol (serve)
+import qualified Saddle
 
 main :: IO ()
 main = serve "dualrev-hs"
@@ -18,4 +20,6 @@ main = serve "dualrev-hs"
   , ("lse", Lse.functions)
   , ("det", Det.functions)
   , ("ode", Ode.functions)
-  , ("kmeans", Kmeans.functions) ]
+  , ("kmeans", Kmeans.functions)
+  , ("saddle", Saddle.functions)
+  , ("particle", Particle.functions) ]

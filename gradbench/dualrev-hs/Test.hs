@@ -20,6 +20,8 @@ import qualified Kmeans
 import qualified Llsq
 import qualified Lse
 import qualified Ode
+import qualified Particle
+import qualified Saddle
 
 -- | A function of an eval on a JSON input, its output read back as a.
 call :: A.FromJSON a => [(String, Function)] -> String -> Value -> a
@@ -89,6 +91,21 @@ main = do
       kcost = call Kmeans.functions "cost" . kmIn
   check "kmeans dir = J / H" 1e-5 (concat (call Kmeans.functions "dir" (kmIn c0) :: [[Double]]))
     (zipWith (/) (centralDiff kcost c0) (secondDiff kcost c0))
+  -- saddle and particle, each pair of modes (outer, inner): the outer
+  -- gradient against differences of the outer objective (which runs the
+  -- inner optimisation), and the whole descent against GradBench's result
+  let modes = [(o, i) | o <- [False, True], i <- [False, True]]
+      mode (o, i) = [if o then 'f' else 'r', if i then 'f' else 'r']
+  sequence_
+    [ do check ("saddle " ++ mode m ++ " outer gradient") 1e-5
+           (Saddle.outerGradient o i [1, 1] xs) (centralDiff (Saddle.outerValue i [1, 1]) xs)
+         check ("saddle " ++ mode m) 1e-6 (call Saddle.functions (mode m) (object ["start" .= [1, 1 :: Double]]))
+           (replicate 4 8.246324826140356e-06)
+         check ("particle " ++ mode m ++ " outer derivative") 1e-5
+           [Particle.dObjective o i 0.3] (centralDiff (Particle.objective i . head) [0.3])
+         check ("particle " ++ mode m) 1e-6 [call Particle.functions (mode m) (object ["w" .= (0 :: Double)])]
+           [0.2071918746486116]
+    | m@(o, i) <- modes, let xs = [0.7, -0.4] ]
   n <- readIORef failures
   when (n > 0) $ do
     printf "test-dualrev-hs: %d failed\n" n
