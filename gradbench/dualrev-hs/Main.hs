@@ -4,6 +4,7 @@
 module Main (main) where
 
 import qualified Det
+import qualified Gmm
 import qualified Hello
 import qualified Kmeans
 import qualified Llsq
@@ -22,4 +23,5 @@ main = serve "dualrev-hs"
   , ("ode", Ode.functions)
   , ("kmeans", Kmeans.functions)
   , ("saddle", Saddle.functions)
-  , ("particle", Particle.functions) ]
+  , ("particle", Particle.functions)
+  , ("gmm", Gmm.functions) ]

@@ -15,6 +15,7 @@ import Text.Printf (printf)
 
 import Eval
 import qualified Det
+import qualified Gmm
 import qualified Hello
 import qualified Kmeans
 import qualified Llsq
@@ -91,6 +92,28 @@ main = do
       kcost = call Kmeans.functions "cost" . kmIn
   check "kmeans dir = J / H" 1e-5 (concat (call Kmeans.functions "dir" (kmIn c0) :: [[Double]]))
     (zipWith (/) (centralDiff kcost c0) (secondDiff kcost c0))
+  -- gmm: d = 3, k = 2, n = 4, every parameter
+  let (gd, gk) = (3, 2) :: (Int, Int)
+      lsz = gd * (gd - 1) `div` 2
+      vals :: Double -> [Double]
+      vals c = [ sin (fromIntegral i * c) | i <- [1 :: Int ..] ]
+      takes sizes xs = case sizes of
+        [] -> []
+        (sz : rest) -> take sz xs : takes rest (drop sz xs)
+      -- the parameters from one flat vector, as the input's fields
+      gmmIn :: [Double] -> Value
+      gmmIn p = let [alpha, mu, q, l] = takes [gk, gk * gd, gk * gd, gk * lsz] p
+                in object [ "d" .= gd, "k" .= gk, "n" .= (4 :: Int), "alpha" .= alpha
+                          , "mu" .= takes (replicate gk gd) mu, "q" .= takes (replicate gk gd) q
+                          , "l" .= takes (replicate gk lsz) l
+                          , "x" .= takes (replicate 4 gd) (take (4 * gd) (vals 0.9))
+                          , "gamma" .= (1.5 :: Double), "m" .= (2 :: Int) ]
+      p0 = take (2 * gk * gd + gk + gk * lsz) (vals 1.3)
+      gmmGrad = call Gmm.functions "jacobian" (gmmIn p0) :: A.Object
+      part k = either error id (parseEither (A..: k) gmmGrad)
+      flat = part "alpha" ++ concat (part "mu" :: [[Double]]) ++ concat (part "q" :: [[Double]])
+             ++ concat (part "l" :: [[Double]])
+  check "gmm jacobian" 1e-6 flat (centralDiff (call Gmm.functions "objective" . gmmIn) p0)
   -- saddle and particle, each pair of modes (outer, inner): the outer
   -- gradient against differences of the outer objective (which runs the
   -- inner optimisation), and the whole descent against GradBench's result
