@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""run.py - GradBench's evals against dualrev-c (and GradBench's own C++
+"""run.py - GradBench's evals against dualrev-c, dualrev-hs (and GradBench's own C++
 tools), through the relay, without Docker or GradBench's CLI; writes
 OUT/results.md and OUT/logs/, and exits 1 if an output was judged invalid
 or an evaluation failed.  make gradbench runs it (gradbench/README.md)."""
@@ -50,7 +50,8 @@ def cpp_tool_evals(gb, tool):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gradbench", required=True, help="a GradBench checkout")
-    ap.add_argument("--tool-bin", required=True, help="the dualrev-c program")
+    ap.add_argument("--tool-bin", help="the dualrev-c program (for the tool dualrev-c)")
+    ap.add_argument("--hs-bin", help="the dualrev-hs program (for the tool dualrev-hs)")
     ap.add_argument("--out", required=True, help="where results.md and logs/ go")
     ap.add_argument("--evals", default="hello det lse llsq ode kmeans gmm lstm ba ht saddle particle")
     ap.add_argument("--tools", default="dualrev-c manual")
@@ -62,7 +63,7 @@ def main():
     args = ap.parse_args()
 
     gb = os.path.abspath(args.gradbench)
-    tool_bin = os.path.abspath(args.tool_bin)
+    ours = {"dualrev-c": args.tool_bin, "dualrev-hs": args.hs_bin}
     out = os.path.abspath(args.out)
     logs = os.path.join(out, "logs")
     os.makedirs(logs, exist_ok=True)
@@ -81,6 +82,9 @@ def main():
     py = sys.executable
     evals = args.evals.split()
     tools = args.tools.split()
+    for t in tools:
+        if t in ours and not ours[t]:
+            sys.exit(f"run.py: the tool {t} needs its program: --{'tool' if t == 'dualrev-c' else 'hs'}-bin")
     if args.codipack:
         # header-only: its include directory on the compiler's path
         env["CPATH"] = os.path.join(os.path.abspath(args.codipack), "include")
@@ -105,8 +109,8 @@ def main():
             base_cmd += SIZES.get(e, [])
         variants = VARIANTS.get(e, [("", [])])
         for tool in tools:
-            if tool == "dualrev-c":
-                tool_cmd = [tool_bin]
+            if tool in ours:
+                tool_cmd = [os.path.abspath(ours[tool])]
             else:
                 supported = cpp_tool_evals(gb, tool)
                 if tool == "codipack" and not args.codipack:
@@ -133,7 +137,7 @@ def main():
                     why = (d.get("error") or "").strip().splitlines()
                     results[e, tool] = "define failed: " + (why[-1] if why else "?")
                     print("   " + results[e, tool], flush=True)
-                    if tool == "dualrev-c":
+                    if tool in ours:
                         bad.append(f"{e}/{tool}: {results[e, tool]}")
                     merged = None
                     break

@@ -13,7 +13,8 @@ CABAL    := cabal --builddir=$(HS_BUILD)/dist
 VERSION  := $(shell sed -n 's/^version: *//p' dualrev.cabal)
 
 .PHONY: hs-config hs-deps hs-lib check-cabal check-doctest test-hs hs-check-rebuild hs-build-tests hs-test-suites \
-        hs-compile-fail stress-hs test-ad-compare quickstart demo-hs bench-hs
+        hs-compile-fail stress-hs test-ad-compare quickstart demo-hs bench-hs \
+        gradbench-hs-tool test-gradbench-hs
 
 hs-config: ## check the packages, set up the offline cabal configuration
 	@sh tools/deps.sh check lib hs
@@ -49,6 +50,7 @@ TH_SOURCES := $(wildcard haskell/src/Numeric/*.hs haskell/src/Numeric/DualRev/*.
 $(HS_BUILD)/th-sources.stamp: $(TH_SOURCES)
 	@mkdir -p $(HS_BUILD)
 	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*/dualrev-$(VERSION)/[tx]/*' \( -name '*.o' -o -name '*.dyn_o' -o -name '*.hi' -o -name '*.dyn_hi' \) -delete; fi
+	@rm -rf $(HS_BUILD)/gradbench-hs
 	@touch $@
 
 hs-lib: hs-deps ## build the Haskell library
@@ -74,7 +76,7 @@ check-cabal: hs-config ## cabal check on the package's tarball, failing on its w
 # alone: with make -j they run beside the test suites' build (only it runs
 # cabal on the build folder; the others call ghc with the package
 # databases)
-test-hs: hs-check-rebuild hs-test-suites hs-compile-fail check-doctest test-ad-compare ## every Haskell test suite, the compile-fail cases, the documentation's examples, the comparison with ad
+test-hs: hs-check-rebuild hs-test-suites hs-compile-fail check-doctest test-ad-compare test-gradbench-hs ## every Haskell test suite, the compile-fail cases, the documentation's examples, the comparison with ad, dualrev-hs's tests
 
 # (+, here and below: the script runs make, which then shares make -j's
 # job slots)
@@ -138,3 +140,24 @@ bench-hs: hs-deps ## the Haskell benchmark programs, into BUILD/bench/hs
 	@if ghc-pkg --simple-output list ad 2>/dev/null | grep -q .; then \
 	  ghc -O2 -threaded -rtsopts -ibench/hs -outputdir $(HS_BUILD)/ad-bench bench/hs/AdBench.hs -o $(BUILD)/bench/hs/ad-bench >/dev/null; \
 	else echo "ad package not installed: ad rows skipped"; rm -f $(BUILD)/bench/hs/ad-bench; fi
+
+# dualrev-hs, the GradBench tool in Haskell (gradbench/README.md), and its
+# tests: built with ghc against the in-place library, as the ad comparison
+# is, since it needs aeson, which the package does not.  ghc --make finds
+# what is up to date itself; the objects go where a change to the front
+# end's sources deletes them (th-sources.stamp)
+GB_HS_SRC := gradbench/dualrev-hs
+GB_HS_OUT := $(HS_BUILD)/gradbench-hs
+GB_HS_GHC  = ghc -O2 -Wall -threaded -rtsopts $(INPLACE_DBS) -package dualrev -package aeson -i$(GB_HS_SRC) \
+             -outputdir $(GB_HS_OUT)
+
+gradbench-hs-tool: hs-lib ## BUILD/gradbench/dualrev-hs, the GradBench tool in Haskell (needs aeson: make deps)
+	@mkdir -p $(GB_HS_OUT) $(BUILD)/gradbench
+	$(GB_HS_GHC) -v0 $(GB_HS_SRC)/Main.hs -o $(BUILD)/gradbench/dualrev-hs
+
+# no GradBench needed: every eval's derivatives against central finite
+# differences of its own primal, and a scripted protocol session
+test-gradbench-hs: gradbench-hs-tool ## dualrev-hs's tests: each eval's derivatives against finite differences, a protocol session
+	$(GB_HS_GHC) -v0 -main-is Test $(GB_HS_SRC)/Test.hs -o $(GB_HS_OUT)/test-dualrev-hs
+	$(GB_HS_OUT)/test-dualrev-hs
+	@sh gradbench/test_session.sh $(BUILD)/gradbench/dualrev-hs dualrev-hs

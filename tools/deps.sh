@@ -9,7 +9,7 @@
 # Groups: lib (the library: a C compiler and OpenBLAS), test (the C tests:
 # cmocka, clang with its sanitizers; jansson for the GradBench tool;
 # python3 for the check of generated files),
-# hs (the Haskell package), bench (benchmarks), fuzz (libFuzzer), mpi (the
+# hs (the Haskell package, and aeson for dualrev-hs, its GradBench tool), bench (benchmarks), fuzz (libFuzzer), mpi (the
 # optional MPI part: mpicc and mpirun, or $MPICC and $MPIRUN), gradbench
 # (make gradbench: jansson; Python with numpy, scipy, pydantic and
 # dataclasses_json for GradBench's evals, at $GRADBENCH_PYTHON or
@@ -23,7 +23,7 @@ debs() {
     case "$1" in
     lib) echo "pkg-config libopenblas-dev" ;;
     test) echo "libcmocka-dev clang libclang-rt-dev libjansson-dev python3" ;;
-    hs) echo "ghc cabal-install doctest libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev libghc-free-dev libghc-adjunctions-dev" ;;
+    hs) echo "ghc cabal-install doctest libghc-hspec-dev libghc-quickcheck2-dev libghc-vector-dev libghc-free-dev libghc-adjunctions-dev libghc-aeson-dev" ;;
     bench) echo "hyperfine libadolc-dev python3 gnuplot-nox" ;;
     fuzz) echo "clang libclang-rt-dev" ;;
     mpi) echo "libopenmpi-dev openmpi-bin" ;;
@@ -63,7 +63,8 @@ have() {
         ghc-pkg --simple-output --names-only list QuickCheck 2>/dev/null | grep -q QuickCheck &&
         ghc-pkg --simple-output --names-only list vector 2>/dev/null | grep -q vector &&
         ghc-pkg --simple-output --names-only list free 2>/dev/null | grep -q free &&
-        ghc-pkg --simple-output --names-only list adjunctions 2>/dev/null | grep -q adjunctions ;;
+        ghc-pkg --simple-output --names-only list adjunctions 2>/dev/null | grep -q adjunctions &&
+        ghc-pkg --simple-output --names-only list aeson 2>/dev/null | grep -q aeson ;;
     bench) command -v hyperfine >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 &&
            command -v gnuplot >/dev/null 2>&1 && [ -e /usr/include/adolc/adolc.h ] ;;
     fuzz) clang_links fuzzer ;;

@@ -1,0 +1,92 @@
+{-# LANGUAGE TemplateHaskell, OverloadedStrings #-}
+-- | The eval "gmm" (ADBench's Gaussian mixture): the log-posterior of n
+-- points under k Gaussian components in d dimensions, each with a weight
+-- alpha, a mean mu and the Cholesky factor Q of its inverse covariance
+-- (diagonal exp q, strictly lower part l, column by column), with a
+-- Wishart prior on the Q; and its gradient in alpha, mu, q and l.
+module Gmm (functions, Params, Data, objective, objectiveGrad) where
+
+import Data.Aeson (object, (.=))
+import Data.Aeson.Types (Parser, Value)
+import Numeric.DualRev
+
+import Eval
+
+-- | alpha, mu, q and l: what the gradient is taken in.
+type Params = ([Double], [[Double]], [[Double]], [[Double]])
+
+-- | The points, the Wishart prior's gamma and m, and its constant term
+-- (a tuple: a data type of ours in a Constant is refused, its dual version
+-- lacks the front end's Carrier instance).
+type Data = ([[Double]], Double, Int, Double)
+
+differentiable [d|
+  gmm :: (Params, Constant Data) -> Double
+  gmm ((alphas, mus, qs, ls), dat) =
+    -0.5 * fromIntegral (n * d) * log (2 * pi)
+      + sum [ logSumExp [ a + sum q - 0.5 * squaredNorm (qTimes (map exp q) l (zipWith (-) x mu))
+                        | (a, mu, (q, l)) <- comps ]
+            | x <- xs ]
+      - fromIntegral n * logSumExp alphas
+      + fromIntegral (length qs) * prior
+      - sum [ 0.5 * gamma * gamma * (squaredNorm (map exp q) + squaredNorm l) - fromIntegral m * sum q
+            | (q, l) <- zip qs ls ]
+    where
+      (xs, gamma, m, prior) = constant dat
+      n = length xs
+      d = length (head mus)
+      comps = zip3 alphas mus (zip qs ls)
+
+  -- Q v for Q of diagonal qdiag and strictly lower part l, column by column
+  qTimes :: [Double] -> [Double] -> [Double] -> [Double]
+  qTimes qdiag l v =
+    foldl (zipWith (+)) (zipWith (*) qdiag v)
+          [ replicate (i + 1) 0 ++ map (* vi) col | (i, vi, col) <- zip3 [0 :: Int ..] v (columns (length v - 1) l) ]
+
+  columns :: Int -> [Double] -> [[Double]]
+  columns len l = if len <= 0 then [] else take len l : columns (len - 1) (drop len l)
+
+  squaredNorm :: [Double] -> Double
+  squaredNorm v = sum (map (\a -> a * a) v)
+
+  logSumExp :: [Double] -> Double
+  logSumExp v = log (sum (map (\a -> exp (a - top)) v)) + top
+    where top = maximum v
+  |]
+
+foreign import ccall unsafe "math.h lgamma" lgamma :: Double -> Double
+
+-- | The Wishart prior's constant term of one component: the log of its
+-- normalising constant, with the multivariate log-gamma function.
+wishartConstant :: Int -> Double -> Int -> Double
+wishartConstant d gamma m =
+  fromIntegral (dof * d) * (log gamma - 0.5 * log 2)
+    - (0.25 * fromIntegral (d * (d - 1)) * log pi
+       + sum [ lgamma (0.5 * fromIntegral dof + 0.5 * fromIntegral (1 - j)) | j <- [1 .. d] ])
+  where dof = d + m + 1
+
+objective :: (Params, Data) -> Double
+objective (p, dat) = gmm (p, Constant dat)
+
+objectiveGrad :: (Params, Data) -> Params
+objectiveGrad (p, dat) = fst ($(grad 'gmm) (p, Constant dat))
+
+input :: Value -> Parser (Params, Data)
+input v = do
+  d <- field "d" v
+  mus <- field "mu" v
+  params <- (,,,) <$> field "alpha" v <*> pure mus <*> field "q" v <*> field "l" v
+  xs <- field "x" v
+  gamma <- field "gamma" v
+  m <- field "m" v
+  pure (params, (xs, gamma, m, wishartConstant d gamma m))
+
+functions :: [(String, Function)]
+functions =
+  [ ("objective", function input objective (scalar "gmm"))
+  , ("jacobian", function input objectiveGrad out) ]
+  where
+    -- the gradient shaped as the input's parameters
+    out (alphas, mus, qs, ls) =
+      output "gmm" (const (alphas ++ concat mus ++ concat qs ++ concat ls))
+        (object ["alpha" .= alphas, "mu" .= mus, "q" .= qs, "l" .= ls])

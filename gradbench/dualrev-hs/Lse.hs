@@ -1,0 +1,22 @@
+{-# LANGUAGE TemplateHaskell #-}
+-- | The eval "lse": log-sum-exp of a vector, shifted by its maximum so that
+-- no exponential overflows, and its gradient.
+module Lse (functions, lse, lseGrad) where
+
+import Numeric.DualRev
+
+import Eval
+
+differentiable [d|
+  lse :: [Double] -> Double
+  lse xs = log (sum (map (\x -> exp (x - a)) xs)) + a
+    where a = maximum xs
+  |]
+
+lseGrad :: [Double] -> [Double]
+lseGrad = $(grad 'lse)
+
+functions :: [(String, Function)]
+functions =
+  [ ("primal", function (field "x") lse (scalar "lse"))
+  , ("gradient", function (field "x") lseGrad (vector "lse")) ]

@@ -1,0 +1,136 @@
+{-# LANGUAGE OverloadedStrings #-}
+-- | dualrev-hs's tests, without GradBench: every eval's functions called as
+-- the protocol calls them (JSON in, JSON out), each derivative checked
+-- against central finite differences of the eval's own primal.
+module Test (main) where
+
+import Control.Monad (unless, when)
+import Data.Aeson (Value, object, toJSON, (.=))
+import qualified Data.Aeson as A
+import Data.Aeson.Encoding (encodingToLazyByteString)
+import Data.Aeson.Types (parseEither)
+import Data.IORef
+import System.Exit (exitFailure)
+import Text.Printf (printf)
+
+import Eval
+import qualified Det
+import qualified Gmm
+import qualified Hello
+import qualified Kmeans
+import qualified Llsq
+import qualified Lse
+import qualified Ode
+import qualified Particle
+import qualified Saddle
+
+-- | A function of an eval on a JSON input, its output read back as a.
+call :: A.FromJSON a => [(String, Function)] -> String -> Value -> a
+call fs name input = case lookup name fs of
+  Nothing -> error ("no function " ++ name)
+  Just (Function parse f out) -> either error id $ do
+    a <- parseEither parse input
+    enc <- out (f a)
+    A.eitherDecode (encodingToLazyByteString enc)
+
+-- | Central differences of a scalar function in each coordinate.
+centralDiff :: ([Double] -> Double) -> [Double] -> [Double]
+centralDiff f x = [ (f (bump i h) - f (bump i (-h))) / (2 * h) | i <- [0 .. length x - 1] ]
+  where h = 1e-6
+        bump i d = [ if j == i then v + d else v | (j, v) <- zip [0 :: Int ..] x ]
+
+-- | Second differences in each coordinate: a diagonal Hessian.
+secondDiff :: ([Double] -> Double) -> [Double] -> [Double]
+secondDiff f x = [ (f (bump i h) - 2 * f x + f (bump i (-h))) / (h * h) | i <- [0 .. length x - 1] ]
+  where h = 1e-3
+        bump i d = [ if j == i then v + d else v | (j, v) <- zip [0 :: Int ..] x ]
+
+-- | Records a failure where got and want differ by more than tol relative
+-- to want's size.
+close :: IORef Int -> String -> Double -> [Double] -> [Double] -> IO ()
+close failures what tol got want = do
+  let scale = maximum (1 : map abs want)
+      err = maximum (0 : zipWith (\g w -> abs (g - w)) got want) / scale
+      ok = length got == length want && err <= tol
+  unless ok $ modifyIORef' failures (+ 1)
+  printf "%-40s %s (relative error %.2e)\n" what (if ok then "ok" else "FAILED" :: String) err
+
+main :: IO ()
+main = do
+  failures <- newIORef 0
+  let check = close failures
+  -- hello
+  check "hello double = square'" 1e-7 [call Hello.functions "double" (toJSON (1.5 :: Double))]
+    (centralDiff (\[x] -> call Hello.functions "square" (toJSON x)) [1.5])
+  -- llsq: a cubic fit at 7 points
+  let llsqIn x = object ["n" .= (7 :: Int), "x" .= x]
+      x0 = [0.3, -0.2, 0.7, 0.1]
+  check "llsq gradient" 1e-6 (call Llsq.functions "gradient" (llsqIn x0))
+    (centralDiff (call Llsq.functions "primal" . llsqIn) x0)
+  -- lse, with entries far apart (the shift by the maximum matters)
+  let lseIn x = object ["x" .= x]
+      x1 = [0.5, -3, 2.25, 40, 39.5]
+  check "lse gradient" 1e-6 (call Lse.functions "gradient" (lseIn x1))
+    (centralDiff (call Lse.functions "primal" . lseIn) x1)
+  -- det of a 4 x 4 matrix
+  let detIn a = object ["ell" .= (4 :: Int), "A" .= a]
+      a0 = [ sin (fromIntegral i * 1.7) | i <- [1 .. 16 :: Int] ]
+  check "det gradient" 1e-6 (call Det.functions "gradient" (detIn a0))
+    (centralDiff (call Det.functions "primal" . detIn) a0)
+  -- ode: the last entry after 3 steps, in each of 5 parameters
+  let odeIn x = object ["s" .= (3 :: Int), "x" .= x]
+      x2 = [0.9, -0.4, 1.3, 0.6, -1.1]
+  check "ode gradient" 1e-6 (call Ode.functions "gradient" (odeIn x2))
+    (centralDiff (last . (call Ode.functions "primal" :: Value -> [Double]) . odeIn) x2)
+  -- kmeans: 3 centroids of 2 coordinates, 9 points, no ties; the cost is
+  -- quadratic near the centroids, so the differences are exact to rounding
+  let points = [ [sin (fromIntegral i), cos (fromIntegral i * 2.3)] | i <- [1 .. 9 :: Int] ] :: [[Double]]
+      kmIn c = object ["points" .= points, "centroids" .= chunks c]
+      chunks (u : v : rest) = [u, v] : chunks rest
+      chunks _ = []
+      c0 = [0.5, 0.4, -0.6, 0.1, 0.2, -0.7]
+      kcost = call Kmeans.functions "cost" . kmIn
+  check "kmeans dir = J / H" 1e-5 (concat (call Kmeans.functions "dir" (kmIn c0) :: [[Double]]))
+    (zipWith (/) (centralDiff kcost c0) (secondDiff kcost c0))
+  -- gmm: d = 3, k = 2, n = 4, every parameter
+  let (gd, gk) = (3, 2) :: (Int, Int)
+      lsz = gd * (gd - 1) `div` 2
+      vals :: Double -> [Double]
+      vals c = [ sin (fromIntegral i * c) | i <- [1 :: Int ..] ]
+      takes sizes xs = case sizes of
+        [] -> []
+        (sz : rest) -> take sz xs : takes rest (drop sz xs)
+      -- the parameters from one flat vector, as the input's fields
+      gmmIn :: [Double] -> Value
+      gmmIn p = let [alpha, mu, q, l] = takes [gk, gk * gd, gk * gd, gk * lsz] p
+                in object [ "d" .= gd, "k" .= gk, "n" .= (4 :: Int), "alpha" .= alpha
+                          , "mu" .= takes (replicate gk gd) mu, "q" .= takes (replicate gk gd) q
+                          , "l" .= takes (replicate gk lsz) l
+                          , "x" .= takes (replicate 4 gd) (take (4 * gd) (vals 0.9))
+                          , "gamma" .= (1.5 :: Double), "m" .= (2 :: Int) ]
+      p0 = take (2 * gk * gd + gk + gk * lsz) (vals 1.3)
+      gmmGrad = call Gmm.functions "jacobian" (gmmIn p0) :: A.Object
+      part k = either error id (parseEither (A..: k) gmmGrad)
+      flat = part "alpha" ++ concat (part "mu" :: [[Double]]) ++ concat (part "q" :: [[Double]])
+             ++ concat (part "l" :: [[Double]])
+  check "gmm jacobian" 1e-6 flat (centralDiff (call Gmm.functions "objective" . gmmIn) p0)
+  -- saddle and particle, each pair of modes (outer, inner): the outer
+  -- gradient against differences of the outer objective (which runs the
+  -- inner optimisation), and the whole descent against GradBench's result
+  let modes = [(o, i) | o <- [False, True], i <- [False, True]]
+      mode (o, i) = [if o then 'f' else 'r', if i then 'f' else 'r']
+  sequence_
+    [ do check ("saddle " ++ mode m ++ " outer gradient") 1e-5
+           (Saddle.outerGradient o i [1, 1] xs) (centralDiff (Saddle.outerValue i [1, 1]) xs)
+         check ("saddle " ++ mode m) 1e-6 (call Saddle.functions (mode m) (object ["start" .= [1, 1 :: Double]]))
+           (replicate 4 8.246324826140356e-06)
+         check ("particle " ++ mode m ++ " outer derivative") 1e-5
+           [Particle.dObjective o i 0.3] (centralDiff (Particle.objective i . head) [0.3])
+         check ("particle " ++ mode m) 1e-6 [call Particle.functions (mode m) (object ["w" .= (0 :: Double)])]
+           [0.2071918746486116]
+    | m@(o, i) <- modes, let xs = [0.7, -0.4] ]
+  n <- readIORef failures
+  when (n > 0) $ do
+    printf "test-dualrev-hs: %d failed\n" n
+    exitFailure
+  putStrLn "test-dualrev-hs: ok"
