@@ -85,6 +85,23 @@ differentiable [d|
   newtonStep :: Double -> Double -> Double
   newtonStep a x = x - (x * x - a) / derivative (\y -> y * y - a) x
 
+  -- a derivative taken in a callee handed in as an argument: the gradient
+  -- by forward mode, one derivative per coordinate, passed to a descent
+  fwdGrad :: ([Double] -> Double) -> [Double] -> [Double]
+  fwdGrad f xs = [ derivative (\t -> f [if j == i then x + t else x | (j, x) <- zip [0 :: Int ..] xs]) 0
+                 | i <- [0 .. length xs - 1] ]
+
+  descend :: (([Double] -> Double) -> [Double] -> [Double]) -> [Double] -> Double
+  descend g w = let bowl v = sum (map (\x -> (x - 1) * (x - 1)) v)
+                    w' = zipWith (\x d -> x - 0.25 * d) w (g bowl w)
+                in bowl w'
+
+  descendFwd :: [Double] -> Double
+  descendFwd = descend fwdGrad
+
+  descendFwd2 :: [Double] -> Double
+  descendFwd2 w = descendFwd w * 2
+
   -- nested derivatives through the array operations: d/ds sum (tanh (s x))
   arrSquash :: Double -> Double
   arrSquash s = derivative (\u -> A.vsum (A.vtanh (A.vscale u (A.vfromList [0.3, -0.8, 1.1])))) s
@@ -161,6 +178,12 @@ spec = describe "derivatives inside differentiable code" $ do
     selfGrad [1, 2, 3] `shouldBe` [1, 2, 3]
     newtonStep 2 1 `shouldBe` 1.5
     iterate (newtonStep 2) 1 !! 6 `shouldSatisfy` (\r -> abs (r - sqrt 2) < 1e-15)
+  it "and so are those that call them or pass them on" $ do
+    -- one step of 1/4 the gradient halves the distance to 1: (3 - 1)^2 / 4
+    descendFwd [3, 3] `shouldBe` 2
+    descendFwd2 [3, -1] `shouldBe` 4
+    maxOverY [0.5, 0.5] `shouldBe` 0.5
+    fst (minimax 0) `shouldBe` [1, 1]
   it "outside differentiable code it explains itself" $ do
     r <- try (evaluate (derivative sin 1))
     case r of

@@ -879,12 +879,15 @@ differentiableDecs qds = do
   let out = ds ++ dataDecs ++ travDecs ++ forceDecs ++ dualDecs ++ classDecs ++ instDecs ++ outsideDecs
   register out
   -- a function that takes derivatives of code it is given (derivative,
-  -- gradient, ...) stays callable as a plain function: by its dual
+  -- gradient, ...), itself or through a block function it calls or
+  -- passes on, stays callable as a plain function: by its dual
+  let takers = derivativeTakers ds
+      takes d = any (`S.member` takers) (definedNames d)
   plains <- forM ds $ \d -> case d of
-    FunD n _ | takesDerivatives d, Just sig <- M.lookup n sigs, monomorphic sig -> do
+    FunD n _ | takes d, Just sig <- M.lookup n sigs, monomorphic sig -> do
       me <- plainViaDual sig (VarE (dualValName n))
       pure (maybe d (\e -> FunD n [Clause [] (NormalB e) []]) me)
-    ValD (VarP n) _ _ | takesDerivatives d, Just sig <- M.lookup n sigs, monomorphic sig -> do
+    ValD (VarP n) _ _ | takes d, Just sig <- M.lookup n sigs, monomorphic sig -> do
       -- a definition without arguments: its dual is a computation that
       -- gives the dual function
       x <- newName "x"
@@ -961,14 +964,28 @@ outsideInstances ctx ds outside = do
       _ -> Nothing
     arithmeticClasses = [''Num, ''Fractional, ''Floating, ''Real, ''RealFrac, ''RealFloat]
 
--- | Whether a declaration calls one of the functions that differentiate
--- the code they are given, whose plain versions cannot.
-takesDerivatives :: Dec -> Bool
-takesDerivatives d = any (`elem` [ 'N.derivative, 'N.gradient, 'N.jacobianOf, 'N.hessianOf ])
-                         (varsOf d)
+-- | The block's definitions whose plain versions cannot run: those that
+-- call one of the functions that differentiate the code they are given,
+-- and, to a fixed point, those that name one of them (call it, or pass it
+-- on as an argument).
+derivativeTakers :: [Dec] -> S.Set Name
+derivativeTakers ds = grow (S.fromList [n | d <- ds, any (`elem` differentiators) (uses d), n <- definedNames d])
   where
+    differentiators = [ 'N.derivative, 'N.gradient, 'N.jacobianOf, 'N.hessianOf ]
+    uses d = S.toList (S.fromList (varsOf d))
+    defs = [(definedNames d, uses d) | d <- ds]
+    grow known =
+      let known' = S.union known (S.fromList [n | (ns, us) <- defs, any (`S.member` known) us, n <- ns])
+      in if S.size known' == S.size known then known else grow known'
     varsOf :: Data x => x -> [Name]
     varsOf x = [n | Just (VarE n) <- [cast x]] ++ concat (gmapQ varsOf x)
+
+-- | The names a top-level declaration defines (a function or a variable).
+definedNames :: Dec -> [Name]
+definedNames d = case d of
+  FunD n _ -> [n]
+  ValD (VarP n) _ _ -> [n]
+  _ -> []
 
 -- | Whether a signature has no type variables (a polymorphic function's
 -- plain definition stays as written: its dual runs at Double only).
