@@ -22,7 +22,7 @@ import Control.Monad (forM, replicateM)
 import Data.Char (isAlphaNum)
 import Data.Data (Data, cast, gmapQ)
 import Data.Graph (SCC (..), stronglyConnComp)
-import Data.List (isPrefixOf, nub)
+import Data.List (intercalate, isPrefixOf, nub)
 import qualified Data.Map as M
 import qualified Data.Set as S
 import Data.Maybe (mapMaybe)
@@ -832,6 +832,7 @@ differentiableDecs qds = do
     PragmaD _ -> pure []
     InfixD _ _ -> pure []
     _ -> unsupported ctx0 "this declaration" (takeWhile (/= '\n') (pprint d))
+  constantsOfTwins ctx0 tenv ds
   forM_' binds $ \b -> case b of
     BFun n Nothing _ -> unsupported ctx0 { ctxDef = nameBase n } "a top-level definition without a type signature" ""
     BVal (VarP n) Nothing _ _ -> unsupported ctx0 { ctxDef = nameBase n } "a top-level definition without a type signature" ""
@@ -963,6 +964,44 @@ outsideInstances ctx ds outside = do
       NewtypeD _ _ tvs _ _ _ -> Just tvs
       _ -> Nothing
     arithmeticClasses = [''Num, ''Fractional, ''Floating, ''Real, ''RealFrac, ''RealFloat]
+
+-- | A 'Constant' moves its value onto the tape through an instance that
+-- pairs the plain type with its dual (a class of two parameters); one for a
+-- data type's twin would need MultiParamTypeClasses in the user's module,
+-- which a splice cannot switch on.  So a constant of such a type is refused
+-- here, by name, with what to write instead.
+constantsOfTwins :: Ctx -> TyEnv -> [Dec] -> Q ()
+constantsOfTwins ctx tenv ds = mapM_ check [(n, t) | SigD n t <- ds]
+  where
+    check (n, t) = case [c | c <- constantsIn t, any (`M.member` tyDuals tenv) (S.toList (typeRefs [SigD n c]))] of
+      c : _ -> unsupported ctx { ctxDef = nameBase n }
+        ("`Constant " ++ shortType c ++ "', a constant of a data type holding Double values "
+         ++ "(a Constant holds Doubles, Ints, Bools, Vec, Mat, and lists and tuples of them); "
+         ++ "pass its contents as a tuple or a list and rebuild the value inside the block, "
+         ++ "or make it an argument of its own (its derivative is then computed, and may be ignored)") ""
+      [] -> pure ()
+    -- a type as written in the block (unqualified names, in parentheses
+    -- where applied)
+    shortType ty = case ty of
+      ConT c -> nameBase c
+      AppT ListT x -> "[" ++ pprint' x ++ "]"
+      _ -> "(" ++ pprint' ty ++ ")"
+    pprint' ty = case spineT ty [] of
+      (TupleT _, xs) -> "(" ++ intercalate ", " (map pprint' xs) ++ ")"
+      (ListT, [x]) -> "[" ++ pprint' x ++ "]"
+      (ConT c, []) -> nameBase c
+      (ConT c, xs) -> unwords (nameBase c : map shortType xs)
+      _ -> pprint ty
+    spineT (AppT f x) acc = spineT f (x : acc)
+    spineT f acc = (f, acc)
+    constantsIn :: Type -> [Type]
+    constantsIn ty = case ty of
+      AppT (ConT c) x | c == ''Constant -> [x]
+      AppT a b -> constantsIn a ++ constantsIn b
+      ForallT _ _ x -> constantsIn x
+      SigT x _ -> constantsIn x
+      ParensT x -> constantsIn x
+      _ -> []
 
 -- | The block's definitions whose plain versions cannot run: those that
 -- call one of the functions that differentiate the code they are given,
