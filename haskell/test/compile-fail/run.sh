@@ -20,6 +20,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
 fail=0
+# every "-- EXPECT: ..." line of module $1 in the compiler's output $2
+# (what: the error or the warnings), on top of the checks made so far (ok);
+# then the verdict on the module
+expect() {
+  grep '^-- EXPECT: ' "$1" | sed 's/^-- EXPECT: //' >"$tmp/expect"
+  while IFS= read -r e; do
+    if ! grep -qF -- "$e" "$2"; then
+      echo "FAIL $name: $3 lacks: $e"; ok=0
+    fi
+  done <"$tmp/expect"
+  if [ $ok -eq 1 ]; then
+    echo "ok   $name"; pass=$((pass + 1))
+  else
+    sed 's/^/       | /' "$2" | head -n 30
+    fail=$((fail + 1))
+  fi
+}
 for f in "$dir"/*.hs; do
   name=$(basename "$f" .hs)
   out="$tmp/$name.out"
@@ -36,18 +53,7 @@ for f in "$dir"/*.hs; do
   if grep -q 'Could not load module\|cannot satisfy\|unknown package' "$out"; then
     echo "FAIL $name: the dualrev package could not be loaded"; ok=0
   fi
-  grep '^-- EXPECT: ' "$f" | sed 's/^-- EXPECT: //' >"$tmp/expect"
-  while IFS= read -r e; do
-    if ! grep -qF -- "$e" "$out"; then
-      echo "FAIL $name: the error lacks: $e"; ok=0
-    fi
-  done <"$tmp/expect"
-  if [ $ok -eq 1 ]; then
-    echo "ok   $name"; pass=$((pass + 1))
-  else
-    sed 's/^/       | /' "$out" | head -n 30
-    fail=$((fail + 1))
-  fi
+  expect "$f" "$out" "the error"
 done
 # and the other way round: modules in ok/ must compile warning-free
 for f in "$dir"/ok/*.hs; do
@@ -72,18 +78,7 @@ for f in "$dir"/warn/*.hs; do
     fail=$((fail + 1)); continue
   fi
   ok=1
-  grep '^-- EXPECT: ' "$f" | sed 's/^-- EXPECT: //' >"$tmp/expect"
-  while IFS= read -r e; do
-    if ! grep -qF -- "$e" "$out"; then
-      echo "FAIL $name: the warnings lack: $e"; ok=0
-    fi
-  done <"$tmp/expect"
-  if [ $ok -eq 1 ]; then
-    echo "ok   $name"; pass=$((pass + 1))
-  else
-    sed 's/^/       | /' "$out" | head -n 30
-    fail=$((fail + 1))
-  fi
+  expect "$f" "$out" "the warnings"
 done
 echo "compile-fail: $pass passed, $fail failed"
 [ $fail -eq 0 ]
