@@ -345,6 +345,74 @@ static void test_jacobian_random(void **state)
     chk_context(NULL);
 }
 
+/* sums by dr_add in every order: index order and backwards (each extends
+   the run written last, upwards or downwards), from both ends at once,
+   turning back midway, two chains built side by side, and such sums
+   joined and squared (the Hessian reads their sets) */
+static dr_real chain(dr_tape *t, const dr_real *x, size_t k, const size_t *idx)
+{
+    dr_real s = x[idx[0]];
+    for (size_t i = 1; i < k; i++)
+        s = dr_add(t, s, x[idx[i]]);
+    return s;
+}
+
+static void test_sums_any_order(void **state)
+{
+    (void)state;
+    enum { N = 24 };
+    size_t up[N], down[N], ends[N], turn[12];
+    for (size_t i = 0; i < N; i++) {
+        up[i] = i;
+        down[i] = N - 1 - i;
+        ends[i] = i % 2 ? N - 1 - i / 2 : i / 2;
+    }
+    for (size_t i = 0; i < 6; i++) {
+        turn[i] = 10 - i;      /* 10, 9, .., 5: downwards */
+        turn[6 + i] = 15 + i;  /* then 15, .., 20: upwards again */
+    }
+    for (int order = 1; order <= 2; order++) {
+        chk_context("order %d", order);
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, order), DR_OK);
+        double xv[N];
+        dr_real x[N], y[8];
+        for (size_t i = 0; i < N; i++)
+            xv[i] = 0.2 + 0.07 * (double)i;
+        CHK_STATUS(dr_inputs(t, N, xv, x), DR_OK);
+        y[0] = chain(t, x, N, up);
+        y[1] = chain(t, x, N, down);
+        y[2] = chain(t, x, N, ends);
+        y[3] = chain(t, x, 12, turn);
+        /* two chains side by side: neither is the run written last */
+        dr_real a = x[N - 1], b = x[0];
+        for (size_t i = 1; i < N / 2; i++) {
+            a = dr_add(t, a, x[N - 1 - i]);
+            b = dr_add(t, b, x[i]);
+        }
+        y[4] = a;
+        y[5] = b;
+        /* a backwards sum of the upper half joined with a forward one of
+           the lower, and a backwards sum under a square */
+        y[6] = dr_add(t, chain(t, x, N / 2, down), chain(t, x, N / 2, up));
+        y[7] = dr_mul(t, y[1], dr_sin(t, y[3]));
+        jac_against_dense(t, 8, y, N, x, true);
+        /* one dense row: one colour, by rows (the columns' colouring,
+           which would need N, is not made) */
+        dr_sparse_plan *p;
+        CHK_STATUS(dr_sparse_jacobian_plan(t, 1, &y[1], N, x, &p), DR_OK);
+        assert_int_equal(dr_sparse_plan_colors(p), 1);
+        dr_sparse_plan_free(p);
+        jac_against_dense(t, 1, &y[1], N, x, true);
+        if (order == 2) {
+            hess_against_dense(t, y[7], N, x, true);
+            hess_against_dense(t, dr_mul(t, y[6], y[6]), N, x, true);
+        }
+        dr_tape_free(t);
+    }
+    chk_context(NULL);
+}
+
 /* x naming intermediate nodes, twice, and constants; y constants */
 static void test_jacobian_places(void **state)
 {
@@ -851,6 +919,7 @@ int main(void)
         cmocka_unit_test(test_jacobian_arrowhead),
         cmocka_unit_test(test_jacobian_random),
         cmocka_unit_test(test_jacobian_places),
+        cmocka_unit_test(test_sums_any_order),
         cmocka_unit_test(test_hessian_banded),
         cmocka_unit_test(test_hessian_arrowhead),
         cmocka_unit_test(test_hessian_random),

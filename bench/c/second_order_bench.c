@@ -40,6 +40,9 @@
  *                          y_i = sin(x_{i-1} x_i) + x_{i+1}^2, the same
  *                          three ways (dr_jacobian; dr_sparse_jacobian_eval;
  *                          dr_sparse_jacobian)
+ *   fsum-sjac1, rsum-sjac1               dr_sparse_jacobian of one output,
+ *                          the sum of the n inputs by dr_add, in index
+ *                          order or from the last
  * mult-ops and dot-ops use only the order-1 API; built with
  * -DBENCH_ORDER1_ONLY they link against a library without second order,
  * so the scalar operations' speed at order 1 can be compared across
@@ -339,9 +342,22 @@ static void band_y(dr_tape *t, size_t n, const dr_real *x, dr_real *y)
     }
 }
 
+/* y_0 = x_0 + ... + x_{n-1} by dr_add, the terms in index order or from
+   the last (fsum, rsum) */
+static void chain_sum(dr_tape *t, size_t n, const dr_real *x, bool backwards,
+                      dr_real *y)
+{
+    dr_real s = dr_const(0.0);
+    for (size_t k = 0; k < n; k++)
+        s = dr_add(t, s, x[backwards ? n - 1 - k : k]);
+    y[0] = s;
+}
+
 static double run_sparse(size_t n, const char *what, long reps)
 {
     bool jac = strstr(what, "jac") != NULL;
+    bool sums = what[1] == 's' && what[2] == 'u'; /* fsum-, rsum- */
+    size_t m = sums ? 1 : n;                      /* the Jacobian's rows */
     bool dense = !strcmp(what, "hess") || !strcmp(what, "jac");
     bool once = what[strlen(what) - 1] != '1'; /* a plan made once */
     dr_tape *t = dr_tape_new();
@@ -355,7 +371,9 @@ static double run_sparse(size_t n, const char *what, long reps)
     check(dr_tape_set_order(t, 2), "order");
     check(dr_inputs(t, n, in, x), "inputs");
     dr_real f = {0, DR_NONE};
-    if (jac)
+    if (sums)
+        chain_sum(t, n, x, what[0] == 'r', y);
+    else if (jac)
         band_y(t, n, x, y);
     else
         f = band_f(t, n, x);
@@ -363,7 +381,7 @@ static double run_sparse(size_t n, const char *what, long reps)
     size_t nnz = 0;
     double *val = NULL;
     if (!dense) {
-        check(jac ? dr_sparse_jacobian_plan(t, n, y, n, x, &p)
+        check(jac ? dr_sparse_jacobian_plan(t, m, y, n, x, &p)
                   : dr_sparse_hessian_plan(t, f, n, x, &p), "plan");
         dr_sparse_plan_pattern(p, NULL, NULL, &nnz, NULL, NULL);
         val = malloc(nnz * sizeof *val + 1);
@@ -374,16 +392,16 @@ static double run_sparse(size_t n, const char *what, long reps)
     for (long r = 0; r < reps; r++) {
         bench_clobber(in);
         if (dense) {
-            check(jac ? dr_jacobian(t, n, y, n, x, D)
+            check(jac ? dr_jacobian(t, m, y, n, x, D)
                       : dr_hessian(t, f, n, x, D), "dense");
-            s = sum(n * n, D);
+            s = sum(m * n, D);
         } else if (once) {
-            check(jac ? dr_sparse_jacobian_eval(t, p, n, y, n, x, val)
+            check(jac ? dr_sparse_jacobian_eval(t, p, m, y, n, x, val)
                       : dr_sparse_hessian_eval(t, p, f, n, x, val), "eval");
             s = sum(nnz, val);
         } else {
             dr_sparse S;
-            check(jac ? dr_sparse_jacobian(t, n, y, n, x, &S)
+            check(jac ? dr_sparse_jacobian(t, m, y, n, x, &S)
                       : dr_sparse_hessian(t, f, n, x, &S), "sparse");
             s = sum(S.nnz, S.val);
             dr_sparse_free(&S);
@@ -441,6 +459,8 @@ int main(int argc, char **argv)
                              : run_so(rank1, RANK1_N, in, what, reps);
     } else if (!strncmp(prog, "band-", 5)) {
         s = run_sparse(size > 0 ? (size_t)size : 10000, prog + 5, reps);
+    } else if (!strncmp(prog, "fsum-", 5) || !strncmp(prog, "rsum-", 5)) {
+        s = run_sparse(size > 0 ? (size_t)size : 10000, prog, reps);
 #endif
     } else {
         return 2;

@@ -56,17 +56,27 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* --------------------------------------------------------- index sets
- * Every set is a run of increasing variable indices in one growing
- * buffer, off[r] and len[r] by relative id; a node with one contributing
- * argument shares its run. */
+ * Every set is a run of distinct variable indices in one growing buffer,
+ * off[r] and len[r] by relative id, increasing, or decreasing where
+ * down[r]; a node with one contributing argument shares its run.  A sum
+ * whose terms come in either order extends the run written last (a
+ * decreasing run takes terms of lower indices), so a chain of k additions
+ * writes k indices, not k^2 / 2. */
 
 typedef struct sets {
     uint32_t *buf;
     size_t used, cap;
     size_t *off;
     uint32_t *len;
+    uint8_t *down;
     bool oom;
 } sets;
+
+/* the i-th smallest index of the set of r */
+static inline uint32_t set_at(const sets *S, int64_t r, size_t i)
+{
+    return S->buf[S->off[r] + (S->down[r] ? S->len[r] - 1 - i : i)];
+}
 
 static bool room(sets *S, size_t more)
 {
@@ -93,32 +103,55 @@ static bool room(sets *S, size_t more)
     return true;
 }
 
-/* the union of runs (oa, na) and (ob, nb) as a new run */
-static void unite2(sets *S, size_t oa, size_t na, size_t ob, size_t nb,
-                   size_t *o, uint32_t *n)
+/* the set of r: the union of the sets of a and b, as a new increasing
+   run */
+static void unite2(sets *S, int64_t r, int64_t a, int64_t b)
 {
+    size_t na = S->len[a], nb = S->len[b];
     if (!room(S, na + nb))
         return;
-    const uint32_t *a = S->buf + oa, *b = S->buf + ob;
     uint32_t *d = S->buf + S->used;
     size_t i = 0, j = 0, k = 0;
     while (i < na && j < nb) {
-        if (a[i] < b[j])
-            d[k++] = a[i++];
-        else if (b[j] < a[i])
-            d[k++] = b[j++];
-        else {
-            d[k++] = a[i++];
-            j++;
-        }
+        uint32_t u = set_at(S, a, i), v = set_at(S, b, j);
+        d[k++] = u < v ? u : v;
+        i += u <= v;
+        j += v <= u;
     }
     while (i < na)
-        d[k++] = a[i++];
+        d[k++] = set_at(S, a, i++);
     while (j < nb)
-        d[k++] = b[j++];
-    *o = S->used;
-    *n = (uint32_t)k;
+        d[k++] = set_at(S, b, j++);
+    S->off[r] = S->used;
+    S->len[r] = (uint32_t)k;
     S->used += k;
+}
+
+/* the set of r: that of a, the run written last, extended by that of b
+   where all of b lies beyond a's far end in a's direction (a run of one
+   goes either way); false where it does not */
+static bool extend(sets *S, int64_t r, int64_t a, int64_t b)
+{
+    size_t oa = S->off[a], na = S->len[a], nb = S->len[b];
+    if (oa + na != S->used)
+        return false;
+    bool down;
+    if ((!S->down[a] || na == 1) && set_at(S, b, 0) > set_at(S, a, na - 1))
+        down = false;
+    else if ((S->down[a] || na == 1) && set_at(S, b, nb - 1) < set_at(S, a, 0))
+        down = true;
+    else
+        return false;
+    if (!room(S, nb))
+        return true; /* (out of memory: the set stays empty) */
+    uint32_t *d = S->buf + S->used;
+    for (size_t j = 0; j < nb; j++)
+        d[j] = set_at(S, b, down ? nb - 1 - j : j);
+    S->off[r] = oa;
+    S->len[r] = (uint32_t)(na + nb);
+    S->down[r] = down;
+    S->used += nb;
+    return true;
 }
 
 static int cmp_u32(const void *x, const void *y)
@@ -156,36 +189,20 @@ static void set_of(sets *S, int64_t r, const uint32_t *seeds, size_t ns,
         }
     S->off[r] = 0;
     S->len[r] = 0;
+    S->down[r] = 0;
     if (total == 0)
         return;
     if (nonempty == 1 && one >= 0) { /* shared with its one argument */
         S->off[r] = S->off[one];
         S->len[r] = S->len[one];
+        S->down[r] = S->down[one];
         return;
     }
     if (nargs <= 2 && ns == 0) {
-        int64_t a = args[0], b = args[1];
-        /* the run written last, and after its last index all of the
-           other's: the other appended (a sum taken in index order then
-           costs what it adds, not what it has) */
-        for (int k = 0; k < 2; k++, a = args[1], b = args[0]) {
-            size_t oa = S->off[a], na = S->len[a];
-            if (oa + na != S->used ||
-                S->buf[S->off[b]] <= S->buf[oa + na - 1])
-                continue;
-            size_t nb = S->len[b], ob = S->off[b];
-            if (!room(S, nb))
-                return;
-            memcpy(S->buf + S->used, S->buf + ob, nb * sizeof *S->buf);
-            S->off[r] = oa;
-            S->len[r] = (uint32_t)(na + nb);
-            S->used += nb;
-            return;
-        }
-        a = args[0];
-        b = args[1];
-        unite2(S, S->off[a], S->len[a], S->off[b], S->len[b], &S->off[r],
-               &S->len[r]);
+        /* (both sets are non-empty here, and not the same run) */
+        if (!extend(S, r, args[0], args[1]) &&
+            !extend(S, r, args[1], args[0]))
+            unite2(S, r, args[0], args[1]);
         return;
     }
     if (!room(S, total))
@@ -484,10 +501,12 @@ static dr_status sets_new(sets *S, int64_t top)
         return DR_ENOMEM;
     S->off = dr__malloc(span * sizeof *S->off + 1);
     S->len = dr__malloc(span * sizeof *S->len + 1);
-    if (!S->off || !S->len)
+    S->down = dr__malloc(span * sizeof *S->down + 1);
+    if (!S->off || !S->len || !S->down)
         return DR_ENOMEM;
     memset(S->len, 0, span * sizeof *S->len);
     memset(S->off, 0, span * sizeof *S->off);
+    memset(S->down, 0, span * sizeof *S->down);
     return DR_OK;
 }
 
@@ -496,6 +515,7 @@ static void sets_free(sets *S)
     dr__free(S->buf);
     dr__free(S->off);
     dr__free(S->len);
+    dr__free(S->down);
 }
 
 /* the transpose of a rows x cols pattern */
@@ -527,6 +547,32 @@ static dr_status transpose(size_t rows, size_t cols, const size_t *rp,
 static bool checked_sizes(size_t m, size_t n)
 {
     return n <= UINT32_MAX - 1 && m <= UINT32_MAX - 1;
+}
+
+/* the most entries of a line of a CSR (or CSC) pattern of k lines */
+static size_t longest(size_t k, const size_t *ptr)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < k; i++)
+        if (ptr[i + 1] - ptr[i] > most)
+            most = ptr[i + 1] - ptr[i];
+    return most;
+}
+
+/* the columns' colouring (dr__color_columns' arguments), given the
+   longest row: where that row has every column, each column its own
+   colour, which is what the greedy colouring gives there */
+static dr_status color_side(size_t rows, size_t cols, const size_t *rp,
+                            const size_t *ri, const size_t *cp,
+                            const size_t *ci, size_t longest_row,
+                            uint32_t *color, size_t *ncolors)
+{
+    if (cols == 0 || longest_row < cols)
+        return dr__color_columns(rows, cols, rp, ri, cp, ci, color, ncolors);
+    for (size_t j = 0; j < cols; j++)
+        color[j] = (uint32_t)j;
+    *ncolors = cols;
+    return DR_OK;
 }
 
 static dr_status jac_plan(dr_tape *t, size_t m, const dr_real *y, size_t n,
@@ -572,7 +618,7 @@ static dr_status jac_plan(dr_tape *t, size_t m, const dr_real *y, size_t n,
     if (st == DR_OK) {
         for (size_t i = 0; i < m; i++)
             for (size_t e = p->rowptr[i]; e < p->rowptr[i + 1]; e++)
-                p->colind[e] = S.buf[S.off[p->ry[i]] + (e - p->rowptr[i])];
+                p->colind[e] = set_at(&S, p->ry[i], e - p->rowptr[i]);
         st = transpose(m, n, p->rowptr, p->colind, &cp, &ci);
     }
     /* both colourings; the fewer colours, columns (forward) at a tie */
@@ -582,14 +628,38 @@ static dr_status jac_plan(dr_tape *t, size_t m, const dr_real *y, size_t n,
         rcolor = dr__malloc(m * sizeof *rcolor + 1);
         st = p->color && rcolor ? DR_OK : DR_ENOMEM;
     }
-    if (st == DR_OK)
-        st = dr__color_columns(m, n, p->rowptr, p->colind, cp, ci, p->color,
-                               &kc);
-    if (st == DR_OK)
-        st = dr__color_columns(n, m, cp, ci, p->rowptr, p->colind, rcolor,
-                               &kr);
+    /* The longest row is a floor under the columns' colours (its columns
+       all differ), and the longest column under the rows'.  A colouring
+       whose floor is above the other's count cannot win, and is not made:
+       the greedy colouring of a side costs the square of the other side's
+       longest line, n^2 for an output that reads every input.  A side
+       whose floor is all of it is coloured one by one, as the greedy
+       colouring would (n colours for n), without the n^2. */
+    bool by_cols = false, by_rows = false;
     if (st == DR_OK) {
-        p->forward = kc <= kr;
+        size_t lr = longest(m, p->rowptr), lc = longest(n, cp);
+        if (lr <= lc) {
+            st = color_side(m, n, p->rowptr, p->colind, cp, ci, lr, p->color,
+                            &kc);
+            by_cols = true;
+            if (st == DR_OK && lc < kc) {
+                st = color_side(n, m, cp, ci, p->rowptr, p->colind, lc,
+                                rcolor, &kr);
+                by_rows = true;
+            }
+        } else {
+            st = color_side(n, m, cp, ci, p->rowptr, p->colind, lc, rcolor,
+                            &kr);
+            by_rows = true;
+            if (st == DR_OK && lr <= kr) { /* (a tie goes to columns) */
+                st = color_side(m, n, p->rowptr, p->colind, cp, ci, lr,
+                                p->color, &kc);
+                by_cols = true;
+            }
+        }
+    }
+    if (st == DR_OK) {
+        p->forward = by_cols && (!by_rows || kc <= kr);
         p->ncolors = p->nnz == 0 ? 0 : p->forward ? kc : kr;
         if (!p->forward) {
             uint32_t *c = p->color;
