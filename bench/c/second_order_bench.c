@@ -43,6 +43,8 @@
  *   fsum-sjac1, rsum-sjac1               dr_sparse_jacobian of one output,
  *                          the sum of the n inputs by dr_add, in index
  *                          order or from the last
+ *   arrow-plan             dr_sparse_jacobian_plan of y_0 = sum x,
+ *                          y_i = x_0 cos x_i (an arrowhead, n colours)
  * mult-ops and dot-ops use only the order-1 API; built with
  * -DBENCH_ORDER1_ONLY they link against a library without second order,
  * so the scalar operations' speed at order 1 can be compared across
@@ -353,13 +355,22 @@ static void chain_sum(dr_tape *t, size_t n, const dr_real *x, bool backwards,
     y[0] = s;
 }
 
+/* y_0 = x_0 + ... + x_{n-1}, y_i = x_0 cos x_i: a dense row and column */
+static void arrow_y(dr_tape *t, size_t n, const dr_real *x, dr_real *y)
+{
+    y[0] = dr_sumn(t, n, x);
+    for (size_t i = 1; i < n; i++)
+        y[i] = dr_mul(t, x[0], dr_cos(t, x[i]));
+}
+
 static double run_sparse(size_t n, const char *what, long reps)
 {
-    bool jac = strstr(what, "jac") != NULL;
+    bool jac = strstr(what, "jac") != NULL || strstr(what, "plan") != NULL;
     bool sums = what[1] == 's' && what[2] == 'u'; /* fsum-, rsum- */
     size_t m = sums ? 1 : n;                      /* the Jacobian's rows */
     bool dense = !strcmp(what, "hess") || !strcmp(what, "jac");
     bool once = what[strlen(what) - 1] != '1'; /* a plan made once */
+    bool plan_only = strstr(what, "plan") != NULL;  /* arrow-plan */
     dr_tape *t = dr_tape_new();
     double *in = malloc(n * sizeof *in);
     dr_real *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
@@ -373,6 +384,8 @@ static double run_sparse(size_t n, const char *what, long reps)
     dr_real f = {0, DR_NONE};
     if (sums)
         chain_sum(t, n, x, what[0] == 'r', y);
+    else if (what[0] == 'a')
+        arrow_y(t, n, x, y);
     else if (jac)
         band_y(t, n, x, y);
     else
@@ -380,6 +393,14 @@ static double run_sparse(size_t n, const char *what, long reps)
     dr_sparse_plan *p = NULL;
     size_t nnz = 0;
     double *val = NULL;
+    if (plan_only) {
+        for (long r = 0; r < reps; r++) {
+            check(dr_sparse_jacobian_plan(t, m, y, n, x, &p), "plan");
+            dr_sparse_plan_free(p);
+        }
+        p = NULL;
+        reps = 0;
+    }
     if (!dense) {
         check(jac ? dr_sparse_jacobian_plan(t, m, y, n, x, &p)
                   : dr_sparse_hessian_plan(t, f, n, x, &p), "plan");
@@ -459,7 +480,8 @@ int main(int argc, char **argv)
                              : run_so(rank1, RANK1_N, in, what, reps);
     } else if (!strncmp(prog, "band-", 5)) {
         s = run_sparse(size > 0 ? (size_t)size : 10000, prog + 5, reps);
-    } else if (!strncmp(prog, "fsum-", 5) || !strncmp(prog, "rsum-", 5)) {
+    } else if (!strncmp(prog, "fsum-", 5) || !strncmp(prog, "rsum-", 5) ||
+               !strncmp(prog, "arrow-", 6)) {
         s = run_sparse(size > 0 ? (size_t)size : 10000, prog, reps);
 #endif
     } else {
