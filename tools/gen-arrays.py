@@ -86,30 +86,10 @@ def declarations(text):
 
 # ---------------------------------------------------------------- C forms
 
-def impl_params(f):
-    """The parameters of the family file's impl: ids for handles, a scalar
-    as its value and id; an array of handles or scalars comes both as
-    arrays of ids (and values) and as the caller's handles (one is NULL)."""
-    out = []
-    for p in f.params:
-        if p.type == "dr_arr":
-            out.append(p.decl("dr_idx"))
-        elif p.type == "dr_real":
-            out += [p.decl("double", p.name + "_val"), p.decl("dr_idx", p.name + "_id")]
-        elif p.type == "dr_arr_fn":
-            out.append(p.decl("int"))
-        elif p.type == "const dr_arr *":
-            out += [p.decl("const dr_idx *", p.name + "_id"), p.decl()]
-        elif p.type == "const dr_real *":
-            out += [p.decl("const double *", p.name + "_val"),
-                    p.decl("const dr_idx *", p.name + "_id"), p.decl()]
-        else:
-            out.append(p.decl())
-    return out
-
-
 def id_params(f):
-    """The _id form's parameters (a scalar result's value through val)."""
+    """The _id form's parameters: ids for handles, a scalar as its value and
+    id, an array of handles or scalars as arrays of ids (and values), and a
+    scalar result's value through val."""
     out = []
     for p in f.params:
         if p.type == "dr_arr":
