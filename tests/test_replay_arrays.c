@@ -177,7 +177,7 @@ enum {
     P_SOFTMAX_M, P_LOGSOFTMAX, P_LSE, P_LSEROWS, P_INDEX, P_INDEX2,
     P_FROMREALS, P_SLICE, P_SLICE2, P_CONCAT0, P_CONCAT1, P_GATHER,
     P_SCATTER, P_RESHAPE, P_RESHAPE_BORROWED, P_SCALE_BY_NODE, P_SUMN,
-    P_COUNT
+    P_AXPY, P_AXPY_ID, P_COUNT
 };
 
 /* primitive k over the PRIM inputs: one output, *arr the array it made
@@ -325,6 +325,13 @@ static dr_real prim_program(dr_tape *t, int k, const inputs *in, dr_idx *arr)
         break;
     case P_RESHAPE_BORROWED: /* (its values are B's memory itself) */
         r = dr_arr_reshape(t, B, 2, 3, 4);
+        break;
+    case P_AXPY: /* a x + y with a, x, y all inputs */
+        r = dr_arr_axpy(t, in->s[0], A, dr_arr_transpose(t, B));
+        break;
+    case P_AXPY_ID: /* a constant y */
+        r = dr_arr_get(t, dr_arr_axpy_id(t, in->s[1].val, in->s[1].idx, A.idx,
+                                         in->C.idx));
         break;
     case P_SCALE_BY_NODE: /* a scalar operand made by an array node */
         r = dr_arr_scale(t, dr_arr_sum(t, u), v);

@@ -582,53 +582,33 @@ static dr_arr_node *create(dr_tape *t, int rank, int64_t rows, int64_t cols,
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_input(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                    const double *data)
+static dr_arr_node *input(dr_tape *t, int rank, int64_t rows, int64_t cols,
+                          const double *data)
 {
-    return dr__arr_handle(create(t, rank, rows, cols, data, true, true));
+    return create(t, rank, rows, cols, data, true, true);
 }
+DR_ARR_FORMS_input(input)
 
-dr_idx dr_arr_input_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                       const double *data)
+static dr_arr_node *constant(dr_tape *t, int rank, int64_t rows,
+                             int64_t cols, const double *data)
 {
-    return dr__arr_id(create(t, rank, rows, cols, data, true, true));
+    return create(t, rank, rows, cols, data, false, true);
 }
+DR_ARR_FORMS_const(constant)
 
-dr_arr dr_arr_const(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                    const double *data)
+static dr_arr_node *input_ref(dr_tape *t, int rank, int64_t rows,
+                              int64_t cols, const double *data)
 {
-    return dr__arr_handle(create(t, rank, rows, cols, data, false, true));
+    return create(t, rank, rows, cols, data, true, false);
 }
+DR_ARR_FORMS_input_ref(input_ref)
 
-dr_idx dr_arr_const_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                       const double *data)
+static dr_arr_node *const_ref(dr_tape *t, int rank, int64_t rows,
+                              int64_t cols, const double *data)
 {
-    return dr__arr_id(create(t, rank, rows, cols, data, false, true));
+    return create(t, rank, rows, cols, data, false, false);
 }
-
-dr_arr dr_arr_input_ref(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                    const double *data)
-{
-    return dr__arr_handle(create(t, rank, rows, cols, data, true, false));
-}
-
-dr_idx dr_arr_input_ref_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                       const double *data)
-{
-    return dr__arr_id(create(t, rank, rows, cols, data, true, false));
-}
-
-dr_arr dr_arr_const_ref(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                    const double *data)
-{
-    return dr__arr_handle(create(t, rank, rows, cols, data, false, false));
-}
-
-dr_idx dr_arr_const_ref_id(dr_tape *t, int rank, int64_t rows, int64_t cols,
-                       const double *data)
-{
-    return dr__arr_id(create(t, rank, rows, cols, data, false, false));
-}
+DR_ARR_FORMS_const_ref(const_ref)
 
 /* --------------------------------------------------------------- access */
 

@@ -104,14 +104,17 @@ enum { DR_ARR_SO_NONE, DR_ARR_SO_LINEAR, DR_ARR_SO_BILINEAR, DR_ARR_SO_OWN };
  * The op that made a node (its parameters in ip and aux as its file says),
  * for the recorded passes (nested/array_rules.c), which record an op's tangent
  * and adjoint with the array operations themselves.  0: an input or a
- * constant.
+ * constant.  OWN: an op that sets the recorded passes' hooks of its node
+ * itself (dr_ext.tangent_record, adjoint_record), its rules beside its
+ * kernels, written with the ops of its own file and of files that do not
+ * use it; so a new op touches no file but its own here (cbits/README.md).
  */
 enum {
     DR_ARR_K_LEAF, DR_ARR_K_BIN, DR_ARR_K_SCALE, DR_ARR_K_MAP, DR_ARR_K_BCAST,
     DR_ARR_K_INDEX, DR_ARR_K_BUILD, DR_ARR_K_BLOCK, DR_ARR_K_CONCAT,
     DR_ARR_K_GATHER_SCATTER, DR_ARR_K_RESHAPE, DR_ARR_K_DOT, DR_ARR_K_MV,
     DR_ARR_K_MM, DR_ARR_K_OUTER, DR_ARR_K_TRANSPOSE, DR_ARR_K_SUM,
-    DR_ARR_K_SUM_AXIS, DR_ARR_K_MAX, DR_ARR_K_SOFTMAX, DR_ARR_K_LSE
+    DR_ARR_K_SUM_AXIS, DR_ARR_K_MAX, DR_ARR_K_SOFTMAX, DR_ARR_K_LSE, DR_ARR_K_OWN
 };
 
 #define DR_ARR_MAXOPS 2
@@ -301,5 +304,9 @@ static inline bool dr__arr_any_active(dr_arr_node *a, dr_arr_node *b)
 {
     return (a && a->active) || (b && b->active);
 }
+
+/* the public forms of each primitive over its family file's function
+   (generated from the declarations of dualrev/arrays.h) */
+#include "arrays/array_forms.h"
 
 #endif /* DR_ARRAY_H */

@@ -200,20 +200,18 @@ static dr_arr_node *binop(dr_tape *t, dr_idx ia, dr_idx ib, int kind)
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-#define BIN_API(name, kind)                                                   \
-    dr_arr dr_arr_##name(dr_tape *t, dr_arr a, dr_arr b)                      \
+/* each binary op records through binop */
+#define BIN_FORMS(name, kind)                                                 \
+    static dr_arr_node *bin_##name(dr_tape *t, dr_idx a, dr_idx b)            \
     {                                                                         \
-        return dr__arr_handle(binop(t, a.idx, b.idx, kind));                  \
+        return binop(t, a, b, kind);                                          \
     }                                                                         \
-    dr_idx dr_arr_##name##_id(dr_tape *t, dr_idx a, dr_idx b)                 \
-    {                                                                         \
-        return dr__arr_id(binop(t, a, b, kind));                              \
-    }
+    DR_ARR_FORMS_##name(bin_##name)
 
-BIN_API(add, BIN_ADD)
-BIN_API(sub, BIN_SUB)
-BIN_API(mul, BIN_MUL)
-BIN_API(div, BIN_DIV)
+BIN_FORMS(add, BIN_ADD)
+BIN_FORMS(sub, BIN_SUB)
+BIN_FORMS(mul, BIN_MUL)
+BIN_FORMS(div, BIN_DIV)
 
 /* ------------------------------------------------------------- scale */
 
@@ -306,16 +304,7 @@ static dr_arr_node *scale(dr_tape *t, double sv, dr_idx sid, dr_idx ix)
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_scale(dr_tape *t, dr_real s, dr_arr x)
-{
-    return dr__arr_handle(scale(t, s.val, s.idx, x.idx));
-}
-
-dr_idx dr_arr_scale_id(dr_tape *t, double s_val, dr_idx s_id, dr_idx x)
-{
-    return dr__arr_id(scale(t, s_val, s_id, x));
-}
-
+DR_ARR_FORMS_scale(scale)
 /* --------------------------------------------------------------- map */
 
 /*
@@ -507,16 +496,7 @@ static double map_prim(dr_arr_node *y, const dr_oplog *lg)
     return 0.0;
 }
 
-dr_arr dr_arr_map(dr_tape *t, dr_arr_fn f, dr_arr x)
-{
-    return dr__arr_handle(map(t, (int)f, x.idx));
-}
-
-dr_idx dr_arr_map_id(dr_tape *t, int f, dr_idx x)
-{
-    return dr__arr_id(map(t, f, x));
-}
-
+DR_ARR_FORMS_map(map)
 /* ------------------------------------------------------ broadcasting */
 
 /* ip[0]: 0 = vector along rows (length cols), 1 = along columns (length rows)
@@ -651,42 +631,26 @@ static dr_arr_node *bcast(dr_tape *t, bool has_m, dr_idx im, dr_idx iv,
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_add_rowvec(dr_tape *t, dr_arr m, dr_arr v)
+static dr_arr_node *add_rowvec(dr_tape *t, dr_idx m, dr_idx v)
 {
-    return dr__arr_handle(bcast(t, true, m.idx, v.idx, 0, 0));
+    return bcast(t, true, m, v, 0, 0);
 }
+DR_ARR_FORMS_add_rowvec(add_rowvec)
 
-dr_idx dr_arr_add_rowvec_id(dr_tape *t, dr_idx m, dr_idx v)
+static dr_arr_node *add_colvec(dr_tape *t, dr_idx m, dr_idx v)
 {
-    return dr__arr_id(bcast(t, true, m, v, 0, 0));
+    return bcast(t, true, m, v, 0, 1);
 }
+DR_ARR_FORMS_add_colvec(add_colvec)
 
-dr_arr dr_arr_add_colvec(dr_tape *t, dr_arr m, dr_arr v)
+static dr_arr_node *replicate_rows(dr_tape *t, dr_idx v, int64_t r)
 {
-    return dr__arr_handle(bcast(t, true, m.idx, v.idx, 0, 1));
+    return bcast(t, false, DR_NONE, v, r, 0);
 }
+DR_ARR_FORMS_replicate_rows(replicate_rows)
 
-dr_idx dr_arr_add_colvec_id(dr_tape *t, dr_idx m, dr_idx v)
+static dr_arr_node *replicate_cols(dr_tape *t, dr_idx v, int64_t c)
 {
-    return dr__arr_id(bcast(t, true, m, v, 0, 1));
+    return bcast(t, false, DR_NONE, v, c, 1);
 }
-
-dr_arr dr_arr_replicate_rows(dr_tape *t, dr_arr v, int64_t r)
-{
-    return dr__arr_handle(bcast(t, false, DR_NONE, v.idx, r, 0));
-}
-
-dr_idx dr_arr_replicate_rows_id(dr_tape *t, dr_idx v, int64_t r)
-{
-    return dr__arr_id(bcast(t, false, DR_NONE, v, r, 0));
-}
-
-dr_arr dr_arr_replicate_cols(dr_tape *t, dr_arr v, int64_t c)
-{
-    return dr__arr_handle(bcast(t, false, DR_NONE, v.idx, c, 1));
-}
-
-dr_idx dr_arr_replicate_cols_id(dr_tape *t, dr_idx v, int64_t c)
-{
-    return dr__arr_id(bcast(t, false, DR_NONE, v, c, 1));
-}
+DR_ARR_FORMS_replicate_cols(replicate_cols)

@@ -85,33 +85,8 @@ static dr_real index2(dr_tape *t, dr_idx ix, int64_t i, int64_t j)
     return index_flat(t, x, i * x->cols + j);
 }
 
-dr_real dr_arr_index(dr_tape *t, dr_arr x, int64_t i)
-{
-    return index1(t, x.idx, i);
-}
-
-dr_idx dr_arr_index_id(dr_tape *t, dr_idx x, int64_t i, double *val)
-{
-    dr_real r = index1(t, x, i);
-    if (val)
-        *val = r.val;
-    return r.idx;
-}
-
-dr_real dr_arr_index2(dr_tape *t, dr_arr m, int64_t i, int64_t j)
-{
-    return index2(t, m.idx, i, j);
-}
-
-dr_idx dr_arr_index2_id(dr_tape *t, dr_idx m, int64_t i, int64_t j,
-                        double *val)
-{
-    dr_real r = index2(t, m, i, j);
-    if (val)
-        *val = r.val;
-    return r.idx;
-}
-
+DR_ARR_FORMS_index(index1)
+DR_ARR_FORMS_index2(index2)
 /* ---------------------------------------------------- from scalars */
 
 static void build_rev(dr_arr_node *y, dr_sweep *s, double g)
@@ -199,21 +174,7 @@ static dr_arr_node *build(dr_tape *t, size_t n, const double *vals,
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_from_reals(dr_tape *t, size_t n, const dr_real *x)
-{
-    if (t && n && !x) {
-        dr__fail(t, DR_EINVAL);
-        return dr__arr_handle(NULL);
-    }
-    return dr__arr_handle(build(t, n, NULL, NULL, n ? x : NULL));
-}
-
-dr_idx dr_arr_from_reals_id(dr_tape *t, size_t n, const double *vals,
-                            const dr_idx *ids)
-{
-    return dr__arr_id(build(t, n, vals, ids, NULL));
-}
-
+DR_ARR_FORMS_from_reals(build)
 /* --------------------------------------------------------------- blocks */
 
 /* y = x[r0 .. r0+nr, c0 .. c0+nc] with x seen as rows x cols */
@@ -300,28 +261,18 @@ static dr_arr_node *block(dr_tape *t, dr_idx ix, bool two_d, int64_t r0,
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_slice(dr_tape *t, dr_arr x, int64_t start, int64_t len)
+static dr_arr_node *slice(dr_tape *t, dr_idx x, int64_t start, int64_t len)
 {
-    return dr__arr_handle(block(t, x.idx, false, start, len, 0, 0));
+    return block(t, x, false, start, len, 0, 0);
 }
+DR_ARR_FORMS_slice(slice)
 
-dr_idx dr_arr_slice_id(dr_tape *t, dr_idx x, int64_t start, int64_t len)
+static dr_arr_node *slice2(dr_tape *t, dr_idx m, int64_t r0, int64_t nr,
+                           int64_t c0, int64_t nc)
 {
-    return dr__arr_id(block(t, x, false, start, len, 0, 0));
+    return block(t, m, true, r0, nr, c0, nc);
 }
-
-dr_arr dr_arr_slice2(dr_tape *t, dr_arr m, int64_t r0, int64_t nr, int64_t c0,
-                     int64_t nc)
-{
-    return dr__arr_handle(block(t, m.idx, true, r0, nr, c0, nc));
-}
-
-dr_idx dr_arr_slice2_id(dr_tape *t, dr_idx m, int64_t r0, int64_t nr,
-                        int64_t c0, int64_t nc)
-{
-    return dr__arr_id(block(t, m, true, r0, nr, c0, nc));
-}
-
+DR_ARR_FORMS_slice2(slice2)
 /* --------------------------------------------------------------- concat */
 
 /* aux: the n operand records; ip[0] = axis.  Axis 0 is plain concatenation
@@ -466,16 +417,7 @@ static dr_arr_node *concat(dr_tape *t, int axis, size_t n, const dr_idx *ids,
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_concat(dr_tape *t, int axis, size_t n, const dr_arr *xs)
-{
-    return dr__arr_handle(concat(t, axis, n, NULL, xs));
-}
-
-dr_idx dr_arr_concat_id(dr_tape *t, int axis, size_t n, const dr_idx *xs)
-{
-    return dr__arr_id(concat(t, axis, n, xs, NULL));
-}
-
+DR_ARR_FORMS_concat(concat)
 /* ------------------------------------------------------ gather, scatter */
 
 /* Rows of length C = x->cols (1 for a vector).  aux: the copied indices.
@@ -594,30 +536,20 @@ static dr_arr_node *gather_scatter(dr_tape *t, dr_idx ix, bool scatter,
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_gather(dr_tape *t, dr_arr x, size_t n, const int64_t *idx)
+static dr_arr_node *gather(dr_tape *t, dr_idx x, size_t n,
+                           const int64_t *idx)
 {
     int64_t cnt = n > (size_t)INT64_MAX ? -1 : (int64_t)n;
-    return dr__arr_handle(gather_scatter(t, x.idx, false, cnt, idx));
+    return gather_scatter(t, x, false, cnt, idx);
 }
+DR_ARR_FORMS_gather(gather)
 
-dr_idx dr_arr_gather_id(dr_tape *t, dr_idx x, size_t n, const int64_t *idx)
+static dr_arr_node *scatter(dr_tape *t, dr_idx x, int64_t out_len,
+                            const int64_t *idx)
 {
-    int64_t cnt = n > (size_t)INT64_MAX ? -1 : (int64_t)n;
-    return dr__arr_id(gather_scatter(t, x, false, cnt, idx));
+    return gather_scatter(t, x, true, out_len, idx);
 }
-
-dr_arr dr_arr_scatter(dr_tape *t, dr_arr x, int64_t out_len,
-                      const int64_t *idx)
-{
-    return dr__arr_handle(gather_scatter(t, x.idx, true, out_len, idx));
-}
-
-dr_idx dr_arr_scatter_id(dr_tape *t, dr_idx x, int64_t out_len,
-                         const int64_t *idx)
-{
-    return dr__arr_id(gather_scatter(t, x, true, out_len, idx));
-}
-
+DR_ARR_FORMS_scatter(scatter)
 /* -------------------------------------------------------------- reshape */
 
 static void reshape_rev(dr_arr_node *y, dr_sweep *s, double g)
@@ -684,14 +616,4 @@ static dr_arr_node *reshape(dr_tape *t, dr_idx ix, int rank, int64_t rows,
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_reshape(dr_tape *t, dr_arr x, int rank, int64_t rows,
-                      int64_t cols)
-{
-    return dr__arr_handle(reshape(t, x.idx, rank, rows, cols));
-}
-
-dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
-                         int64_t cols)
-{
-    return dr__arr_id(reshape(t, x, rank, rows, cols));
-}
+DR_ARR_FORMS_reshape(reshape)

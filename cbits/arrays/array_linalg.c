@@ -1,7 +1,7 @@
 /*
  * array_linalg.c - dense linear algebra through OpenBLAS: dot, matrix-vector
  * and vector-matrix products, matrix-matrix products with transpose flags,
- * outer product and transpose.  Each reverse rule is the transposed product,
+ * outer product, transpose, and a x + y (axpy).  Each reverse rule is the transposed product,
  * one BLAS call per operand, accumulating into the operand's adjoint (beta = 0
  * when the adjoint buffer is fresh in this sweep, else 1).  Each forward
  * rule is the product rule, one BLAS call per operand and direction (beta
@@ -96,19 +96,7 @@ static dr_real dot(dr_tape *t, dr_idx ia, dr_idx ib)
     return r;
 }
 
-dr_real dr_arr_dot(dr_tape *t, dr_arr a, dr_arr b)
-{
-    return dot(t, a.idx, b.idx);
-}
-
-dr_idx dr_arr_dot_id(dr_tape *t, dr_idx a, dr_idx b, double *val)
-{
-    dr_real r = dot(t, a, b);
-    if (val)
-        *val = r.val;
-    return r.idx;
-}
-
+DR_ARR_FORMS_dot(dot)
 /* --------------------------------------------------- matvec and vecmat */
 
 /* ip[0] = 0: y = m v (x[0] = m, x[1] = v); 1: y = v^T m (x[0] = m, x[1] = v) */
@@ -211,26 +199,17 @@ static dr_arr_node *mv(dr_tape *t, dr_idx im, dr_idx iv, bool vecmat)
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_matvec(dr_tape *t, dr_arr m, dr_arr v)
+static dr_arr_node *matvec(dr_tape *t, dr_idx m, dr_idx v)
 {
-    return dr__arr_handle(mv(t, m.idx, v.idx, false));
+    return mv(t, m, v, false);
 }
+DR_ARR_FORMS_matvec(matvec)
 
-dr_idx dr_arr_matvec_id(dr_tape *t, dr_idx m, dr_idx v)
+static dr_arr_node *vecmat(dr_tape *t, dr_idx v, dr_idx m)
 {
-    return dr__arr_id(mv(t, m, v, false));
+    return mv(t, m, v, true);
 }
-
-dr_arr dr_arr_vecmat(dr_tape *t, dr_arr v, dr_arr m)
-{
-    return dr__arr_handle(mv(t, m.idx, v.idx, true));
-}
-
-dr_idx dr_arr_vecmat_id(dr_tape *t, dr_idx v, dr_idx m)
-{
-    return dr__arr_id(mv(t, m, v, true));
-}
-
+DR_ARR_FORMS_vecmat(vecmat)
 /* --------------------------------------------------------------- matmul */
 
 /* C = op(A) op(B); ip = {trans_a, trans_b, m, n}, k in naux */
@@ -354,17 +333,7 @@ static dr_arr_node *matmul(dr_tape *t, dr_idx ia, int ta, dr_idx ib, int tb)
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_matmul(dr_tape *t, dr_arr a, int trans_a, dr_arr b, int trans_b)
-{
-    return dr__arr_handle(matmul(t, a.idx, trans_a, b.idx, trans_b));
-}
-
-dr_idx dr_arr_matmul_id(dr_tape *t, dr_idx a, int trans_a, dr_idx b,
-                        int trans_b)
-{
-    return dr__arr_id(matmul(t, a, trans_a, b, trans_b));
-}
-
+DR_ARR_FORMS_matmul(matmul)
 /* ---------------------------------------------------------------- outer */
 
 static void outer_rev(dr_arr_node *y, dr_sweep *s, double g)
@@ -447,15 +416,159 @@ static dr_arr_node *outer(dr_tape *t, dr_idx iu, dr_idx iv)
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_outer(dr_tape *t, dr_arr u, dr_arr v)
+DR_ARR_FORMS_outer(outer)
+/* ----------------------------------------------------------------- axpy */
+
+/* z = a x + b: x[0] = x, x[1] = b, the scalar a in sx / sv */
+
+/* bilinear in (a, x), linear in b: on tangents (array.h, "second order")
+   only the product's terms, and b's share, which no value changes, is
+   left out */
+static void axpy_rev(dr_arr_node *y, dr_sweep *s, double g)
 {
-    return dr__arr_handle(outer(t, u.idx, v.idx));
+    (void)g;
+    dr_arr_node *x = y->x[0], *b = y->x[1];
+    bool on_tangents = s->h && s->h->tval >= 0;
+    const double *Z = dr__arr_adj_in(s, y), *xv = dr__arr_val(s, x);
+    double a = dr__arr_sval(s, y), acc = 0.0;
+    double *X = on_tangents && a == 0.0 ? NULL : dr__arr_adj_for(s, x);
+    double *B = on_tangents ? NULL : dr__arr_adj_for(s, b);
+    bool xz = dr__arr_tzero(s, x);
+    for (int64_t i = 0; i < y->n; i++) {
+        double gi = Z[i];
+        if (gi == 0.0)
+            continue;
+        if (X)
+            X[i] += a * gi;
+        if (B)
+            B[i] += gi;
+        acc += gi * xv[i];
+    }
+    if (y->sx >= 0 && acc != 0.0 && !xz)
+        dr__arr_sacc(s, y->sx, acc);
 }
 
-dr_idx dr_arr_outer_id(dr_tape *t, dr_idx u, dr_idx v)
+/* dz = a dx + da x + db, per direction */
+static void axpy_fwd(dr_arr_node *y, dr_fsweep *f)
 {
-    return dr__arr_id(outer(t, u, v));
+    dr_arr_node *x = y->x[0], *b = y->x[1];
+    const double *Tx = dr__arr_tan(x), *Tb = dr__arr_tan(b);
+    bool da_any = false;
+    for (size_t d = 0; d < f->k; d++)
+        da_any |= dr__arr_stan(f, y->sx, d) != 0.0;
+    if (!Tx && !Tb && !da_any)
+        return;
+    double *T = dr__arr_tan_out(f, y);
+    if (!T)
+        return;
+    size_t n = (size_t)y->n;
+    for (size_t d = 0; d < f->k; d++) {
+        double da = dr__arr_stan(f, y->sx, d);
+        const double *tx = Tx ? Tx + d * n : NULL, *tb = Tb ? Tb + d * n : NULL;
+        double *Td = T + d * n;
+        for (size_t i = 0; i < n; i++)
+            Td[i] = (tx ? y->sv * tx[i] : 0.0) + (da != 0.0 ? da * x->val[i] : 0.0) +
+                    (tb ? tb[i] : 0.0);
+    }
 }
+
+static double axpy_prim(dr_arr_node *y, const dr_oplog *lg)
+{
+    (void)lg;
+    const double *xv = y->x[0]->val, *bv = y->x[1]->val;
+    double a = y->sv;
+    for (int64_t i = 0; i < y->n; i++)
+        y->val[i] = a * xv[i] + bv[i];
+    return 0.0;
+}
+
+/* the recorded passes (node/node.h's dr_rpass), with the array ops of this
+   file and scale and add: the tangent a' x + a x' + b' */
+static dr_real axpy_tangent_record(dr_ext *e, dr_rpass *p)
+{
+    dr_arr_node *y = (dr_arr_node *)e, *x = y->x[0], *b = y->x[1];
+    dr_tape *t = p->t;
+    dr_real z = {0.0, DR_NONE};
+    if (!y->active)
+        return z;
+    dr_real a = {y->sv, y->sx >= 0 ? t->base + y->sx : DR_NONE};
+    dr_real ta = y->sx >= 0 ? p->get(p, y->sx) : z;
+    dr_idx tx = x->active ? p->get(p, x->hdr.id).idx : DR_NONE;
+    z.idx = b->active ? p->get(p, b->hdr.id).idx : DR_NONE;
+    if (tx != DR_NONE)
+        z.idx = z.idx == DR_NONE ? dr_arr_scale_id(t, a.val, a.idx, tx)
+                                 : dr_arr_axpy_id(t, a.val, a.idx, tx, z.idx);
+    if (ta.idx != DR_NONE || ta.val != 0.0)
+        z.idx = z.idx == DR_NONE ? dr_arr_scale_id(t, ta.val, ta.idx, x->pub)
+                                 : dr_arr_axpy_id(t, ta.val, ta.idx, x->pub, z.idx);
+    return z;
+}
+
+/* ... and the adjoint: x_bar += a g, b_bar += g, a_bar += <g, x> */
+static void axpy_adjoint_record(dr_ext *e, dr_rpass *p, dr_real g)
+{
+    dr_arr_node *y = (dr_arr_node *)e, *x = y->x[0], *b = y->x[1];
+    dr_tape *t = p->t;
+    if (!y->active || g.idx == DR_NONE)
+        return;
+    dr_real a = {y->sv, y->sx >= 0 ? t->base + y->sx : DR_NONE};
+    if (x->active && p->wanted(p, x->hdr.id)) {
+        dr_real v = p->get(p, x->hdr.id);
+        v.idx = v.idx == DR_NONE ? dr_arr_scale_id(t, a.val, a.idx, g.idx)
+                                 : dr_arr_axpy_id(t, a.val, a.idx, g.idx, v.idx);
+        p->set(p, x->hdr.id, v);
+    }
+    if (b->active && p->wanted(p, b->hdr.id)) {
+        dr_real v = p->get(p, b->hdr.id);
+        v.idx = v.idx == DR_NONE ? g.idx : dr_arr_add_id(t, v.idx, g.idx);
+        p->set(p, b->hdr.id, v);
+    }
+    if (y->sx >= 0 && p->wanted(p, y->sx)) {
+        dr_real d = {0.0, DR_NONE}, v = p->get(p, y->sx);
+        d.idx = dr_arr_dot_id(t, g.idx, x->pub, &d.val);
+        p->set(p, y->sx, v.idx == DR_NONE && v.val == 0.0 ? d : dr_add(t, v, d));
+    }
+}
+
+static dr_arr_node *axpy(dr_tape *t, double a_val, dr_idx a_id, dr_idx ix,
+                         dr_idx ib)
+{
+    if (!t)
+        return NULL;
+    int64_t ra;
+    if (!dr__rel_arg(t, a_id, &ra)) {
+        dr__fail(t, DR_EINVAL);
+        return NULL;
+    }
+    dr_arr_node *x = dr__arr_get(t, ix), *b = x ? dr__arr_get(t, ib) : NULL;
+    if (!x || !b)
+        return NULL;
+    if (x->rank != b->rank || x->rows != b->rows || x->cols != b->cols) {
+        dr__fail(t, DR_ESHAPE);
+        return NULL;
+    }
+    dr_arr_node *y = dr__arr_new(t, x->rank, x->rows, x->cols);
+    if (!y)
+        return NULL;
+    y->x[0] = x;
+    y->x[1] = b;
+    y->sx = ra;
+    y->sv = a_val;
+    y->rev = axpy_rev;
+    y->kind = DR_ARR_K_OWN;
+    y->so = DR_ARR_SO_BILINEAR;
+    y->fwd = axpy_fwd;
+    y->prim = axpy_prim;
+    y->hdr.tangent_record = axpy_tangent_record;
+    y->hdr.adjoint_record = axpy_adjoint_record;
+    y->active = dr__arr_any_active(x, b) || ra >= 0;
+    /* a scalar given a value other than its node's: no replay (record.h) */
+    if (dr__order2(t) && !dr__logged_as(t, ra, a_val))
+        y->hdr.replay = NULL;
+    axpy_prim(y, NULL);
+    return dr__arr_push(t, y) == DR_NONE ? NULL : y;
+}
+DR_ARR_FORMS_axpy(axpy)
 
 /* ------------------------------------------------------------ transpose */
 
@@ -533,12 +646,4 @@ static dr_arr_node *transpose(dr_tape *t, dr_idx ix)
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_transpose(dr_tape *t, dr_arr m)
-{
-    return dr__arr_handle(transpose(t, m.idx));
-}
-
-dr_idx dr_arr_transpose_id(dr_tape *t, dr_idx m)
-{
-    return dr__arr_id(transpose(t, m));
-}
+DR_ARR_FORMS_transpose(transpose)

@@ -95,19 +95,7 @@ static dr_real sum(dr_tape *t, dr_idx ix)
                        0.0);
 }
 
-dr_real dr_arr_sum(dr_tape *t, dr_arr x)
-{
-    return sum(t, x.idx);
-}
-
-dr_idx dr_arr_sum_id(dr_tape *t, dr_idx x, double *val)
-{
-    dr_real r = sum(t, x);
-    if (val)
-        *val = r.val;
-    return r.idx;
-}
-
+DR_ARR_FORMS_sum(sum)
 /* ------------------------------------------------- sum rows / columns */
 
 /* ip[0] = 0: y_i = sum_j x_ij (length rows); 1: y_j = sum_i x_ij */
@@ -181,26 +169,17 @@ static dr_arr_node *sum_axis(dr_tape *t, dr_idx ix, bool cols)
     return dr__arr_push(t, y) == DR_NONE ? NULL : y;
 }
 
-dr_arr dr_arr_sum_rows(dr_tape *t, dr_arr m)
+static dr_arr_node *sum_rows(dr_tape *t, dr_idx m)
 {
-    return dr__arr_handle(sum_axis(t, m.idx, false));
+    return sum_axis(t, m, false);
 }
+DR_ARR_FORMS_sum_rows(sum_rows)
 
-dr_idx dr_arr_sum_rows_id(dr_tape *t, dr_idx m)
+static dr_arr_node *sum_cols(dr_tape *t, dr_idx m)
 {
-    return dr__arr_id(sum_axis(t, m, false));
+    return sum_axis(t, m, true);
 }
-
-dr_arr dr_arr_sum_cols(dr_tape *t, dr_arr m)
-{
-    return dr__arr_handle(sum_axis(t, m.idx, true));
-}
-
-dr_idx dr_arr_sum_cols_id(dr_tape *t, dr_idx m)
-{
-    return dr__arr_id(sum_axis(t, m, true));
-}
-
+DR_ARR_FORMS_sum_cols(sum_cols)
 /* ------------------------------------------------------------------ max */
 
 static void max_rev(dr_arr_node *y, dr_sweep *s, double g)
@@ -259,19 +238,7 @@ static dr_real amax(dr_tape *t, dr_idx ix)
                        0.0);
 }
 
-dr_real dr_arr_max(dr_tape *t, dr_arr x)
-{
-    return amax(t, x.idx);
-}
-
-dr_idx dr_arr_max_id(dr_tape *t, dr_idx x, double *val)
-{
-    dr_real r = amax(t, x);
-    if (val)
-        *val = r.val;
-    return r.idx;
-}
-
+DR_ARR_FORMS_max(amax)
 /* ------------------------------------------- softmax family, row-wise */
 
 /* log sum exp of x[0..n-1], stable; -inf when n == 0 */
@@ -566,36 +533,23 @@ static double sm_prim(dr_arr_node *y, const dr_oplog *lg)
     return 0.0;
 }
 
-dr_arr dr_arr_softmax(dr_tape *t, dr_arr x)
+static dr_arr_node *softmax(dr_tape *t, dr_idx x)
 {
-    return dr__arr_handle(softmax_family(t, x.idx, SM_SOFTMAX));
+    return softmax_family(t, x, SM_SOFTMAX);
 }
+DR_ARR_FORMS_softmax(softmax)
 
-dr_idx dr_arr_softmax_id(dr_tape *t, dr_idx x)
+static dr_arr_node *log_softmax(dr_tape *t, dr_idx x)
 {
-    return dr__arr_id(softmax_family(t, x, SM_SOFTMAX));
+    return softmax_family(t, x, SM_LOGSOFTMAX);
 }
+DR_ARR_FORMS_log_softmax(log_softmax)
 
-dr_arr dr_arr_log_softmax(dr_tape *t, dr_arr x)
+static dr_arr_node *logsumexp_rows(dr_tape *t, dr_idx m)
 {
-    return dr__arr_handle(softmax_family(t, x.idx, SM_LOGSOFTMAX));
+    return softmax_family(t, m, SM_LSE_ROWS);
 }
-
-dr_idx dr_arr_log_softmax_id(dr_tape *t, dr_idx x)
-{
-    return dr__arr_id(softmax_family(t, x, SM_LOGSOFTMAX));
-}
-
-dr_arr dr_arr_logsumexp_rows(dr_tape *t, dr_arr m)
-{
-    return dr__arr_handle(softmax_family(t, m.idx, SM_LSE_ROWS));
-}
-
-dr_idx dr_arr_logsumexp_rows_id(dr_tape *t, dr_idx m)
-{
-    return dr__arr_id(softmax_family(t, m, SM_LSE_ROWS));
-}
-
+DR_ARR_FORMS_logsumexp_rows(logsumexp_rows)
 /* ----------------------------------------------- logsumexp, all elements */
 
 static void lse_rev(dr_arr_node *y, dr_sweep *s, double g)
@@ -667,15 +621,4 @@ static dr_real logsumexp(dr_tape *t, dr_idx ix)
                        l);
 }
 
-dr_real dr_arr_logsumexp(dr_tape *t, dr_arr x)
-{
-    return logsumexp(t, x.idx);
-}
-
-dr_idx dr_arr_logsumexp_id(dr_tape *t, dr_idx x, double *val)
-{
-    dr_real r = logsumexp(t, x);
-    if (val)
-        *val = r.val;
-    return r.idx;
-}
+DR_ARR_FORMS_logsumexp(logsumexp)

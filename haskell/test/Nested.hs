@@ -111,6 +111,21 @@ differentiable [d|
   arrGradNorm xs =
     let g = gradient (\ys -> let v = A.vfromList ys in A.logSumExp (A.vmul v v)) xs
     in sum (map (\d -> d * d) g)
+
+  -- the same through axpy, s times a vector plus another (one node)
+  arrAxpyGradNorm :: [Double] -> Double
+  arrAxpyGradNorm xs =
+    let g = gradient (\ys -> let v = A.vfromList ys
+                             in A.logSumExp (A.vaxpy (head ys) (A.vmul v v) (A.vsin v))) xs
+    in sum (map (\d -> d * d) g)
+
+  -- a gradient step w - 0.1 g, then the loss again: through maxpy
+  arrStep :: [Double] -> Double
+  arrStep ws =
+    let w = A.fromRows [ws, map (* 2) ws]
+        loss m = A.msumAll (A.mmul m m) + A.msumAll m
+        g = A.maxpy 2 w (A.fromRows [ws, ws])
+    in loss (A.maxpy (-0.1) g w)
   |]
 
 valueOf :: (a -> (b, c)) -> a -> b
@@ -150,6 +165,13 @@ spec = describe "derivatives inside differentiable code" $ do
         fd i = (arrGradNorm (bump i 1e-6) - arrGradNorm (bump i (-1e-6))) / 2e-6
         bump i e = [if j == i then x + e else x | (j, x) <- zip [0 :: Int ..] x0]
     and [abs (gi - fd i) <= 1e-6 * (1 + abs gi) | (i, gi) <- zip [0 ..] g] `shouldBe` True
+  it "through axpy: gradient inside and out, against differences of the plain function" $ do
+    let x0 = [0.4, -1.2, 0.7]
+        bump i e = [if j == i then x + e else x | (j, x) <- zip [0 :: Int ..] x0]
+        check f g = and [ abs (gi - (f (bump i 1e-6) - f (bump i (-1e-6))) / 2e-6) <= 1e-6 * (1 + abs gi)
+                        | (i, gi) <- zip [0 ..] g ]
+    check arrAxpyGradNorm ($(grad 'arrAxpyGradNorm) x0) `shouldBe` True
+    check arrStep ($(grad 'arrStep) x0) `shouldBe` True
   it "d/dx (x * d/dy (x + y)) is 1 at any x (no perturbation confusion)" $
     property $ \x -> $(grad 'confused) x == 1
   it "the same through a local function closing over x (x * 3 x, derivative 6 x)" $

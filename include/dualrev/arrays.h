@@ -55,11 +55,19 @@ extern "C" {
  *
  * Two forms.  Every operation exists taking and returning dr_arr handles,
  * and, for foreign-function interfaces that cannot pass structs (Haskell),
- * as a "_id" function taking and returning plain node ids; a scalar argument
- * is then passed as its value and id, and a scalar result's value comes back
- * through a double pointer (which may be NULL).  An array's shape and values
+ * as a "_id" function taking and returning plain node ids: dr_arr_NAME_id
+ * for every function here that takes a dr_tape * and returns a dr_arr or a
+ * dr_real (dualrev/arrays_id.h, included at the end; generated from this
+ * header).  A scalar argument s is then passed as its value and id (s_val,
+ * s_id), an array of handles as an array of ids (an array of scalars as
+ * arrays of values and ids), and a scalar result's value comes back through
+ * a double pointer val (which may be NULL).  An array's shape and values
  * are read by id with dr_arr_shape / dr_arr_values / dr_arr_read.  The fields
  * of a dr_arr other than idx are informational: operations use only idx.
+ *
+ * Haskell.  The comment "Haskell:" after an operation names the functions
+ * of Numeric.DualRev.Array that are that operation, with its parameters in
+ * their order where it differs.
  *
  * Reverse pass.  Seed arrays with dr_arr_seed (scalars with dr_seed), sweep
  * with dr_reverse, read with dr_arr_adjoint (scalars with dr_adjoint);
@@ -117,13 +125,9 @@ typedef enum dr_arr_fn {
  */
 DR_API dr_arr dr_arr_input(dr_tape *t, int rank, int64_t rows, int64_t cols,
                            const double *data);
-DR_API dr_idx dr_arr_input_id(dr_tape *t, int rank, int64_t rows,
-                              int64_t cols, const double *data);
 /** A constant (inactive) array holding a copy of data; rules as dr_arr_input. */
 DR_API dr_arr dr_arr_const(dr_tape *t, int rank, int64_t rows, int64_t cols,
                            const double *data);
-DR_API dr_idx dr_arr_const_id(dr_tape *t, int rank, int64_t rows,
-                              int64_t cols, const double *data);
 /**
  * As dr_arr_input / dr_arr_const, but the tape does NOT copy: it keeps the
  * pointer data, and the caller promises that the rows*cols doubles stay
@@ -135,12 +139,8 @@ DR_API dr_idx dr_arr_const_id(dr_tape *t, int rank, int64_t rows,
  */
 DR_API dr_arr dr_arr_input_ref(dr_tape *t, int rank, int64_t rows,
                                int64_t cols, const double *data);
-DR_API dr_idx dr_arr_input_ref_id(dr_tape *t, int rank, int64_t rows,
-                                  int64_t cols, const double *data);
 DR_API dr_arr dr_arr_const_ref(dr_tape *t, int rank, int64_t rows,
                                int64_t cols, const double *data);
-DR_API dr_idx dr_arr_const_ref_id(dr_tape *t, int rank, int64_t rows,
-                                  int64_t cols, const double *data);
 /**
  * The handle of array node id (a failed handle if id is not an array node of
  * this tape; the sticky status is not touched).
@@ -242,95 +242,99 @@ DR_API dr_status dr_arr_hvp_vec(const dr_tape *t, dr_idx id, size_t k,
 
 /** a + b, a - b, a * b, a / b elementwise; a and b of equal rank and shape. */
 DR_API dr_arr dr_arr_add(dr_tape *t, dr_arr a, dr_arr b);
+/* Haskell: vadd, madd */
 DR_API dr_arr dr_arr_sub(dr_tape *t, dr_arr a, dr_arr b);
+/* Haskell: vsub, msub */
 DR_API dr_arr dr_arr_mul(dr_tape *t, dr_arr a, dr_arr b);
+/* Haskell: vmul, mmul */
 DR_API dr_arr dr_arr_div(dr_tape *t, dr_arr a, dr_arr b);
-DR_API dr_idx dr_arr_add_id(dr_tape *t, dr_idx a, dr_idx b);
-DR_API dr_idx dr_arr_sub_id(dr_tape *t, dr_idx a, dr_idx b);
-DR_API dr_idx dr_arr_mul_id(dr_tape *t, dr_idx a, dr_idx b);
-DR_API dr_idx dr_arr_div_id(dr_tape *t, dr_idx a, dr_idx b);
+/* Haskell: vdiv, mdiv */
 /** s * x for a scalar s (active or constant); any shape. */
 DR_API dr_arr dr_arr_scale(dr_tape *t, dr_real s, dr_arr x);
-DR_API dr_idx dr_arr_scale_id(dr_tape *t, double s_val, dr_idx s_id,
-                              dr_idx x);
+/* Haskell: vscale, mscale */
 /** f applied to every element; f a dr_arr_fn (else DR_EINVAL). */
 DR_API dr_arr dr_arr_map(dr_tape *t, dr_arr_fn f, dr_arr x);
-DR_API dr_idx dr_arr_map_id(dr_tape *t, int f, dr_idx x);
 
 /* ---- broadcasting ---- */
 
 /** m (r x c) plus the vector v (length c) added to every row. */
 DR_API dr_arr dr_arr_add_rowvec(dr_tape *t, dr_arr m, dr_arr v);
-DR_API dr_idx dr_arr_add_rowvec_id(dr_tape *t, dr_idx m, dr_idx v);
+/* Haskell: addRowVec */
 /** m (r x c) plus the vector v (length r) added to every column. */
 DR_API dr_arr dr_arr_add_colvec(dr_tape *t, dr_arr m, dr_arr v);
-DR_API dr_idx dr_arr_add_colvec_id(dr_tape *t, dr_idx m, dr_idx v);
+/* Haskell: addColVec */
 /** The r x n matrix whose every row is the vector v (length n); r >= 0. */
 DR_API dr_arr dr_arr_replicate_rows(dr_tape *t, dr_arr v, int64_t r);
-DR_API dr_idx dr_arr_replicate_rows_id(dr_tape *t, dr_idx v, int64_t r);
+/* Haskell: replicateRows r v */
 /** The n x c matrix whose every column is the vector v (length n); c >= 0. */
 DR_API dr_arr dr_arr_replicate_cols(dr_tape *t, dr_arr v, int64_t c);
-DR_API dr_idx dr_arr_replicate_cols_id(dr_tape *t, dr_idx v, int64_t c);
+/* Haskell: replicateCols c v */
 
 /* ---- linear algebra (OpenBLAS) ---- */
 
 /** sum_i a[i] * b[i], a scalar node; a and b of equal rank and shape. */
 DR_API dr_real dr_arr_dot(dr_tape *t, dr_arr a, dr_arr b);
-DR_API dr_idx dr_arr_dot_id(dr_tape *t, dr_idx a, dr_idx b, double *val);
+/* Haskell: vdot */
 /** m v: m (r x c), v a vector of length c; a vector of length r. */
 DR_API dr_arr dr_arr_matvec(dr_tape *t, dr_arr m, dr_arr v);
-DR_API dr_idx dr_arr_matvec_id(dr_tape *t, dr_idx m, dr_idx v);
+/* Haskell: matVec */
 /** v^T m: v a vector of length r, m (r x c); a vector of length c. */
 DR_API dr_arr dr_arr_vecmat(dr_tape *t, dr_arr v, dr_arr m);
-DR_API dr_idx dr_arr_vecmat_id(dr_tape *t, dr_idx v, dr_idx m);
+/* Haskell: vecMat */
 /**
  * op(a) op(b) where op(x) is x^T when the flag is non-zero: op(a) m x k and
  * op(b) k x n give an m x n matrix (one dgemm; k may be 0).
  */
 DR_API dr_arr dr_arr_matmul(dr_tape *t, dr_arr a, int trans_a, dr_arr b,
                             int trans_b);
-DR_API dr_idx dr_arr_matmul_id(dr_tape *t, dr_idx a, int trans_a, dr_idx b,
-                               int trans_b);
+/* Haskell: matMulT trans_a a trans_b b */
 /** u v^T: u of length m, v of length n; an m x n matrix. */
 DR_API dr_arr dr_arr_outer(dr_tape *t, dr_arr u, dr_arr v);
-DR_API dr_idx dr_arr_outer_id(dr_tape *t, dr_idx u, dr_idx v);
+/* Haskell: outer */
+/**
+ * a x + y for a scalar a (active or constant), x and y of equal rank and
+ * shape: one node (BLAS's axpy, as in a gradient step w - lr g), where
+ * dr_arr_scale and dr_arr_add record two and keep a x.
+ */
+DR_API dr_arr dr_arr_axpy(dr_tape *t, dr_real a, dr_arr x, dr_arr y);
+/* Haskell: vaxpy, maxpy */
 /** The transpose of a matrix (a vector is DR_ESHAPE: reshape it instead). */
 DR_API dr_arr dr_arr_transpose(dr_tape *t, dr_arr m);
-DR_API dr_idx dr_arr_transpose_id(dr_tape *t, dr_idx m);
+/* Haskell: mtranspose */
 
 /* ---- reductions ---- */
 
 /** Sum of all elements (0 for an empty array), a scalar node. */
 DR_API dr_real dr_arr_sum(dr_tape *t, dr_arr x);
-DR_API dr_idx dr_arr_sum_id(dr_tape *t, dr_idx x, double *val);
+/* Haskell: vsum, msumAll */
 /** For a matrix r x c: the vector (length r) of the sums of each row. */
 DR_API dr_arr dr_arr_sum_rows(dr_tape *t, dr_arr m);
-DR_API dr_idx dr_arr_sum_rows_id(dr_tape *t, dr_idx m);
+/* Haskell: sumRows */
 /** For a matrix r x c: the vector (length c) of the sums of each column. */
 DR_API dr_arr dr_arr_sum_cols(dr_tape *t, dr_arr m);
-DR_API dr_idx dr_arr_sum_cols_id(dr_tape *t, dr_idx m);
+/* Haskell: sumCols */
 /**
  * Largest element, a scalar node whose derivative goes to the first maximal
  * element (row-major order).  NaN elements are ignored unless all are NaN.
  * An empty array is DR_ESHAPE.
  */
 DR_API dr_real dr_arr_max(dr_tape *t, dr_arr x);
-DR_API dr_idx dr_arr_max_id(dr_tape *t, dr_idx x, double *val);
+/* Haskell: vmaximum, mmaximum */
 /**
  * Softmax exp(x_i - max) / sum_j exp(x_j - max): over a vector, or over each
  * row of a matrix (a batch).  Same shape as x.  Stable for any finite input.
  */
 DR_API dr_arr dr_arr_softmax(dr_tape *t, dr_arr x);
-DR_API dr_idx dr_arr_softmax_id(dr_tape *t, dr_idx x);
+/* Haskell: softmax, softmaxRows */
 /** log of softmax, x_i - logsumexp(x), vector or row-wise; same shape. */
 DR_API dr_arr dr_arr_log_softmax(dr_tape *t, dr_arr x);
-DR_API dr_idx dr_arr_log_softmax_id(dr_tape *t, dr_idx x);
+/* Haskell: logSoftmax, logSoftmaxRows */
 /** log sum_i exp x_i over all elements (stable; -inf if empty), a scalar. */
 DR_API dr_real dr_arr_logsumexp(dr_tape *t, dr_arr x);
-DR_API dr_idx dr_arr_logsumexp_id(dr_tape *t, dr_idx x, double *val);
+/* Haskell: logSumExp */
 /** For a matrix r x c: the vector (length r) of each row's logsumexp. */
 DR_API dr_arr dr_arr_logsumexp_rows(dr_tape *t, dr_arr m);
-DR_API dr_idx dr_arr_logsumexp_rows_id(dr_tape *t, dr_idx m);
+/* Haskell: logSumExpRows */
 
 /* ---- indexing and structure ---- */
 
@@ -340,40 +344,32 @@ DR_API dr_idx dr_arr_logsumexp_rows_id(dr_tape *t, dr_idx m);
  * out of range.
  */
 DR_API dr_real dr_arr_index(dr_tape *t, dr_arr x, int64_t i);
-DR_API dr_idx dr_arr_index_id(dr_tape *t, dr_idx x, int64_t i, double *val);
+/* Haskell: vindex */
 /** Element (i, j) of a matrix (DR_ERANGE out of range, DR_ESHAPE for a
     vector). */
 DR_API dr_real dr_arr_index2(dr_tape *t, dr_arr m, int64_t i, int64_t j);
-DR_API dr_idx dr_arr_index2_id(dr_tape *t, dr_idx m, int64_t i, int64_t j,
-                               double *val);
-/** The vector (x[0], ..., x[n-1]) of n scalars (active or constant). */
+/* Haskell: mindex */
+/** The vector (x[0], ..., x[n-1]) of n scalars (active or constant); in
+    the _id form, their values and ids (DR_NONE for a constant). */
 DR_API dr_arr dr_arr_from_reals(dr_tape *t, size_t n, const dr_real *x);
-/** As dr_arr_from_reals, the scalars given as values and ids (DR_NONE for a
-    constant). */
-DR_API dr_idx dr_arr_from_reals_id(dr_tape *t, size_t n, const double *vals,
-                                   const dr_idx *ids);
 /**
  * Elements [start, start+len) of a vector, or rows [start, start+len) of a
  * matrix (a len x cols matrix).  DR_ERANGE unless 0 <= start <= start+len <=
  * length (rows).
  */
 DR_API dr_arr dr_arr_slice(dr_tape *t, dr_arr x, int64_t start, int64_t len);
-DR_API dr_idx dr_arr_slice_id(dr_tape *t, dr_idx x, int64_t start,
-                              int64_t len);
+/* Haskell: vslice start len x, mslice start len x */
 /** The nr x nc block of a matrix starting at (r0, c0); DR_ERANGE if it does
     not fit, DR_ESHAPE for a vector. */
 DR_API dr_arr dr_arr_slice2(dr_tape *t, dr_arr m, int64_t r0, int64_t nr,
                             int64_t c0, int64_t nc);
-DR_API dr_idx dr_arr_slice2_id(dr_tape *t, dr_idx m, int64_t r0, int64_t nr,
-                               int64_t c0, int64_t nc);
+/* Haskell: block r0 nr c0 nc m */
 /**
  * Concatenation of n >= 1 arrays of one rank.  axis 0: vectors end to end,
  * or matrices stacked vertically (equal cols).  axis 1: matrices side by side
  * (equal rows); vectors with axis 1 are DR_ESHAPE.  n == 0 is DR_EINVAL.
  */
 DR_API dr_arr dr_arr_concat(dr_tape *t, int axis, size_t n, const dr_arr *xs);
-DR_API dr_idx dr_arr_concat_id(dr_tape *t, int axis, size_t n,
-                               const dr_idx *xs);
 /**
  * Gather: y[k] = x[idx[k]] for k < n (vector x), or row k of y = row idx[k]
  * of x (matrix x, giving n x cols).  Indices repeat freely; the index array
@@ -381,8 +377,7 @@ DR_API dr_idx dr_arr_concat_id(dr_tape *t, int axis, size_t n,
  */
 DR_API dr_arr dr_arr_gather(dr_tape *t, dr_arr x, size_t n,
                             const int64_t *idx);
-DR_API dr_idx dr_arr_gather_id(dr_tape *t, dr_idx x, size_t n,
-                               const int64_t *idx);
+/* Haskell: gather idx x, gatherRows idx x */
 /**
  * Scatter-add: a vector of length out_len (or, for a matrix x, an out_len x
  * cols matrix) of zeros into which x[k] (row k of x) is added at idx[k], for
@@ -392,8 +387,7 @@ DR_API dr_idx dr_arr_gather_id(dr_tape *t, dr_idx x, size_t n,
  */
 DR_API dr_arr dr_arr_scatter(dr_tape *t, dr_arr x, int64_t out_len,
                              const int64_t *idx);
-DR_API dr_idx dr_arr_scatter_id(dr_tape *t, dr_idx x, int64_t out_len,
-                                const int64_t *idx);
+/* Haskell: scatter out_len idx x, scatterRows out_len idx x */
 /**
  * The same elements in row-major order under a new shape (rank 1: cols must
  * be 1); rows * cols must equal x's size, else DR_ESHAPE.  The values are
@@ -401,8 +395,6 @@ DR_API dr_idx dr_arr_scatter_id(dr_tape *t, dr_idx x, int64_t out_len,
  */
 DR_API dr_arr dr_arr_reshape(dr_tape *t, dr_arr x, int rank, int64_t rows,
                              int64_t cols);
-DR_API dr_idx dr_arr_reshape_id(dr_tape *t, dr_idx x, int rank, int64_t rows,
-                                int64_t cols);
 
 /* ---- replay ---- */
 
@@ -428,5 +420,7 @@ DR_API dr_status dr_replay_arrays(dr_tape *t, size_t n, const dr_real *x,
 #ifdef __cplusplus
 }
 #endif
+
+#include "arrays_id.h"
 
 #endif /* DUALREV_ARRAYS_H */

@@ -136,6 +136,11 @@ static void sh_scalar_and_any(chk_rng *r, shapes *s)
     int rank = 1 + (int)chk_rng_below(r, 2);
     set(s, 1, rank, dim(r), dim(r));
 }
+static void sh_scalar_and_two(chk_rng *r, shapes *s)
+{
+    sh_scalar_and_any(r, s);
+    set(s, 2, s->rank[1], s->rows[1], s->cols[1]);
+}
 static void sh_matmul(chk_rng *r, shapes *s)
 {
     int64_t m = dim(r), k = dim(r), n = dim(r);
@@ -301,6 +306,28 @@ static dr_arr p_scale_id(dr_tape *t, const dr_arr *in, const shapes *s)
     double v;
     dr_idx k = dr_arr_index_id(t, in[0].idx, 0, &v);
     return dr_arr_get(t, dr_arr_scale_id(t, v, k, in[1].idx));
+}
+
+static dr_arr p_axpy(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    dr_real k = dr_arr_index(t, in[0], 0);
+    return dr_arr_axpy(t, dr_mul(t, k, k), in[1], in[2]);
+}
+static dr_arr p_axpy_id(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    double v;
+    dr_idx k = dr_arr_index_id(t, in[0].idx, 0, &v);
+    return dr_arr_get(t, dr_arr_axpy_id(t, v, k, in[1].idx, in[2].idx));
+}
+/* x and y one array, read again after: each share adds into an adjoint
+   that a later node wrote */
+static dr_arr p_axpy_self(dr_tape *t, const dr_arr *in, const shapes *s)
+{
+    (void)s;
+    dr_real k = dr_arr_index(t, in[0], 0);
+    return dr_arr_mul(t, dr_arr_axpy(t, k, in[1], in[1]), in[1]);
 }
 
 #define MAP(fn)                                                               \
@@ -491,6 +518,9 @@ static const prog progs[] = {
     A(add_id, sh_two, -2, 2),
     A(scale, sh_scalar_and_any, -2, 2),
     A(scale_id, sh_scalar_and_any, -2, 2),
+    A(axpy, sh_scalar_and_two, -2, 2),
+    A(axpy_id, sh_scalar_and_two, -2, 2),
+    A(axpy_self, sh_scalar_and_any, -2, 2),
     A(map_NEG, sh_one, -2, 2),
     A(map_ABS, sh_one, -2, 2),
     A(map_SQRT, sh_one, 0.2, 3),

@@ -33,7 +33,7 @@ import Data.Tuple (swap)
 import Language.Haskell.TH
 import Numeric (expm1, log1p)
 
-import qualified Numeric.DualRev.Internal.Run.Array as A
+import qualified Numeric.DualRev.Array as A
 import qualified Numeric.DualRev.Internal.Run.ArrayDual as AD
 import qualified Numeric.DualRev.Internal.Run.ArrayStorable as S
 import Numeric.DualRev.Internal.Run.Constant (constant, constantD)
@@ -47,6 +47,7 @@ import Numeric.DualRev.Internal.Run.Monads
 import qualified Numeric.DualRev.Internal.Run.Nested as N
 import Numeric.DualRev.Internal.Run.Pair ((|*|))
 import Numeric.DualRev.Internal.Run.Ops
+import Numeric.DualRev.Internal.Compile.ArrayPrims (arrayPrims)
 import Numeric.DualRev.Internal.Engine.ScalarTable (functionPrims)
 
 data Prim
@@ -91,17 +92,14 @@ refused = M.fromList
 
 table :: M.Map Name Prim
 table = M.fromList $
-  -- Numeric.DualRev.Array: one tape node per operation
+  -- Numeric.DualRev.Array: one tape node per operation; the primitives'
+  -- rows follow from their declarations in the C header, these are the
+  -- functions made of them
+  [ (n, PMon d k) | (n, d, k) <- arrayPrims ] ++
   [
     ('A.vfromList, PMon 'AD.fromListD 1),
     ('A.vtoList, PMon 'AD.toListD 1),
     ('A.vlength, PMon 'AD.vlengthD 1),
-    ('A.vindex, PMon 'AD.indexD 2),
-    ('A.vadd, PMon 'AD.vaddD 2),
-    ('A.vsub, PMon 'AD.vsubD 2),
-    ('A.vmul, PMon 'AD.vmulD 2),
-    ('A.vdiv, PMon 'AD.vdivD 2),
-    ('A.vscale, PMon 'AD.vscaleD 2),
     ('A.vneg, PMon 'AD.vnegD 1),
     ('A.vabs, PMon 'AD.vabsD 1),
     ('A.vsqrt, PMon 'AD.vsqrtD 1),
@@ -113,26 +111,11 @@ table = M.fromList $
     ('A.vsigmoid, PMon 'AD.vsigmoidD 1),
     ('A.vrelu, PMon 'AD.vreluD 1),
     ('A.vsquare, PMon 'AD.vsquareD 1),
-    ('A.vdot, PMon 'AD.dotD 2),
-    ('A.vsum, PMon 'AD.vsumD 1),
-    ('A.vmaximum, PMon 'AD.vmaximumD 1),
-    ('A.logSumExp, PMon 'AD.logSumExpD 1),
-    ('A.softmax, PMon 'AD.softmaxD 1),
-    ('A.logSoftmax, PMon 'AD.logSoftmaxD 1),
-    ('A.vslice, PMon 'AD.vsliceD 3),
     ('A.vconcat, PMon 'AD.vconcatD 1),
-    ('A.gather, PMon 'AD.gatherD 2),
-    ('A.scatter, PMon 'AD.scatterD 3),
     ('A.fromRows, PMon 'AD.fromRowsD 1),
     ('A.toRows, PMon 'AD.toRowsD 1),
     ('A.mrows, PMon 'AD.rowsD 1),
     ('A.mcols, PMon 'AD.colsD 1),
-    ('A.mindex, PMon 'AD.index2D 3),
-    ('A.madd, PMon 'AD.maddD 2),
-    ('A.msub, PMon 'AD.msubD 2),
-    ('A.mmul, PMon 'AD.mmulD 2),
-    ('A.mdiv, PMon 'AD.mdivD 2),
-    ('A.mscale, PMon 'AD.mscaleD 2),
     ('A.mneg, PMon 'AD.mnegD 1),
     ('A.mabs, PMon 'AD.mabsD 1),
     ('A.msqrt, PMon 'AD.msqrtD 1),
@@ -144,31 +127,11 @@ table = M.fromList $
     ('A.msigmoid, PMon 'AD.msigmoidD 1),
     ('A.mrelu, PMon 'AD.mreluD 1),
     ('A.msquare, PMon 'AD.msquareD 1),
-    ('A.matVec, PMon 'AD.matVecD 2),
-    ('A.vecMat, PMon 'AD.vecMatD 2),
     ('A.matMul, PMon 'AD.matMulD 2),
-    ('A.matMulT, PMon 'AD.matMulTD 4),
-    ('A.outer, PMon 'AD.outerD 2),
-    ('A.mtranspose, PMon 'AD.transposeD 1),
-    ('A.msumAll, PMon 'AD.msumD 1),
-    ('A.mmaximum, PMon 'AD.mmaximumD 1),
-    ('A.sumRows, PMon 'AD.sumRowsD 1),
-    ('A.sumCols, PMon 'AD.sumColsD 1),
-    ('A.softmaxRows, PMon 'AD.softmaxRowsD 1),
-    ('A.logSoftmaxRows, PMon 'AD.logSoftmaxRowsD 1),
-    ('A.logSumExpRows, PMon 'AD.logSumExpRowsD 1),
-    ('A.addRowVec, PMon 'AD.addRowVecD 2),
-    ('A.addColVec, PMon 'AD.addColVecD 2),
-    ('A.replicateRows, PMon 'AD.replicateRowsD 2),
-    ('A.replicateCols, PMon 'AD.replicateColsD 2),
     ('A.reshape, PMon 'AD.reshapeD 3),
     ('A.mflatten, PMon 'AD.flattenD 1),
-    ('A.mslice, PMon 'AD.msliceD 3),
-    ('A.block, PMon 'AD.blockD 5),
     ('A.vstack, PMon 'AD.vstackD 1),
-    ('A.hstack, PMon 'AD.hstackD 1),
-    ('A.gatherRows, PMon 'AD.gatherRowsD 2),
-    ('A.scatterRows, PMon 'AD.scatterRowsD 3)
+    ('A.hstack, PMon 'AD.hstackD 1)
   ] ++
   -- Num, Fractional, Floating, RealFloat: recorded on the tape for Double
   [ ('(+), PMon 'plusD 2), ('(-), PMon 'minusD 2), ('(*), PMon 'timesD 2)
