@@ -11,6 +11,7 @@
  * the numeric sweeps and, differentiated once more, to second order.
  */
 #include "check.h"
+#include "arrays/array.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -276,6 +277,31 @@ static void test_array_input_constant(void **state)
     dr_tape_free(t);
 }
 
+/* a node of a kind the recorded passes have no rules for (a new
+   primitive whose node was given no hooks of its own): DR_ENOTSUP, never
+   a zero derivative */
+static void test_kind_without_rules(void **state)
+{
+    (void)state;
+    const double av[3] = {0.5, -1.0, 2.0};
+    for (int pass = 0; pass < 2; pass++) {
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real s = dr_input(t, 1.5);
+        dr_idx mark = dr_tape_mark(t);
+        dr_arr a = dr_arr_input(t, 1, 3, 1, av);
+        dr_arr b = dr_arr_map(t, DR_FN_EXP, dr_arr_scale(t, s, a));
+        dr_real f = dr_arr_sum(t, b);
+        dr__arr_find(t, b.idx)->kind = DR_ARR_K_OWN; /* and no hooks */
+        dr_real one = dr_const(1.0), d;
+        dr_status st = pass == 0
+            ? dr_tangent_record(t, mark, 1, &s.idx, &one, f, &d)
+            : dr_adjoint_record(t, mark, f, 1, &s.idx, &d);
+        assert_int_equal(st, DR_ENOTSUP);
+        dr_tape_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_sparse_drivers),
         cmocka_unit_test(test_third_order),
         cmocka_unit_test(test_array_input_constant),
+        cmocka_unit_test(test_kind_without_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

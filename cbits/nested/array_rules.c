@@ -348,7 +348,9 @@ static dr_real tangent(dr_arr_node *y, dr_rpass *p)
     }
     case DR_ARR_K_LSE:
         return dot(t, softmax_all(t, a), ta);
-    default:
+    default: /* a kind without rules here (its node should carry its own):
+                no derivative rather than a wrong one */
+        dr__fail(t, DR_ENOTSUP);
         return none;
     }
 }
@@ -557,7 +559,8 @@ static void adjoint(dr_arr_node *y, dr_rpass *p, dr_real gr)
         if (wanted(p, a))
             acc(p, a, scale(t, gr, softmax_all(t, a)));
         return;
-    default:
+    default: /* (as in tangent) */
+        dr__fail(t, DR_ENOTSUP);
         return;
     }
 }
