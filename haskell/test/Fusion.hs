@@ -12,7 +12,8 @@ import Test.QuickCheck
 
 import Check (closeFD, fdGrad)
 import Numeric.DualRev
-import Twins (sameGrad)
+import Numeric.DualRev.Internal.Run.AD (constD)
+import Twins (nodesOf, sameGrad)
 
 differentiable [d|
   dotFused :: ([Double], [Double]) -> Double
@@ -63,7 +64,43 @@ differentiable [d|
   -- products whose factors are themselves recorded when first used
   dotOfSquares :: [Double] -> Double
   dotOfSquares xs = sum (zipWith (*) (map (\x -> x * x) xs) xs)
+
+  -- a minimum or maximum over computed elements (each winner's nodes
+  -- kept, each loser's taken back) against the same over a list kept apart
+  nearest :: ([[Double]], [[Double]]) -> Double
+  nearest (cs, ps) = sum [ minimum [ dist2 p c | c <- cs ] | p <- ps ]
+
+  nearestApart :: ([[Double]], [[Double]]) -> Double
+  nearestApart (cs, ps) = sum [ let ds = [ dist2 p c | c <- cs ] in minimum ds | p <- ps ]
+
+  dist2 :: [Double] -> [Double] -> Double
+  dist2 a b = sum (zipWith (\u v -> (u - v) * (u - v)) a b)
+
+  -- maximum of map, and of a comprehension of two generators with a filter
+  -- and a let, ties included (integer-valued inputs)
+  widest :: [Double] -> Double
+  widest xs = maximum (map (\x -> x * x - x) xs)
+              + maximum [ a * b + c | a <- xs, b <- xs, a /= b, let c = sin a ]
+
+  widestApart :: [Double] -> Double
+  widestApart xs = let ws = map (\x -> x * x - x) xs
+                       ps = [ a * b + c | a <- xs, b <- xs, a /= b, let c = sin a ]
+                   in maximum ws + maximum ps
+
+  -- elements that demand a lazily recorded list made outside them (its
+  -- cells recorded by whichever element first reaches them)
+  powersMin :: [Double] -> Double
+  powersMin xs = let ps = iterate (* head xs) 1
+                 in minimum [ x * sum (take k ps) | (k, x) <- zip [1 ..] xs ] + sum (take 4 ps)
   |]
+
+-- k centroids and n points in d dimensions
+genNearest :: Gen ([[Double]], [[Double]])
+genNearest = do
+  d <- choose (1, 4)
+  k <- choose (1, 8)
+  n <- choose (0, 6)
+  (,) <$> vectorOf k (vectorOf d (choose (-2, 2))) <*> vectorOf n (vectorOf d (choose (-2, 2)))
 
 genList :: Gen [Double]
 genList = do
@@ -134,6 +171,41 @@ spec = describe "fused sums" $ do
     r2 <- try (evaluate (length (concat ($(grad 'rowSquares) longBroken))))
     either (\(ErrorCall m) -> m `shouldBe` "a long row's spine") (\v -> expectationFailure (show v)) r2
     $(grad 'rowSquares) m2 `shouldBe` twice m2
+  -- (second order to rounding: the Hessian's driver chooses its method by
+  -- the tape's size, which the rewound nodes change)
+  it "minimum over a comprehension: value and gradient of the unfused program to the bit, its Hessian-vector product" $
+    property $ forAll genNearest $ \(cs, ps) ->
+      let ones = map (map (const 1)) cs
+      in $(grad 'nearest) (cs, ps) === $(grad 'nearestApart) (cs, ps)
+           .&&. sameGrad 1e-12 (concat (fst ($(hvp 'nearest) (cs, ps) (ones, ps))))
+                               (concat (fst ($(hvp 'nearestApart) (cs, ps) (ones, ps))))
+           .&&. and (zipWith (closeFD (nearest (cs, ps))) (concat (fst ($(grad 'nearest) (cs, ps))))
+                                (fdGrad (\c -> nearest (c, ps)) cs))
+  it "minimum over a comprehension records the nodes of the winners so far, not of every element" $ do
+    -- the centroids nearest first: one element kept a point, the others
+    -- rewound; farthest first: every element a new best, all kept
+    let cs = [[fromIntegral i, 0] | i <- [0 .. 9 :: Int]]
+        ps = [[constD (-1), constD 0], [constD (-2), constD 0]]
+        run xs = nearest'drw (chunk xs, ps)
+        chunk (a : b : rest) = [a, b] : chunk rest
+        chunk _ = []
+    nearFirst <- nodesOf 1 run (concat cs)
+    farFirst <- nodesOf 1 run (concat (reverse cs))
+    apart <- nodesOf 1 (\xs -> nearestApart'drw (chunk xs, ps)) (concat cs)
+    (nearFirst < farFirst, farFirst <= apart, 5 * nearFirst < apart) `shouldBe` (True, True, True)
+  -- (an input's adjoint may gather its terms in another order: to rounding)
+  it "maximum of map and of a comprehension with two generators, a filter and ties: the unfused program's gradient and Hessian" $
+    property $ forAll (choose (1, 7)) $ \n -> forAll (vectorOf n (fromIntegral <$> (choose (-3, 3) :: Gen Int))) $ \xs ->
+      let ok = length xs >= 2 && any (/= head xs) xs
+      in ok ==> fst ($(differentiate 'widest) xs) === fst ($(differentiate 'widestApart) xs)
+                  .&&. sameGrad 1e-12 ($(grad 'widest) xs) ($(grad 'widestApart) xs)
+                  .&&. and (zipWith (sameGrad 1e-12) ($(hessian 'widest) xs) ($(hessian 'widestApart) xs))
+  it "a minimum whose elements demand a lazily recorded list: central differences agree" $
+    property $ forAll (choose (1, 6)) $ \n -> forAll (vectorOf n (choose (-1.5, 1.5))) $ \xs ->
+      and (zipWith (closeFD (powersMin xs)) ($(grad 'powersMin) xs) (fdGrad powersMin xs))
+  it "minimum of an empty comprehension: the Prelude's error" $ do
+    r <- try (evaluate (fst ($(grad 'nearest) ([], [[1]]))))
+    either (\(ErrorCall m) -> m `shouldBe` "Prelude.minimum: empty list") (\v -> expectationFailure (show v)) r
   it "long input lists: exact gradients (ys, xs) of a dot product, every time" $ do
     let n = 20000 :: Int
         xs = map fromIntegral [1 .. n]

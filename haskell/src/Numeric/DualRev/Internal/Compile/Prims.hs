@@ -9,6 +9,7 @@ module Numeric.DualRev.Internal.Compile.Prims
   , lookupPrim
   , fusedPrim
   , fusedPrimWith
+  , selectPrim
   , refusedPrim
   ) where
 
@@ -77,6 +78,16 @@ fusedPrim outer inner = lookup (outer, inner)
 fusedPrimWith :: Name -> Name -> Name -> Maybe Name
 fusedPrimWith outer inner fn = lookup (outer, inner, fn)
   [ (('sumFD, 'zipWithD, 'timesD), 'sumZipWithTimesD) ]
+
+-- | 'minimum' or 'maximum' (outer) of a list that 'map' or 'concatMap' (a
+-- list comprehension) computes: the dual that takes the inner one's
+-- arguments and keeps only the winning element's nodes ('SelectD').
+selectPrim :: Name -> Name -> Maybe Name
+selectPrim outer inner = lookup (outer, inner)
+  [ (('minimum, 'concatMapD), 'minimumConcatMapD)
+  , (('maximum, 'concatMapD), 'maximumConcatMapD)
+  , (('minimum, 'mapD), 'minimumMapD)
+  , (('maximum, 'mapD), 'maximumMapD) ]
 
 -- | Library functions that differentiable code cannot use, with the reason.
 -- Without this they would be taken for monomorphic code from outside any

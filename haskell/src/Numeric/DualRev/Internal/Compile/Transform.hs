@@ -505,6 +505,9 @@ transFused env f args = case (f, args) of
       (VPrim (PMon outer 1), VPrim (PMon inner' k))
         | k == length inner, Just p <- fusedPrim outer inner' ->
             evalArgs env inner (pure . Mon . foldl AppE (VarE p))
+      (VPrim (PPure outer 1), VPrim (PMon inner' 2))
+        | length inner == 2, Just p <- selectPrim outer inner' ->
+            evalArgs env inner (pure . Mon . foldl AppE (VarE p))
       _ -> transApp1 env f args
   _ -> transApp1 env f args
 

@@ -11,6 +11,7 @@
 module Numeric.DualRev.Internal.Engine.FFI
   ( CTape
   , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
+  , c_mark_bytes, c_mark_save, c_mark_restore, c_lazy_note, c_lazy_count
   , c_tape_status, c_strerror
   , c_record0, c_record1, c_record2, c_recordn
   , c_input_range, c_input_first, c_fe_input_range, c_fe_input_len, c_adjoints_read
@@ -24,6 +25,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   ) where
 
 import Data.Int (Int64)
+import Data.Word (Word64)
 import Foreign.C.String (CString)
 import Foreign.C.Types (CInt (..), CSize (..), CUInt (..))
 import Foreign.Ptr (FunPtr, Ptr)
@@ -36,6 +38,15 @@ foreign import ccall unsafe "dr_tape_free" c_tape_free :: Ptr CTape -> IO ()
 foreign import ccall unsafe "&dr_tape_free" p_tape_free :: FunPtr (Ptr CTape -> IO ())
 foreign import ccall unsafe "dr_tape_clear" c_tape_clear :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_tape_len" c_tape_len :: Ptr CTape -> IO CSize
+-- | A position to rewind the tape to (haskell/cbits/hs_rewind.c): the
+-- buffer's size; the save (the next node's id, -2 where it cannot be
+-- rewound); the rewind (0 where it no longer can).
+foreign import ccall unsafe "drhs_mark_bytes" c_mark_bytes :: CSize
+foreign import ccall unsafe "drhs_mark_save" c_mark_save :: Ptr CTape -> Ptr () -> IO Int64
+foreign import ccall unsafe "drhs_mark_restore" c_mark_restore :: Ptr CTape -> Ptr () -> IO CInt
+-- | The count of lazily recorded values, which a rewind must not drop.
+foreign import ccall unsafe "drhs_lazy_note" c_lazy_note :: IO ()
+foreign import ccall unsafe "drhs_lazy_count" c_lazy_count :: IO Word64
 foreign import ccall unsafe "dr_tape_status" c_tape_status :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_strerror" c_strerror :: CInt -> IO CString
 

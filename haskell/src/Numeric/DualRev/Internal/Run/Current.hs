@@ -27,7 +27,7 @@ import Foreign.Ptr (Ptr)
 import System.IO.Unsafe (unsafeInterleaveIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Run.AD (AD (..), D (..), DualRevError (..))
-import Numeric.DualRev.Internal.Engine.FFI (CTape)
+import Numeric.DualRev.Internal.Engine.FFI (CTape, c_lazy_note)
 
 current :: IORef (M.Map ThreadId (Ptr CTape))
 current = unsafePerformIO (newIORef M.empty)
@@ -59,7 +59,7 @@ currentTape = do
 -- pure @unsafePerformIO currentTape@ it does not depend on @m@, so GHC may
 -- float it out and keep the first tape it saw for every later call.
 onTape :: AD a -> a
-onTape m = unsafePerformIO (unsafeInterleaveIO currentTape >>= unAD m)
+onTape m = unsafePerformIO (unsafeInterleaveIO (c_lazy_note >> currentTape) >>= unAD m)
 {-# NOINLINE onTape #-}
 
 -- | The result of code outside any block, recorded on t: evaluated far

@@ -14,6 +14,7 @@ module Numeric.DualRev.Internal.Run.Lazy
 
 import System.IO.Unsafe (unsafeInterleaveIO)
 
+import Numeric.DualRev.Internal.Engine.FFI (c_lazy_note)
 import Numeric.DualRev.Internal.Run.AD
 import Numeric.DualRev.Internal.Run.Parallel (recordingHandle, rootHandle)
 
@@ -28,6 +29,7 @@ unfoldOnDemand :: (s -> AD (Maybe (a, s))) -> s -> AD [a]
 unfoldOnDemand step s0 = AD $ \t -> do
   root <- rootHandle t
   let go s = unsafeInterleaveIO $ do
+        c_lazy_note
         h <- recordingHandle root
         r <- unAD (step s) h
         case r of

@@ -1,4 +1,4 @@
-{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE BangPatterns, ConstrainedClassMethods, FlexibleInstances #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
 -- splices generate (so exposed, but hidden from the documentation).
@@ -17,7 +17,7 @@ module Numeric.DualRev.Internal.Run.Lists
   ( app2
   , mapD, zipWithD, zipWith3D
   , foldrD, foldlD, foldlD', foldr1D, foldl1D
-  , concatMapD, filterD, takeWhileD, dropWhileD, dropWhileEndD, anyD, allD
+  , concatMapD, SelectD (..), filterD, takeWhileD, dropWhileD, dropWhileEndD, anyD, allD
   , scanlD, scanrD, scanl1D, scanr1D
   , spanD, breakD, partitionD, findD, findIndexD, mapMaybeD, untilD
   , sortByD, sortOnD, insertByD, maximumByD, minimumByD, groupByD, nubByD
@@ -26,12 +26,16 @@ module Numeric.DualRev.Internal.Run.Lists
   ) where
 
 import Control.Exception (ErrorCall (..), throw, throwIO)
-import Data.Foldable (toList)
+import Control.Monad (void, when)
+import Data.Foldable (foldl', toList)
+import Foreign.Marshal.Alloc (allocaBytes)
 import Data.List (sortBy)
 import Data.Maybe (catMaybes)
 import Data.Ord (comparing)
 
+import Numeric.DualRev.Internal.Engine.FFI (c_lazy_count, c_mark_bytes, c_mark_restore, c_mark_save)
 import Numeric.DualRev.Internal.Run.AD
+import Numeric.DualRev.Internal.Run.Guard (guardingTape)
 
 -- | Apply a two-argument function value.
 app2 :: (a -> AD (b -> AD c)) -> a -> b -> AD c
@@ -94,6 +98,63 @@ foldl1D f xs = case toList xs of
 concatMapD :: Foldable t => (a -> AD [b]) -> t a -> AD [b]
 concatMapD f xs = concat <$> mapD f (toList xs)
 {-# INLINE concatMapD #-}
+
+-- | @minimum [e | x <- xs]@ and @maximum@ of it (and of @map f xs@):
+-- 'minimum' and 'maximum' of the elements, with the same comparisons in
+-- the same order, so the same element wins.  Of dual numbers, each
+-- element's nodes are taken off the tape again unless it is the winner so
+-- far (haskell/cbits/hs_rewind.c): only the winner's derivative is nonzero,
+-- and the losers' nodes would cost memory and a visit in every sweep (at
+-- order 2, of a Hessian-vector product, the tangent pass too).  A
+-- minimum over k computed elements keeps the nodes of about ln k of them
+-- (each new best so far), not k.  Kept whole: in a taped recording (its
+-- comparisons are guards that a replay checks), where the element
+-- demanded something recorded lazily (which later code may share), and
+-- on a tape that cannot be rewound (a side of a fork).
+class SelectD a where
+  minimumConcatMapD, maximumConcatMapD :: (Foldable t, Ord a) => (b -> AD [a]) -> t b -> AD a
+  minimumMapD, maximumMapD :: (Foldable t, Ord a) => (b -> AD a) -> t b -> AD a
+  minimumMapD f = minimumConcatMapD (fmap (: []) . f)
+  maximumMapD f = maximumConcatMapD (fmap (: []) . f)
+  {-# INLINE minimumMapD #-}
+  {-# INLINE maximumMapD #-}
+
+instance {-# INCOHERENT #-} SelectD a where
+  minimumConcatMapD f xs = minimum <$> concatMapD f xs
+  maximumConcatMapD f xs = maximum <$> concatMapD f xs
+  {-# INLINE minimumConcatMapD #-}
+  {-# INLINE maximumConcatMapD #-}
+
+instance SelectD D where
+  minimumConcatMapD = selectRewinding "minimum" min
+  maximumConcatMapD = selectRewinding "maximum" max
+  {-# INLINE minimumConcatMapD #-}
+  {-# INLINE maximumConcatMapD #-}
+
+-- | foldl1 pick over the elements (GHC's minimum and maximum of a list),
+-- rewinding the tape past each element that does not become the best.
+selectRewinding :: Foldable t => String -> (D -> D -> D) -> (b -> AD [D]) -> t b -> AD D
+selectRewinding name pick f xs = AD $ \t -> do
+  guarded <- guardingTape
+  case guarded of
+    Just _ -> (if name == "minimum" then minimum else maximum) <$> unAD (concatMapD f xs) t
+    Nothing -> allocaBytes (fromIntegral c_mark_bytes) $ \m -> do
+      let step Nothing y = Just y
+          step (Just b) y = Just $! pick b y
+          go best [] = pure best
+          go best (x : rest) = do
+            lazy0 <- c_lazy_count
+            mark <- c_mark_save t m
+            ys <- unAD (f x) t
+            let best' = foldl' step best ys
+            lazy1 <- c_lazy_count
+            let older = case best' of
+                  Just (D _ i) -> i < mark
+                  Nothing -> True
+            when (mark >= 0 && lazy0 == lazy1 && older) (void (c_mark_restore t m))
+            go best' rest
+      r <- go Nothing (toList xs)
+      pure (maybe (if name == "minimum" then minimum [] else maximum []) id r)
 
 filterD :: (a -> AD Bool) -> [a] -> AD [a]
 filterD p = go
