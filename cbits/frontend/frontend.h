@@ -147,4 +147,17 @@ DR_API dr_status dr_fe_tangent_record(dr_tape *t, dr_idx from, size_t k,
                                       const dr_real *seeds, double yv,
                                       dr_idx yi, dr_real *out);
 
+/*
+ * Rewinding (rewind.c): dr_fe_mark_save saves the tape's position into
+ * mark (dr_fe_mark_bytes() bytes the caller provides) and returns the id
+ * the next node will get, or -2 where the tape cannot be rewound (a job's
+ * handle, an open recorder, a failed status: nothing saved);
+ * dr_fe_mark_restore drops every node recorded since and returns 1, or 0
+ * where the tape has since become one that cannot be rewound (the nodes
+ * then stay).  For nodes the caller knows nothing reads.
+ */
+DR_API size_t dr_fe_mark_bytes(void);
+DR_API int64_t dr_fe_mark_save(dr_tape *t, void *mark);
+DR_API int dr_fe_mark_restore(dr_tape *t, const void *mark);
+
 #endif /* DR_FRONTEND_H */

@@ -38,12 +38,12 @@ foreign import ccall unsafe "dr_tape_free" c_tape_free :: Ptr CTape -> IO ()
 foreign import ccall unsafe "&dr_tape_free" p_tape_free :: FunPtr (Ptr CTape -> IO ())
 foreign import ccall unsafe "dr_tape_clear" c_tape_clear :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_tape_len" c_tape_len :: Ptr CTape -> IO CSize
--- | A position to rewind the tape to (haskell/cbits/hs_rewind.c): the
+-- | A position to rewind the tape to (cbits/frontend/rewind.c): the
 -- buffer's size; the save (the next node's id, -2 where it cannot be
 -- rewound); the rewind (0 where it no longer can).
-foreign import ccall unsafe "drhs_mark_bytes" c_mark_bytes :: CSize
-foreign import ccall unsafe "drhs_mark_save" c_mark_save :: Ptr CTape -> Ptr () -> IO Int64
-foreign import ccall unsafe "drhs_mark_restore" c_mark_restore :: Ptr CTape -> Ptr () -> IO CInt
+foreign import ccall unsafe "dr_fe_mark_bytes" c_mark_bytes :: CSize
+foreign import ccall unsafe "dr_fe_mark_save" c_mark_save :: Ptr CTape -> Ptr () -> IO Int64
+foreign import ccall unsafe "dr_fe_mark_restore" c_mark_restore :: Ptr CTape -> Ptr () -> IO CInt
 -- | The count of lazily recorded values, which a rewind must not drop.
 foreign import ccall unsafe "drhs_lazy_note" c_lazy_note :: IO ()
 foreign import ccall unsafe "drhs_lazy_count" c_lazy_count :: IO Word64

@@ -103,7 +103,7 @@ concatMapD f xs = concat <$> mapD f (toList xs)
 -- 'minimum' and 'maximum' of the elements, with the same comparisons in
 -- the same order, so the same element wins.  Of dual numbers, each
 -- element's nodes are taken off the tape again unless it is the winner so
--- far (haskell/cbits/hs_rewind.c): only the winner's derivative is nonzero,
+-- far (cbits/frontend/rewind.c): only the winner's derivative is nonzero,
 -- and the losers' nodes would cost memory and a visit in every sweep (at
 -- order 2, of a Hessian-vector product, the tangent pass too).  A
 -- minimum over k computed elements keeps the nodes of about ln k of them
