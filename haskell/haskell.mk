@@ -46,7 +46,7 @@ $(HS_BUILD)/c-headers.stamp: $(wildcard cbits/*/*.h) include/dualrev.h \
 # front end's sources change, drop the objects of the components that use
 # the splices (test suites, examples, benchmarks), so none keeps code that
 # an older front end generated
-TH_SOURCES := $(wildcard haskell/src/Numeric/*.hs haskell/src/Numeric/DualRev/*.hs haskell/src/Numeric/DualRev/Internal/*/*.hs)
+TH_SOURCES := $(wildcard haskell/src/Numeric/*.hs haskell/src/Numeric/DualRev/*.hs haskell/src/Numeric/DualRev/Internal/*/*.hs haskell/src/Numeric/DualRev/Internal/*/*/*.hs)
 $(HS_BUILD)/th-sources.stamp: $(TH_SOURCES)
 	@mkdir -p $(HS_BUILD)
 	@if [ -d $(HS_BUILD)/dist ]; then find $(HS_BUILD)/dist -path '*/dualrev-$(VERSION)/[tx]/*' \( -name '*.o' -o -name '*.dyn_o' -o -name '*.hi' -o -name '*.dyn_hi' \) -delete; fi

@@ -1,6 +1,6 @@
 /*
  * hs_lazy.c - what the Haskell front end must know before it takes back
- * the nodes of a value it dropped (Numeric.DualRev.Internal.Run.Lists,
+ * the nodes of a value it dropped (Numeric.DualRev.Internal.Run.Library.Lists,
  * minimumConcatMapD, through the engine's dr_fe_mark_save and
  * dr_fe_mark_restore, cbits/frontend/rewind.c): whether anything was
  * recorded lazily meanwhile.
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 /* Counts the nodes recorded lazily, when a thunk is first demanded (the
-   on-demand lists of Numeric.DualRev.Internal.Run.Lazy, the overloaded
+   on-demand lists of Numeric.DualRev.Internal.Run.Library.Lazy, the overloaded
    arithmetic of code outside any block): such a thunk may be shared by
    code after a rewind, so a stretch of recording during which the count
    moved is kept whole. */

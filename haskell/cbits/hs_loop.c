@@ -1,6 +1,6 @@
 /*
  * hs_loop.c - dr_record_checkpointed for the Haskell front end
- * (Numeric.DualRev.Internal.Run.Checkpoint), and the count of its steps alive.
+ * (Numeric.DualRev.Internal.Run.Control.Checkpoint), and the count of its steps alive.
  *
  * The step is a Haskell function pointer (foreign import "wrapper"); it is
  * also the loop's context, so the node frees it when it goes, and so does a

@@ -110,7 +110,7 @@ DR_API dr_status drhs_replay_range_any(dr_tape *t, dr_idx first, size_t n,
 }
 
 /*
- * A taped gradient's replay in one call (Numeric.DualRev.Internal.Run.Taped):
+ * A taped gradient's replay in one call (Numeric.DualRev.Internal.Run.Driver.Taped):
  * dr_replay of the inputs first .. first+n-1 at values, then the gradient
  * of the output y (id yidx, DR_NONE: a constant) into g[0..n-1] and y's new
  * value into *yval.  Answers DRHS_CALL_SAFE, doing nothing, while a

@@ -1,6 +1,6 @@
 /*
  * hs_tapes.c - the cleared tapes the Haskell front end reuses
- * (Numeric.DualRev.Internal.Run.Runners, withPooledTape), so that a
+ * (Numeric.DualRev.Internal.Run.Driver.Runners, withPooledTape), so that a
  * gradient in a loop allocates no C memory after the first.
  *
  * Each OS thread keeps the tape it gave back last; a take on the same

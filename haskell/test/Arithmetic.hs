@@ -17,7 +17,7 @@ import Test.QuickCheck
 import Twins (agrees, nodesOf, sameGrad)
 import Numeric.DualRev
 import Numeric.DualRev.Internal.Engine.ScalarFFI (c_fe_stmt_max)
-import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves)
+import Numeric.DualRev.Internal.Run.Scalar.Statement (stmtMaxLeaves)
 
 differentiable [d|
   -- one operation per call: never a statement

@@ -16,9 +16,9 @@ import Test.QuickCheck
 import Check (closeFD, dualRevError, fdGrad)
 import Numeric.DualRev
 import Numeric.DualRev.Internal.Engine.FFI (c_record0, c_tape_free, c_tape_len, c_tape_new)
-import Numeric.DualRev.Internal.Run.AD (AD (..), D (..), constD)
-import Numeric.DualRev.Internal.Run.Checkpoint (checkpointedIterateD)
-import Numeric.DualRev.Internal.Run.Ops (timesD)
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD (..), D (..), constD)
+import Numeric.DualRev.Internal.Run.Control.Checkpoint (checkpointedIterateD)
+import Numeric.DualRev.Internal.Run.Scalar.Ops (timesD)
 
 differentiable [d|
   -- a damped pendulum whose stiffness k rides along in the state

@@ -12,7 +12,7 @@ import Test.QuickCheck
 
 import Check (closeFD, fdGrad)
 import Numeric.DualRev
-import Numeric.DualRev.Internal.Run.AD (constD)
+import Numeric.DualRev.Internal.Run.Scalar.AD (constD)
 import Twins (nodesOf, sameGrad)
 
 differentiable [d|

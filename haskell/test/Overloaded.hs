@@ -62,7 +62,7 @@ import qualified Numeric.DualRev.AD.Rank1.Newton as R1N
 import qualified Numeric.DualRev.AD.Rank1.Sparse as R1S
 import qualified Numeric.DualRev.AD.Rank1.Tower as R1T
 import OverloadedDefs
-import Numeric.DualRev.Internal.Run.Taped (tapedRecordings)
+import Numeric.DualRev.Internal.Run.Driver.Taped (tapedRecordings)
 
 -- The functions: "OverloadedDefs".
 

@@ -23,8 +23,8 @@ import Numeric.DualRev
 import Numeric.DualRev.Internal.Engine.FFI (CTape, c_record0, c_tape_free, c_tape_len, c_tape_new)
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Engine.ScalarFFI (c_fe_dot_chunk)
-import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
-import Numeric.DualRev.Internal.Run.Ops (sumZipWithTimesD)
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD (..), D (..))
+import Numeric.DualRev.Internal.Run.Scalar.Ops (sumZipWithTimesD)
 
 differentiable [d|
   dotS, dotO :: ([Double], [Double]) -> Double

@@ -16,8 +16,8 @@ import Test.QuickCheck
 import Check (dualRevError)
 import Numeric.DualRev
 import Numeric.DualRev.Internal.Engine.FFI (CTape, c_input_first, c_record0, c_record1)
-import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
-import Numeric.DualRev.Internal.Run.Runners (collectD, collectDoubles, gradRun, inputD, inputDoubles)
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD (..), D (..))
+import Numeric.DualRev.Internal.Run.Driver.Runners (collectD, collectDoubles, gradRun, inputD, inputDoubles)
 
 differentiable [d|
   poly :: (Double, Double) -> Double

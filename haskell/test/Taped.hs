@@ -15,7 +15,7 @@ import Test.Hspec
 import Test.QuickCheck
 
 import Numeric.DualRev
-import Numeric.DualRev.Internal.Run.Taped (tapedRecordings)
+import Numeric.DualRev.Internal.Run.Driver.Taped (tapedRecordings)
 
 differentiable [d|
   -- two jobs, one of them forking again: on more than one capability the

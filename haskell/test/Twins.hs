@@ -17,7 +17,7 @@ import Test.QuickCheck
 import Check (Vec (..), closeFD, fdGrad)
 import Numeric.DualRev.Internal.Engine.FFI (CTape, c_record0, c_tape_free, c_tape_len, c_tape_new)
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
-import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD (..), D (..))
 
 -- | Gradients equal to rounding, entry by entry: relative tolerance tol, or
 -- tol absolutely for entries near 0 (the twins add in different orders).

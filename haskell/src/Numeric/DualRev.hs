@@ -99,11 +99,11 @@ module Numeric.DualRev
 
 import Language.Haskell.TH (Dec, Exp, Name, Q)
 
-import Numeric.DualRev.Internal.Run.AD (DualRevError (..))
-import Numeric.DualRev.Internal.Run.Checkpoint (checkpointedIterate, checkpointedIterateWith, defaultSnapshots)
-import Numeric.DualRev.Internal.Run.Constant (Constant (..), constant)
-import Numeric.DualRev.Internal.Run.Nested (derivative, gradient, jacobianOf, hessianOf)
-import Numeric.DualRev.Internal.Run.Pair ((|*|))
+import Numeric.DualRev.Internal.Run.Scalar.AD (DualRevError (..))
+import Numeric.DualRev.Internal.Run.Control.Checkpoint (checkpointedIterate, checkpointedIterateWith, defaultSnapshots)
+import Numeric.DualRev.Internal.Run.Driver.Constant (Constant (..), constant)
+import Numeric.DualRev.Internal.Run.Control.Nested (derivative, gradient, jacobianOf, hessianOf)
+import Numeric.DualRev.Internal.Run.Control.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Custom (primitiveDecs)
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap

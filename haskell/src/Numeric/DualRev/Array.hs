@@ -83,12 +83,12 @@ module Numeric.DualRev.Array
 import Foreign.Marshal.Array (pokeArray)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
-import Numeric.DualRev.Internal.Run.ArrayCarrier
-import Numeric.DualRev.Internal.Run.ArrayData
-import Numeric.DualRev.Internal.Run.ArrayDual
-import Numeric.DualRev.Internal.Run.ArrayStorable
+import Numeric.DualRev.Internal.Run.Array.Carrier
+import Numeric.DualRev.Internal.Run.Array.Data
+import Numeric.DualRev.Internal.Run.Array.Dual
+import Numeric.DualRev.Internal.Run.Array.Storable
 
--- Each function runs its dual operation ("Internal.Run.ArrayDual") on a
+-- Each function runs its dual operation ("Internal.Run.Array.Dual") on a
 -- temporary tape, so that ordinary and differentiable code compute one
 -- value with one C kernel; the front end's table of primitives maps each
 -- name here to that operation (those of the primitives follow from their

@@ -16,7 +16,7 @@
 -- Names such as 'sigmoid' are common in user code: import this module
 -- qualified, or import the functions you use by name.
 module Numeric.DualRev.Functions
-  ( module Numeric.DualRev.Internal.Run.Functions
+  ( module Numeric.DualRev.Internal.Run.Scalar.Functions
   ) where
 
-import Numeric.DualRev.Internal.Run.Functions
+import Numeric.DualRev.Internal.Run.Scalar.Functions

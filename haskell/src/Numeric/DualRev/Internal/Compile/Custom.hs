@@ -7,7 +7,7 @@
 -- derivatives against each other and gives the function the dual
 -- definitions a differentiable block would (@f'dr@ and the worker
 -- @f'drw@), which record its calls with the rule
--- ("Numeric.DualRev.Internal.Run.Custom").  Blocks, other modules and the
+-- ("Numeric.DualRev.Internal.Run.Control.Custom").  Blocks, other modules and the
 -- splices then find them by name, as they find a block's functions.
 module Numeric.DualRev.Internal.Compile.Custom
   ( primitiveDecs
@@ -27,9 +27,9 @@ import Numeric.DualRev.Internal.Compile.Registry (register, reifyR)
 import Numeric.DualRev.Internal.Compile.Transform (markUsed, wrapperDec)
 import Numeric.DualRev.Internal.Compile.Types
 import Numeric.DualRev.Internal.Compile.Wrap (expandSyn, specialise)
-import Numeric.DualRev.Internal.Run.AD (AD)
-import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
-import Numeric.DualRev.Internal.Run.Custom
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD)
+import Numeric.DualRev.Internal.Run.Array.Data (Mat, Vec)
+import Numeric.DualRev.Internal.Run.Control.Custom
 
 -- | One argument of the function: its type, and whether it holds Doubles
 -- (and so has an adjoint) or is discrete data passed as it is.

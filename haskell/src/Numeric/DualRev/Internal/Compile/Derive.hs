@@ -17,7 +17,7 @@ import Control.Monad (forM, replicateM)
 import Data.Traversable (fmapDefault, foldMapDefault)
 import Language.Haskell.TH
 
-import Numeric.DualRev.Internal.Run.Current (Force (..))
+import Numeric.DualRev.Internal.Run.Driver.Current (Force (..))
 
 -- | Instances of the classes among Functor, Foldable, Traversable that the
 -- type lacks (the ones in @have@ exist), for the type constructor @tn@ with

@@ -21,7 +21,7 @@ module Numeric.DualRev.Internal.Compile.Desugar
 import Language.Haskell.TH (Lit (..), Name, Pat (..), newName, Q)
 
 import Numeric.DualRev.Internal.Compile.Core
-import Numeric.DualRev.Internal.Run.Monads (patFailD)
+import Numeric.DualRev.Internal.Run.Library.Monads (patFailD)
 
 -- | A pattern whose view patterns became the named variables, with each
 -- view: that variable, the view's function and the pattern for its result.

@@ -35,19 +35,19 @@ import Language.Haskell.TH
 import Numeric (expm1, log1p)
 
 import qualified Numeric.DualRev.Array as A
-import qualified Numeric.DualRev.Internal.Run.ArrayDual as AD
-import qualified Numeric.DualRev.Internal.Run.ArrayStorable as S
-import Numeric.DualRev.Internal.Run.Constant (constant, constantD)
-import qualified Numeric.DualRev.Internal.Run.FunctionDuals as FD
-import qualified Numeric.DualRev.Internal.Run.Functions as F
-import Numeric.DualRev.Internal.Run.Checkpoint
-import Numeric.DualRev.Internal.Run.Lazy (iterateD, unfoldrD)
-import Numeric.DualRev.Internal.Run.Library
-import Numeric.DualRev.Internal.Run.Lists
-import Numeric.DualRev.Internal.Run.Monads
-import qualified Numeric.DualRev.Internal.Run.Nested as N
-import Numeric.DualRev.Internal.Run.Pair ((|*|))
-import Numeric.DualRev.Internal.Run.Ops
+import qualified Numeric.DualRev.Internal.Run.Array.Dual as AD
+import qualified Numeric.DualRev.Internal.Run.Array.Storable as S
+import Numeric.DualRev.Internal.Run.Driver.Constant (constant, constantD)
+import qualified Numeric.DualRev.Internal.Run.Scalar.FunctionDuals as FD
+import qualified Numeric.DualRev.Internal.Run.Scalar.Functions as F
+import Numeric.DualRev.Internal.Run.Control.Checkpoint
+import Numeric.DualRev.Internal.Run.Library.Lazy (iterateD, unfoldrD)
+import Numeric.DualRev.Internal.Run.Library.Containers
+import Numeric.DualRev.Internal.Run.Library.Lists
+import Numeric.DualRev.Internal.Run.Library.Monads
+import qualified Numeric.DualRev.Internal.Run.Control.Nested as N
+import Numeric.DualRev.Internal.Run.Control.Pair ((|*|))
+import Numeric.DualRev.Internal.Run.Scalar.Ops
 import Numeric.DualRev.Internal.Compile.ArrayPrims (arrayPrims)
 import Numeric.DualRev.Internal.Engine.ScalarTable (functionPrims)
 

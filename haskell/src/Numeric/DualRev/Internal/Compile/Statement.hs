@@ -32,8 +32,8 @@ import Data.Maybe (fromMaybe)
 import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Core (Expr (..))
-import Numeric.DualRev.Internal.Run.AD (D (..))
-import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves, stmtRec, stmtRec2, stmtRec3)
+import Numeric.DualRev.Internal.Run.Scalar.AD (D (..))
+import Numeric.DualRev.Internal.Run.Scalar.Statement (stmtMaxLeaves, stmtRec, stmtRec2, stmtRec3)
 
 -- | The operations a statement is made of.
 data Op = Add | Sub | Mul | Div | Neg

@@ -5,7 +5,7 @@
 --
 -- The taped splices ('Numeric.DualRev.tapedGrad'): the flat walks of
 -- "Numeric.DualRev.Internal.Compile.Wrap", and the fill walk of the input
--- type ("Numeric.DualRev.Internal.Run.Fill"), generated here only: it
+-- type ("Numeric.DualRev.Internal.Run.Driver.Fill"), generated here only: it
 -- compares the parts without a Double inside with '==', so it needs 'Eq'
 -- there, which the other splices do not ask of an input.
 module Numeric.DualRev.Internal.Compile.Taped
@@ -21,9 +21,9 @@ import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Types
 import Numeric.DualRev.Internal.Compile.Wrap
-import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
-import Numeric.DualRev.Internal.Run.Fill
-import Numeric.DualRev.Internal.Run.Taped (tapedGradRun, tapedJacobianRun)
+import Numeric.DualRev.Internal.Run.Array.Data (Mat, Vec)
+import Numeric.DualRev.Internal.Run.Driver.Fill
+import Numeric.DualRev.Internal.Run.Driver.Taped (tapedGradRun, tapedJacobianRun)
 
 type F = StateT (M.Map Type Name, [Dec]) Q
 
@@ -48,7 +48,7 @@ tapedJacobianQ f = do
                 (foldl AppE (VarE 'tapedJacobianRun) [fill, tk, wTrav wa, wInS wa, wOut wb, d]))
              (arrow a (AppT ListT a)))
 
--- | The take walk of a type (a @Take a@, "Numeric.DualRev.Internal.Run.Fill")
+-- | The take walk of a type (a @Take a@, "Numeric.DualRev.Internal.Run.Driver.Fill")
 -- and the local declarations it uses.
 takeWalk :: Type -> Q (Exp, [Dec])
 takeWalk ty = do

@@ -30,19 +30,19 @@ import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Registry (register, reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.Compile.Wrap (plainViaDual)
-import qualified Numeric.DualRev.Internal.Run.Nested as N
-import Numeric.DualRev.Internal.Run.AD (AD)
+import qualified Numeric.DualRev.Internal.Run.Control.Nested as N
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD)
 import Numeric.DualRev.Internal.Compile.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Compile.Core as C
-import Numeric.DualRev.Internal.Run.Constant (Constant (..))
-import Numeric.DualRev.Internal.Run.Current (onTape, outsideD)
+import Numeric.DualRev.Internal.Run.Driver.Constant (Constant (..))
+import Numeric.DualRev.Internal.Run.Driver.Current (onTape, outsideD)
 import Numeric.DualRev.Internal.Compile.Derive (forceInstance, traversableInstances)
-import Numeric.DualRev.Internal.Run.Scalar ()
-import Numeric.DualRev.Internal.Run.Lazy (enumFromD, enumFromThenD)
-import Numeric.DualRev.Internal.Run.Lists (errorAD, outsideInstanceError)
-import Numeric.DualRev.Internal.Run.Ops (DFractional (..), DNum (..), enumFromThenToD, enumFromToD)
-import Numeric.DualRev.Internal.Run.Statement (stmtMaxLeaves)
-import Numeric.DualRev.Internal.Run.Parallel (parPairD)
+import Numeric.DualRev.Internal.Run.Scalar.Number ()
+import Numeric.DualRev.Internal.Run.Library.Lazy (enumFromD, enumFromThenD)
+import Numeric.DualRev.Internal.Run.Library.Lists (errorAD, outsideInstanceError)
+import Numeric.DualRev.Internal.Run.Scalar.Ops (DFractional (..), DNum (..), enumFromThenToD, enumFromToD)
+import Numeric.DualRev.Internal.Run.Scalar.Statement (stmtMaxLeaves)
+import Numeric.DualRev.Internal.Run.Control.Parallel (parPairD)
 import Numeric.DualRev.Internal.Compile.Parse
 import Numeric.DualRev.Internal.Compile.Prims
 import Numeric.DualRev.Internal.Compile.Inline
@@ -123,7 +123,7 @@ resolveVar env v
 -- | A function defined outside any block.  Discrete code (no Double, no
 -- function arguments) is used as it is; polymorphic numeric code runs at
 -- the dual scalar, recording through its 'Num'/'Floating' instances
--- ("Numeric.DualRev.Internal.Run.Scalar"); a function at Double has no
+-- ("Numeric.DualRev.Internal.Run.Scalar.Number"); a function at Double has no
 -- derivative to record and is refused.
 outsideVar :: Env -> Name -> Q VarInfo
 outsideVar env v
@@ -1137,7 +1137,7 @@ tvName' (KindedTV v _ _) = v
 -- an instance of the dual class at the dual type.  An instance of any other
 -- class (Num, Floating, Ord, Show, ...) at a type with a dual twin is
 -- declared again at the twin, each method running its transformed
--- equations on the calling thread's tape ("Numeric.DualRev.Internal.Run.Current");
+-- equations on the calling thread's tape ("Numeric.DualRev.Internal.Run.Driver.Current");
 -- at a type without a twin the instance itself serves.
 transInstance :: Env -> M.Map Name Int -> Dec -> Q [Dec]
 transInstance env0 arities (InstanceD ov ctx hd body) = case spine hd [] of

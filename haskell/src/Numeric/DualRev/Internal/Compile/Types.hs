@@ -32,12 +32,12 @@ import Language.Haskell.TH
 import Language.Haskell.TH.Syntax (Name (..), NameFlavour (..))
 
 import Numeric.DualRev.Internal.Compile.Registry (reifyR, reifyTypeR)
-import Numeric.DualRev.Internal.Run.AD (AD, D)
-import Numeric.DualRev.Internal.Run.ArrayData (DMat, DVec, Mat, Vec)
-import Numeric.DualRev.Internal.Run.Constant (Constant)
-import Numeric.DualRev.Internal.Run.Lazy (DEnumFrom)
-import Numeric.DualRev.Internal.Run.Monads (DMonad)
-import Numeric.DualRev.Internal.Run.Ops
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD, D)
+import Numeric.DualRev.Internal.Run.Array.Data (DMat, DVec, Mat, Vec)
+import Numeric.DualRev.Internal.Run.Driver.Constant (Constant)
+import Numeric.DualRev.Internal.Run.Library.Lazy (DEnumFrom)
+import Numeric.DualRev.Internal.Run.Library.Monads (DMonad)
+import Numeric.DualRev.Internal.Run.Scalar.Ops
 
 -- | Types of the current block: all of them, and the dual names of those
 -- that need a dual twin.

@@ -7,7 +7,7 @@
 -- the function they generate the walks over its input structure (making
 -- input nodes, reading adjoints back into a value of the input's shape) and
 -- its output structure (reading values, seeding cotangents, listing output
--- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Runners".
+-- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Driver.Runners".
 module Numeric.DualRev.Internal.Compile.Wrap
   ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, gnvpQ, hvpQ, hessianQ
   , sparseJacobianQ, sparseHessianQ
@@ -25,11 +25,11 @@ import qualified Data.Set as S
 import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Registry (reifyR, reifyTypeR)
-import Numeric.DualRev.Internal.Run.AD (AD)
-import Numeric.DualRev.Internal.Run.ArrayData (Mat, Vec)
-import Numeric.DualRev.Internal.Run.ArrayWalks
-import Numeric.DualRev.Internal.Run.Flat
-import Numeric.DualRev.Internal.Run.Runners
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD)
+import Numeric.DualRev.Internal.Run.Array.Data (Mat, Vec)
+import Numeric.DualRev.Internal.Run.Array.Walks
+import Numeric.DualRev.Internal.Run.Driver.Flat
+import Numeric.DualRev.Internal.Run.Driver.Runners
 import Numeric.DualRev.Internal.Compile.Types
 
 -- | The walks of one type.
@@ -512,7 +512,7 @@ sparseHessianQ f = do
   pure (SigE (withDecs ds (foldl AppE (VarE 'sparseHessianRun) [wTrav wa, wInS wa, d]))
              (arrow a sparseT))
 
--- | What the runners of "Numeric.DualRev.Internal.Run.Flat" need: the
+-- | What the runners of "Numeric.DualRev.Internal.Run.Driver.Flat" need: the
 -- input and output types, their walks, the dual and the walks'
 -- declarations; with True, the function must return Double.
 flatTarget :: String -> Name -> Bool -> Q (Type, Type, Walks, Walks, Exp, [Dec])

@@ -41,10 +41,10 @@ import Numeric.DualRev.Internal.Engine.ReplayFFI (c_replay_range, c_value)
 import Numeric.DualRev.Internal.Overloaded.Session
 import Numeric.DualRev.Internal.Overloaded.Traversals (count, fill, mapIndexed)
 import Numeric.DualRev.Internal.Overloaded.Value
-import Numeric.DualRev.Internal.Run.AD (checkTape)
-import Numeric.DualRev.Internal.Run.Flat (engine, withOrder2Tape)
-import Numeric.DualRev.Internal.Run.Runners (newTape)
-import Numeric.DualRev.Internal.Run.Taped (countRecording)
+import Numeric.DualRev.Internal.Run.Scalar.AD (checkTape)
+import Numeric.DualRev.Internal.Run.Driver.Flat (engine, withOrder2Tape)
+import Numeric.DualRev.Internal.Run.Driver.Runners (newTape)
+import Numeric.DualRev.Internal.Run.Driver.Taped (countRecording)
 
 -- $setup
 -- The examples run (make check-doctest) with the names of the public module

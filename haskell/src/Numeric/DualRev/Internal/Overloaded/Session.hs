@@ -38,10 +38,10 @@ import Foreign.Storable (peekElemOff)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 
 import Numeric.DualRev.Internal.Engine.FFI
-import Numeric.DualRev.Internal.Run.AD (D (..), checkTape, constD)
-import Numeric.DualRev.Internal.Run.Flat (engine, rowsOf, withReals)
-import Numeric.DualRev.Internal.Run.Nested (copyOf, nestedOn, tangentSeeded)
-import Numeric.DualRev.Internal.Run.Runners (withPooledTape)
+import Numeric.DualRev.Internal.Run.Scalar.AD (D (..), checkTape, constD)
+import Numeric.DualRev.Internal.Run.Driver.Flat (engine, rowsOf, withReals)
+import Numeric.DualRev.Internal.Run.Control.Nested (copyOf, nestedOn, tangentSeeded)
+import Numeric.DualRev.Internal.Run.Driver.Runners (withPooledTape)
 import Numeric.DualRev.Internal.Overloaded.Traversals
 import Numeric.DualRev.Internal.Overloaded.Value
 

@@ -19,7 +19,7 @@ import Data.IORef (newIORef, readIORef, writeIORef)
 import GHC.Exts (Int (..), Int#, (+#))
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
-import Numeric.DualRev.Internal.Run.AD (DualRevError (..))
+import Numeric.DualRev.Internal.Run.Scalar.AD (DualRevError (..))
 
 
 -- | The values put back into the shape of a container (as many as it has

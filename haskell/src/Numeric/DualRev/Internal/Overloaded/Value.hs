@@ -14,7 +14,7 @@
 -- The differentiable scalar of the overloaded mode ("Numeric.DualRev.AD"):
 -- a number that records each operation on the C tape as it is evaluated,
 -- through the same recording functions, and so the same derivative rules,
--- as the code the splices generate ("Numeric.DualRev.Internal.Run.Ops").
+-- as the code the splices generate ("Numeric.DualRev.Internal.Run.Scalar.Ops").
 --
 -- A value carries the tape its node is on.  Every level of a nested
 -- derivative records on one tape (the outermost differentiation's), so
@@ -43,9 +43,9 @@ import Foreign.C.Types (CInt)
 
 import Numeric.DualRev.Internal.Engine.FFI (CTape)
 import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_guard, c_fe_round)
-import Numeric.DualRev.Internal.Run.AD (AD (..), D (..))
-import Numeric.DualRev.Internal.Run.Guard
-import Numeric.DualRev.Internal.Run.Lifted
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD (..), D (..))
+import Numeric.DualRev.Internal.Run.Driver.Guard
+import Numeric.DualRev.Internal.Run.Scalar.Lifted
 
 -- | A value, the id of its tape node (-1: a constant, on no tape) and the
 -- tape (meaningless for a constant).
@@ -129,7 +129,7 @@ bin' :: (D -> D -> AD D) -> Reverse s a -> Reverse s a -> Reverse s a
 bin' op (Reverse a) (Reverse b) = Reverse (bin op a b)
 {-# INLINE bin' #-}
 
--- | The numeric classes are "Numeric.DualRev.Internal.Run.Lifted"'s, with
+-- | The numeric classes are "Numeric.DualRev.Internal.Run.Scalar.Lifted"'s, with
 -- each recording run on the tape of the active argument.
 instance Lifted (Reverse s a) where
   lift1 = un'

@@ -1,0 +1,129 @@
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- The walk of a taped function's input ("Numeric.DualRev.Internal.Run.Driver.Taped"):
+-- in one pass over the recorded input and a new one side by side, the new
+-- input's scalars are written to a buffer in the order of the flat walks
+-- ('Numeric.DualRev.Internal.Run.Flat.Trav'), and its discrete parts (list
+-- lengths, constructors, every part without a Double inside, by '==') are
+-- checked against the recorded input's.  Any difference, or more scalars
+-- than the buffer holds, answers -1: the new input has another shape and
+-- the function must be recorded again.
+module Numeric.DualRev.Internal.Run.Driver.Fill
+  ( Fill, Buf (..)
+  , fillD, fillLeaf, fillList, fillDoubles, fillVec, fillMat
+    -- * Reading a result back
+  , Take, Src (..)
+  , takeD, takeLeaf, takeList, takeDoubles, takeVec, takeMat
+  ) where
+
+import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
+import Foreign.Marshal.Utils (copyBytes)
+import Foreign.Ptr (Ptr, plusPtr)
+import Foreign.Storable (peekElemOff, pokeElemOff)
+
+import Numeric.DualRev.Internal.Run.Array.Data
+import Numeric.DualRev.Internal.Run.Driver.Flat (Counter, tick, tickBy)
+
+-- | The buffer of the scalars and its capacity.
+data Buf = Buf !(Ptr Double) !Int
+
+-- | recorded input, new input, buffer, next index: the index after the
+-- new input's scalars, or -1 where the shapes differ (and once -1, -1).
+type Fill a = a -> a -> Buf -> Int -> IO Int
+
+fillD :: Fill Double
+fillD _ x (Buf p cap) k
+  | k < 0 || k >= cap = pure (-1)
+  | otherwise = k + 1 <$ pokeElemOff p k x
+{-# INLINE fillD #-}
+
+-- | A part without a Double inside: equal, or another shape.
+fillLeaf :: Eq a => Fill a
+fillLeaf x0 x _ k = pure (if k >= 0 && x0 == x then k else -1)
+{-# INLINE fillLeaf #-}
+
+fillList :: Fill a -> Fill [a]
+fillList f = go
+  where
+    go (a : as) (b : bs) buf k
+      | k < 0 = pure k
+      | otherwise = f a b buf k >>= go as bs buf
+    go [] [] _ k = pure k
+    go _ _ _ _ = pure (-1)
+{-# INLINE fillList #-}
+
+-- | A list of Double: a loop of stores.
+fillDoubles :: Fill [Double]
+fillDoubles = go
+  where
+    go (_ : as) (b : bs) buf@(Buf p cap) k
+      | k < 0 || k >= cap = pure (-1)
+      | otherwise = pokeElemOff p k b >> go as bs buf (k + 1)
+    go [] [] _ k = pure k
+    go _ _ _ _ = pure (-1)
+
+fillVec :: Fill Vec
+fillVec (Vec n0 _) (Vec n fp) buf k
+  | n /= n0 = pure (-1)
+  | otherwise = copyIn n fp buf k
+
+fillMat :: Fill Mat
+fillMat (Mat r0 c0 _) (Mat r c fp) buf k
+  | r /= r0 || c /= c0 = pure (-1)
+  | otherwise = copyIn (r * c) fp buf k
+
+copyIn :: Int -> ForeignPtr Double -> Buf -> Int -> IO Int
+copyIn n fp (Buf p cap) k
+  | k < 0 || k + n > cap = pure (-1)
+  | otherwise = withForeignPtr fp $ \src -> do
+      copyBytes (p `plusPtr` (8 * k)) src (8 * n)
+      pure (k + n)
+
+------------------------------------------------------------------------------
+-- Reading a result back
+
+-- | A buffer of scalars read in order, the next one's index in a counter.
+data Src = Src !(Ptr Double) !Counter
+
+-- | A value of the template's shape (its discrete parts kept) with its
+-- scalars read in order from the source: a gradient shaped like the input.
+-- Lists are built from their last element, without a stack that grows
+-- with their length.
+type Take a = a -> Src -> IO a
+
+takeD :: Take Double
+takeD _ (Src p c) = tick c >>= peekElemOff p
+{-# INLINE takeD #-}
+
+takeLeaf :: Take a
+takeLeaf x _ = pure x
+{-# INLINE takeLeaf #-}
+
+takeList :: Take a -> Take [a]
+takeList f xs src = reverse <$> go xs []
+  where
+    go [] acc = pure acc
+    go (a : as) acc = f a src >>= \b -> go as (b : acc)
+{-# INLINE takeList #-}
+
+-- | A list of Double: its length read off the template, then the values.
+takeDoubles :: Take [Double]
+takeDoubles xs (Src p c) = do
+  let n = length xs
+  k0 <- tickBy c n
+  let go i acc
+        | i < k0 = pure acc
+        | otherwise = peekElemOff p i >>= \v -> go (i - 1) (v : acc)
+  go (k0 + n - 1) []
+
+takeVec :: Take Vec
+takeVec (Vec n _) (Src p c) = do
+  k0 <- tickBy c n
+  Vec n <$> newBuf n (\q -> copyBytes q (p `plusPtr` (8 * k0)) (8 * n))
+
+takeMat :: Take Mat
+takeMat (Mat r cl _) (Src p c) = do
+  k0 <- tickBy c (r * cl)
+  Mat r cl <$> newBuf (r * cl) (\q -> copyBytes q (p `plusPtr` (8 * k0)) (8 * r * cl))

@@ -1,0 +1,212 @@
+{-# OPTIONS_HADDOCK hide #-}
+-- | Internal, not a stable API: called at run time by the code that the
+-- splices generate (so exposed, but hidden from the documentation).
+--
+-- Taped gradients ('Numeric.DualRev.tapedGrad'): a function recorded once,
+-- on a tape of its own at order 2, and replayed by the engine at later
+-- inputs (include/dualrev.h, \"replay\") instead of running its Haskell
+-- code again.  A call replays when its input has the recorded one's
+-- discrete structure (the same number of scalars and, the scalars aside,
+-- equal to it) and no guard flips (every comparison and discrete result of
+-- a dual number the recording computed, "Numeric.DualRev.Internal.Run.Driver.Guard");
+-- otherwise it records the function again at the new input and keeps that
+-- tape.  A function whose tape cannot be replayed (it holds nodes the
+-- engine cannot evaluate: custom rules, nested derivatives, checkpointed
+-- loops, arrays) is recorded at every call, at order 1.
+--
+-- The state is one tape behind an 'MVar': a call that finds it taken (the
+-- function called from another thread at the same moment) records on a
+-- tape of its own instead of waiting.
+module Numeric.DualRev.Internal.Run.Driver.Taped
+  ( tapedGradRun, tapedJacobianRun
+    -- * For tests
+  , tapedRecordings, countRecording
+  ) where
+
+import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
+import Control.Exception (SomeException, catch, evaluate, mask, onException)
+import Control.Monad (forM, when)
+import Data.Int (Int64)
+import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
+import Foreign.C.Types (CInt)
+import Foreign.ForeignPtr (ForeignPtr, newForeignPtr, withForeignPtr)
+import Foreign.Marshal.Alloc (alloca)
+import Foreign.Marshal.Array (allocaArray)
+import Foreign.Ptr (Ptr, plusPtr)
+import Foreign.Storable (peek)
+import GHC.Compact (compact, getCompact)
+import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
+
+import Numeric.DualRev.Internal.Engine.FFI
+import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_replay_range, c_taped_grad, c_value)
+import Numeric.DualRev.Internal.Run.Scalar.AD
+import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Src (..), Take)
+import Numeric.DualRev.Internal.Run.Driver.Flat
+import Numeric.DualRev.Internal.Run.Driver.Guard (withGuards)
+import Numeric.DualRev.Internal.Run.Control.Parallel (useCapabilities)
+import Numeric.DualRev.Internal.Run.Driver.Runners (newTape)
+
+-- | How many recordings taped functions have made (replays do not count):
+-- what tests read to tell a replay from a recording.
+recordings :: IORef Int
+recordings = unsafePerformIO (newIORef 0)
+{-# NOINLINE recordings #-}
+
+tapedRecordings :: IO Int
+tapedRecordings = readIORef recordings
+
+-- | One more recording (the overloaded mode's taped gradients count too).
+countRecording :: IO ()
+countRecording = atomicModifyIORef' recordings (\k -> (k + 1, ()))
+
+-- | A recording kept for replay; o is what the splice keeps of its output.
+data Recorded a o = Recorded
+  { rTape :: !(ForeignPtr CTape)
+  , rInput :: a          -- ^ the input it was recorded at
+  , rCount :: !Int       -- ^ its scalars, input nodes first .. first + n - 1
+  , rFirst :: !Int64
+  , rOut :: o            -- ^ the output as recorded
+  , rReplays :: !Bool    -- ^ False: the engine cannot replay this function
+  }
+
+-- | What a taped splice does besides the shared state machine of 'taped':
+-- record at an input (on a cleared tape of the right order: the number of
+-- scalars, the first input's id, what to keep of the output), compute the
+-- result on the tape just recorded, and replay at the scalars in a buffer
+-- and compute the result (an engine status where that fails: 7, a guard
+-- flipped; another, the tape cannot be replayed).
+data Splice a o r = Splice
+  { sRecord :: Ptr CTape -> a -> IO (Int, Int64, o)
+  , sResult :: Ptr CTape -> Recorded a o -> a -> IO r
+  , sReplay :: Ptr CTape -> Recorded a o -> a -> Ptr Double -> IO (Either CInt r)
+  }
+
+-- | A taped function (see the module's description).  @fill@ writes a new
+-- input's scalars where the recorded input's discrete structure is the new
+-- one's ("Numeric.DualRev.Internal.Run.Driver.Fill").  Each application of
+-- @taped@ is one taped function with a state of its own.
+taped :: Fill a -> Splice a o r -> a -> r
+{-# NOINLINE taped #-}
+taped fill sp = unsafePerformIO $ do
+  st <- newMVar Nothing
+  pure (\x -> unsafeDupablePerformIO (call st x))
+  where
+    call st x = mask $ \restore -> do
+      held <- tryTakeMVar st
+      case held of
+        Nothing -> restore (alone x)
+        Just s -> do
+          (s', r) <- restore (step s x) `onException` putMVar st Nothing
+          putMVar st s'
+          pure r
+
+    -- the state busy: the result on a tape of its own, kept by no one
+    alone x = do
+      fp <- tapeOfOwn
+      snd <$> recordAt fp False x
+
+    step Nothing x = do
+      fp <- tapeOfOwn
+      recordAt fp True x
+    step (Just rec) x
+      | not (rReplays rec) = recordAt (rTape rec) False x
+      | otherwise = do
+          let n = rCount rec
+          allocaArray (max 1 n) $ \p -> do
+            k <- fill (rInput rec) x (Buf p n) 0
+            if k /= n
+              then recordAt (rTape rec) True x   -- another shape
+              else do
+                r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x p
+                case r of
+                  Right v -> pure (Just rec, v)
+                  Left 7 -> recordAt (rTape rec) True x   -- a guard flipped
+                  Left _ -> recordAt (rTape rec) False x  -- cannot replay
+
+    -- a tape set up for the capabilities, as a pooled one: the jobs of
+    -- (|*|) replay side by side
+    tapeOfOwn = do
+      t <- newTape
+      useCapabilities t
+      newForeignPtr p_tape_free t
+
+    -- record at x (for replay: at order 2, guards on)
+    recordAt fp replayable x = withForeignPtr fp $ \t -> do
+      countRecording
+      engine "dr_tape_clear" (c_tape_clear t)
+      engine "dr_tape_set_order" (c_tape_set_order t (if replayable then 2 else 1))
+      (n, first, o) <- (if replayable then withGuards t else id) (sRecord sp t x)
+      -- the recorded input is kept for the shape of later ones: in a
+      -- compact region the collector does not copy it at every major
+      -- collection; an input the region cannot hold (arrays, in pinned
+      -- memory) is kept as it is
+      let rec0 = Recorded fp x n first o replayable
+      r <- sResult sp t rec0 x
+      x0 <- if replayable then inCompact x else pure x
+      pure (Just rec0 { rInput = x0 }, r)
+
+-- | Value and gradient of a function to Double, recorded once and replayed.
+tapedGradRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
+             -> a -> (Double, a)
+tapedGradRun fill tk trav ins f = taped fill (Splice rec result replay)
+  where
+    rec t x = record trav ins f t x
+    result t r x = (,) (primalD (rOut r)) <$> gradientAt t (rOut r) (rFirst r) x (rCount r)
+    replay t r x p = alloca $ \pv -> do
+      let D y0 yi = rOut r
+          n = rCount r
+      -- replay and sweep in one call where it may be unsafe
+      quick <- c_taped_grad t (rFirst r) (fromIntegral n) p yi pv p
+      if quick == 0
+        then do
+          yv <- if yi == -1 then pure y0 else peek pv
+          Right . (,) yv <$> readBack tk x p
+        else if quick /= -1 then pure (Left quick)
+        else do
+          st <- c_replay_range t (rFirst r) (fromIntegral n) p
+          if st /= 0 then pure (Left st) else do
+            yv <- valueOf t (rOut r)
+            Right . (,) yv <$> gradientAt t (rOut r) (rFirst r) x n
+    gradientAt t (D _ yi) first x n = do
+      engine "dr_adjoints_clear" (c_adjoints_clear t)
+      when (yi /= -1) $ do
+        engine "dr_seed" (c_seed t yi 1)
+        engine "dr_reverse" (c_reverse t)
+      allocaArray (max 1 n) $ \p -> do
+        engine "dr_adjoints_read" (c_adjoints_read t first (fromIntegral n) p)
+        readBack tk x p
+
+-- | The Jacobian of a function, one row per scalar of its output, each
+-- shaped like the input (as 'Numeric.DualRev.jacobian'), recorded once and
+-- replayed.
+tapedJacobianRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a')
+                 -> (Ptr CTape -> b' -> [R] -> IO [R]) -> (a' -> AD b') -> a -> [a]
+tapedJacobianRun fill tk trav ins outs f = taped fill (Splice rec result replay)
+  where
+    rec t x = do
+      (n, first, y') <- record trav ins f t x
+      yr <- outs t y' []
+      pure (n, first, yr)
+    result t r x = rows t (rOut r) (rFirst r) (rCount r) x
+    replay t r x p = do
+      st <- c_replay_range t (rFirst r) (fromIntegral (rCount r)) p
+      if st /= 0 then pure (Left st) else Right <$> rows t (rOut r) (rFirst r) (rCount r) x
+    rows t yr first n x =
+      withReals yr $ \cm py -> allocaArray (max 1 (fromIntegral cm * n)) $ \p -> do
+        engine "dr_jacobian" $ quickOrSafe (c_jacobian_range_quick t cm py first (fromIntegral n) p)
+                                           (c_jacobian_range_safe t cm py first (fromIntegral n) p)
+        forM [0 .. fromIntegral cm - 1] $ \k -> readBack tk x (p `plusPtr` (8 * k * n))
+
+-- | A result shaped like x, from the buffer.
+readBack :: Take a -> a -> Ptr Double -> IO a
+readBack tk x p = newCounter >>= \c -> tk x (Src p c)
+
+inCompact :: a -> IO a
+inCompact x = (getCompact <$> compact x) `catch` \e -> const (evaluate x) (e :: SomeException)
+
+valueOf :: Ptr CTape -> D -> IO Double
+valueOf _ (D v (-1)) = pure v
+valueOf t (D _ i) = alloca $ \p -> do
+  engine "dr_value" (c_value t i p :: IO CInt)
+  peek p
