@@ -9,6 +9,7 @@ import qualified Hello
 import qualified Kmeans
 import qualified Llsq
 import qualified Lse
+import qualified Lstm
 import qualified Ode
 import qualified Particle
 import Protocol (serve)
@@ -24,4 +25,5 @@ main = serve "dualrev-hs"
   , ("kmeans", Kmeans.functions)
   , ("saddle", Saddle.functions)
   , ("particle", Particle.functions)
-  , ("gmm", Gmm.functions) ]
+  , ("gmm", Gmm.functions)
+  , ("lstm", Lstm.functions) ]

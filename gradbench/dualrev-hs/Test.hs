@@ -20,6 +20,7 @@ import qualified Hello
 import qualified Kmeans
 import qualified Llsq
 import qualified Lse
+import qualified Lstm
 import qualified Ode
 import qualified Particle
 import qualified Saddle
@@ -32,6 +33,13 @@ call fs name input = case lookup name fs of
     a <- parseEither parse input
     enc <- out (f a)
     A.eitherDecode (encodingToLazyByteString enc)
+
+-- | Whether a function of an eval refuses an input (as the protocol
+-- does, with a message), before computing anything.
+refuses :: [(String, Function)] -> String -> Value -> Bool
+refuses fs name input = case lookup name fs of
+  Nothing -> error ("no function " ++ name)
+  Just (Function parse _ _) -> either (const True) (const False) (parseEither parse input)
 
 -- | Central differences of a scalar function in each coordinate.
 centralDiff :: ([Double] -> Double) -> [Double] -> [Double]
@@ -59,6 +67,10 @@ main :: IO ()
 main = do
   failures <- newIORef 0
   let check = close failures
+      refused :: String -> Bool -> IO ()
+      refused what ok = do
+        unless ok $ modifyIORef' failures (+ 1)
+        printf "%-40s %s\n" what (if ok then "refused" else "NOT REFUSED" :: String)
   -- hello
   check "hello double = square'" 1e-7 [call Hello.functions "double" (toJSON (1.5 :: Double))]
     (centralDiff (\[x] -> call Hello.functions "square" (toJSON x)) [1.5])
@@ -114,6 +126,21 @@ main = do
       flat = part "alpha" ++ concat (part "mu" :: [[Double]]) ++ concat (part "q" :: [[Double]])
              ++ concat (part "l" :: [[Double]])
   check "gmm jacobian" 1e-6 flat (centralDiff (call Gmm.functions "objective" . gmmIn) p0)
+  -- lstm: l = 2 layers of b = 3 cells over 4 characters, every parameter
+  -- (main_params, then extra_params, as the output lists them)
+  let (ll, lb) = (2, 3) :: (Int, Int)
+      lstmIn = lstmInWith [[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]]
+      lstmInWith :: [[Double]] -> [Double] -> Value
+      lstmInWith sq p = let (m, e) = splitAt (8 * ll * lb) p
+                        in object [ "main_params" .= takes (replicate (2 * ll) (4 * lb)) m
+                                  , "extra_params" .= takes (replicate 3 lb) e
+                                  , "state" .= takes (replicate (2 * ll) lb) (map (* 0.5) (vals 0.7))
+                                  , "sequence" .= sq ]
+      lp0 = take (8 * ll * lb + 3 * lb) (vals 0.37)
+  check "lstm jacobian" 1e-6 (call Lstm.functions "jacobian" (lstmIn lp0))
+    (centralDiff (call Lstm.functions "objective" . lstmIn) lp0)
+  refused "lstm: a sequence of one character" (refuses Lstm.functions "jacobian" (lstmInWith [[1, 0, 1]] lp0))
+  refused "lstm: rows of the wrong length" (refuses Lstm.functions "objective" (lstmInWith [[1, 0, 1, 1], [0, 1, 1, 0]] lp0))
   -- saddle and particle, each pair of modes (outer, inner): the outer
   -- gradient against differences of the outer objective (which runs the
   -- inner optimisation), and the whole descent against GradBench's result
