@@ -3,6 +3,7 @@
 -- (gradbench/README.md).
 module Main (main) where
 
+import qualified Ba
 import qualified Det
 import qualified Gmm
 import qualified Hello
@@ -26,4 +27,5 @@ main = serve "dualrev-hs"
   , ("saddle", Saddle.functions)
   , ("particle", Particle.functions)
   , ("gmm", Gmm.functions)
-  , ("lstm", Lstm.functions) ]
+  , ("lstm", Lstm.functions)
+  , ("ba", Ba.functions) ]

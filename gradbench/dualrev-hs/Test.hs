@@ -14,6 +14,7 @@ import System.Exit (exitFailure)
 import Text.Printf (printf)
 
 import Eval
+import qualified Ba
 import qualified Det
 import qualified Gmm
 import qualified Hello
@@ -141,6 +142,37 @@ main = do
     (centralDiff (call Lstm.functions "objective" . lstmIn) lp0)
   refused "lstm: a sequence of one character" (refuses Lstm.functions "jacobian" (lstmInWith [[1, 0, 1]] lp0))
   refused "lstm: rows of the wrong length" (refuses Lstm.functions "objective" (lstmInWith [[1, 0, 1, 1], [0, 1, 1, 0]] lp0))
+  -- ba: 3 cameras, 5 points, 20 observations; the entries the output
+  -- shows (the first observation's two reprojection rows, the last
+  -- weight's entry), their rows and columns, with a rotation and without
+  let (bn, bm, bp) = (3, 5, 20) :: (Int, Int, Int)
+      baIn :: [Double] -> Value
+      baIn q = let (cam, rest) = splitAt 11 q
+                   (x, [w]) = splitAt 3 rest
+               in object [ "n" .= bn, "m" .= bm, "p" .= bp, "cam" .= cam, "x" .= x, "w" .= w
+                         , "feat" .= [1.5, -2 :: Double] ]
+      baRes :: Value -> [Double]
+      baRes v = let o = call Ba.functions "objective" v :: A.Object
+                    get k = either error id (parseEither (A..: k) o) :: A.Object
+                    num k o' = either error id (parseEither (A..: k) o') :: Value
+                in [ either error id (parseEither A.parseJSON e) | e <- either error id
+                       (parseEither A.parseJSON (num "elements" (get "reproj_error"))) :: [Value] ]
+                   ++ [either error id (parseEither A.parseJSON (num "element" (get "w_err")))]
+      baCols = let cs = [0 .. 10] ++ [11 * bn .. 11 * bn + 2] ++ [11 * bn + 3 * bm] in take 30 (cs ++ cs) ++ [11 * bn + 3 * bm + bp - 1]
+      baRows = take 30 [0, 15 ..] ++ [31 * bp]
+  sequence_
+    [ do let jac = call Ba.functions "jacobian" (baIn q) :: A.Object
+             entry k = either error id (parseEither (A..: k) jac)
+             fd = [ centralDiff ((!! r) . baRes . baIn) q | r <- [0 .. 2] ]
+         check ("ba jacobian entries, " ++ what) 1e-6 (entry "vals")
+           (take 15 (head fd) ++ take 15 (fd !! 1) ++ [last (fd !! 2)])
+         check ("ba jacobian rows and columns, " ++ what) 0
+           (map fromIntegral (entry "rows" ++ entry "cols" :: [Int])) (map fromIntegral (baRows ++ baCols))
+    | (what, rot) <- [("rotated", [0.3, -0.2, 0.1]), ("no rotation", [0, 0, 0])]
+    , let q = rot ++ [0.4, -0.6, -3, 2.5, 0.1, -0.2, 0.05, -0.02, 0.7, -0.5, 4, 0.8] ]
+  refused "ba: a camera of 10 numbers" (refuses Ba.functions "jacobian"
+    (object ["n" .= bn, "m" .= bm, "p" .= bp, "cam" .= replicate 10 (1 :: Double), "x" .= [1, 2, 3 :: Double]
+            , "w" .= (1 :: Double), "feat" .= [1, 2 :: Double]]))
   -- saddle and particle, each pair of modes (outer, inner): the outer
   -- gradient against differences of the outer objective (which runs the
   -- inner optimisation), and the whole descent against GradBench's result
