@@ -7,6 +7,7 @@ import qualified Ba
 import qualified Det
 import qualified Gmm
 import qualified Hello
+import qualified Ht
 import qualified Kmeans
 import qualified Llsq
 import qualified Lse
@@ -28,4 +29,5 @@ main = serve "dualrev-hs"
   , ("particle", Particle.functions)
   , ("gmm", Gmm.functions)
   , ("lstm", Lstm.functions)
-  , ("ba", Ba.functions) ]
+  , ("ba", Ba.functions)
+  , ("ht", Ht.functions) ]

@@ -10,6 +10,7 @@ import qualified Data.Aeson as A
 import Data.Aeson.Encoding (encodingToLazyByteString)
 import Data.Aeson.Types (parseEither)
 import Data.IORef
+import Data.List (transpose)
 import System.Exit (exitFailure)
 import Text.Printf (printf)
 
@@ -18,6 +19,7 @@ import qualified Ba
 import qualified Det
 import qualified Gmm
 import qualified Hello
+import qualified Ht
 import qualified Kmeans
 import qualified Llsq
 import qualified Lse
@@ -173,6 +175,45 @@ main = do
   refused "ba: a camera of 10 numbers" (refuses Ba.functions "jacobian"
     (object ["n" .= bn, "m" .= bm, "p" .= bp, "cam" .= replicate 10 (1 :: Double), "x" .= [1, 2, 3 :: Double]
             , "w" .= (1 :: Double), "feat" .= [1, 2 :: Double]]))
+  -- ht: a model of 22 bones (a binary tree) and 8 vertices, 4 points,
+  -- mirrored and not; every column of the simple and the complicated
+  -- Jacobian, the columns of us against differences in each point's own us
+  let mat4 :: Double -> [[Double]]
+      mat4 c = [ [ sin (c * fromIntegral (4 * i + j + 1)) | j <- [0 .. 3 :: Int] ] | i <- [0 .. 2 :: Int] ] ++ [[0, 0, 0, 1]]
+      nbones = 22 :: Int
+      npts = 4 :: Int
+      htModel :: Bool -> Value
+      htModel mirrored = object
+        [ "parents" .= [ if i == 0 then -1 else (i - 1) `div` 2 | i <- [0 .. nbones - 1] ]
+        , "base_relatives" .= [ mat4 (0.3 + 0.1 * fromIntegral i) | i <- [0 .. nbones - 1] ]
+        , "inverse_base_absolutes" .= [ mat4 (0.7 + 0.05 * fromIntegral i) | i <- [0 .. nbones - 1] ]
+        , "base_positions" .= [ [sin (fromIntegral v), cos (fromIntegral v * 1.3), 0.5 * fromIntegral v, 1 :: Double] | v <- [0 .. 7 :: Int] ]
+        , "weights" .= [ [ if b `elem` [v, v + 7, 2 * v + 6] then 0.2 + 0.1 * fromIntegral (b `mod` 3) else 0 :: Double
+                         | b <- [0 .. nbones - 1] ] | v <- [0 .. 7 :: Int] ]
+        , "triangles" .= [[0, 1, 2], [2, 3, 4], [5, 6, 7], [1, 4, 6 :: Int]]
+        , "is_mirrored" .= mirrored ]
+      -- us then theta, flat
+      htIn :: Bool -> Bool -> [Double] -> Value
+      htIn mirrored complicated q =
+        let (u, theta) = splitAt (if complicated then 2 * npts else 0) q
+        in object [ "theta" .= theta, "us" .= takes (replicate (length u `div` 2) 2) u
+                  , "data" .= object [ "model" .= htModel mirrored
+                                     , "correspondences" .= [3, 0, 2, 1 :: Int]
+                                     , "points" .= takes (replicate npts 3) (take (3 * npts) (vals 2.1)) ] ]
+      theta0 = [0.4, -0.3, 0.2] ++ take 23 (vals 0.61)
+      us0 = take (2 * npts) (map (\v -> 0.3 + 0.2 * v) (vals 1.7))
+  sequence_
+    [ do let q = (if complicated then us0 else []) ++ theta0
+             obj = call Ht.functions "objective" . htIn mirrored complicated :: [Double] -> [Double]
+             fd = transpose [ centralDiff ((!! r) . obj) q | r <- [0 .. 3 * npts - 1] ] -- columns
+             want | complicated = [ [ fd !! (2 * (r `div` 3) + k) !! r | k <- [0, 1] ] ++ [ fd !! (2 * npts + t) !! r | t <- [0 .. 25] ]
+                                  | r <- [0 .. 3 * npts - 1] ]
+                  | otherwise = transpose fd
+             got = call Ht.functions "jacobian" (htIn mirrored complicated q) :: [[Double]]
+         check ("ht jacobian, " ++ (if complicated then "complicated" else "simple")
+                ++ (if mirrored then ", mirrored" else "")) 1e-6 (concat got) (concat want)
+    | complicated <- [False, True], mirrored <- [False, True] ]
+  refused "ht: theta of 25 numbers" (refuses Ht.functions "jacobian" (htIn False False (take 25 theta0)))
   -- saddle and particle, each pair of modes (outer, inner): the outer
   -- gradient against differences of the outer objective (which runs the
   -- inner optimisation), and the whole descent against GradBench's result
