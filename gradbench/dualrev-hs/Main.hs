@@ -3,12 +3,15 @@
 -- (gradbench/README.md).
 module Main (main) where
 
+import qualified Ba
 import qualified Det
 import qualified Gmm
 import qualified Hello
+import qualified Ht
 import qualified Kmeans
 import qualified Llsq
 import qualified Lse
+import qualified Lstm
 import qualified Ode
 import qualified Particle
 import Protocol (serve)
@@ -24,4 +27,7 @@ main = serve "dualrev-hs"
   , ("kmeans", Kmeans.functions)
   , ("saddle", Saddle.functions)
   , ("particle", Particle.functions)
-  , ("gmm", Gmm.functions) ]
+  , ("gmm", Gmm.functions)
+  , ("lstm", Lstm.functions)
+  , ("ba", Ba.functions)
+  , ("ht", Ht.functions) ]

@@ -10,16 +10,20 @@ import qualified Data.Aeson as A
 import Data.Aeson.Encoding (encodingToLazyByteString)
 import Data.Aeson.Types (parseEither)
 import Data.IORef
+import Data.List (transpose)
 import System.Exit (exitFailure)
 import Text.Printf (printf)
 
 import Eval
+import qualified Ba
 import qualified Det
 import qualified Gmm
 import qualified Hello
+import qualified Ht
 import qualified Kmeans
 import qualified Llsq
 import qualified Lse
+import qualified Lstm
 import qualified Ode
 import qualified Particle
 import qualified Saddle
@@ -32,6 +36,13 @@ call fs name input = case lookup name fs of
     a <- parseEither parse input
     enc <- out (f a)
     A.eitherDecode (encodingToLazyByteString enc)
+
+-- | Whether a function of an eval refuses an input (as the protocol
+-- does, with a message), before computing anything.
+refuses :: [(String, Function)] -> String -> Value -> Bool
+refuses fs name input = case lookup name fs of
+  Nothing -> error ("no function " ++ name)
+  Just (Function parse _ _) -> either (const True) (const False) (parseEither parse input)
 
 -- | Central differences of a scalar function in each coordinate.
 centralDiff :: ([Double] -> Double) -> [Double] -> [Double]
@@ -59,6 +70,10 @@ main :: IO ()
 main = do
   failures <- newIORef 0
   let check = close failures
+      refused :: String -> Bool -> IO ()
+      refused what ok = do
+        unless ok $ modifyIORef' failures (+ 1)
+        printf "%-40s %s\n" what (if ok then "refused" else "NOT REFUSED" :: String)
   -- hello
   check "hello double = square'" 1e-7 [call Hello.functions "double" (toJSON (1.5 :: Double))]
     (centralDiff (\[x] -> call Hello.functions "square" (toJSON x)) [1.5])
@@ -114,6 +129,91 @@ main = do
       flat = part "alpha" ++ concat (part "mu" :: [[Double]]) ++ concat (part "q" :: [[Double]])
              ++ concat (part "l" :: [[Double]])
   check "gmm jacobian" 1e-6 flat (centralDiff (call Gmm.functions "objective" . gmmIn) p0)
+  -- lstm: l = 2 layers of b = 3 cells over 4 characters, every parameter
+  -- (main_params, then extra_params, as the output lists them)
+  let (ll, lb) = (2, 3) :: (Int, Int)
+      lstmIn = lstmInWith [[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]]
+      lstmInWith :: [[Double]] -> [Double] -> Value
+      lstmInWith sq p = let (m, e) = splitAt (8 * ll * lb) p
+                        in object [ "main_params" .= takes (replicate (2 * ll) (4 * lb)) m
+                                  , "extra_params" .= takes (replicate 3 lb) e
+                                  , "state" .= takes (replicate (2 * ll) lb) (map (* 0.5) (vals 0.7))
+                                  , "sequence" .= sq ]
+      lp0 = take (8 * ll * lb + 3 * lb) (vals 0.37)
+  check "lstm jacobian" 1e-6 (call Lstm.functions "jacobian" (lstmIn lp0))
+    (centralDiff (call Lstm.functions "objective" . lstmIn) lp0)
+  refused "lstm: a sequence of one character" (refuses Lstm.functions "jacobian" (lstmInWith [[1, 0, 1]] lp0))
+  refused "lstm: rows of the wrong length" (refuses Lstm.functions "objective" (lstmInWith [[1, 0, 1, 1], [0, 1, 1, 0]] lp0))
+  -- ba: 3 cameras, 5 points, 20 observations; the entries the output
+  -- shows (the first observation's two reprojection rows, the last
+  -- weight's entry), their rows and columns, with a rotation and without
+  let (bn, bm, bp) = (3, 5, 20) :: (Int, Int, Int)
+      baIn :: [Double] -> Value
+      baIn q = let (cam, rest) = splitAt 11 q
+                   (x, [w]) = splitAt 3 rest
+               in object [ "n" .= bn, "m" .= bm, "p" .= bp, "cam" .= cam, "x" .= x, "w" .= w
+                         , "feat" .= [1.5, -2 :: Double] ]
+      baRes :: Value -> [Double]
+      baRes v = let o = call Ba.functions "objective" v :: A.Object
+                    get k = either error id (parseEither (A..: k) o) :: A.Object
+                    num k o' = either error id (parseEither (A..: k) o') :: Value
+                in [ either error id (parseEither A.parseJSON e) | e <- either error id
+                       (parseEither A.parseJSON (num "elements" (get "reproj_error"))) :: [Value] ]
+                   ++ [either error id (parseEither A.parseJSON (num "element" (get "w_err")))]
+      baCols = let cs = [0 .. 10] ++ [11 * bn .. 11 * bn + 2] ++ [11 * bn + 3 * bm] in take 30 (cs ++ cs) ++ [11 * bn + 3 * bm + bp - 1]
+      baRows = take 30 [0, 15 ..] ++ [31 * bp]
+  sequence_
+    [ do let jac = call Ba.functions "jacobian" (baIn q) :: A.Object
+             entry k = either error id (parseEither (A..: k) jac)
+             fd = [ centralDiff ((!! r) . baRes . baIn) q | r <- [0 .. 2] ]
+         check ("ba jacobian entries, " ++ what) 1e-6 (entry "vals")
+           (take 15 (head fd) ++ take 15 (fd !! 1) ++ [last (fd !! 2)])
+         check ("ba jacobian rows and columns, " ++ what) 0
+           (map fromIntegral (entry "rows" ++ entry "cols" :: [Int])) (map fromIntegral (baRows ++ baCols))
+    | (what, rot) <- [("rotated", [0.3, -0.2, 0.1]), ("no rotation", [0, 0, 0])]
+    , let q = rot ++ [0.4, -0.6, -3, 2.5, 0.1, -0.2, 0.05, -0.02, 0.7, -0.5, 4, 0.8] ]
+  refused "ba: a camera of 10 numbers" (refuses Ba.functions "jacobian"
+    (object ["n" .= bn, "m" .= bm, "p" .= bp, "cam" .= replicate 10 (1 :: Double), "x" .= [1, 2, 3 :: Double]
+            , "w" .= (1 :: Double), "feat" .= [1, 2 :: Double]]))
+  -- ht: a model of 22 bones (a binary tree) and 8 vertices, 4 points,
+  -- mirrored and not; every column of the simple and the complicated
+  -- Jacobian, the columns of us against differences in each point's own us
+  let mat4 :: Double -> [[Double]]
+      mat4 c = [ [ sin (c * fromIntegral (4 * i + j + 1)) | j <- [0 .. 3 :: Int] ] | i <- [0 .. 2 :: Int] ] ++ [[0, 0, 0, 1]]
+      nbones = 22 :: Int
+      npts = 4 :: Int
+      htModel :: Bool -> Value
+      htModel mirrored = object
+        [ "parents" .= [ if i == 0 then -1 else (i - 1) `div` 2 | i <- [0 .. nbones - 1] ]
+        , "base_relatives" .= [ mat4 (0.3 + 0.1 * fromIntegral i) | i <- [0 .. nbones - 1] ]
+        , "inverse_base_absolutes" .= [ mat4 (0.7 + 0.05 * fromIntegral i) | i <- [0 .. nbones - 1] ]
+        , "base_positions" .= [ [sin (fromIntegral v), cos (fromIntegral v * 1.3), 0.5 * fromIntegral v, 1 :: Double] | v <- [0 .. 7 :: Int] ]
+        , "weights" .= [ [ if b `elem` [v, v + 7, 2 * v + 6] then 0.2 + 0.1 * fromIntegral (b `mod` 3) else 0 :: Double
+                         | b <- [0 .. nbones - 1] ] | v <- [0 .. 7 :: Int] ]
+        , "triangles" .= [[0, 1, 2], [2, 3, 4], [5, 6, 7], [1, 4, 6 :: Int]]
+        , "is_mirrored" .= mirrored ]
+      -- us then theta, flat
+      htIn :: Bool -> Bool -> [Double] -> Value
+      htIn mirrored complicated q =
+        let (u, theta) = splitAt (if complicated then 2 * npts else 0) q
+        in object [ "theta" .= theta, "us" .= takes (replicate (length u `div` 2) 2) u
+                  , "data" .= object [ "model" .= htModel mirrored
+                                     , "correspondences" .= [3, 0, 2, 1 :: Int]
+                                     , "points" .= takes (replicate npts 3) (take (3 * npts) (vals 2.1)) ] ]
+      theta0 = [0.4, -0.3, 0.2] ++ take 23 (vals 0.61)
+      us0 = take (2 * npts) (map (\v -> 0.3 + 0.2 * v) (vals 1.7))
+  sequence_
+    [ do let q = (if complicated then us0 else []) ++ theta0
+             obj = call Ht.functions "objective" . htIn mirrored complicated :: [Double] -> [Double]
+             fd = transpose [ centralDiff ((!! r) . obj) q | r <- [0 .. 3 * npts - 1] ] -- columns
+             want | complicated = [ [ fd !! (2 * (r `div` 3) + k) !! r | k <- [0, 1] ] ++ [ fd !! (2 * npts + t) !! r | t <- [0 .. 25] ]
+                                  | r <- [0 .. 3 * npts - 1] ]
+                  | otherwise = transpose fd
+             got = call Ht.functions "jacobian" (htIn mirrored complicated q) :: [[Double]]
+         check ("ht jacobian, " ++ (if complicated then "complicated" else "simple")
+                ++ (if mirrored then ", mirrored" else "")) 1e-6 (concat got) (concat want)
+    | complicated <- [False, True], mirrored <- [False, True] ]
+  refused "ht: theta of 25 numbers" (refuses Ht.functions "jacobian" (htIn False False (take 25 theta0)))
   -- saddle and particle, each pair of modes (outer, inner): the outer
   -- gradient against differences of the outer objective (which runs the
   -- inner optimisation), and the whole descent against GradBench's result
