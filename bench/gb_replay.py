@@ -4,7 +4,7 @@ for same-run comparisons of builds without GradBench's own runner.
 
   bench/gb_replay.py LOG FUNCTION ROUNDS TOOL...
 
-LOG is a session log that gradbench/run.py wrote (OUT/logs/EVAL-TOOL.jsonl);
+LOG is the message log that gradbench/run.py wrote (OUT/logs/EVAL-TOOL.jsonl);
 each input of FUNCTION is sent to each TOOL (a tool program speaking the
 protocol on stdin/stdout), the tools in turn, ROUNDS times; printed: the
 median time of one evaluate per input and tool (the median over the
@@ -24,11 +24,11 @@ for line in open(log):
             m['input']['min_runs'] = int(os.environ.get('RUNS', 3))
             m['input']['min_seconds'] = float(os.environ.get('SECS', 0.3))
         msgs.append(m)
-session = ''.join(json.dumps(m) + '\n' for m in msgs).encode()
+messages = ''.join(json.dumps(m) + '\n' for m in msgs).encode()
 times = {}
 for _ in range(rounds):
     for tool in tools:
-        out = subprocess.run([tool], input=session, capture_output=True, check=True).stdout
+        out = subprocess.run([tool], input=messages, capture_output=True, check=True).stdout
         for i, line in enumerate(l for l in out.decode().splitlines() if l.strip()):
             r = json.loads(line)
             if not r.get('success'):
