@@ -137,7 +137,7 @@ checkDerivative what kind f fty g want explain = do
 shapeOf :: String -> String -> Type -> Q ()
 shapeOf what place t0 = go t0
   where
-    go t = case spine t [] of
+    go t = case typeSpine t of
       (ConT n, []) | n == ''Double -> pure ()
       (ListT, [a]) -> go a
       (TupleT k, as) | length as == k, k >= 2, k <= shapeTupleMax -> mapM_ go as
@@ -230,10 +230,6 @@ arrows :: Type -> ([Type], Type)
 arrows (AppT (AppT ArrowT a) b) = let (as, r) = arrows b in (a : as, r)
 arrows t = ([], t)
 
-spine :: Type -> [Type] -> (Type, [Type])
-spine (AppT g x) acc = spine g (x : acc)
-spine g acc = (g, acc)
-
 arrow :: Type -> Type -> Type
 arrow a b = AppT (AppT ArrowT a) b
 
@@ -263,7 +259,7 @@ shown :: Type -> String
 shown = go False
   where
     -- the flag: an argument position (an application or arrow needs parentheses)
-    go arg t = case spine t [] of
+    go arg t = case typeSpine t of
       (ArrowT, [a, b]) -> paren arg (go True a ++ " -> " ++ go False b)
       (ListT, [a]) -> "[" ++ go False a ++ "]"
       (TupleT k, as) | length as == k, k /= 1 -> "(" ++ intercalate ", " (map (go False) as) ++ ")"

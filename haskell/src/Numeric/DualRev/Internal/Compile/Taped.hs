@@ -72,7 +72,7 @@ walkWith w ty0 = do
   nd <- lift (needsDual (TyEnv S.empty M.empty M.empty) ty)
   if not nd
     then wLeaf w ty
-    else case spine ty [] of
+    else case typeSpine ty of
       (ConT n, []) | n == ''Double -> pure (VarE (wDouble w))
                    | n == ''Vec -> pure (VarE (wVec w))
                    | n == ''Mat -> pure (VarE (wMat w))
@@ -84,9 +84,6 @@ walkWith w ty0 = do
       (TupleT k, as) | length as == k -> mapM (walkWith w) as >>= lift . wTuple w
       (ConT n, as) -> wData w ty n as
       _ -> lift (fail ("dualrev: tapedGrad cannot walk the input type " ++ pprint ty))
-  where
-    spine (AppT g x) acc = spine g (x : acc)
-    spine g acc = (g, acc)
 
 -- | The take walk: a result shaped like the input, its scalars from a
 -- buffer.

@@ -917,8 +917,8 @@ differentiableDecs qds = do
 -- it and compute with its fields, without its arithmetic.
 outsideInstances :: Ctx -> [Dec] -> [Dec] -> Q [Dec]
 outsideInstances ctx ds outside = do
-  let inBlock = [(cls, t) | InstanceD _ _ hd _ <- ds, (ConT cls, ConT t : _) <- [spine hd []]]
-      twinnedHere = [n | Just n <- map tyDeclName outside]
+  let inBlock = [(cls, t) | InstanceD _ _ hd _ <- ds, (ConT cls, ConT t : _) <- [typeSpine hd]]
+      twinnedHere = [n | Just n <- map declName outside]
   -- the types the block mentions, and the parents of the constructors it
   -- uses
   refs <- forM (S.toList (typeRefs ds)) $ \n -> do
@@ -956,12 +956,6 @@ outsideInstances ctx ds outside = do
       ++ (if declared then ": the one that declares `" ++ nameBase t ++ "', or a block of its own before this one"
                       else " of its own, before this one")
       ++ " (differentiable [d| instance " ++ nameBase cls ++ " " ++ nameBase t ++ " where ... |])"
-    spine (AppT f x) acc = spine f (x : acc)
-    spine f acc = (f, acc)
-    tyDeclName d = case d of
-      DataD _ n _ _ _ _ -> Just n
-      NewtypeD _ n _ _ _ _ -> Just n
-      _ -> Nothing
     tyVarsOf d = case d of
       DataD _ _ tvs _ _ _ -> Just tvs
       NewtypeD _ _ tvs _ _ _ -> Just tvs
@@ -989,14 +983,12 @@ constantsOfTwins ctx tenv ds = mapM_ check [(n, t) | SigD n t <- ds]
       ConT c -> nameBase c
       AppT ListT x -> "[" ++ pprint' x ++ "]"
       _ -> "(" ++ pprint' ty ++ ")"
-    pprint' ty = case spineT ty [] of
+    pprint' ty = case typeSpine ty of
       (TupleT _, xs) -> "(" ++ intercalate ", " (map pprint' xs) ++ ")"
       (ListT, [x]) -> "[" ++ pprint' x ++ "]"
       (ConT c, []) -> nameBase c
       (ConT c, xs) -> unwords (nameBase c : map shortType xs)
       _ -> pprint ty
-    spineT (AppT f x) acc = spineT f (x : acc)
-    spineT f acc = (f, acc)
     constantsIn :: Type -> [Type]
     constantsIn ty = case ty of
       AppT (ConT c) x | c == ''Constant -> [x]
@@ -1140,7 +1132,7 @@ tvName' (KindedTV v _ _) = v
 -- equations on the calling thread's tape ("Numeric.DualRev.Internal.Run.Driver.Current");
 -- at a type without a twin the instance itself serves.
 transInstance :: Env -> M.Map Name Int -> Dec -> Q [Dec]
-transInstance env0 arities (InstanceD ov ctx hd body) = case spine hd [] of
+transInstance env0 arities (InstanceD ov ctx hd body) = case typeSpine hd of
   (ConT cls, tys) -> do
     let env = env0 { eCtx = (eCtx env0) { ctxDef = "instance " ++ pprint hd } }
         tenv = eTy env
@@ -1175,8 +1167,6 @@ transInstance env0 arities (InstanceD ov ctx hd body) = case spine hd [] of
             pure [InstanceD ov ctx' (foldl AppT (ConT cls) tys') decs]
   _ -> unsupported (eCtx env0) "this instance head" (pprint hd)
   where
-    spine (AppT f x) acc = spine f (x : acc)
-    spine f acc = (f, acc)
     methodArity m = case M.lookup m arities of
       Just k -> pure k
       Nothing -> do

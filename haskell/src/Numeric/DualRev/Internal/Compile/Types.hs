@@ -15,6 +15,8 @@ module Numeric.DualRev.Internal.Compile.Types
   , blockDualTypes
   , outsideTypes
   , typeRefs
+  , typeSpine
+  , declName
   , transType
   , transPred
   , dualDataDec
@@ -237,7 +239,7 @@ transType env ty = case ty of
 -- (the standard class is kept where literals or pure methods need it).  A
 -- class declared in a block becomes its dual class.
 transPred :: TyEnv -> Pred -> Q [Pred]
-transPred env p = case spine p [] of
+transPred env p = case typeSpine p of
   (ConT c, ts)
     | Just cs <- lookup c classMap -> pure [foldl AppT (ConT c') ts | c' <- cs]
     | Just c' <- M.lookup c (tyClasses env) -> pure [foldl AppT (ConT c') ts]
@@ -246,8 +248,6 @@ transPred env p = case spine p [] of
         pure [maybe p (\c' -> foldl AppT (ConT c') ts) md]
   _ -> pure [p]
   where
-    spine (AppT f x) acc = spine f (x : acc)
-    spine f acc = (f, acc)
     classMap =
       [ (''Num, [''Num, ''DNum])
       , (''Fractional, [''Fractional, ''DFractional])
@@ -259,6 +259,13 @@ transPred env p = case spine p [] of
       , (''Monad, [''Monad, ''DMonad])
       , (''Enum, [''DEnum, ''DEnumFrom])  -- arithmetic sequences; succ, pred, fromEnum on Double are not supported
       ]
+
+-- | A type applied to its arguments: @T a b@ as (@T@, [a, b]).
+typeSpine :: Type -> (Type, [Type])
+typeSpine = go []
+  where
+    go acc (AppT f x) = go (x : acc) f
+    go acc f = (f, acc)
 
 -- | The dual twin of a data type, newtype or synonym of the block.
 dualDataDec :: TyEnv -> Dec -> Q [Dec]

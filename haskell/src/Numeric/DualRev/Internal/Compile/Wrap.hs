@@ -69,7 +69,7 @@ walk ty0 = do
       -- alive: lazily computed ones may still demand iterate elements
       f <- forceWalk ty
       pure discreteWalks { wPrim = f }
-    else case spine ty [] of
+    else case typeSpine ty of
       (ConT n, []) | n == ''Double ->
         pure (globalWalks ['inputD, 'primalIO, 'seedD, 'collectD, 'outD, 'travD, 'inputS])
       (ConT n, []) | n == ''Vec ->
@@ -95,12 +95,9 @@ walk ty0 = do
       (ArrowT, _) -> lift (fail "dualrev: cannot differentiate a function whose input or output holds functions")
       _ -> lift (fail ("dualrev: unsupported type in the input or output of a differentiated function: "
                         ++ pprint ty ++ " (it must be monomorphic)"))
-  where
-    spine (AppT f x) acc = spine f (x : acc)
-    spine f acc = (f, acc)
 
 expandSyn :: Type -> Q Type
-expandSyn ty = case spine ty [] of
+expandSyn ty = case typeSpine ty of
   (ConT n, args) -> do
     info <- recover (pure Nothing) (Just <$> reifyTypeR n)
     case info of
@@ -110,9 +107,6 @@ expandSyn ty = case spine ty [] of
         expandSyn (foldl AppT (substTy sub rhs) rest)
       _ -> pure ty
   _ -> pure ty
-  where
-    spine (AppT f x) acc = spine f (x : acc)
-    spine f acc = (f, acc)
 
 tvName :: TyVarBndr flag -> Name
 tvName (PlainTV n _) = n
@@ -166,7 +160,7 @@ tupleWalks as = do
 forceWalk :: Type -> W Exp
 forceWalk ty0 = do
   ty <- lift (expandSyn ty0)
-  case spine ty [] of
+  case typeSpine ty of
     (ListT, [a]) -> AppE (VarE 'primalList) <$> forceWalk a
     (TupleT k, as) | k > 0 && length as == k -> do
       fs <- mapM forceWalk as
@@ -212,12 +206,10 @@ forceWalk ty0 = do
             _ -> pure (wPrim leaf)
     _ -> pure (wPrim leaf)
   where
-    spine (AppT f x) acc = spine f (x : acc)
-    spine f acc = (f, acc)
     leaf = discreteWalks
     leafTypes = [''Int, ''Integer, ''Char, ''Word, ''Float, ''Double]
     plainCon c = case c of { NormalC {} -> True; RecC {} -> True; InfixC {} -> True; _ -> False }
-    isPrimTy t = case spine t [] of
+    isPrimTy t = case typeSpine t of
       (ConT m, _) -> recover (pure True) $ do
         i <- reifyTypeR m
         pure (case i of { PrimTyConI {} -> True; _ -> False })
@@ -388,11 +380,9 @@ specialise ty = case ty of
     pure (substTy (M.fromList (concatMap pick vars)) body)
   _ -> pure ty
   where
-    predHead p = case spine p [] of
+    predHead p = case typeSpine p of
       (ConT c, args) -> (c, [v | VarT v <- args])
       _ -> (''(), [])
-    spine (AppT g x) acc = spine g (x : acc)
-    spine g acc = (g, acc)
     freeVars t = case t of
       VarT v -> [v]
       AppT g x -> freeVars g ++ freeVars x

@@ -126,18 +126,19 @@ instance {-# INCOHERENT #-} SelectD a where
   {-# INLINE maximumConcatMapD #-}
 
 instance SelectD D where
-  minimumConcatMapD = selectRewinding "minimum" min
-  maximumConcatMapD = selectRewinding "maximum" max
+  minimumConcatMapD = selectRewinding minimum min
+  maximumConcatMapD = selectRewinding maximum max
   {-# INLINE minimumConcatMapD #-}
   {-# INLINE maximumConcatMapD #-}
 
--- | foldl1 pick over the elements (GHC's minimum and maximum of a list),
--- rewinding the tape past each element that does not become the best.
-selectRewinding :: Foldable t => String -> (D -> D -> D) -> (b -> AD [D]) -> t b -> AD D
-selectRewinding name pick f xs = AD $ \t -> do
+-- | foldl1 pick over the elements (GHC's minimum and maximum of a list,
+-- whole, is foldl1' of min and max), rewinding the tape past each element
+-- that does not become the best.
+selectRewinding :: Foldable t => ([D] -> D) -> (D -> D -> D) -> (b -> AD [D]) -> t b -> AD D
+selectRewinding whole pick f xs = AD $ \t -> do
   guarded <- guardingTape
   case guarded of
-    Just _ -> (if name == "minimum" then minimum else maximum) <$> unAD (concatMapD f xs) t
+    Just _ -> whole <$> unAD (concatMapD f xs) t
     Nothing -> allocaBytes (fromIntegral c_mark_bytes) $ \m -> do
       let step Nothing y = Just y
           step (Just b) y = Just $! pick b y
@@ -154,7 +155,7 @@ selectRewinding name pick f xs = AD $ \t -> do
             when (mark >= 0 && lazy0 == lazy1 && older) (void (c_mark_restore t m))
             go best' rest
       r <- go Nothing (toList xs)
-      pure (maybe (if name == "minimum" then minimum [] else maximum []) id r)
+      pure (maybe (whole []) id r)
 
 filterD :: (a -> AD Bool) -> [a] -> AD [a]
 filterD p = go
