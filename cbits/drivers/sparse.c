@@ -279,6 +279,13 @@ static bool ext_args(dr_ext *x, size_t *n, const int64_t **args,
    arguments' together, H_AA over its own set) */
 static int second_of_entry(const dr_oplog *e)
 {
+    if (e->op == DR_OPC_PROG) { /* a statement: as its instructions */
+        const unsigned char *code = dr__oplog_prog(e)->code;
+        for (unsigned i = 0; i < dr__prog_steps(code); i++)
+            if (second_of(dr__prog_opc(dr__prog_insn(code, i)[0])))
+                return H_AA;
+        return 0;
+    }
     if (e->op != DR_OPC_EXT)
         return second_of(e->op);
     size_t n;
@@ -303,6 +310,12 @@ static bool log_args(const dr_oplog *e, int64_t two[2], size_t *n,
     case DR_OPC_NONE:
     case DR_OPC_EXTOUT:
         return false;
+    case DR_OPC_PROG: { /* its leaves (a constant's -1) */
+        const dr_prog *g = dr__oplog_prog(e);
+        *n = g->n;
+        *args = g->leaf;
+        return true;
+    }
     case DR_OPC_NARY:
     case DR_OPC_SUMN: {
         const double *ps;
@@ -773,7 +786,8 @@ static dr_status hess_plan(dr_tape *t, dr_real y, size_t n, const dr_real *x,
             if ((reach[r] & NEED) || (mark && second_of_entry(e)))
                 mark |= NEED;
             /* (an extended node's interaction is over its own set) */
-            if (mark && e->op == DR_OPC_EXT && second_of_entry(e))
+            if (mark && (e->op == DR_OPC_EXT || e->op == DR_OPC_PROG) &&
+                second_of_entry(e))
                 reach[r] |= NEED;
             for (size_t i = 0; i < na; i++)
                 if (args[i] >= 0)
@@ -794,8 +808,8 @@ static dr_status hess_plan(dr_tape *t, dr_real y, size_t n, const dr_real *x,
         if (!h)
             continue;
         int64_t a = e->ra, b = e->rb;
-        if (e->op == DR_OPC_EXT) /* every pair of its arguments' variables */
-            a = r, b = -1;
+        if (e->op == DR_OPC_EXT || e->op == DR_OPC_PROG)
+            a = r, b = -1; /* every pair of its arguments' variables */
         size_t oa = a >= 0 ? S.off[a] : 0, na = a >= 0 ? S.len[a] : 0;
         size_t ob = b >= 0 ? S.off[b] : 0, nb = b >= 0 ? S.len[b] : 0;
         bool ok = true;

@@ -104,6 +104,26 @@ DR_API dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1,
                           double d1, dr_idx a2, double d2);
 
 /*
+ * The same statement on a tape of order 2, where dr_fe_stmt answers
+ * DR_FE_STMT_BY_OPS: recorded with its program (code, the bytes of
+ * cbits/record/program.h, which the front end wrote when it compiled the
+ * expression and keeps for as long as the tape), over the leaves a0..a(n-1)
+ * (n = code[0] <= DR_FE_STMT_MAX; the rest ignored) of values x0..x(n-1),
+ * so that it replays and has second derivatives, at the cost of one node
+ * as at order 1.  v is the value the front end computed: where the program
+ * computes another (an operation the front end's compiler contracted), it
+ * records nothing and returns DR_FE_STMT_BY_OPS, and the front end records
+ * the operations one by one.  Returns the node's id, DR_NONE when no leaf
+ * is active; a code that is not a program, or an id not on the tape, sets
+ * DR_EINVAL.  At order 1 it records the node of the same partials (no
+ * program kept).
+ */
+DR_API dr_idx dr_fe_prog(dr_tape *t, const unsigned char *code, double v,
+                         dr_idx a0, double x0, dr_idx a1, double x1,
+                         dr_idx a2, double x2, dr_idx a3, double x3,
+                         dr_idx a4, double x4, dr_idx a5, double x5);
+
+/*
  * Inputs a front end holds as linked lists, whose read-out of adjoints
  * needs each list's length: dr_fe_input_range is dr_input_range that
  * returns the first id (DR_NONE for n == 0 and on failure, the tape's

@@ -228,6 +228,8 @@ enum dr_opc {
                       it, whose replay sets v); no second-order rule     */
     DR_OPC_SUMN,   /* 0 + a0 + a1 + ... of an n-ary sum record (dr_sumn):
                       partials 1, replayed through its hook               */
+    DR_OPC_PROG,   /* a statement with its program (record/program.h): x
+                      holds its record, v its value                      */
     DR_OPC_powi,   /* x^n: x the argument's value, y = n                  */
     DR_OPC_select, /* ra where the node |aux| back is > 0, else rb     */
     DR_RULES_UNARY(DR_OPC_ENUM) DR_RULES_UNARY_FUSED(DR_OPC_ENUM)

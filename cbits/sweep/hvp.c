@@ -22,6 +22,7 @@
  */
 #include "sweep/sweep.h"
 #include "sweep/entry_rules.h"
+#include "sweep/program_second.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -167,6 +168,28 @@ forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
             for (size_t j = 0; j < k; j++)
                 TAN(r)[j] = 0.0;
         return true;
+    case DR_OPC_PROG: { /* the partials by leaf at this point */
+        const dr_prog *g = dr__oplog_prog(e);
+        bool any = false;
+        for (unsigned i = 0; i < g->n; i++)
+            any |= g->leaf[i] >= 0 && tan_nz(p, SP, g->leaf[i]);
+        if (SP) {
+            NZT(r) = any;
+            if (!any)
+                return true;
+        }
+        double *tr = TAN(r);
+        for (size_t j = 0; j < k; j++)
+            tr[j] = 0.0;
+        for (unsigned i = 0; i < g->n; i++) {
+            if (g->leaf[i] < 0 || !tan_nz(p, SP, g->leaf[i]))
+                continue;
+            const double *ti = TAN(g->leaf[i]);
+            for (size_t j = 0; j < k; j++)
+                tr[j] += zm(g->p[i], ti[j]);
+        }
+        return true;
+    }
     case DR_OPC_NARY:
     case DR_OPC_SUMN: {
         double *tr = TAN(r);
@@ -252,6 +275,47 @@ pass_linear(const hvp_pass *p, size_t k, bool SP, int64_t a, double c,
             p->zeros, false);
 }
 
+/* a statement's adjoint g and its tangents gd (fd: any written) passed
+   on to its leaves: the partials by leaf times both, and g times the
+   program's Hessian times the leaves' tangents, direction by direction */
+static void reverse_prog(const hvp_pass *p, size_t k, bool SP,
+                         const dr_prog *pg, double g, const double *gd,
+                         bool fd)
+{
+    unsigned n = pg->n;
+    for (unsigned i = 0; i < n; i++) {
+        int64_t a = pg->leaf[i] < 0 ? -1 : pg->leaf[i];
+        ACC(a)[0] += zm(pg->p[i], g);
+        acc_tan(p, k, SP, a, true, pg->p[i], gd, fd, 0.0, p->zeros, false,
+                0.0, p->zeros, false);
+    }
+    bool any = false;
+    for (unsigned i = 0; i < n; i++)
+        any |= pg->leaf[i] >= 0 && tan_nz(p, SP, pg->leaf[i]);
+    if (g == 0.0 || !any)
+        return;
+    prog_parts q;
+    prog_apart(pg, &q);
+    for (size_t j = 0; j < k; j++) {
+        double t[DR_PROG_LEAVES], ht[DR_PROG_LEAVES];
+        for (unsigned i = 0; i < n; i++)
+            t[i] = pg->leaf[i] >= 0 ? tan_of(p, k, SP, pg->leaf[i])[j] : 0.0;
+        prog_hess_times(&q, t, ht);
+        for (unsigned i = 0; i < n; i++) {
+            int64_t a = pg->leaf[i];
+            double v = zm(g, ht[i]);
+            if (a < 0 || v == 0.0)
+                continue;
+            if (SP && !NZA(a)) { /* (its first write: the rest zero) */
+                for (size_t l = 1; l <= k; l++)
+                    ACC(a)[l] = 0.0;
+                NZA(a) = 1;
+            }
+            ACC(a)[1 + j] += v;
+        }
+    }
+}
+
 static inline __attribute__((always_inline)) void
 reverse_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
              const dr_oplog *e, double g, const double *gd, bool fd)
@@ -306,6 +370,9 @@ reverse_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
     }
     case DR_OPC_select:
         pass_linear(p, k, SP, e->aux > 0 ? e->ra : e->rb, 1.0, g, gd, fd);
+        return;
+    case DR_OPC_PROG:
+        reverse_prog(p, k, SP, dr__oplog_prog(e), g, gd, fd);
         return;
     default: {
         if (!scalar_rule_op(e->op))

@@ -103,6 +103,7 @@ _Static_assert(DR_OPC_GAP < DR_OPC_powi && DR_OPC_NONE < DR_OPC_powi &&
                DR_OPC_INPUT < DR_OPC_powi && DR_OPC_LINEAR < DR_OPC_powi &&
                DR_OPC_NARY < DR_OPC_powi && DR_OPC_EXT < DR_OPC_powi &&
                DR_OPC_EXTOUT < DR_OPC_powi && DR_OPC_SUMN < DR_OPC_powi &&
+               DR_OPC_PROG < DR_OPC_powi &&
                DR_OPC_powi < DR_OPC_select,
                "replay_all: scalar rules from DR_OPC_powi on");
 
@@ -184,6 +185,8 @@ static dr_status replay_chunk(dr_tape *t, dr_chunk *c)
         int32_t op = e[i].op;
         if (DR_LIKELY(op >= DR_OPC_powi)) { /* a rule of scalar_rules.h */
             replay_node(log, &e[i], &nodes[i]);
+        } else if (op == DR_OPC_PROG) {
+            dr__prog_replay(log, &e[i], &nodes[i]);
         } else if (op == DR_OPC_EXT || op == DR_OPC_SUMN) {
             dr_status st = replay_ext(log, c->first + (int64_t)i, &nodes[i]);
             if (st != DR_OK)
@@ -295,6 +298,13 @@ static dr_status check_chunk(dr_tape *t, const dr_chunk *c)
         case DR_OPC_SUMN:
         case DR_OPC_EXTOUT: /* (its call's entry says) */
             break;
+        case DR_OPC_PROG: {
+            const dr_prog *g = dr__oplog_prog(e);
+            for (unsigned j = 0; j < g->n; j++)
+                if (!same_value(log, g->leaf[j], g->x[j]))
+                    return DR_ENOTSUP;
+            break;
+        }
         default:
             if (!same_value(log, e->ra, e->x) || !same_value(log, e->rb, e->y))
                 return DR_ENOTSUP;

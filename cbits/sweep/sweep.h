@@ -9,6 +9,7 @@
 #define DR_SWEEP_H
 
 #include "record/record.h"
+#include "record/program.h"
 
 /* Relative ids below this may name nodes (adjoint and tangent storage
    cover them): every id any job reserved, so an id from any job of the
