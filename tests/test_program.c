@@ -435,6 +435,38 @@ static void test_sparse_alone(void **state)
     }
 }
 
+/* the pattern is the program's own: x y + z z z couples (x, y) and
+   (z, z) only; x + y - z nothing */
+static void test_sparse_pattern(void **state)
+{
+    (void)state;
+    unsigned char cubic[] = {3, 0, 4, MUL, 0, 1, MUL, 2, 2, MUL, 4, 2,
+                             ADD, 3, 5};
+    unsigned char linear[] = {3, 0, 2, ADD, 0, 1, SUB, 3, 2};
+    dr_tape *t = dr_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x[3] = {dr_input(t, 2.0), dr_input(t, 3.0), dr_input(t, 5.0)};
+    dr_real y = {0, dr_fe_prog(t, cubic, 131.0, x[0].idx, 2.0, x[1].idx, 3.0,
+                               x[2].idx, 5.0, DR_NONE, 0, DR_NONE, 0,
+                               DR_NONE, 0)};
+    dr_sparse S = {0};
+    CHK_STATUS(dr_sparse_hessian(t, y, 3, x, &S), DR_OK);
+    assert_int_equal(S.nnz, 3);
+    assert_int_equal(S.rowptr[1], 1);
+    assert_int_equal(S.colind[0], 1);
+    CHK_SAME(S.val[0], 1.0);
+    assert_int_equal(S.colind[2], 2);
+    CHK_SAME(S.val[2], 30.0);
+    dr_sparse_free(&S);
+    dr_real z = {0, dr_fe_prog(t, linear, 0.0, x[0].idx, 2.0, x[1].idx, 3.0,
+                               x[2].idx, 5.0, DR_NONE, 0, DR_NONE, 0,
+                               DR_NONE, 0)};
+    CHK_STATUS(dr_sparse_hessian(t, z, 3, x, &S), DR_OK);
+    assert_int_equal(S.nnz, 0);
+    dr_sparse_free(&S);
+    dr_tape_free(t);
+}
+
 /* the Hessian against finite differences of the gradient */
 static void test_hessian_fd(void **state)
 {
@@ -529,8 +561,9 @@ static void test_refused(void **state)
     dr_tape_free(t);
 }
 
-/* a leaf given another value than its node's: recorded (of given
-   partials), but the tape does not replay */
+/* a leaf given another value than its node's (a front end's copy of a
+   value, dr_record1): its second derivatives are the program's at the
+   values given, but the tape does not replay */
 static void test_leaf_value_differs(void **state)
 {
     (void)state;
@@ -547,6 +580,16 @@ static void test_leaf_value_differs(void **state)
     CHK_STATUS(dr_gradient(t, yr, 2, x, g), DR_OK);
     CHK_SAME(g[0], 3.0);
     CHK_SAME(g[1], 2.5);
+    /* second order at the values it was given: H = [[0, 1], [1, 0]] */
+    double v[2] = {1.0, 0.0}, hv[2];
+    CHK_STATUS(dr_hvp(t, yr, 2, x, v, hv), DR_OK);
+    CHK_SAME(hv[0], 0.0);
+    CHK_SAME(hv[1], 1.0);
+    dr_idx ids[2] = {a.idx, b.idx};
+    dr_real gr[2];
+    CHK_STATUS(dr_adjoint_record(t, y, yr, 2, ids, gr), DR_OK);
+    CHK_SAME(gr[0].val, 3.0);
+    assert_true(gr[0].idx != DR_NONE); /* b, active */
     double at[2] = {1.0, 1.0};
     CHK_STATUS(dr_replay(t, 2, x, at), DR_ENOTSUP);
     dr_tape_free(t);
@@ -560,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_gradient_fd),
         cmocka_unit_test(test_second_order),
         cmocka_unit_test(test_sparse_alone),
+        cmocka_unit_test(test_sparse_pattern),
         cmocka_unit_test(test_hessian_fd),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_leaf_value_differs),

@@ -1,5 +1,5 @@
 /* program.c - statements recorded with their programs (program.h): the
-   node, its log entry at order 2, and its replay. */
+   node, its log entry at order 2, and its replay at new leaf values. */
 #include "record/program.h"
 
 #include <math.h>
@@ -69,7 +69,6 @@ dr_idx dr__record_prog(dr_tape *t, const unsigned char *code,
     if (k == 0)
         return DR_NONE;
     dr_idx id;
-    dr_ext *nary = NULL;
     if (k <= 2) {
         id = dr__rec2(t, t->base + args[0], d[0],
                       k > 1 ? t->base + args[1] : DR_NONE, k > 1 ? d[1] : 0.0);
@@ -81,32 +80,22 @@ dr_idx dr__record_prog(dr_tape *t, const unsigned char *code,
             nx->args[j] = args[j];
             nx->partials[j] = d[j];
         }
-        nary = &nx->hdr;
-        id = dr__record_ext(t, nary);
+        id = dr__record_ext(t, &nx->hdr);
     }
     if (id == DR_NONE || !dr__order2(t))
         return id;
-    /* a leaf given a value other than its node's would replay otherwise:
-       then the node is one of given partials (no replay), as dr_sumn's */
-    bool logged = true;
-    for (unsigned i = 0; i < g.n; i++)
-        if (g.leaf[i] >= 0)
-            logged &= dr__logged_as(t, g.leaf[i], g.x[i]);
-    dr_prog *rec = logged ? dr__arena_alloc(t, sizeof *rec) : NULL;
-    if (rec) {
-        *rec = g;
-        dr_oplog *e = dr__oplog(t, id, DR_OPC_PROG, 0.0, 0.0, *v, DR_NONE,
-                                DR_NONE);
-        if (e)
-            memcpy(&e->x, &rec, sizeof rec);
-    } else if (k <= 2) {
-        dr__oplog(t, id, DR_OPC_LINEAR, d[0], k > 1 ? d[1] : 0.0, *v,
-                  t->base + args[0], k > 1 ? t->base + args[1] : DR_NONE);
-    } else {
-        dr__oplog_terms(dr__oplog(t, id, DR_OPC_NARY, 0.0, 0.0, *v, DR_NONE,
-                                  DR_NONE),
-                        nary);
+    /* (a leaf given another value than its node's holds makes the tape
+       refuse to replay, as an operation's argument does: replay.c) */
+    dr_prog *rec = dr__arena_alloc(t, sizeof *rec);
+    if (!rec) { /* (no second-order rule; the tape failed: DR_ENOMEM) */
+        dr__oplog(t, id, DR_OPC_NONE, 0.0, 0.0, *v, DR_NONE, DR_NONE);
+        return id;
     }
+    *rec = g;
+    dr_oplog *e = dr__oplog(t, id, DR_OPC_PROG, 0.0, 0.0, *v, DR_NONE,
+                            DR_NONE);
+    if (e)
+        memcpy(&e->x, &rec, sizeof rec);
     return id;
 }
 

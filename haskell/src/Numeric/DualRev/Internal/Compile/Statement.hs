@@ -27,13 +27,17 @@ module Numeric.DualRev.Internal.Compile.Statement
   , statementBody
   ) where
 
+import Data.Bits (shiftR)
 import Data.List (elemIndex, nub)
 import Data.Maybe (fromMaybe)
+import Data.Word (Word8)
+import GHC.Float (castDoubleToWord64)
+import GHC.Ptr (Ptr (..))
 import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Core (Expr (..))
 import Numeric.DualRev.Internal.Run.Scalar.AD (D (..))
-import Numeric.DualRev.Internal.Run.Scalar.Statement (stmtMaxLeaves, stmtRec, stmtRec2, stmtRec3)
+import Numeric.DualRev.Internal.Run.Scalar.Statement (progRec, stmtMaxLeaves, stmtRec, stmtRec2, stmtRec3)
 
 -- | The operations a statement is made of.
 data Op = Add | Sub | Mul | Div | Neg
@@ -109,11 +113,67 @@ statementBody tree toD fromD byOps = do
           | otherwise -> ('stmtRec, [LitE (IntegerL (fromIntegral n))], stmtMaxLeaves)
       pad = replicate (width - length uniq) [LitE (IntegerL (-1)), LitE (RationalL 0)]
       args = concat ([[VarE i, partial k] | (k, i) <- zip [0 ..] is] ++ pad)
-      call = foldl AppE (VarE recorder) ([byOps, VarE fromD, root] ++ counted ++ args)
+      -- on a tape of order 2, the statement with its program (so that it
+      -- replays and has second derivatives), else the operations
+      withProgram = case program (length uniq) indexed of
+        Just bytes ->
+          let leafArgs = concat [[VarE x, VarE i] | (x, i) <- zip xs is]
+                ++ concat (replicate (stmtMaxLeaves - length uniq)
+                                     [LitE (RationalL 0), LitE (IntegerL (-1))])
+          in foldl AppE (VarE 'progRec)
+               ([byOps, VarE fromD, AppE (ConE 'Ptr) (LitE (StringPrimL bytes)), root]
+                ++ leafArgs)
+        Nothing -> byOps
+      call = foldl AppE (VarE recorder) ([withProgram, VarE fromD, root] ++ counted ++ args)
       body = LetE (fwd ++ bwd) call
       unpack (l, x, i) inner =
         CaseE (AppE (VarE toD) l) [Match (ConP 'D [VarP x, VarP i]) (NormalB inner) []]
   pure (foldr unpack body (zip3 uniq xs is))
+
+-- | The statement's program, the bytes of @cbits/record/program.h@: its
+-- leaves (registers 0 .. n-1), its literals (the registers after them, as
+-- the Double each is in the generated code), and an instruction per
+-- operation, in the order of evaluation; Nothing where it would need more
+-- registers than a program has.
+program :: Int -> Tree Int -> Maybe [Word8]
+program n tree
+  | n > stmtMaxLeaves || n + length lits + length steps > 255 = Nothing
+  | otherwise = Just ([byte n, byte (length lits), byte (length steps)]
+                      ++ concatMap bytesLE lits ++ concat steps)
+  where
+    lits = nub [castDoubleToWord64 (litDouble l) | TLit l <- subtrees tree]
+    steps = reverse (snd (go tree []))
+    -- the register of a subtree, and the instructions so far (newest first)
+    go t acc = case t of
+      TLeaf k -> (k, acc)
+      TLit l -> (n + fromMaybe 0 (elemIndex (castDoubleToWord64 (litDouble l)) lits), acc)
+      TOp o [a] -> emit o a a acc
+      TOp o [a, b] -> emit o a b acc
+      TOp _ _ -> error "Statement.program: an operation of the wrong arity"
+    emit o a b acc =
+      let (ra, acc1) = go a acc
+          (rb, acc2) = if o == Neg then (0, acc1) else go b acc1
+          r = n + length lits + length acc2
+      in (r, [opCode o, byte ra, byte rb] : acc2)
+    subtrees t = t : case t of
+      TOp _ ts -> concatMap subtrees ts
+      _ -> []
+    byte :: Int -> Word8
+    byte = fromIntegral
+    bytesLE w = [fromIntegral (w `shiftR` (8 * k)) | k <- [0 .. 7 :: Int]]
+    opCode o = case o of
+      Add -> 1
+      Sub -> 2
+      Mul -> 3
+      Div -> 4
+      Neg -> 5
+
+-- | A numeric literal's value where the generated code uses it, at Double.
+litDouble :: Lit -> Double
+litDouble l = case l of
+  IntegerL i -> fromInteger i
+  RationalL r -> fromRational r
+  _ -> 0
 
 -- | A tree whose operations carry their values (at Double).
 data Valued = VLeaf Int Exp | VLit Lit | VOp Op Exp [Valued]

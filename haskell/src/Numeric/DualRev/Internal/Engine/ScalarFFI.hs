@@ -11,6 +11,7 @@
 module Numeric.DualRev.Internal.Engine.ScalarFFI where
 
 import Data.Int (Int64)
+import Data.Word (Word8)
 import Foreign.C.Types (CSize (..))
 import Foreign.Ptr (Ptr)
 
@@ -53,6 +54,14 @@ foreign import ccall unsafe "dr_fe_stmt2"
 foreign import ccall unsafe "dr_fe_stmt3"
   c_fe_stmt3 :: Ptr CTape -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double
              -> IO Int64
+-- | A statement with its program (frontend.h, dr_fe_prog): tape, the
+-- program's bytes, the value, then each leaf's id and value, six pairs;
+-- the node's id, -1 when no leaf is active, 'stmtByOps' where the program
+-- computes another value.
+foreign import ccall unsafe "dr_fe_prog"
+  c_fe_prog :: Ptr CTape -> Ptr Word8 -> Double -> Int64 -> Double -> Int64 -> Double
+            -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double
+            -> IO Int64
 -- | The most leaves 'c_fe_stmt' takes (DR_FE_STMT_MAX): the six pairs of
 -- its binding, which the transform's 'stmtMaxLeaves' mirrors.
 foreign import ccall unsafe "dr_fe_stmt_max" c_fe_stmt_max :: CSize

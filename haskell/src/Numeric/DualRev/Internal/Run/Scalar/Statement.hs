@@ -12,13 +12,15 @@ module Numeric.DualRev.Internal.Run.Scalar.Statement
   , stmtRec2
   , stmtRec3
   , stmtMaxLeaves
+  , progRec
   ) where
 
 import Data.Int (Int64)
+import Data.Word (Word8)
 import Foreign.Ptr (Ptr)
 
 import Numeric.DualRev.Internal.Engine.FFI (CTape)
-import Numeric.DualRev.Internal.Engine.ScalarFFI (c_fe_stmt, c_fe_stmt2, c_fe_stmt3, stmtByOps)
+import Numeric.DualRev.Internal.Engine.ScalarFFI (c_fe_prog, c_fe_stmt, c_fe_stmt2, c_fe_stmt3, stmtByOps)
 import Numeric.DualRev.Internal.Run.Scalar.AD
 
 -- | The most distinct leaves a statement has: the six (id, partial) pairs
@@ -51,6 +53,18 @@ stmtRec3 :: AD a -> (D -> a) -> Double
 stmtRec3 byOps fromD !v i0 d0 i1 d1 i2 d2 = AD $ \t ->
   c_fe_stmt3 t i0 d0 i1 d1 i2 d2 >>= stmtDone byOps fromD v t
 {-# INLINE stmtRec3 #-}
+
+-- | The statement on a tape of order 2, where 'stmtRec' records nothing:
+-- with its program (code, static bytes the transform wrote), its value v
+-- and each leaf's value and id (six pairs, the unused ones ignored), so
+-- that it replays and has second derivatives; byOps where the engine
+-- refuses it (the program computes another value).
+progRec :: AD a -> (D -> a) -> Ptr Word8 -> Double
+        -> Double -> Int64 -> Double -> Int64 -> Double -> Int64
+        -> Double -> Int64 -> Double -> Int64 -> Double -> Int64 -> AD a
+progRec byOps fromD code !v x0 i0 x1 i1 x2 i2 x3 i3 x4 i4 x5 i5 = AD $ \t ->
+  c_fe_prog t code v i0 x0 i1 x1 i2 x2 i3 x3 i4 x4 i5 x5 >>= stmtDone byOps fromD v t
+{-# INLINE progRec #-}
 
 -- | The statement's result from the id its call gave, or byOps where the
 -- call recorded nothing.
