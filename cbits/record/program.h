@@ -45,19 +45,47 @@ enum dr_prog_op {
 };
 
 /* the record of a statement node (in the arena; its log entry's x holds
-   its address): the program, its leaves and where each adds in */
+   its address): the program, its leaves and where each adds in; n leaf
+   ids, n leaf values (dr__prog_xs) and, for a program linear in its
+   active leaves, its n partials (dr__prog_ps) follow it, so that a
+   statement of two leaves takes one cache line or two */
 typedef struct dr_prog {
     const unsigned char *code;
     uint8_t n;                     /* leaves                              */
     uint8_t nargs;                 /* the node's arguments: its distinct
                                       active leaves, in order of first use */
+    uint8_t linear;                /* its partials are constants: they
+                                      depend on no active leaf (replay
+                                      computes its value alone, and it has
+                                      no second derivatives)               */
     uint8_t slot[DR_PROG_LEAVES];  /* the argument leaf i adds into, or
                                       0xff for a constant leaf             */
-    int64_t leaf[DR_PROG_LEAVES];  /* relative ids, -1: a constant        */
-    double x[DR_PROG_LEAVES];      /* the leaves' values at the last
-                                      recording or replay                  */
-    double p[DR_PROG_LEAVES];      /* the partials by leaf there          */
+    int64_t leaf[];                /* relative ids, -1: a constant        */
 } dr_prog;
+
+/* the leaves' values at the last recording or replay */
+static inline double *dr__prog_xs(const dr_prog *g)
+{
+    return (double *)(void *)((int64_t *)g->leaf + g->n);
+}
+/* a linear program's partials by leaf */
+static inline double *dr__prog_ps(const dr_prog *g)
+{
+    return dr__prog_xs(g) + g->n;
+}
+
+/* on GCC, loops kept as loops of scalars: a program is a few registers,
+   for which the block copy and fill GCC makes of a loop over them (rep
+   movs, rep stos) cost more to start than the loop does in all, and a
+   vector load of values stored one by one just before waits for the
+   stores to retire */
+#if defined(__GNUC__) && !defined(__clang__)
+#define DR__PROG_LOOPS                                                       \
+    __attribute__((optimize("no-tree-loop-distribute-patterns",             \
+                            "no-tree-vectorize")))
+#else
+#define DR__PROG_LOOPS
+#endif
 
 /* the parts of a program's bytes */
 static inline unsigned dr__prog_leaves(const unsigned char *code)
@@ -80,9 +108,14 @@ static inline const unsigned char *dr__prog_insn(const unsigned char *code,
 static inline double dr__prog_const(const unsigned char *code, unsigned j)
 {
     const unsigned char *b = code + 3 + 8 * (size_t)j;
-    uint64_t u = 0;
+    uint64_t u;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&u, b, sizeof u); /* (the bytes' own order: one load) */
+#else
+    u = 0;
     for (int k = 7; k >= 0; k--)
         u = u << 8 | b[k];
+#endif
     double d;
     memcpy(&d, &u, sizeof d);
     return d;
@@ -156,37 +189,46 @@ static inline double dr__prog_rule(unsigned op, double x, double y,
 /*
  * Evaluate a valid program at leaf values x: every register's value into
  * reg (DR_PROG_REGS of them), each instruction's partials into pa, pb (by
- * instruction), and the value returned.
+ * instruction), and the value returned; adj (DR_PROG_REGS, or NULL) zeroed
+ * where the program has registers, for dr__prog_reverse.
  */
 static inline double dr__prog_forward(const unsigned char *code,
                                       const double *x, double *reg,
-                                      double *pa, double *pb)
+                                      double *pa, double *pb, double *adj)
 {
     unsigned n = code[0], c = code[1], m = code[2];
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
         reg[i] = x[i];
-    for (unsigned j = 0; j < c; j++)
+        if (adj)
+            adj[i] = 0.0;
+    }
+    for (unsigned j = 0; j < c; j++) {
         reg[n + j] = dr__prog_const(code, j);
-    for (unsigned i = 0; i < m; i++) {
-        const unsigned char *s = dr__prog_insn(code, i);
+        if (adj)
+            adj[n + j] = 0.0;
+    }
+    const unsigned char *s = dr__prog_insn(code, 0);
+    for (unsigned i = 0; i < m; i++, s += 3) {
         double y = s[0] == DR_PROG_NEG ? 0.0 : reg[s[2]];
         reg[n + c + i] = dr__prog_rule(s[0], reg[s[1]], y, &pa[i], &pb[i]);
+        if (adj)
+            adj[n + c + i] = 0.0;
     }
     return reg[n + c + m - 1];
 }
 
-/* the partials of the value by each register, adj (DR_PROG_REGS), from
-   the instructions' partials: the leaves' in adj[0 .. n-1] */
+/* the partials of the value by each register into adj (zeroed by
+   dr__prog_forward), from the instructions' partials: the leaves' in
+   adj[0 .. n-1] */
 static inline void dr__prog_reverse(const unsigned char *code,
                                     const double *pa, const double *pb,
                                     double *adj)
 {
     unsigned n = code[0], c = code[1], m = code[2];
-    for (unsigned r = 0; r < n + c + m; r++)
-        adj[r] = 0.0;
     adj[n + c + m - 1] = 1.0;
+    const unsigned char *s = dr__prog_insn(code, m);
     for (unsigned i = m; i-- > 0;) {
-        const unsigned char *s = dr__prog_insn(code, i);
+        s -= 3;
         double g = adj[n + c + i];
         if (g == 0.0)
             continue;
@@ -196,18 +238,58 @@ static inline void dr__prog_reverse(const unsigned char *code,
     }
 }
 
-/* the value and the partials by leaf (p[0 .. n-1]) of a valid program at
-   leaf values x */
-static inline double dr__prog_eval(const unsigned char *code,
-                                   const double *x, double *p)
+/* the value alone of a valid program at leaf values x (reg: the
+   registers' values, DR_PROG_REGS) */
+static inline double dr__prog_value(const unsigned char *code,
+                                    const double *x, double *reg)
 {
-    double reg[DR_PROG_REGS], pa[DR_PROG_REGS], pb[DR_PROG_REGS];
-    double v = dr__prog_forward(code, x, reg, pa, pb);
-    dr__prog_reverse(code, pa, pb, reg);
-    for (unsigned i = 0; i < code[0]; i++)
-        p[i] = reg[i];
+    unsigned n = code[0], c = code[1], m = code[2];
+    for (unsigned i = 0; i < n; i++)
+        reg[i] = x[i];
+    for (unsigned j = 0; j < c; j++)
+        reg[n + j] = dr__prog_const(code, j);
+    const unsigned char *s = dr__prog_insn(code, 0);
+    double v = 0.0;
+    for (unsigned i = 0; i < m; i++, s += 3) {
+        double a = reg[s[1]], b = reg[s[2]];
+        switch (s[0]) {
+        case DR_PROG_ADD: v = dr_rule_add(a, b); break;
+        case DR_PROG_SUB: v = dr_rule_sub(a, b); break;
+        case DR_PROG_MUL: v = dr_rule_mul(a, b); break;
+        case DR_PROG_DIV: v = dr_rule_div(a, b); break;
+        default: v = dr_rule_neg(a); break;
+        }
+        reg[n + c + i] = v;
+    }
     return v;
 }
+
+/* are a valid program's partials constants where the leaves of mask
+   (bit i: leaf i) move: no product of two values that move, no quotient
+   by one (their partials would move with them) */
+static inline bool dr__prog_is_linear(const unsigned char *code,
+                                      unsigned mask)
+{
+    unsigned n = code[0], c = code[1], m = code[2];
+    bool moves[DR_PROG_REGS];
+    for (unsigned i = 0; i < n + c; i++)
+        moves[i] = i < n && (mask >> i & 1);
+    const unsigned char *s = dr__prog_insn(code, 0);
+    for (unsigned i = 0; i < m; i++, s += 3) {
+        bool a = moves[s[1]], b = s[0] != DR_PROG_NEG && moves[s[2]];
+        if ((s[0] == DR_PROG_MUL && a && b) || (s[0] == DR_PROG_DIV && b))
+            return false;
+        moves[n + c + i] = a || b;
+    }
+    return true;
+}
+
+/* program.c: the value and the partials by leaf (p[0 .. n-1]) of a
+   valid program at leaf values x, as recording and replay compute them
+   (dr__prog_forward, then dr__prog_reverse: the same operations in the
+   same order wherever they are asked for) */
+DR_HIDDEN double dr__prog_partials(const unsigned char *code, const double *x,
+                                   double *p);
 
 /* the record of a log entry of DR_OPC_PROG (its x holds the address) */
 static inline dr_prog *dr__oplog_prog(const dr_oplog *e)

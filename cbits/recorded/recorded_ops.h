@@ -147,7 +147,7 @@ static inline void rec_prog_values(dr_tape *t, const dr_prog *g, int64_t r,
     q->c = dr__prog_consts(code);
     q->m = dr__prog_steps(code);
     for (unsigned i = 0; i < q->n; i++)
-        q->val[i] = value_node(t, g->leaf[i], g->x[i]);
+        q->val[i] = value_node(t, g->leaf[i], dr__prog_xs(g)[i]);
     for (unsigned j = 0; j < q->c; j++)
         q->val[q->n + j] = K(dr__prog_const(code, j));
     for (unsigned i = 0; i < q->m; i++) {

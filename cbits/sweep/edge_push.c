@@ -189,13 +189,18 @@ static void args_of(const dr_oplog *e, args *a)
     }
     case DR_OPC_PROG: { /* its Hessian by leaves, a unit direction each */
         const dr_prog *g = dr__oplog_prog(e);
-        prog_parts q;
-        prog_apart(g, &q);
         a->n = g->n;
         a->id = g->leaf;
-        for (unsigned i = 0; i < g->n; i++)
-            a->dfull[i] = g->leaf[i] >= 0 ? g->p[i] : 0.0;
         a->d = a->dfull;
+        if (g->linear) {
+            for (unsigned i = 0; i < g->n; i++)
+                a->dfull[i] = g->leaf[i] >= 0 ? dr__prog_ps(g)[i] : 0.0;
+            return;
+        }
+        prog_parts q;
+        prog_apart(g, &q);
+        for (unsigned i = 0; i < g->n; i++)
+            a->dfull[i] = g->leaf[i] >= 0 ? q.adj[i] : 0.0;
         a->full = true;
         for (unsigned i = 0; i < g->n; i++) {
             double t[DR_PROG_LEAVES] = {0};

@@ -178,7 +178,10 @@ forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
             if (!any)
                 return true;
         }
-        double *tr = TAN(r);
+        double *tr = TAN(r), own[DR_PROG_LEAVES];
+        const double *pl = g->linear ? dr__prog_ps(g) : own;
+        if (!g->linear)
+            dr__prog_partials(g->code, dr__prog_xs(g), own);
         for (size_t j = 0; j < k; j++)
             tr[j] = 0.0;
         for (unsigned i = 0; i < g->n; i++) {
@@ -186,7 +189,7 @@ forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
                 continue;
             const double *ti = TAN(g->leaf[i]);
             for (size_t j = 0; j < k; j++)
-                tr[j] += zm(g->p[i], ti[j]);
+                tr[j] += zm(pl[i], ti[j]);
         }
         return true;
     }
@@ -283,19 +286,23 @@ static void reverse_prog(const hvp_pass *p, size_t k, bool SP,
                          bool fd)
 {
     unsigned n = pg->n;
+    /* a linear one's partials are kept; another's come with the parts
+       of its second derivatives */
+    prog_parts q;
+    if (!pg->linear)
+        prog_apart(pg, &q);
+    const double *pl = pg->linear ? dr__prog_ps(pg) : q.adj;
     for (unsigned i = 0; i < n; i++) {
         int64_t a = pg->leaf[i] < 0 ? -1 : pg->leaf[i];
-        ACC(a)[0] += zm(pg->p[i], g);
-        acc_tan(p, k, SP, a, true, pg->p[i], gd, fd, 0.0, p->zeros, false,
+        ACC(a)[0] += zm(pl[i], g);
+        acc_tan(p, k, SP, a, true, pl[i], gd, fd, 0.0, p->zeros, false,
                 0.0, p->zeros, false);
     }
     bool any = false;
     for (unsigned i = 0; i < n; i++)
         any |= pg->leaf[i] >= 0 && tan_nz(p, SP, pg->leaf[i]);
-    if (g == 0.0 || !any)
+    if (pg->linear || g == 0.0 || !any)
         return;
-    prog_parts q;
-    prog_apart(pg, &q);
     for (size_t j = 0; j < k; j++) {
         double t[DR_PROG_LEAVES], ht[DR_PROG_LEAVES];
         for (unsigned i = 0; i < n; i++)

@@ -40,7 +40,7 @@ static inline void prog_apart(const dr_prog *g, prog_parts *q)
     q->code = code;
     q->n = n;
     q->regs = n + c + m;
-    dr__prog_forward(code, g->x, q->reg, pa, pb);
+    dr__prog_forward(code, dr__prog_xs(g), q->reg, pa, pb, q->adj);
     for (unsigned i = 0; i < m; i++) {
         const unsigned char *s = dr__prog_insn(code, i);
         dr_oplog e = {0};

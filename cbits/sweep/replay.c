@@ -301,7 +301,7 @@ static dr_status check_chunk(dr_tape *t, const dr_chunk *c)
         case DR_OPC_PROG: {
             const dr_prog *g = dr__oplog_prog(e);
             for (unsigned j = 0; j < g->n; j++)
-                if (!same_value(log, g->leaf[j], g->x[j]))
+                if (!same_value(log, g->leaf[j], dr__prog_xs(g)[j]))
                     return DR_ENOTSUP;
             break;
         }

@@ -136,11 +136,15 @@ statementBody tree toD fromD byOps = do
 -- operation, in the order of evaluation; Nothing where it would need more
 -- registers than a program has.
 program :: Int -> Tree Int -> Maybe [Word8]
-program n tree
+program n tree0
   | n > stmtMaxLeaves || n + length lits + length steps > 255 = Nothing
   | otherwise = Just ([byte n, byte (length lits), byte (length steps)]
                       ++ concatMap bytesLE lits ++ concat steps)
   where
+    -- an operation on literals alone is the literal it computes, so that
+    -- replay does not compute it again (the same Double arithmetic here
+    -- as where the generated code runs)
+    tree = folded tree0
     lits = nub [castDoubleToWord64 (litDouble l) | TLit l <- subtrees tree]
     steps = reverse (snd (go tree []))
     -- the register of a subtree, and the instructions so far (newest first)
@@ -167,6 +171,27 @@ program n tree
       Mul -> 3
       Div -> 4
       Neg -> 5
+
+-- | A tree whose operations on literals alone are literals (of their
+-- Double values).
+folded :: Tree l -> Tree l
+folded t = case t of
+  TOp o ts ->
+    let ts' = map folded ts
+    in case (o, [litDouble l | TLit l <- ts'], length ts') of
+         (Neg, [a], 1) | exact (negate a) -> TLit (RationalL (toRational (negate a)))
+         (_, [a, b], 2) | exact (arith o a b) -> TLit (RationalL (toRational (arith o a b)))
+         _ -> TOp o ts'
+  _ -> t
+  where
+    -- (a literal is a Rational: no NaN, infinity or negative zero)
+    exact r = not (isNaN r || isInfinite r || isNegativeZero r)
+    arith o a b = case o of
+      Add -> a + b
+      Sub -> a - b
+      Mul -> a * b
+      Div -> a / b
+      Neg -> negate a
 
 -- | A numeric literal's value where the generated code uses it, at Double.
 litDouble :: Lit -> Double
