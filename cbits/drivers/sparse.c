@@ -262,36 +262,6 @@ static int second_of(int op)
     return 0; /* inputs, given partials, sums, select: linear */
 }
 
-/* the pairs of a statement's leaves its program has second partials
-   for, pairs[i] a mask of the leaves j (i, j) couples: each instruction's
-   second partials over the leaves its operands depend on */
-static void prog_pairs(const unsigned char *code, uint8_t *pairs)
-{
-    unsigned n = dr__prog_leaves(code), c = dr__prog_consts(code),
-             m = dr__prog_steps(code);
-    uint8_t dep[DR_PROG_REGS] = {0};
-    for (unsigned i = 0; i < n; i++) {
-        dep[i] = (uint8_t)(1u << i);
-        pairs[i] = 0;
-    }
-    for (unsigned i = 0; i < m; i++) {
-        const unsigned char *s = dr__prog_insn(code, i);
-        uint8_t da = dep[s[1]], db = s[0] == DR_PROG_NEG ? 0 : dep[s[2]];
-        int h = second_of(dr__prog_opc(s[0]));
-        for (unsigned l = 0; l < n; l++) {
-            if ((h & H_AA) && (da >> l & 1))
-                pairs[l] |= da;
-            if ((h & H_BB) && (db >> l & 1))
-                pairs[l] |= db;
-            if ((h & H_AB) && (da >> l & 1))
-                pairs[l] |= db;
-            if ((h & H_AB) && (db >> l & 1))
-                pairs[l] |= da;
-        }
-        dep[n + c + i] = da | db;
-    }
-}
-
 /* an extended node's arguments, and whether it has second partials
    (dr_ext.pattern); false for a kind with no rule */
 static bool ext_args(dr_ext *x, size_t *n, const int64_t **args,
@@ -309,15 +279,6 @@ static bool ext_args(dr_ext *x, size_t *n, const int64_t **args,
    arguments' together, H_AA over its own set) */
 static int second_of_entry(const dr_oplog *e)
 {
-    if (e->op == DR_OPC_PROG) { /* a statement: its leaves' pairs */
-        const unsigned char *code = dr__oplog_prog(e)->code;
-        uint8_t pairs[DR_PROG_LEAVES];
-        prog_pairs(code, pairs);
-        for (unsigned i = 0; i < dr__prog_leaves(code); i++)
-            if (pairs[i])
-                return H_AA;
-        return 0;
-    }
     if (e->op != DR_OPC_EXT)
         return second_of(e->op);
     size_t n;
@@ -342,7 +303,7 @@ static bool log_args(const dr_oplog *e, int64_t two[2], size_t *n,
     case DR_OPC_NONE:
     case DR_OPC_EXTOUT:
         return false;
-    case DR_OPC_PROG: { /* its leaves (a constant's -1) */
+    case DR_OPC_PROG: { /* its leaves (a constant's -1); linear */
         const dr_prog *g = dr__oplog_prog(e);
         *n = g->n;
         *args = g->leaf;
@@ -838,22 +799,6 @@ static dr_status hess_plan(dr_tape *t, dr_real y, size_t n, const dr_real *x,
         int h = e ? second_of_entry(e) : 0;
         if (!h)
             continue;
-        if (e->op == DR_OPC_PROG) { /* the pairs of its leaves' sets */
-            const dr_prog *g = dr__oplog_prog(e);
-            uint8_t pairs[DR_PROG_LEAVES];
-            prog_pairs(g->code, pairs);
-            bool ok = true;
-            for (unsigned i = 0; i < g->n; i++)
-                for (unsigned j = 0; j < g->n; j++) {
-                    int64_t li = g->leaf[i], lj = g->leaf[j];
-                    if ((pairs[i] >> j & 1) && li >= 0 && lj >= 0)
-                        ok &= interact(&S, rows, S.off[li], S.len[li],
-                                       S.off[lj], S.len[lj]);
-                }
-            if (!ok)
-                st = DR_ENOMEM;
-            continue;
-        }
         int64_t a = e->ra, b = e->rb;
         if (e->op == DR_OPC_EXT)
             a = r, b = -1; /* every pair of its arguments' variables */

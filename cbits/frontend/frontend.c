@@ -137,6 +137,39 @@ stmt_link(dr_tape *t, size_t *k, dr_idx *y, double *dy, dr_idx a, double d)
     return *y != DR_NONE;
 }
 
+dr_status dr_fe_programs(dr_tape *t, int on)
+{
+    if (!t || t != t->root)
+        return DR_EINVAL;
+    t->fe_programs = on != 0;
+    return DR_OK;
+}
+
+dr_idx dr_fe_prog(dr_tape *t, const unsigned char *code, double v,
+                  dr_idx a0, double x0, dr_idx a1, double x1, dr_idx a2,
+                  double x2, dr_idx a3, double x3, dr_idx a4, double x4,
+                  dr_idx a5, double x5)
+{
+    if (!t)
+        return DR_NONE;
+    /* (a statement the front end wrote no program for, or a tape not
+       kept for replay) */
+    if (!code || !t->root->fe_programs)
+        return DR_FE_STMT_BY_OPS;
+    if (code[0] > DR_FE_STMT_MAX) {
+        dr__fail(t, DR_EINVAL);
+        return DR_NONE;
+    }
+    const dr_idx ids[DR_FE_STMT_MAX] = {a0, a1, a2, a3, a4, a5};
+    const double xs[DR_FE_STMT_MAX] = {x0, x1, x2, x3, x4, x5};
+    /* a statement that would not replay to the front end's value is
+       recorded by operations instead */
+    double w;
+    bool refused;
+    dr_idx id = dr__record_prog(t, code, ids, xs, &v, &w, &refused);
+    return refused ? DR_FE_STMT_BY_OPS : id;
+}
+
 /* a statement of n leaves (n a constant where the entry points below
    inline it, so each compiles to straight-line code over its register
    arguments) */
@@ -189,27 +222,6 @@ dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1, double d1,
 {
     return stmt(t, 3, a0, d0, a1, d1, a2, d2, DR_NONE, 0, DR_NONE, 0,
                 DR_NONE, 0);
-}
-
-dr_idx dr_fe_prog(dr_tape *t, const unsigned char *code, double v,
-                  dr_idx a0, double x0, dr_idx a1, double x1, dr_idx a2,
-                  double x2, dr_idx a3, double x3, dr_idx a4, double x4,
-                  dr_idx a5, double x5)
-{
-    if (!t)
-        return DR_NONE;
-    if (code && code[0] > DR_FE_STMT_MAX) {
-        dr__fail(t, DR_EINVAL);
-        return DR_NONE;
-    }
-    const dr_idx ids[DR_FE_STMT_MAX] = {a0, a1, a2, a3, a4, a5};
-    const double xs[DR_FE_STMT_MAX] = {x0, x1, x2, x3, x4, x5};
-    /* a statement that would not replay to the front end's value is
-       recorded by operations instead */
-    double w;
-    bool refused;
-    dr_idx id = dr__record_prog(t, code, ids, xs, &v, &w, &refused);
-    return refused ? DR_FE_STMT_BY_OPS : id;
 }
 
 dr_status dr_fe_adjoint_record(dr_tape *t, dr_idx from, double yv, dr_idx yi,

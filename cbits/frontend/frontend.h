@@ -83,9 +83,11 @@ DR_API dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,
  *
  * On a tape of order 2 it records nothing and returns DR_FE_STMT_BY_OPS:
  * a node of given partials is linear to second order, so the front end
- * records the expression operation by operation there instead.  The
- * leaves are arguments, not an array, so that a call passes them in
- * registers.
+ * records the statement with its program there (dr_fe_prog, below), or
+ * where that is refused, operation by operation.  The leaves are
+ * arguments, not an array, so that a call passes them in registers (a
+ * program's arguments are a call of their own: at order 1 they would be
+ * arguments that spill for nothing).
  */
 #define DR_FE_STMT_MAX 6
 #define DR_FE_STMT_BY_OPS (-2)
@@ -104,20 +106,30 @@ DR_API dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1,
                           double d1, dr_idx a2, double d2);
 
 /*
- * The same statement on a tape of order 2, where dr_fe_stmt answers
- * DR_FE_STMT_BY_OPS: recorded with its program (code, the bytes of
- * cbits/record/program.h, which the front end wrote when it compiled the
- * expression and keeps for as long as the tape), over the leaves a0..a(n-1)
- * (n = code[0] <= DR_FE_STMT_MAX; the rest ignored) of values x0..x(n-1),
- * so that it replays and has second derivatives, at the cost of one node
- * as at order 1.  v is the value the front end computed: where the program
- * computes another (an operation the front end's compiler contracted), it
- * records nothing and returns DR_FE_STMT_BY_OPS, and the front end records
- * the operations one by one.  Returns the node's id, DR_NONE when no leaf
- * is active; a code that is not a program, or an id not on the tape, sets
- * DR_EINVAL.  At order 1 it records the node of the same partials (no
- * program kept).
+ * A statement with its program, on a tape of order 2 where dr_fe_stmt
+ * records nothing: code, the bytes of cbits/record/program.h, which the front end wrote when
+ * it compiled the expression and keeps for as long as the tape, over the
+ * leaves a0..a(n-1) (n = code[0] <= DR_FE_STMT_MAX; the rest ignored) of
+ * values x0..x(n-1), as one node that replays (its value computed again
+ * from the program) and is linear to second order, as it is: only a
+ * statement whose partials are constants is recorded so, one that
+ * multiplies a leaf that is active only by constants and divides only by
+ * them (p + dt * v, a weighted sum).  Any other, and one whose program
+ * computes another value than v (the value the front end computed: an
+ * operation its compiler contracted), records nothing and returns
+ * DR_FE_STMT_BY_OPS, and the front end records the operations one by one.
+ * code NULL (no program), or a tape whose root was not given
+ * dr_fe_programs(t, 1), returns DR_FE_STMT_BY_OPS too.  Returns the
+ * node's id, DR_NONE when no leaf is active; a code that is not a program,
+ * or an id not on the tape, sets DR_EINVAL.  At order 1 it records the
+ * node of the same partials (no program kept).
  */
+/* Whether dr_fe_prog records programs on root handle t and its children
+   (off for a new tape): on for a tape kept for replay, where a statement
+   that replays as one node pays; off elsewhere, where recording one costs
+   more than its operations (a Hessian-vector product recorded once).
+   DR_EINVAL for NULL or a child handle. */
+DR_API dr_status dr_fe_programs(dr_tape *t, int on);
 DR_API dr_idx dr_fe_prog(dr_tape *t, const unsigned char *code, double v,
                          dr_idx a0, double x0, dr_idx a1, double x1,
                          dr_idx a2, double x2, dr_idx a3, double x3,

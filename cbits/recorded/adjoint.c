@@ -104,33 +104,11 @@ static void sweep_one(apass *p, int64_t r, const dr_oplog *e, dr_real g)
     case DR_OPC_select: /* the side chosen, with partial 1 */
         add_into(p, e->aux > 0 ? e->ra : e->rb, K(1.0), g);
         return;
-    case DR_OPC_PROG: { /* back through its instructions, then out to
-                           its leaves */
+    case DR_OPC_PROG: { /* linear: its partials by leaf, constants */
         const dr_prog *pg = dr__oplog_prog(e);
-        bool wanted = false;
-        for (unsigned i = 0; i < pg->n; i++)
-            wanted |= adj_at(p, pg->leaf[i]) != NULL;
-        if (!wanted)
-            return;
-        rec_prog q;
-        rec_prog_values(t, pg, r, e->v, &q);
-        dr_real adj[DR_PROG_REGS];
-        unsigned top = q.n + q.c + q.m;
-        for (unsigned i = 0; i < top; i++)
-            adj[i] = ZERO;
-        adj[top - 1] = g;
-        for (unsigned i = q.m; i-- > 0;) {
-            const unsigned char *s = dr__prog_insn(pg->code, i);
-            dr_real gi = adj[q.n + q.c + i];
-            if (is_zero(gi))
-                continue;
-            adj[s[1]] = plus(t, adj[s[1]], term(t, q.pa[i], gi));
-            if (s[0] != DR_PROG_NEG)
-                adj[s[2]] = plus(t, adj[s[2]], term(t, q.pb[i], gi));
-        }
         for (unsigned i = 0; i < pg->n; i++)
             if (pg->leaf[i] >= 0)
-                add_into(p, pg->leaf[i], K(1.0), adj[i]);
+                add_into(p, pg->leaf[i], K(dr__prog_ps(pg)[i]), g);
         return;
     }
     default: {

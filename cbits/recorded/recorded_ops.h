@@ -126,50 +126,7 @@ static inline dr_real value_node(const dr_tape *t, int64_t r, double v)
 
 
 
-/*
- * A statement's program (record/program.h) over recorded operations: the
- * values of its registers as values on the tape (its leaves' nodes, its
- * constants, and each instruction's value recorded, the last one the
- * statement's own node r of value v), and each instruction's partials as
- * recorded values, so that the passes can differentiate through it.
- */
-typedef struct rec_prog {
-    unsigned n, c, m;
-    dr_real val[DR_PROG_REGS];
-    dr_real pa[DR_PROG_REGS], pb[DR_PROG_REGS]; /* by instruction */
-} rec_prog;
 
-static inline void rec_prog_values(dr_tape *t, const dr_prog *g, int64_t r,
-                                   double v, rec_prog *q)
-{
-    const unsigned char *code = g->code;
-    q->n = dr__prog_leaves(code);
-    q->c = dr__prog_consts(code);
-    q->m = dr__prog_steps(code);
-    for (unsigned i = 0; i < q->n; i++)
-        q->val[i] = value_node(t, g->leaf[i], dr__prog_xs(g)[i]);
-    for (unsigned j = 0; j < q->c; j++)
-        q->val[q->n + j] = K(dr__prog_const(code, j));
-    for (unsigned i = 0; i < q->m; i++) {
-        const unsigned char *s = dr__prog_insn(code, i);
-        dr_real a = q->val[s[1]], b = s[0] == DR_PROG_NEG ? ZERO : q->val[s[2]];
-        dr_real c;
-        if (i + 1 == q->m)
-            c = value_node(t, r, v);
-        else if (s[0] == DR_PROG_ADD)
-            c = dr_add(t, a, b);
-        else if (s[0] == DR_PROG_SUB)
-            c = dr_sub(t, a, b);
-        else if (s[0] == DR_PROG_MUL)
-            c = dr_mul(t, a, b);
-        else if (s[0] == DR_PROG_DIV)
-            c = dr_div(t, a, b);
-        else
-            c = dr_neg(t, a);
-        q->val[q->n + q->c + i] = c;
-        partials(t, dr__prog_opc(s[0]), a, b, c, &q->pa[i], &q->pb[i]);
-    }
-}
 
 /* What both recorded passes check before anything else, so that a bad call
    changes nothing: a live handle that is not forked and has no open

@@ -103,27 +103,14 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
     }
     case DR_OPC_select: /* the side chosen, with partial 1 */
         return tangent_of(p, e->aux > 0 ? e->ra : e->rb);
-    case DR_OPC_PROG: { /* its instructions' tangents, in order */
+    case DR_OPC_PROG: { /* linear: its partials by leaf, constants */
         const dr_prog *g = dr__oplog_prog(e);
-        dr_real tan[DR_PROG_REGS];
-        bool moves = false;
-        for (unsigned i = 0; i < g->n; i++) {
-            tan[i] = g->leaf[i] >= 0 ? tangent_of(p, g->leaf[i]) : ZERO;
-            moves |= !is_zero(tan[i]);
-        }
-        if (!moves)
-            return ZERO;
-        rec_prog q;
-        rec_prog_values(t, g, r, e->v, &q);
-        for (unsigned j = 0; j < q.c; j++)
-            tan[q.n + j] = ZERO;
-        for (unsigned i = 0; i < q.m; i++) {
-            const unsigned char *s = dr__prog_insn(g->code, i);
-            dr_real tb = s[0] == DR_PROG_NEG ? ZERO : tan[s[2]];
-            tan[q.n + q.c + i] = plus(t, term(t, q.pa[i], tan[s[1]]),
-                                      term(t, q.pb[i], tb));
-        }
-        return tan[q.n + q.c + q.m - 1];
+        dr_real s = ZERO;
+        for (unsigned i = 0; i < g->n; i++)
+            if (g->leaf[i] >= 0)
+                s = plus(t, s, term(t, K(dr__prog_ps(g)[i]),
+                                    tangent_of(p, g->leaf[i])));
+        return s;
     }
     default: {
         dr_real da = tangent_of(p, e->ra), db = tangent_of(p, e->rb);

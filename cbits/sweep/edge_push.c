@@ -31,7 +31,6 @@
  */
 #include "sweep/sweep.h"
 #include "sweep/entry_rules.h"
-#include "sweep/program_second.h"
 
 #include <stdint.h>
 
@@ -122,10 +121,8 @@ typedef struct args {
     const int64_t *id; /* n of them */
     const double *d;   /* their partials (NULL: all 1) */
     double haa, hab, hbb; /* (two arguments at most) */
-    bool full;            /* a statement's: its second partials by leaf
-                             pair in hess (n by n), where haa .. are 0  */
-    double hess[DR_PROG_LEAVES * DR_PROG_LEAVES];
-    double dfull[DR_PROG_LEAVES]; /* its partials, 0 for a constant leaf */
+    double dprog[DR_PROG_LEAVES]; /* a statement's partials, 0 for a
+                                     constant leaf                     */
 } args;
 
 /* does pushing have a rule for the entry's kind */
@@ -154,7 +151,6 @@ static void args_of(const dr_oplog *e, args *a)
     a->two[0] = e->ra;
     a->two[1] = e->rb;
     a->haa = a->hab = a->hbb = 0.0;
-    a->full = false;
     switch (e->op) {
     case DR_OPC_mul:
         a->dtwo[0] = e->y;
@@ -187,26 +183,13 @@ static void args_of(const dr_oplog *e, args *a)
         a->d = e->op == DR_OPC_SUMN ? NULL : ps;
         return;
     }
-    case DR_OPC_PROG: { /* its Hessian by leaves, a unit direction each */
+    case DR_OPC_PROG: { /* linear: its partials by leaf */
         const dr_prog *g = dr__oplog_prog(e);
         a->n = g->n;
         a->id = g->leaf;
-        a->d = a->dfull;
-        if (g->linear) {
-            for (unsigned i = 0; i < g->n; i++)
-                a->dfull[i] = g->leaf[i] >= 0 ? dr__prog_ps(g)[i] : 0.0;
-            return;
-        }
-        prog_parts q;
-        prog_apart(g, &q);
+        a->d = a->dprog;
         for (unsigned i = 0; i < g->n; i++)
-            a->dfull[i] = g->leaf[i] >= 0 ? q.adj[i] : 0.0;
-        a->full = true;
-        for (unsigned i = 0; i < g->n; i++) {
-            double t[DR_PROG_LEAVES] = {0};
-            t[i] = 1.0;
-            prog_hess_times(&q, t, a->hess + i * g->n);
-        }
+            a->dprog[i] = g->leaf[i] >= 0 ? dr__prog_ps(g)[i] : 0.0;
         return;
     }
     default: {
@@ -291,18 +274,6 @@ static void visit(edges *p, int64_t r, const dr_oplog *e)
     if (a.hab != 0.0)
         push(p, a.id[0], a.id[1],
              (a.id[0] == a.id[1] ? 2.0 : 1.0) * g * a.hab);
-    if (a.full)
-        for (size_t i = 0; i < a.n; i++) {
-            if (a.id[i] < 0)
-                continue;
-            if (a.hess[i * a.n + i] != 0.0)
-                push(p, a.id[i], a.id[i], g * a.hess[i * a.n + i]);
-            for (size_t j = i + 1; j < a.n; j++)
-                if (a.id[j] >= 0 && a.hess[i * a.n + j] != 0.0)
-                    push(p, a.id[i], a.id[j],
-                         (a.id[i] == a.id[j] ? 2.0 : 1.0) * g *
-                             a.hess[i * a.n + j]);
-        }
     for (size_t i = 0; i < a.n; i++)
         if (a.id[i] >= 0) {
             double d = partial(&a, i);

@@ -22,7 +22,6 @@
  */
 #include "sweep/sweep.h"
 #include "sweep/entry_rules.h"
-#include "sweep/program_second.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -121,6 +120,34 @@ tan_lin2(const hvp_pass *p, size_t k, bool SP, int64_t r, double ca,
             tr[j] = ca * ta[j] + cb * tb[j];
 }
 
+/* a linear statement's tangents (record/program.h): its partials by
+   leaf; out of line, as statements are few on a tape of order 2, so the
+   passes over the common operations stay small */
+static __attribute__((noinline)) void
+forward_prog(const hvp_pass *p, size_t k, bool SP, int64_t r,
+             const dr_prog *g)
+{
+    const double *pl = dr__prog_ps(g);
+    bool any = false;
+    for (unsigned i = 0; i < g->n; i++)
+        any |= g->leaf[i] >= 0 && tan_nz(p, SP, g->leaf[i]);
+    if (SP) {
+        NZT(r) = any;
+        if (!any)
+            return;
+    }
+    double *tr = TAN(r);
+    for (size_t j = 0; j < k; j++)
+        tr[j] = 0.0;
+    for (unsigned i = 0; i < g->n; i++) {
+        if (g->leaf[i] < 0 || !tan_nz(p, SP, g->leaf[i]))
+            continue;
+        const double *ti = TAN(g->leaf[i]);
+        for (size_t j = 0; j < k; j++)
+            tr[j] += zm(pl[i], ti[j]);
+    }
+}
+
 /* false for a node with no second-order rule */
 static inline __attribute__((always_inline)) bool
 forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
@@ -168,31 +195,9 @@ forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
             for (size_t j = 0; j < k; j++)
                 TAN(r)[j] = 0.0;
         return true;
-    case DR_OPC_PROG: { /* the partials by leaf at this point */
-        const dr_prog *g = dr__oplog_prog(e);
-        bool any = false;
-        for (unsigned i = 0; i < g->n; i++)
-            any |= g->leaf[i] >= 0 && tan_nz(p, SP, g->leaf[i]);
-        if (SP) {
-            NZT(r) = any;
-            if (!any)
-                return true;
-        }
-        double *tr = TAN(r), own[DR_PROG_LEAVES];
-        const double *pl = g->linear ? dr__prog_ps(g) : own;
-        if (!g->linear)
-            dr__prog_partials(g->code, dr__prog_xs(g), own);
-        for (size_t j = 0; j < k; j++)
-            tr[j] = 0.0;
-        for (unsigned i = 0; i < g->n; i++) {
-            if (g->leaf[i] < 0 || !tan_nz(p, SP, g->leaf[i]))
-                continue;
-            const double *ti = TAN(g->leaf[i]);
-            for (size_t j = 0; j < k; j++)
-                tr[j] += zm(pl[i], ti[j]);
-        }
+    case DR_OPC_PROG:
+        forward_prog(p, k, SP, r, dr__oplog_prog(e));
         return true;
-    }
     case DR_OPC_NARY:
     case DR_OPC_SUMN: {
         double *tr = TAN(r);
@@ -278,49 +283,15 @@ pass_linear(const hvp_pass *p, size_t k, bool SP, int64_t a, double c,
             p->zeros, false);
 }
 
-/* a statement's adjoint g and its tangents gd (fd: any written) passed
-   on to its leaves: the partials by leaf times both, and g times the
-   program's Hessian times the leaves' tangents, direction by direction */
-static void reverse_prog(const hvp_pass *p, size_t k, bool SP,
-                         const dr_prog *pg, double g, const double *gd,
-                         bool fd)
+/* a linear statement's adjoint and its tangents passed on with its
+   partials by leaf (out of line, as forward_prog) */
+static __attribute__((noinline)) void
+reverse_prog(const hvp_pass *p, size_t k, bool SP, const dr_prog *g,
+             double a, const double *gd, bool fd)
 {
-    unsigned n = pg->n;
-    /* a linear one's partials are kept; another's come with the parts
-       of its second derivatives */
-    prog_parts q;
-    if (!pg->linear)
-        prog_apart(pg, &q);
-    const double *pl = pg->linear ? dr__prog_ps(pg) : q.adj;
-    for (unsigned i = 0; i < n; i++) {
-        int64_t a = pg->leaf[i] < 0 ? -1 : pg->leaf[i];
-        ACC(a)[0] += zm(pl[i], g);
-        acc_tan(p, k, SP, a, true, pl[i], gd, fd, 0.0, p->zeros, false,
-                0.0, p->zeros, false);
-    }
-    bool any = false;
-    for (unsigned i = 0; i < n; i++)
-        any |= pg->leaf[i] >= 0 && tan_nz(p, SP, pg->leaf[i]);
-    if (pg->linear || g == 0.0 || !any)
-        return;
-    for (size_t j = 0; j < k; j++) {
-        double t[DR_PROG_LEAVES], ht[DR_PROG_LEAVES];
-        for (unsigned i = 0; i < n; i++)
-            t[i] = pg->leaf[i] >= 0 ? tan_of(p, k, SP, pg->leaf[i])[j] : 0.0;
-        prog_hess_times(&q, t, ht);
-        for (unsigned i = 0; i < n; i++) {
-            int64_t a = pg->leaf[i];
-            double v = zm(g, ht[i]);
-            if (a < 0 || v == 0.0)
-                continue;
-            if (SP && !NZA(a)) { /* (its first write: the rest zero) */
-                for (size_t l = 1; l <= k; l++)
-                    ACC(a)[l] = 0.0;
-                NZA(a) = 1;
-            }
-            ACC(a)[1 + j] += v;
-        }
-    }
+    for (unsigned i = 0; i < g->n; i++)
+        pass_linear(p, k, SP, g->leaf[i] < 0 ? -1 : g->leaf[i],
+                    dr__prog_ps(g)[i], a, gd, fd);
 }
 
 static inline __attribute__((always_inline)) void

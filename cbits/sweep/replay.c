@@ -186,7 +186,7 @@ static dr_status replay_chunk(dr_tape *t, dr_chunk *c)
         if (DR_LIKELY(op >= DR_OPC_powi)) { /* a rule of scalar_rules.h */
             replay_node(log, &e[i], &nodes[i]);
         } else if (op == DR_OPC_PROG) {
-            dr__prog_replay(log, &e[i], &nodes[i]);
+            dr__prog_replay(log, &e[i]); /* (its partials stay) */
         } else if (op == DR_OPC_EXT || op == DR_OPC_SUMN) {
             dr_status st = replay_ext(log, c->first + (int64_t)i, &nodes[i]);
             if (st != DR_OK)

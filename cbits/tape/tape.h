@@ -252,6 +252,9 @@ struct dr_tape {
                                DR_NONE where replay_in_ids holds them    */
     double *replay_old; /* sweep: [root] the inputs' values before a replay,
                            to undo it; replay_in_cap of them           */
+    bool fe_programs;  /* frontend: [root] statements are recorded with
+                          their programs at order 2 (dr_fe_programs: a
+                          tape kept for replay)                         */
     bool arr_seeded;   /* arrays: [root] an array input was seeded with
                           tangents since the last dr_arr_tangents_clear
                           or clear (a Hessian-vector product of no scalar

@@ -148,8 +148,9 @@ spec = describe "arithmetic expressions as statements" $ do
     nodesOf 1 (\xs -> case xs of
                        [a, b, c, d] -> fourS'drw ((a, b), (c, d))
                        _ -> error "four inputs") [1, 2, 3, 4] `shouldReturn` 3
-    -- second order: one node too, which keeps the expression's program
-    -- (it replays, and has second derivatives)
-    nodesOf 2 poly [1, 2, 3] `shouldReturn` 1
+    -- second order: the operations one by one (four multiplications and
+    -- adds, the literal's product included); a tape kept for replay
+    -- records the statement with its program (Taped.hs)
+    nodesOf 2 poly [1, 2, 3] `shouldReturn` 5
   it "takes as many leaves as the engine's call (DR_FE_STMT_MAX)" $
     fromIntegral c_fe_stmt_max `shouldBe` stmtMaxLeaves

@@ -170,11 +170,11 @@ spec = describe "local helpers inlined into statements" $ do
           pure ((n3 - n1) `div` 2)
     perStep sim `shouldReturn` 4
     perStep simOps `shouldReturn` 14
-    -- second order records the statements with their programs: as many
-    -- nodes
+    -- second order records the operations one by one (a tape kept for
+    -- replay records statements with their programs: Taped.hs)
     n1 <- nodesOf 2 (sim 1) [1, 2, 3, 4]
     n3 <- nodesOf 2 (sim 3) [1, 2, 3, 4]
-    (n3 - n1) `div` 2 `shouldBe` 4
+    (n3 - n1) `div` 2 `shouldBe` 14
   it "an expression over helpers' results is one statement with theirs; an argument used twice is bound once" $ do
     let two [x, y] = twiceI'drw (x, y)
         two _ = error "two inputs"

@@ -79,6 +79,18 @@ differentiable [d|
   polarish :: (Double, Double) -> (Double, Double)
   polarish (r, t) = if r > 1 then (r * cos t, r * sin t) else (r * r, t * r)
 
+  -- statements whose partials are constants (dt and the literals): on a
+  -- tape kept for replay each is one node with its program, which replay
+  -- evaluates again; x occurs three times in v's statement (the order its
+  -- partials are added in shows)
+  particles :: [(Double, Double)] -> Double
+  particles ps = sum [x * v | (x, v) <- map (sim (50 :: Int)) ps]
+    where
+      dt = 0.05
+      sim k s@(x, v)
+        | k == 0 = s
+        | otherwise = sim (k - 1) (x + dt * v, v + dt * (-0.5 * x - 0.2 * v - 0.5 * x + 0.11 * x))
+
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
   huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
@@ -111,6 +123,12 @@ spec = describe "tapedGrad" $ do
     let g = $(tapedGrad' 'smooth)
     pts <- generate (replicateM 50 (do xs <- vectorOf 5 (choose (-2, 2)); s <- choose (-1, 1); pure (xs, s)))
     n <- agree g $(grad' 'smooth) pts
+    n `shouldBe` 1
+
+  it "replays statements recorded with their programs: one recording, grad's result" $ do
+    let g = $(tapedGrad' 'particles)
+    pts <- generate (replicateM 30 (vectorOf 3 ((,) <$> choose (-2, 2) <*> choose (-2, 2))))
+    n <- agree g $(grad' 'particles) pts
     n `shouldBe` 1
 
   it "records again where a comparison comes out otherwise, and only there" $ do

@@ -32,12 +32,13 @@ import Data.List (elemIndex, nub)
 import Data.Maybe (fromMaybe)
 import Data.Word (Word8)
 import GHC.Float (castDoubleToWord64)
+import Foreign.Ptr (nullPtr)
 import GHC.Ptr (Ptr (..))
 import Language.Haskell.TH
 
 import Numeric.DualRev.Internal.Compile.Core (Expr (..))
 import Numeric.DualRev.Internal.Run.Scalar.AD (D (..))
-import Numeric.DualRev.Internal.Run.Scalar.Statement (progRec, stmtMaxLeaves, stmtRec, stmtRec2, stmtRec3)
+import Numeric.DualRev.Internal.Run.Scalar.Statement (stmtMaxLeaves, stmtRec, stmtRec2, stmtRec3)
 
 -- | The operations a statement is made of.
 data Op = Add | Sub | Mul | Div | Neg
@@ -111,35 +112,32 @@ statementBody tree toD fromD byOps = do
         n | n <= 2 -> ('stmtRec2, [], 2)
           | n == 3 -> ('stmtRec3, [], 3)
           | otherwise -> ('stmtRec, [LitE (IntegerL (fromIntegral n))], stmtMaxLeaves)
-      pad = replicate (width - length uniq) [LitE (IntegerL (-1)), LitE (RationalL 0)]
-      args = concat ([[VarE i, partial k] | (k, i) <- zip [0 ..] is] ++ pad)
-      -- on a tape of order 2, the statement with its program (so that it
-      -- replays and has second derivatives), else the operations
-      withProgram = case program (length uniq) indexed of
-        Just bytes ->
-          let leafArgs = concat [[VarE x, VarE i] | (x, i) <- zip xs is]
-                ++ concat (replicate (stmtMaxLeaves - length uniq)
-                                     [LitE (RationalL 0), LitE (IntegerL (-1))])
-          in foldl AppE (VarE 'progRec)
-               ([byOps, VarE fromD, AppE (ConE 'Ptr) (LitE (StringPrimL bytes)), root]
-                ++ leafArgs)
-        Nothing -> byOps
-      call = foldl AppE (VarE recorder) ([withProgram, VarE fromD, root] ++ counted ++ args)
+      pad = replicate (width - length uniq)
+                      [LitE (IntegerL (-1)), LitE (RationalL 0), LitE (RationalL 0)]
+      args = concat ([[VarE i, partial k, VarE x] | (k, i, x) <- zip3 [0 ..] is xs] ++ pad)
+      -- on a tape of order 2 the engine records the statement with its
+      -- program where its partials are constants (then it replays as one
+      -- node), else it records nothing and byOps runs
+      code = case program (length uniq) indexed of
+        Just bytes -> AppE (ConE 'Ptr) (LitE (StringPrimL bytes))
+        Nothing -> VarE 'nullPtr
+      call = foldl AppE (VarE recorder) ([byOps, VarE fromD, root, code] ++ counted ++ args)
       body = LetE (fwd ++ bwd) call
       unpack (l, x, i) inner =
         CaseE (AppE (VarE toD) l) [Match (ConP 'D [VarP x, VarP i]) (NormalB inner) []]
   pure (foldr unpack body (zip3 uniq xs is))
 
 -- | The statement's program, the bytes of @cbits/record/program.h@: its
--- leaves (registers 0 .. n-1), its literals (the registers after them, as
--- the Double each is in the generated code), and an instruction per
--- operation, in the order of evaluation; Nothing where it would need more
--- registers than a program has.
+-- leaves (registers 0 .. n-1), the pairs of leaf masks that make its
+-- partials move, its literals (the registers after the
+-- leaves, as the Double each is in the generated code), and an
+-- instruction per operation, in the order of evaluation; Nothing where it
+-- would need more registers than a program has.
 program :: Int -> Tree Int -> Maybe [Word8]
 program n tree0
-  | n > stmtMaxLeaves || n + length lits + length steps > 255 = Nothing
-  | otherwise = Just ([byte n, byte (length lits), byte (length steps)]
-                      ++ concatMap bytesLE lits ++ concat steps)
+  | n > stmtMaxLeaves || n + length lits + length steps > 255 || length pairs > 255 = Nothing
+  | otherwise = Just ([byte n, byte (length lits), byte (length steps), byte (length pairs)]
+                      ++ concat pairs ++ concatMap bytesLE lits ++ concat steps)
   where
     -- an operation on literals alone is the literal it computes, so that
     -- replay does not compute it again (the same Double arithmetic here
@@ -147,6 +145,17 @@ program n tree0
     tree = folded tree0
     lits = nub [castDoubleToWord64 (litDouble l) | TLit l <- subtrees tree]
     steps = reverse (snd (go tree []))
+    -- what makes its partials move (the engine refuses those statements
+    -- by these alone): each product's factors' leaves, each quotient's
+    -- divisor's
+    pairs = nub (movers tree)
+    movers t = case t of
+      TOp Mul [a, b] | hasLeaves a && hasLeaves b -> [mask a, mask b] : movers a ++ movers b
+      TOp Div [a, b] | hasLeaves b -> [0, mask b] : movers a ++ movers b
+      TOp _ ts -> concatMap movers ts
+      _ -> []
+    hasLeaves = not . null . leaves
+    mask t = fromIntegral (sum (map (2 ^) (nub (leaves t))) :: Int) :: Word8
     -- the register of a subtree, and the instructions so far (newest first)
     go t acc = case t of
       TLeaf k -> (k, acc)

@@ -2,7 +2,7 @@
 -- | Internal, not a stable API: bindings of the C engine's replay
 -- (include/dualrev.h, \"replay\"), which taped functions use.
 module Numeric.DualRev.Internal.Engine.ReplayFFI
-  ( c_replay_range, c_taped_grad, c_value, c_fe_guard, c_fe_round
+  ( c_replay_range, c_taped_grad, c_value, c_fe_guard, c_fe_round, c_fe_programs
   ) where
 
 import Data.Int (Int64)
@@ -36,3 +36,7 @@ foreign import ccall unsafe "dr_fe_guard"
 -- | dr_fe_round: a rounding of a value and id, with its guard.
 foreign import ccall unsafe "dr_fe_round"
   c_fe_round :: Ptr CTape -> CInt -> Double -> Int64 -> IO Double
+-- | dr_fe_programs: whether statements are recorded with their programs
+-- (a tape kept for replay).
+foreign import ccall unsafe "dr_fe_programs"
+  c_fe_programs :: Ptr CTape -> CInt -> IO CInt

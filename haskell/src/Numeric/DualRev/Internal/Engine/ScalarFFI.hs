@@ -54,10 +54,11 @@ foreign import ccall unsafe "dr_fe_stmt2"
 foreign import ccall unsafe "dr_fe_stmt3"
   c_fe_stmt3 :: Ptr CTape -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double
              -> IO Int64
--- | A statement with its program (frontend.h, dr_fe_prog): tape, the
--- program's bytes, the value, then each leaf's id and value, six pairs;
--- the node's id, -1 when no leaf is active, 'stmtByOps' where the program
--- computes another value.
+-- | The statement with its program, on a tape of order 2 (frontend.h,
+-- dr_fe_prog): tape, the program's bytes (null: none), the value, then
+-- each leaf's id and value, six pairs; the node's id, -1 when no leaf is
+-- active, 'stmtByOps' where the engine takes no program (then nothing is
+-- recorded).
 foreign import ccall unsafe "dr_fe_prog"
   c_fe_prog :: Ptr CTape -> Ptr Word8 -> Double -> Int64 -> Double -> Int64 -> Double
             -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double

@@ -39,7 +39,7 @@ import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
-import Numeric.DualRev.Internal.Engine.ReplayFFI (c_replay_range, c_taped_grad, c_value)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_value)
 import Numeric.DualRev.Internal.Run.Scalar.AD
 import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Src (..), Take)
 import Numeric.DualRev.Internal.Run.Driver.Flat
@@ -136,6 +136,8 @@ taped fill sp = unsafePerformIO $ do
       countRecording
       engine "dr_tape_clear" (c_tape_clear t)
       engine "dr_tape_set_order" (c_tape_set_order t (if replayable then 2 else 1))
+      -- statements as one node each, which replays (cbits/record/program.h)
+      engine "dr_fe_programs" (c_fe_programs t (if replayable then 1 else 0))
       (n, first, o) <- (if replayable then withGuards t else id) (sRecord sp t x)
       -- the recorded input is kept for the shape of later ones: in a
       -- compact region the collector does not copy it at every major

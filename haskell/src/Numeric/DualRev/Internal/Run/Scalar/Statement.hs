@@ -12,7 +12,6 @@ module Numeric.DualRev.Internal.Run.Scalar.Statement
   , stmtRec2
   , stmtRec3
   , stmtMaxLeaves
-  , progRec
   ) where
 
 import Data.Int (Int64)
@@ -29,45 +28,49 @@ import Numeric.DualRev.Internal.Run.Scalar.AD
 stmtMaxLeaves :: Int
 stmtMaxLeaves = 6
 
--- | Record a statement of value v over n leaves, given each leaf's id and
--- partial (the pairs past n are ignored), and give its result; or, on a
--- tape where a node of given partials would be wrong (second order), run
--- @byOps@, the expression's operations one by one, instead.
-stmtRec :: AD a -> (D -> a) -> Double -> Int
-        -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double
-        -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double -> AD a
-stmtRec byOps fromD !v n i0 d0 i1 d1 i2 d2 i3 d3 i4 d4 i5 d5 = AD $ \t ->
-  c_fe_stmt t (fromIntegral n) i0 d0 i1 d1 i2 d2 i3 d3 i4 d4 i5 d5
-    >>= stmtDone byOps fromD v t
+-- | Record a statement of value v over n leaves, given each leaf's id,
+-- the expression's partial with respect to it and its value (the triples
+-- past n are ignored), and give its result.  On a tape of order 2, where a
+-- node of given partials would be wrong, the engine records it with its
+-- program instead (code, static bytes the transform wrote; null for none)
+-- where the tape is for replay and its partials are constants, so that it
+-- replays as one node; where neither call records anything, this runs
+-- @byOps@, the expression's operations one by one.
+stmtRec :: AD a -> (D -> a) -> Double -> Ptr Word8 -> Int
+        -> Int64 -> Double -> Double -> Int64 -> Double -> Double
+        -> Int64 -> Double -> Double -> Int64 -> Double -> Double
+        -> Int64 -> Double -> Double -> Int64 -> Double -> Double -> AD a
+stmtRec byOps fromD !v code n i0 d0 x0 i1 d1 x1 i2 d2 x2 i3 d3 x3 i4 d4 x4 i5 d5 x5 =
+  AD $ \t -> do
+    j <- c_fe_stmt t (fromIntegral n) i0 d0 i1 d1 i2 d2 i3 d3 i4 d4 i5 d5
+    k <- if j /= stmtByOps then pure j
+         else c_fe_prog t code v i0 x0 i1 x1 i2 x2 i3 x3 i4 x4 i5 x5
+    stmtDone byOps fromD v t k
 {-# INLINE stmtRec #-}
 
 -- | 'stmtRec' of at most two leaves (the second's id -1 for one).
-stmtRec2 :: AD a -> (D -> a) -> Double -> Int64 -> Double -> Int64 -> Double -> AD a
-stmtRec2 byOps fromD !v i0 d0 i1 d1 = AD $ \t ->
-  c_fe_stmt2 t i0 d0 i1 d1 >>= stmtDone byOps fromD v t
+stmtRec2 :: AD a -> (D -> a) -> Double -> Ptr Word8
+         -> Int64 -> Double -> Double -> Int64 -> Double -> Double -> AD a
+stmtRec2 byOps fromD !v code i0 d0 x0 i1 d1 x1 = AD $ \t -> do
+  j <- c_fe_stmt2 t i0 d0 i1 d1
+  k <- if j /= stmtByOps then pure j
+       else c_fe_prog t code v i0 x0 i1 x1 (-1) 0 (-1) 0 (-1) 0 (-1) 0
+  stmtDone byOps fromD v t k
 {-# INLINE stmtRec2 #-}
 
 -- | 'stmtRec' of three leaves.
-stmtRec3 :: AD a -> (D -> a) -> Double
-         -> Int64 -> Double -> Int64 -> Double -> Int64 -> Double -> AD a
-stmtRec3 byOps fromD !v i0 d0 i1 d1 i2 d2 = AD $ \t ->
-  c_fe_stmt3 t i0 d0 i1 d1 i2 d2 >>= stmtDone byOps fromD v t
+stmtRec3 :: AD a -> (D -> a) -> Double -> Ptr Word8
+         -> Int64 -> Double -> Double -> Int64 -> Double -> Double
+         -> Int64 -> Double -> Double -> AD a
+stmtRec3 byOps fromD !v code i0 d0 x0 i1 d1 x1 i2 d2 x2 = AD $ \t -> do
+  j <- c_fe_stmt3 t i0 d0 i1 d1 i2 d2
+  k <- if j /= stmtByOps then pure j
+       else c_fe_prog t code v i0 x0 i1 x1 i2 x2 (-1) 0 (-1) 0 (-1) 0
+  stmtDone byOps fromD v t k
 {-# INLINE stmtRec3 #-}
 
--- | The statement on a tape of order 2, where 'stmtRec' records nothing:
--- with its program (code, static bytes the transform wrote), its value v
--- and each leaf's value and id (six pairs, the unused ones ignored), so
--- that it replays and has second derivatives; byOps where the engine
--- refuses it (the program computes another value).
-progRec :: AD a -> (D -> a) -> Ptr Word8 -> Double
-        -> Double -> Int64 -> Double -> Int64 -> Double -> Int64
-        -> Double -> Int64 -> Double -> Int64 -> Double -> Int64 -> AD a
-progRec byOps fromD code !v x0 i0 x1 i1 x2 i2 x3 i3 x4 i4 x5 i5 = AD $ \t ->
-  c_fe_prog t code v i0 x0 i1 x1 i2 x2 i3 x3 i4 x4 i5 x5 >>= stmtDone byOps fromD v t
-{-# INLINE progRec #-}
-
--- | The statement's result from the id its call gave, or byOps where the
--- call recorded nothing.
+-- | The statement's result from the id a call gave, or byOps where
+-- neither recorded anything.
 stmtDone :: AD a -> (D -> a) -> Double -> Ptr CTape -> Int64 -> IO a
 stmtDone byOps fromD v t j
   | j == stmtByOps = unAD byOps t
