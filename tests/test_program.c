@@ -286,7 +286,7 @@ static void test_value_and_gradient(void **state)
 }
 
 /* replay at new points: bit for bit a fresh recording's value and
-   gradient, and the gradient against finite differences */
+   gradient */
 static void test_replay(void **state)
 {
     (void)state;

@@ -77,6 +77,9 @@ static int kind(const unsigned char *code, unsigned mask)
 
 /* ------------------------------------------- values and partials */
 
+/* the two-argument operations of a program and their scalar rules */
+#define PROG_BINARY(X) X(ADD, add) X(SUB, sub) X(MUL, mul) X(DIV, div)
+
 /* one instruction's value, and its partials by the scalar rules */
 static inline double rule(unsigned op, double x, double y, double *pa,
                           double *pb)
@@ -84,22 +87,13 @@ static inline double rule(unsigned op, double x, double y, double *pa,
     double v;
     dr_rule_d2 d;
     switch (op) {
-    case DR_PROG_ADD:
-        v = dr_rule_add(x, y);
-        d = dr_rule_add_d(x, y, v);
+#define BINARY(OP, op)                                                       \
+    case DR_PROG_##OP:                                                       \
+        v = dr_rule_##op(x, y);                                              \
+        d = dr_rule_##op##_d(x, y, v);                                       \
         break;
-    case DR_PROG_SUB:
-        v = dr_rule_sub(x, y);
-        d = dr_rule_sub_d(x, y, v);
-        break;
-    case DR_PROG_MUL:
-        v = dr_rule_mul(x, y);
-        d = dr_rule_mul_d(x, y, v);
-        break;
-    case DR_PROG_DIV:
-        v = dr_rule_div(x, y);
-        d = dr_rule_div_d(x, y, v);
-        break;
+        PROG_BINARY(BINARY)
+#undef BINARY
     default: /* DR_PROG_NEG (valid) */
         v = dr_rule_neg(x);
         d.a = dr_rule_neg_d(x, v);
@@ -206,11 +200,15 @@ static SMALL_LOOPS double value_only(const unsigned char *code,
     for (unsigned i = 0; i < m; i++, s += 3) {
         double a = reg[s[1]], b = reg[s[2]];
         switch (s[0]) {
-        case DR_PROG_ADD: v = dr_rule_add(a, b); break;
-        case DR_PROG_SUB: v = dr_rule_sub(a, b); break;
-        case DR_PROG_MUL: v = dr_rule_mul(a, b); break;
-        case DR_PROG_DIV: v = dr_rule_div(a, b); break;
-        default: v = dr_rule_neg(a); break;
+#define BINARY(OP, op)                                                       \
+    case DR_PROG_##OP:                                                       \
+        v = dr_rule_##op(a, b);                                              \
+        break;
+            PROG_BINARY(BINARY)
+#undef BINARY
+        default:
+            v = dr_rule_neg(a);
+            break;
         }
         reg[n + c + i] = v;
     }
