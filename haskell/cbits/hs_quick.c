@@ -63,3 +63,11 @@ DR_API int drhs_jacobian_range_quick(dr_tape *t, size_t m, const dr_real *y,
     return drhs_quick_ok(t) ? (int)drhs_jacobian_range(t, m, y, first, n, J)
                             : DRHS_CALL_SAFE;
 }
+
+/* y's Hessian-vector product along the seeds (dr_hvp_inputs through
+   hs_scalar_args.c), on a small tape of scalars */
+DR_API int drhs_hvp_inputs_quick(dr_tape *t, double yval, dr_idx yidx)
+{
+    return drhs_quick_ok(t) ? (int)drhs_hvp_inputs(t, yval, yidx)
+                            : DRHS_CALL_SAFE;
+}

@@ -17,4 +17,7 @@ size_t drhs_steps_alive(void);
 DR_API dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
                                      dr_idx first, size_t n, double *J);
 
+/* dr_hvp_inputs of y given as its value and id (hs_scalar_args.c). */
+DR_API dr_status drhs_hvp_inputs(dr_tape *t, double yval, dr_idx yidx);
+
 #endif

@@ -19,7 +19,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_fork, c_join, c_set_threads, c_get_threads
   , c_tape_take, c_tape_give
     -- * Jacobians, forward mode and second order
-  , CReal, c_jacobian, c_jvp, c_jvp_quick, c_gnvp, c_hvp, c_hvp_inputs, c_hessian, c_gradient_range, c_jacobian_range
+  , CReal, c_jacobian, c_jvp, c_jvp_quick, c_gnvp, c_hvp, c_hvp_inputs, c_hvp_inputs_quick, c_hessian, c_gradient_range, c_jacobian_range
   , CSparse, c_sparse_jacobian, c_sparse_hessian, c_sparse_free
   , c_jacobian_range_safe, c_jacobian_range_quick
   ) where
@@ -112,9 +112,12 @@ foreign import ccall safe "dr_gnvp"
 -- the capability) is a large part of a small Jacobian's.
 foreign import ccall unsafe "drhs_hvp"
   c_hvp :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
--- (safe: its tape may hold array operations, whose products take long)
+-- (safe: its tape may hold array operations, whose products take long;
+-- the _quick shim, an unsafe call, takes a small tape of scalars)
 foreign import ccall safe "drhs_hvp_inputs"
   c_hvp_inputs :: Ptr CTape -> Double -> Int64 -> IO CInt
+foreign import ccall unsafe "drhs_hvp_inputs_quick"
+  c_hvp_inputs_quick :: Ptr CTape -> Double -> Int64 -> IO CInt
 foreign import ccall unsafe "drhs_hessian"
   c_hessian :: Ptr CTape -> Double -> Int64 -> CSize -> Ptr CReal -> Ptr Double -> IO CInt
 -- | A dr_sparse (six words: rows, cols, nnz, rowptr, colind, val).

@@ -315,7 +315,7 @@ hvpRun inp seed col f x v = unsafeDupablePerformIO $ withOrder2Tape $ \t -> do
   let shape = throwIO (DualRevError "dualrev: the direction must have the input's shape (lists of the same lengths, arrays of the same shapes, the same constructors)")
   -- (the seed walks say "cotangent" and "output": what they were made for)
   seed t x' v `catches` [Handler (\(DualRevError _) -> shape), Handler (\e -> const shape (e :: IOException))]
-  engine "dr_hvp" (c_hvp_inputs t yv yi)
+  engine "dr_hvp" (quickOrSafe (c_hvp_inputs_quick t yv yi) (c_hvp_inputs t yv yi))
   readOut
 {-# INLINE hvpRun #-}
 
