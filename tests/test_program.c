@@ -686,6 +686,28 @@ static void test_refused(void **state)
     dr_tape_free(t);
 }
 
+/* a negation's second operand is no register, whatever its byte says
+   (255, past every register): recorded, replayed, never read (ASan) */
+static void test_negation_operand(void **state)
+{
+    (void)state;
+    unsigned char code[] = {1, 0, 2, 0, NEG, 0, 255, NEG, 1, 255};
+    dr_tape *t = prog_tape();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x = dr_input(t, 2.0);
+    dr_real y = {2.0, dr_fe_prog(t, code, 2.0, x.idx, 2.0, DR_NONE, 0,
+                                 DR_NONE, 0, DR_NONE, 0, DR_NONE, 0, DR_NONE,
+                                 0)};
+    assert_true(y.idx >= 0);
+    double at = -3.0, v = 0.0, g = 0.0;
+    CHK_STATUS(dr_replay(t, 1, &x, &at), DR_OK);
+    CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+    CHK_SAME(v, -3.0);
+    CHK_STATUS(dr_gradient(t, y, 1, &x, &g), DR_OK);
+    CHK_SAME(g, 1.0);
+    dr_tape_free(t);
+}
+
 /* a leaf given another value than its node's (a front end's copy of a
    value, dr_record1): the node is right, the tape does not replay */
 static void test_leaf_value_differs(void **state)
@@ -732,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_linear_only),
         cmocka_unit_test(test_hessian_fd),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_negation_operand),
         cmocka_unit_test(test_leaf_value_differs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -198,7 +198,8 @@ static SMALL_LOOPS double value_only(const unsigned char *code,
     const unsigned char *s = insn(code, 0);
     double v = 0.0;
     for (unsigned i = 0; i < m; i++, s += 3) {
-        double a = reg[s[1]], b = reg[s[2]];
+        /* (a negation's b is no register: never read) */
+        double a = reg[s[1]], b = s[0] == DR_PROG_NEG ? 0.0 : reg[s[2]];
         switch (s[0]) {
 #define BINARY(OP, op)                                                       \
     case DR_PROG_##OP:                                                       \
