@@ -2,9 +2,11 @@
  * fuzz_statements.c - statements and n-ary sums on the main tape
  * (tests/fuzz/README.md, "Statements"): dr_ex, dr_ex_const, dr_ex_add,
  * dr_ex_sub, dr_ex_mul, dr_ex_div, dr_ex_neg, dr_ex_scale, dr_ex_fn and
- * dr_rec_stmt; dr_sum_init, dr_sum_add, dr_sum_mul and dr_rec_sum; and
+ * dr_rec_stmt; dr_sum_init, dr_sum_add, dr_sum_mul and dr_rec_sum;
  * dr_sumn, dr_sumn_id at first order (at second order:
- * fuzz_second_order.c; replayed: fuzz_replay.c).
+ * fuzz_second_order.c; replayed: fuzz_replay.c); and statements with
+ * programs, dr_fe_prog, at order 1 and 2 (their programs' decoder and
+ * evaluation by plain arithmetic are shared with those two files).
  *
  * A statement is a fuzzed expression over the program's values (slots),
  * constants and sometimes ids not on the tape, built by a small stack
