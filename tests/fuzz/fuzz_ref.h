@@ -49,11 +49,6 @@
    allocates its memory (state, snapshots, tape) again (README,
    "Findings") */
 #define FUZZ_KNOWN_LOOP_MEMORY 1
-/* The replay of a linear program (dr__prog_value,
-   cbits/record/program.h) reads register b of a NEG, which the format
-   says is ignored: b = 255 lies past the 255 registers (ASan: a
-   stack-buffer-overflow read; README, "Findings") */
-#define FUZZ_KNOWN_PROG_NEG_B 1
 #endif
 
 typedef uint64_t dmask;

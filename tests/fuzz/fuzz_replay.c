@@ -916,26 +916,34 @@ static void record(const rprog *P, dr_tape *t, const double *v,
             const fprog *g = &o->prog;
             dr_real x[FP_LEAVES];
             double xs[FP_LEAVES];
-            bool act = false;
             for (unsigned i = 0; i < g->n; i++)
                 x[i] = term_of(R, o->term[i]);
             if (P->lie && (o->e[0] & 0x10))
                 lie_in(P, R, x, o->term, (int)g->n);
-            for (unsigned i = 0; i < g->n; i++) {
+            for (unsigned i = 0; i < g->n; i++)
                 xs[i] = x[i].val;
-                act |= x[i].idx != DR_NONE;
-            }
             double pv = prog_value(g, xs);
+            /* (programs on or off: the program's own choice, the same on
+               both tapes, which are roots) */
+            unsigned act = prog_active(x, g->n);
+            bool nonlin = prog_nonlinear(g, act),
+                 pairs = prog_pairs_refuse(g->code, act);
             R->byops[q] = path && path->byops[q];
             dr_idx id = R->byops[q] ? DR_FE_STMT_BY_OPS
-                                    : prog_record(t, g->code, pv, x, g->n);
-            TRACE("   dr_fe_prog(%u leaves, %u constants, %u instructions)"
-                  " = %.17g id %lld\n", g->n, g->c, g->m, pv,
-                  (long long)id);
+                                    : prog_record(t, t, !g->off, g->code,
+                                                  pv, x, g->n);
+            TRACE("   dr_fe_prog(%u leaves, %u constants, %u instructions,"
+                  " %u pairs%s%s%s) = %.17g id %lld\n", g->n, g->c, g->m,
+                  g->q, g->off ? ", programs off" : "",
+                  nonlin ? ", nonlinear" : "",
+                  pairs ? ", pairs refuse" : "", pv, (long long)id);
             if (id == DR_FE_STMT_BY_OPS) {
-                /* (a NaN's sign and payload follow the operands' order,
-                   which a compiler may swap) */
-                CHECK(R->byops[q] || isnan(pv), "dr_fe_prog refused the "
+                /* programs off, a program not linear in its active leaves
+                   (or pairs that say so), or a NaN's sign and payload
+                   that follow the operands' order, which a compiler may
+                   swap */
+                CHECK(R->byops[q] || g->off || nonlin || pairs ||
+                      isnan(pv), "dr_fe_prog refused the "
                       "program's own value %.17g", pv);
                 R->diverged |= path && !path->byops[q];
                 R->byops[q] = true;
@@ -943,9 +951,13 @@ static void record(const rprog *P, dr_tape *t, const double *v,
                 CHECK(same_bits(res.val, pv), "a program by operations: "
                       "%.17g, expected %.17g", res.val, pv);
             } else {
-                CHECK((id != DR_NONE) == act, "dr_fe_prog of %u leaves "
-                      "(%s): id %lld", g->n, act ? "active" : "constants",
+                CHECK(!g->off && !nonlin, "dr_fe_prog recorded %s: id "
+                      "%lld", g->off ? "with programs off"
+                      : "a program not linear in its active leaves",
                       (long long)id);
+                CHECK((id != DR_NONE) == (act != 0), "dr_fe_prog of %u "
+                      "leaves (%s): id %lld", g->n, act ? "active"
+                      : "constants", (long long)id);
                 res = (dr_real){pv, id};
             }
             break;

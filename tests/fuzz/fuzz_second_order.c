@@ -916,10 +916,10 @@ static void h_record(rd *r)
     hput((int)u8(r), (dr_real){v, id}, &out, false, -1);
 }
 
-/* the partials of a program are products taken at record time, and its
-   second-order passes run over its instructions: 0 * inf = NaN inside
-   it, where a sweep or a recorded tangent of the operations one by one
-   would skip (what gwt follows) */
+/* the partials of a program are products taken at record time (it is a
+   linear node of those partials at order 2): 0 * inf = NaN inside it,
+   where a sweep or a recorded tangent of the operations one by one would
+   skip (what gwt follows) */
 static void hd_as_product(hdual *o)
 {
     o->gw |= o->gwt;
@@ -992,15 +992,24 @@ static void h_prog(rd *r, unsigned k)
     }
     hd_as_product(&ref);
     double v = prog_value(&g, xs);
-    dr_idx id = prog_record(Q.t, prog_keep(&g), v, x, n);
-    TRACE("  (2nd) dr_fe_prog(%u leaves, %u constants, %u instructions) = "
-          "%.17g id %lld\n", g.n, g.c, g.m, v, (long long)id);
+    /* (programs on or off: the program's own choice, set on the second
+       tape, a root) */
+    unsigned act = prog_active(x, n);
+    bool nonlin = prog_nonlinear(&g, act),
+         pairs = prog_pairs_refuse(g.code, act);
+    dr_idx id = prog_record(Q.t, Q.t, !g.off, prog_keep(&g), v, x, n);
+    TRACE("  (2nd) dr_fe_prog(%u leaves, %u constants, %u instructions, %u "
+          "pairs%s%s%s) = %.17g id %lld\n", g.n, g.c, g.m, g.q,
+          g.off ? ", programs off" : "", nonlin ? ", nonlinear" : "",
+          pairs ? ", pairs refuse" : "", v, (long long)id);
     dr_real res = {v, id};
     if (id == DR_FE_STMT_BY_OPS) {
-        /* another NaN than the harness's (fuzz_statements.c): the
-           operations one by one, of the same derivatives */
-        CHECK(isnan(v), "dr_fe_prog (order 2) refused the program's own "
-              "value %.17g", v);
+        /* programs off, a program not linear in its active leaves (or
+           pairs that say so), or another NaN than the harness's
+           (fuzz_statements.c): the operations one by one, of the same
+           derivatives */
+        CHECK(g.off || nonlin || pairs || isnan(v), "dr_fe_prog (order 2) "
+              "refused the program's own value %.17g", v);
         res = prog_by_ops(Q.t, &g, x);
         if (res.idx == DR_NONE) {
             hdual d;
@@ -1009,6 +1018,12 @@ static void h_prog(rd *r, unsigned k)
             hput(dst, res, &d, false, -1);
             return;
         }
+    } else {
+        /* (a linear node of constant partials: second derivatives
+           through it are the hyper-dual's, none of its own) */
+        CHECK(!g.off && !nonlin, "dr_fe_prog (order 2) recorded %s: id "
+              "%lld", g.off ? "with programs off"
+              : "a program not linear in its active leaves", (long long)id);
     }
     hfinish("dr_fe_prog", res, v, &ref, (int)n, ops, nan_args, dst);
 }

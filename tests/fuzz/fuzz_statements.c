@@ -408,11 +408,17 @@ void op_sumn(rd *r)
  * recorded), and the front end records the operations one by one; a
  * program that is not one, or a leaf not on the tape, sets DR_EINVAL. */
 
+/* where the constants begin: after the header and the pairs */
+static unsigned prog_consts_at(const fprog *p)
+{
+    return FP_HEAD + 2 * p->q;
+}
+
 double prog_const(const fprog *p, unsigned j)
 {
     uint64_t u = 0;
     for (int k = 7; k >= 0; k--)
-        u = u << 8 | p->code[3 + 8 * j + (unsigned)k];
+        u = u << 8 | p->code[prog_consts_at(p) + 8 * j + (unsigned)k];
     double v;
     memcpy(&v, &u, sizeof v);
     return v;
@@ -423,12 +429,12 @@ static void prog_put_const(fprog *p, unsigned j, double v)
     uint64_t u;
     memcpy(&u, &v, sizeof u);
     for (unsigned k = 0; k < 8; k++)
-        p->code[3 + 8 * j + k] = (unsigned char)(u >> (8 * k));
+        p->code[prog_consts_at(p) + 8 * j + k] = (unsigned char)(u >> (8 * k));
 }
 
 const unsigned char *prog_insn(const fprog *p, unsigned i)
 {
-    return p->code + 3 + 8 * p->c + 3 * i;
+    return p->code + prog_consts_at(p) + 8 * p->c + 3 * i;
 }
 
 /* an operand register from a byte: with the high bit a leaf or an earlier
@@ -442,33 +448,134 @@ static unsigned prog_reg(const fprog *p, unsigned i, unsigned b)
     return b % (p->n + p->c + i);
 }
 
+/* the leaves each register depends on (bit per leaf), into set */
+static void prog_leafsets(const fprog *p, unsigned *set)
+{
+    for (unsigned i = 0; i < p->n + p->c; i++)
+        set[i] = i < p->n ? 1u << i : 0;
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        set[p->n + p->c + i] = set[s[1]] | (s[0] == FP_NEG ? 0 : set[s[2]]);
+    }
+}
+
+/* the program's own pairs, as a front end writes them (program.h): for
+   each product of two factors over leaves, the leaves of each; for each
+   quotient by a divisor over leaves, 0 and the divisor's (a factor over
+   no leaf: no pair, as 0 would mean any) */
+static unsigned prog_own_pairs(const fprog *p, unsigned char (*pr)[2])
+{
+    static unsigned set[FP_REGS + 1];
+    prog_leafsets(p, set);
+    unsigned q = 0;
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        if (s[0] == FP_MUL && set[s[1]] && set[s[2]]) {
+            pr[q][0] = (unsigned char)set[s[1]];
+            pr[q++][1] = (unsigned char)set[s[2]];
+        } else if (s[0] == FP_DIV && set[s[2]]) {
+            pr[q][0] = 0;
+            pr[q++][1] = (unsigned char)set[s[2]];
+        }
+    }
+    return q;
+}
+
 void prog_decode(rd *r, fprog *p, unsigned n, bool wide)
 {
     unsigned b = u8(r);
     p->n = n;
     p->m = 1 + (b >> 2) % FP_STEPS;
     p->c = wide ? FP_REGS - n - p->m : b & 3;
+    p->q = 0;
+    p->off = (b >> 5) == 7;
     p->code[0] = (unsigned char)p->n;
     p->code[1] = (unsigned char)p->c;
     p->code[2] = (unsigned char)p->m;
+    p->code[3] = 0;
     /* (a wide program's constants past the first three: a few values, so
        that an input stays short) */
     for (unsigned j = 0; j < p->c; j++)
         prog_put_const(p, j, j < 3 ? rdv(r)
                                    : (double)((int)(j % 9) - 4) / 4.0);
     for (unsigned i = 0; i < p->m; i++) {
-        unsigned char *s = p->code + 3 + 8 * p->c + 3 * i;
+        unsigned char *s = p->code + FP_HEAD + 8 * p->c + 3 * i;
         unsigned op = 1 + u8(r) % 5, a = u8(r), bb = u8(r);
-#ifdef FUZZ_KNOWN_PROG_NEG_B
-        if (op == FP_NEG && bb >= FP_REGS)
-            bb = FP_REGS - 1; /* (still past any program's registers) */
-#endif
         s[0] = (unsigned char)op;
         s[1] = (unsigned char)prog_reg(p, i, a);
         /* NEG ignores b, which may then name any register, even one
            past the program's or past the format's */
         s[2] = (unsigned char)(op == FP_NEG ? bb : prog_reg(p, i, bb));
     }
+    /* the pairs (b's top bits): 0, 1, 6 none; 2 the program's own; 3
+       its own with some dropped (too little: the engine must look at
+       the instructions); 4 fuzzed masks (too much or too little); 5 its
+       own and fuzzed ones; 7 none, and programs off */
+    unsigned char pr[FP_PAIRS][2];
+    unsigned q = 0, how = b >> 5;
+    if (how == 2 || how == 3 || how == 5)
+        q = prog_own_pairs(p, pr);
+    if (how == 3 && q) {
+        unsigned drop = u8(r), k = 0;
+        for (unsigned i = 0; i < q; i++)
+            if (!(drop >> (i & 7) & 1)) {
+                pr[k][0] = pr[i][0];
+                pr[k][1] = pr[i][1];
+                k++;
+            }
+        q = k;
+    }
+    if (how == 4 || how == 5) {
+        unsigned extra = 1 + u8(r) % 3;
+        for (unsigned i = 0; i < extra && q < FP_PAIRS; i++, q++) {
+            pr[q][0] = (unsigned char)u8(r);
+            pr[q][1] = (unsigned char)u8(r);
+        }
+    }
+    if (q) { /* the constants and instructions move up past the pairs */
+        size_t body = 8 * (size_t)p->c + 3 * (size_t)p->m;
+        memmove(p->code + FP_HEAD + 2 * q, p->code + FP_HEAD, body);
+        for (unsigned i = 0; i < q; i++) {
+            p->code[FP_HEAD + 2 * i] = pr[i][0];
+            p->code[FP_HEAD + 2 * i + 1] = pr[i][1];
+        }
+        p->q = q;
+        p->code[3] = (unsigned char)q;
+    }
+}
+
+bool prog_nonlinear(const fprog *p, unsigned act)
+{
+    static unsigned set[FP_REGS + 1];
+    prog_leafsets(p, set);
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        if (s[0] == FP_MUL && (set[s[1]] & act) && (set[s[2]] & act))
+            return true;
+        if (s[0] == FP_DIV && (set[s[2]] & act))
+            return true;
+    }
+    return false;
+}
+
+bool prog_pairs_refuse(const unsigned char *code, unsigned act)
+{
+    if (!code)
+        return false;
+    for (unsigned i = 0; i < code[3]; i++) {
+        unsigned a = code[FP_HEAD + 2 * i], b = code[FP_HEAD + 2 * i + 1];
+        if ((a == 0 || (a & act)) && (b & act))
+            return true;
+    }
+    return false;
+}
+
+unsigned prog_active(const dr_real *leaf, unsigned n)
+{
+    unsigned act = 0;
+    for (unsigned i = 0; i < n; i++)
+        act |= (unsigned)(leaf[i].idx != DR_NONE) << i;
+    return act;
 }
 
 unsigned prog_reached(const fprog *p)
@@ -519,10 +626,14 @@ typedef struct kept {
     unsigned char code[];
 } kept;
 static kept *g_kept;
+/* whether the main tape's root records programs (dr_fe_programs; off
+   for a new tape): op_prog sets it on the root, its children follow */
+static bool g_progs_on;
 
 const unsigned char *prog_keep(const fprog *p)
 {
-    size_t len = 3 + 8 * (size_t)p->c + 3 * (size_t)p->m;
+    size_t len = FP_HEAD + 2 * (size_t)p->q + 8 * (size_t)p->c +
+                 3 * (size_t)p->m;
     kept *k = malloc(sizeof *k + len);
     CHECK(k != NULL, "harness: out of memory");
     memcpy(k->code, p->code, len);
@@ -533,6 +644,7 @@ const unsigned char *prog_keep(const fprog *p)
 
 void progs_end(void)
 {
+    g_progs_on = false; /* (a new main tape: off) */
     while (g_kept) {
         kept *k = g_kept;
         g_kept = k->next;
@@ -540,9 +652,14 @@ void progs_end(void)
     }
 }
 
-dr_idx prog_record(dr_tape *t, const unsigned char *code, double v,
-                   const dr_real *leaf, unsigned n)
+dr_idx prog_record(dr_tape *t, dr_tape *root, bool on,
+                   const unsigned char *code, double v, const dr_real *leaf,
+                   unsigned n)
 {
+    if (root) {
+        dr_status st = dr_fe_programs(root, on);
+        CHECK(st == DR_OK, "dr_fe_programs(root, %d): %s", (int)on, sn(st));
+    }
     dr_idx a[FP_LEAVES];
     double x[FP_LEAVES];
     /* (the leaves past n are ignored: junk there must not matter) */
@@ -614,7 +731,7 @@ static void prog_dual(const fprog *p, const dual *const *d, dual *out)
 /* a program that is not one (or none at all): what breaks it, by k */
 static const unsigned char *prog_break(fprog *p, unsigned k, rd *r)
 {
-    unsigned char *s = p->code + 3 + 8 * p->c + 3 * (u8(r) % p->m);
+    unsigned char *s = (unsigned char *)prog_insn(p, u8(r) % p->m);
     switch (k % 8) {
     case 0: p->code[0] = 0; break;                      /* no leaves   */
     case 1: p->code[0] = (unsigned char)(7 + u8(r) % 3); break; /* > 6 */
@@ -625,8 +742,7 @@ static const unsigned char *prog_break(fprog *p, unsigned k, rd *r)
         break;
     }
     case 4: {        /* an operand at or past the instruction's register */
-        unsigned below = (unsigned)(s - p->code - 3 - 8 * p->c) / 3 +
-                         p->n + p->c;
+        unsigned below = (unsigned)(s - prog_insn(p, 0)) / 3 + p->n + p->c;
         unsigned w = below + u8(r) % (256 - below);
         if (s[0] == FP_NEG || (u8(r) & 1))
             s[1] = (unsigned char)w;
@@ -638,9 +754,9 @@ static const unsigned char *prog_break(fprog *p, unsigned k, rd *r)
     default: /* more registers than the format has: c one too many */
         p->c = FP_REGS + 1 - p->n - p->m;
         p->code[1] = (unsigned char)p->c;
-        memset(p->code + 3, 0, 8 * p->c);
+        memset(p->code + FP_HEAD + 2 * p->q, 0, 8 * p->c);
         for (unsigned i = 0; i < p->m; i++) {
-            unsigned char *q = p->code + 3 + 8 * p->c + 3 * i;
+            unsigned char *q = (unsigned char *)prog_insn(p, i);
             q[0] = FP_ADD;
             q[1] = q[2] = 0;
         }
@@ -720,26 +836,62 @@ void op_prog(rd *r)
     double v = prog_value(&P, xval);
     dr_tape *h = lv->h;
     dr_idx mark = dr_tape_mark(h);
+    /* programs on or off: set on the root (a child handle records as its
+       root says, and may not set it) */
+    dr_tape *root = S.depth == 0 ? S.T : NULL;
+    if (root)
+        g_progs_on = !P.off;
+    bool on = g_progs_on;
+    /* the leaves that move (ids not DR_NONE, valid or not), and what the
+       engine refuses on them: a program not linear there (program.h), or
+       (allowed, not required) one its pairs say moves */
+    unsigned act = prog_active(x, n);
+    bool nonlin = prog_nonlinear(&P, act),
+         pairs = prog_pairs_refuse(P.code, act);
     /* (with a recorder open the tape's cursor may be the recorder's: a
        call that records nothing may still take it back) */
     bool marks = !S.rec_open;
-    TRACE("  dr_fe_prog(%u leaves, %u constants, %u instructions, mode %u)"
-          " = %.17g\n", P.n, P.c, P.m, mode, v);
+    TRACE("  dr_fe_prog(%u leaves, %u constants, %u instructions, %u pairs,"
+          " mode %u, programs %s, %s%s) = %.17g\n", P.n, P.c, P.m, P.q, mode,
+          on ? "on" : "off", nonlin ? "nonlinear" : "linear",
+          pairs ? ", pairs refuse" : "", v);
     if (mode == 3) { /* not a program, or no tape */
         unsigned how = u8(r);
         if (how % 8 == 7) {
-            dr_idx id = prog_record(NULL, P.code, v, x, n);
+            dr_idx id = prog_record(NULL, NULL, on, P.code, v, x, n);
             CHECK(id == DR_NONE, "dr_fe_prog without a tape gave %lld",
                   (long long)id);
+            /* dr_fe_programs of no tape, or of a child handle */
+            dr_status st = dr_fe_programs(NULL, 1);
+            CHECK(st == DR_EINVAL, "dr_fe_programs(NULL): %s", sn(st));
+            if (S.depth > 0) {
+                st = dr_fe_programs(h, !on);
+                CHECK(st == DR_EINVAL, "dr_fe_programs of a child handle: "
+                      "%s", sn(st));
+            }
+            check_sticky("dr_fe_programs misused", h, &lv->hs);
             return;
         }
         const unsigned char *code = prog_break(&P, how, r);
-        dr_idx id = prog_record(h, code, v, x, n);
+        dr_idx id = prog_record(h, root, on, code, v, x, n);
         TRACE("  dr_fe_prog of a malformed program (%u) -> %lld\n", how % 8,
               (long long)id);
-        CHECK(id == DR_NONE, "dr_fe_prog of a malformed program (%u) gave "
-              "%lld", how % 8, (long long)id);
-        stick(&lv->hs, DR_EINVAL);
+        /* no program, or programs off: the operations one by one; more
+           leaves than the front end's: DR_EINVAL; pairs that refuse
+           (before the instructions are read): either */
+        bool none = !code || !on,
+             many = code && code[0] > FP_LEAVES,
+             pref = code && code[0] >= 1 && !many &&
+                    prog_pairs_refuse(code, act);
+        if (none || (pref && id == DR_FE_STMT_BY_OPS)) {
+            CHECK(id == DR_FE_STMT_BY_OPS, "dr_fe_prog of %s gave %lld, "
+                  "expected DR_FE_STMT_BY_OPS", code ? "programs off"
+                  : "no program", (long long)id);
+        } else {
+            CHECK(id == DR_NONE, "dr_fe_prog of a malformed program (%u) "
+                  "gave %lld", how % 8, (long long)id);
+            stick(&lv->hs, DR_EINVAL);
+        }
         check_sticky("dr_fe_prog of a malformed program", h, &lv->hs);
         CHECK(!marks || dr_tape_mark(h) == mark, "dr_fe_prog of a malformed "
               "program recorded nodes (%lld ids)",
@@ -751,9 +903,12 @@ void op_prog(rd *r)
     }
     if (mode == 2) { /* a value the program does not compute */
         double w = prog_other(v, u8(r));
-        dr_idx id = prog_record(h, prog_keep(&P), w, x, n);
+        dr_idx id = prog_record(h, root, on, prog_keep(&P), w, x, n);
         TRACE("  dr_fe_prog of %.17g -> %lld\n", w, (long long)id);
-        if (invalid || (unknown && id == DR_NONE)) {
+        if (!on || (pairs && id == DR_FE_STMT_BY_OPS)) {
+            CHECK(id == DR_FE_STMT_BY_OPS, "dr_fe_prog with programs off "
+                  "gave %lld", (long long)id);
+        } else if (invalid || (unknown && id == DR_NONE)) {
             CHECK(id == DR_NONE, "dr_fe_prog with an invalid id and another"
                   " value gave %lld", (long long)id);
             stick(&lv->hs, DR_EINVAL);
@@ -766,21 +921,24 @@ void op_prog(rd *r)
         CHECK(!marks || dr_tape_mark(h) == mark, "a refused dr_fe_prog "
               "recorded nodes (%lld ids)",
               (long long)(dr_tape_mark(h) - mark));
-        if (invalid || id == DR_NONE)
+        if (id == DR_NONE)
             return;
     }
     bool byops = mode == 2 && (k & 0x80);
     dr_idx id = byops ? DR_FE_STMT_BY_OPS
-                      : prog_record(h, prog_keep(&P), v, x, n);
+                      : prog_record(h, root, on, prog_keep(&P), v, x, n);
     dr_real res = {v, id};
     dual out;
     if (id == DR_FE_STMT_BY_OPS) {
         /* the front end records the operations one by one: after a value
-           refused, or where the program computes another NaN than the
-           harness (a NaN's sign and payload follow the operands' order,
-           which a compiler may swap) */
-        CHECK(byops || isnan(v), "dr_fe_prog refused the program's "
-              "own value %.17g", v);
+           refused, with programs off, for a program not linear in its
+           active leaves (or its pairs say so), or where the program
+           computes another NaN than the harness (a NaN's sign and payload
+           follow the operands' order, which a compiler may swap) */
+        CHECK(byops || !on || pairs || isnan(v) ||
+              (nonlin && !invalid), "dr_fe_prog refused the "
+              "program's own value %.17g (%s in its active leaves)", v,
+              nonlin ? "nonlinear" : "linear");
         CHECK(!marks || dr_tape_mark(h) == mark, "a refused dr_fe_prog "
               "recorded nodes (%lld ids)",
               (long long)(dr_tape_mark(h) - mark));
@@ -791,6 +949,13 @@ void op_prog(rd *r)
         put_s(dst, res, &out, -1);
         return;
     }
+    /* recorded (or failed on an id): never with programs off, never a
+       program whose partials move (but for an id not on the tape, which
+       fails first) */
+    CHECK(on, "dr_fe_prog with programs off gave %lld", (long long)id);
+    CHECK(!nonlin || (id == DR_NONE && (invalid || unknown)),
+          "dr_fe_prog recorded a program not linear in its active leaves "
+          "(id %lld)", (long long)id);
     dual ref;
     prog_dual(&P, ld, &ref);
     sctx c = main_ctx();
