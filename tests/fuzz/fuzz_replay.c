@@ -918,6 +918,9 @@ static void record(const rprog *P, dr_tape *t, const double *v,
             double xs[FP_LEAVES];
             for (unsigned i = 0; i < g->n; i++)
                 x[i] = term_of(R, o->term[i]);
+            bool nr = R->noreplay;
+            dr_real told[FP_LEAVES];
+            memcpy(told, x, sizeof told);
             if (P->lie && (o->e[0] & 0x10))
                 lie_in(P, R, x, o->term, (int)g->n);
             for (unsigned i = 0; i < g->n; i++)
@@ -947,6 +950,20 @@ static void record(const rprog *P, dr_tape *t, const double *v,
                       "program's own value %.17g", pv);
                 R->diverged |= path && !path->byops[q];
                 R->byops[q] = true;
+                /* (a leaf given another value makes the tape refuse to
+                   replay only where an operation reads it: the program's
+                   node is not recorded) */
+                bool read = false;
+                for (unsigned i = 0; i < g->n; i++) {
+                    if (same_bits(told[i].val, x[i].val))
+                        continue;
+                    for (unsigned j = 0; j < g->m; j++) {
+                        const unsigned char *s = prog_insn(g, j);
+                        read |= s[1] == i || (s[0] != FP_NEG && s[2] == i);
+                    }
+                }
+                if (!read)
+                    R->noreplay = nr;
                 res = prog_by_ops(t, g, x);
                 CHECK(same_bits(res.val, pv), "a program by operations: "
                       "%.17g, expected %.17g", res.val, pv);
