@@ -838,9 +838,12 @@ void op_prog(rd *r)
     dr_idx mark = dr_tape_mark(h);
     /* programs on or off: set on the root (a child handle records as its
        root says, and may not set it) */
-    dr_tape *root = S.depth == 0 ? S.T : NULL;
-    if (root)
+    dr_tape *root = NULL; /* (set here, not by prog_record) */
+    if (S.depth == 0) {
         g_progs_on = !P.off;
+        dr_status pst = dr_fe_programs(S.T, g_progs_on);
+        CHECK(pst == DR_OK, "dr_fe_programs of the root: %s", sn(pst));
+    }
     bool on = g_progs_on;
     /* the leaves that move (ids not DR_NONE, valid or not), and what the
        engine refuses on them: a program not linear there (program.h), or
