@@ -2979,7 +2979,7 @@ static const opfn OPS[] = {
     op_fork_run, op_threads, op_clear, op_misuse,
     /* the other files' */
     op_modes, op_modes, op_order, op_second_order, op_loop, op_external,
-    op_other_tape, op_replay, op_statement, op_sumn};
+    op_other_tape, op_replay, op_statement, op_sumn, op_prog};
 #define NOPS (sizeof OPS / sizeof OPS[0])
 
 /* close whatever the program left open, then check the last result */

@@ -218,6 +218,63 @@ void op_replay(rd *r);
    dr_rec_sum) and n-ary sums (dr_sumn, dr_sumn_id) */
 void op_statement(rd *r);
 void op_sumn(rd *r);
+/* fuzz_statements.c: statements recorded with their programs
+   (dr_fe_prog) on the main tape */
+void op_prog(rd *r);
+
+/* A program of cbits/record/program.h's byte format, written here from
+   that format (not from the library's decoder): n leaves, c constants, m
+   instructions of the operations FP_ADD ... FP_NEG, q pairs of leaf
+   masks.  The other files record it (fuzz_replay.c,
+   fuzz_second_order.c), each evaluating it with its own reference one
+   instruction at a time. */
+enum { FP_ADD = 1, FP_SUB, FP_MUL, FP_DIV, FP_NEG };
+#define FP_LEAVES 6    /* dr_fe_prog's leaves (DR_FE_STMT_MAX)         */
+#define FP_REGS 255    /* the registers the format has room for       */
+#define FP_STEPS 8     /* instructions of a program that is not wide  */
+#define FP_PAIRS 16    /* pairs the decoder writes, at most           */
+#define FP_HEAD 4      /* n, c, m, q                                  */
+#define FP_CODE (FP_HEAD + 2 * FP_PAIRS + 8 * FP_REGS + 3 * FP_REGS)
+typedef struct fprog {
+    unsigned n, c, m, q;
+    bool off; /* recorded with dr_fe_programs off: always refused     */
+    unsigned char code[FP_CODE];
+} fprog;
+/* a well-formed program over n (1 .. FP_LEAVES) leaves: up to 3
+   constants and 1 .. FP_STEPS instructions; wide: as many constants as
+   the registers leave room for (n + c + m = FP_REGS).  The top bits of
+   its first byte choose its pairs (none; the program's own, exact; some
+   of those dropped, saying too little; fuzzed masks; own and fuzzed) or
+   that it is recorded with programs off (off) */
+void prog_decode(rd *r, fprog *p, unsigned n, bool wide);
+double prog_const(const fprog *p, unsigned j);
+const unsigned char *prog_insn(const fprog *p, unsigned i);
+/* the registers the last instruction depends on (bit per leaf) */
+unsigned prog_reached(const fprog *p);
+/* the program's partials are not constants where the leaves of act (bit
+   per leaf: the ids that are not DR_NONE) move: a product of two values
+   that move, or a quotient by one, anywhere in it (program.h) */
+bool prog_nonlinear(const fprog *p, unsigned act);
+/* a pair of code (a, b) with (a = 0 or a & act) and b & act: the engine
+   may refuse without reading further (code: any bytes with code[3]
+   pairs) */
+bool prog_pairs_refuse(const unsigned char *code, unsigned act);
+/* the ids of leaf that are not DR_NONE (bit per leaf) */
+unsigned prog_active(const dr_real *leaf, unsigned n);
+/* its value at leaf values x, by plain arithmetic in the program's order */
+double prog_value(const fprog *p, const double *x);
+/* a copy of p's bytes that lives until the input ends: a tape keeps the
+   address of a program it records (the front end keeps the bytes "for as
+   long as the tape"), and the main and the second tape live that long */
+const unsigned char *prog_keep(const fprog *p);
+/* dr_fe_prog of p over the leaves (ids and values) with value v; root
+   (not NULL) given dr_fe_programs(root, on) first */
+dr_idx prog_record(dr_tape *t, dr_tape *root, bool on,
+                   const unsigned char *code, double v, const dr_real *leaf,
+                   unsigned n);
+/* the same program recorded one operation at a time (what a front end
+   does where dr_fe_prog answers DR_FE_STMT_BY_OPS) */
+dr_real prog_by_ops(dr_tape *t, const fprog *p, const dr_real *leaf);
 
 /* the second live tape (fuzz_tapes.c): created on first use, freed at the
    end of the input; the ids it handed out since its last clear are noted
@@ -265,5 +322,7 @@ void tape_free_counted(dr_tape *t, bool loops, const char *what);
    (fuzz_loops.c: its scratch tape) */
 void modes_cleared(void);
 void loops_end(void);
+/* (fuzz_statements.c: the programs' bytes prog_keep kept) */
+void progs_end(void);
 
 #endif /* FUZZ_MODEL_H */

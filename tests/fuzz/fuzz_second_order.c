@@ -22,6 +22,7 @@
  *   every other operation checks its first-order results as always.
  */
 #include "fuzz_model.h"
+#include "frontend/frontend.h" /* dr_fe_prog */
 #include "sweep/sweep.h" /* dr__hessian_edges */
 
 #include <limits.h>
@@ -915,11 +916,127 @@ static void h_record(rd *r)
     hput((int)u8(r), (dr_real){v, id}, &out, false, -1);
 }
 
+/* the partials of a program are products taken at record time (it is a
+   linear node of those partials at order 2): 0 * inf = NaN inside it,
+   where a sweep or a recorded tangent of the operations one by one would
+   skip (what gwt follows) */
+static void hd_as_product(hdual *o)
+{
+    o->gw |= o->gwt;
+    o->hw |= outer(o->gwt, o->gs) | outer(o->gs, o->gwt);
+}
+
+/* a statement with its program (dr_fe_prog) over operands: the
+   hyper-dual reference one instruction at a time by the rules above,
+   the leaves no path reaches joined with a zero partial (the node's
+   arguments all the same) */
+static void h_prog(rd *r, unsigned k)
+{
+    unsigned n = 1 + (k & 7) % FP_LEAVES;
+    hdual cb[FP_LEAVES];
+    hop ops[FP_LEAVES];
+    dr_real x[FP_LEAVES];
+    double xs[FP_LEAVES];
+    bool nan_args = false;
+    for (unsigned i = 0; i < n; i++) {
+        ops[i] = hoperand(r, &cb[i]);
+        x[i] = ops[i].r;
+        xs[i] = x[i].val;
+        nan_args |= isnan(xs[i]);
+    }
+    static fprog g;
+    prog_decode(r, &g, n, k & 0x80);
+    int dst = (int)u8(r);
+    static hdual reg[FP_REGS];
+    unsigned base = g.n + g.c;
+    for (unsigned i = 0; i < n; i++)
+        reg[i] = *ops[i].d;
+    for (unsigned j = 0; j < g.c; j++)
+        hd_const(&reg[n + j], prog_const(&g, j));
+    for (unsigned i = 0; i < g.m; i++) {
+        const unsigned char *s = prog_insn(&g, i);
+        const hdual *a = &reg[s[1]];
+        hrule R;
+        if (s[0] == FP_NEG) {
+            rule_unary(U_NEG, a->v, -a->v, &R);
+            const hdual *xa[1] = {a};
+            hd_apply(&reg[base + i], -a->v, &R, xa);
+            continue;
+        }
+        const hdual *b = &reg[s[2]];
+        double y;
+        switch (s[0]) {
+        case FP_ADD: y = a->v + b->v; break;
+        case FP_SUB: y = a->v - b->v; break;
+        case FP_MUL: y = a->v * b->v; break;
+        default: y = a->v / b->v; break;
+        }
+        /* (no operand is a constant of the rule here: the program
+           multiplies by every partial, zero or not) */
+        rule_binary((int)s[0] - FP_ADD, a->v, b->v, y, false, false, &R);
+        const hdual *xb[2] = {a, b};
+        hd_apply(&reg[base + i], y, &R, xb);
+    }
+    hdual ref = reg[base + g.m - 1], tmp;
+    unsigned reached = prog_reached(&g);
+    for (unsigned i = 0; i < n; i++) {
+        if (reached >> i & 1)
+            continue;
+        hrule R;
+        rule_init(&R, 2);
+        R.p[0] = 1.0;
+        R.pconst[0] = true;
+        const hdual *xj[2] = {&ref, ops[i].d};
+        hd_apply(&tmp, ref.v, &R, xj);
+        ref = tmp;
+    }
+    hd_as_product(&ref);
+    double v = prog_value(&g, xs);
+    /* (programs on or off: the program's own choice, set on the second
+       tape, a root) */
+    unsigned act = prog_active(x, n);
+    bool nonlin = prog_nonlinear(&g, act),
+         pairs = prog_pairs_refuse(g.code, act);
+    dr_idx id = prog_record(Q.t, Q.t, !g.off, prog_keep(&g), v, x, n);
+    TRACE("  (2nd) dr_fe_prog(%u leaves, %u constants, %u instructions, %u "
+          "pairs%s%s%s) = %.17g id %lld\n", g.n, g.c, g.m, g.q,
+          g.off ? ", programs off" : "", nonlin ? ", nonlinear" : "",
+          pairs ? ", pairs refuse" : "", v, (long long)id);
+    dr_real res = {v, id};
+    if (id == DR_FE_STMT_BY_OPS) {
+        /* programs off, a program not linear in its active leaves (or
+           pairs that say so), or another NaN than the harness's
+           (fuzz_statements.c): the operations one by one, of the same
+           derivatives */
+        CHECK(g.off || nonlin || pairs || isnan(v), "dr_fe_prog (order 2) "
+              "refused the program's own value %.17g", v);
+        res = prog_by_ops(Q.t, &g, x);
+        if (res.idx == DR_NONE) {
+            hdual d;
+            hd_const(&d, res.val);
+            check_sticky("a program by operations (order 2)", Q.t, &Q.hs);
+            hput(dst, res, &d, false, -1);
+            return;
+        }
+    } else {
+        /* (a linear node of constant partials: second derivatives
+           through it are the hyper-dual's, none of its own) */
+        CHECK(!g.off && !nonlin, "dr_fe_prog (order 2) recorded %s: id "
+              "%lld", g.off ? "with programs off"
+              : "a program not linear in its active leaves", (long long)id);
+    }
+    hfinish("dr_fe_prog", res, v, &ref, (int)n, ops, nan_args, dst);
+}
+
 /* an n-ary sum (dr_sumn, dr_sumn_id): linear, with no second partials;
    its value 0 + x0 + x1 + ..., left to right */
 static void h_sumn(rd *r)
 {
     unsigned k = u8(r);
+    if (k & 0x40) { /* (a flag the sums' seeds do not set) */
+        h_prog(r, k);
+        return;
+    }
     int n = (int)((k & 7) % (HMAXA + 1));
     hdual cb[HMAXA];
     hop ops[HMAXA];

@@ -2,9 +2,11 @@
  * fuzz_statements.c - statements and n-ary sums on the main tape
  * (tests/fuzz/README.md, "Statements"): dr_ex, dr_ex_const, dr_ex_add,
  * dr_ex_sub, dr_ex_mul, dr_ex_div, dr_ex_neg, dr_ex_scale, dr_ex_fn and
- * dr_rec_stmt; dr_sum_init, dr_sum_add, dr_sum_mul and dr_rec_sum; and
+ * dr_rec_stmt; dr_sum_init, dr_sum_add, dr_sum_mul and dr_rec_sum;
  * dr_sumn, dr_sumn_id at first order (at second order:
- * fuzz_second_order.c; replayed: fuzz_replay.c).
+ * fuzz_second_order.c; replayed: fuzz_replay.c); and statements with
+ * programs, dr_fe_prog, at order 1 and 2 (their programs' decoder and
+ * evaluation by plain arithmetic are shared with those two files).
  *
  * A statement is a fuzzed expression over the program's values (slots),
  * constants and sometimes ids not on the tape, built by a small stack
@@ -21,7 +23,9 @@
  * given partials there, linear to second order).
  */
 #include "fuzz_model.h"
+#include "frontend/frontend.h" /* dr_fe_prog */
 
+#include <stdlib.h>
 #include <string.h>
 
 /* a partial the library multiplies through at record time (0 * inf =
@@ -390,4 +394,583 @@ void op_sumn(rd *r)
                       &out);
     }
     put_s(j, res, &out, -1);
+}
+
+/* ------------------------------------- statements with programs
+ * dr_fe_prog (cbits/frontend/frontend.h): a program of the byte format
+ * of cbits/record/program.h over leaves that are the program's values,
+ * constants and sometimes ids not on the tape, recorded as one node.
+ * Beside it the harness evaluates the same program one instruction at a
+ * time with the reference's rules, which gives the value the front end
+ * passes (bit for bit the program's: the same IEEE operations in the same
+ * order) and the node's partials, checked by every later sweep.  A value
+ * other than the program's is refused (DR_FE_STMT_BY_OPS, nothing
+ * recorded), and the front end records the operations one by one; a
+ * program that is not one, or a leaf not on the tape, sets DR_EINVAL. */
+
+/* where the constants begin: after the header and the pairs */
+static unsigned prog_consts_at(const fprog *p)
+{
+    return FP_HEAD + 2 * p->q;
+}
+
+double prog_const(const fprog *p, unsigned j)
+{
+    uint64_t u = 0;
+    for (int k = 7; k >= 0; k--)
+        u = u << 8 | p->code[prog_consts_at(p) + 8 * j + (unsigned)k];
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static void prog_put_const(fprog *p, unsigned j, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    for (unsigned k = 0; k < 8; k++)
+        p->code[prog_consts_at(p) + 8 * j + k] = (unsigned char)(u >> (8 * k));
+}
+
+const unsigned char *prog_insn(const fprog *p, unsigned i)
+{
+    return p->code + prog_consts_at(p) + 8 * p->c + 3 * i;
+}
+
+/* an operand register from a byte: with the high bit a leaf or an earlier
+   result (random registers of a wide program are mostly constants) */
+static unsigned prog_reg(const fprog *p, unsigned i, unsigned b)
+{
+    if (b & 0x80) {
+        unsigned k = (b & 0x7f) % (p->n + i);
+        return k < p->n ? k : p->c + k;
+    }
+    return b % (p->n + p->c + i);
+}
+
+/* the leaves each register depends on (bit per leaf), into set */
+static void prog_leafsets(const fprog *p, unsigned *set)
+{
+    for (unsigned i = 0; i < p->n + p->c; i++)
+        set[i] = i < p->n ? 1u << i : 0;
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        set[p->n + p->c + i] = set[s[1]] | (s[0] == FP_NEG ? 0 : set[s[2]]);
+    }
+}
+
+/* the program's own pairs, as a front end writes them (program.h): for
+   each product of two factors over leaves, the leaves of each; for each
+   quotient by a divisor over leaves, 0 and the divisor's (a factor over
+   no leaf: no pair, as 0 would mean any) */
+static unsigned prog_own_pairs(const fprog *p, unsigned char (*pr)[2])
+{
+    static unsigned set[FP_REGS + 1];
+    prog_leafsets(p, set);
+    unsigned q = 0;
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        if (s[0] == FP_MUL && set[s[1]] && set[s[2]]) {
+            pr[q][0] = (unsigned char)set[s[1]];
+            pr[q++][1] = (unsigned char)set[s[2]];
+        } else if (s[0] == FP_DIV && set[s[2]]) {
+            pr[q][0] = 0;
+            pr[q++][1] = (unsigned char)set[s[2]];
+        }
+    }
+    return q;
+}
+
+void prog_decode(rd *r, fprog *p, unsigned n, bool wide)
+{
+    unsigned b = u8(r);
+    p->n = n;
+    p->m = 1 + (b >> 2) % FP_STEPS;
+    p->c = wide ? FP_REGS - n - p->m : b & 3;
+    p->q = 0;
+    p->off = (b >> 5) == 7;
+    p->code[0] = (unsigned char)p->n;
+    p->code[1] = (unsigned char)p->c;
+    p->code[2] = (unsigned char)p->m;
+    p->code[3] = 0;
+    /* (a wide program's constants past the first three: a few values, so
+       that an input stays short) */
+    for (unsigned j = 0; j < p->c; j++)
+        prog_put_const(p, j, j < 3 ? rdv(r)
+                                   : (double)((int)(j % 9) - 4) / 4.0);
+    for (unsigned i = 0; i < p->m; i++) {
+        unsigned char *s = p->code + FP_HEAD + 8 * p->c + 3 * i;
+        unsigned op = 1 + u8(r) % 5, a = u8(r), bb = u8(r);
+        s[0] = (unsigned char)op;
+        s[1] = (unsigned char)prog_reg(p, i, a);
+        /* NEG ignores b, which may then name any register, even one
+           past the program's or past the format's */
+        s[2] = (unsigned char)(op == FP_NEG ? bb : prog_reg(p, i, bb));
+    }
+    /* the pairs (b's top bits): 0, 1, 6 none; 2 the program's own; 3
+       its own with some dropped (too little: the engine must look at
+       the instructions); 4 fuzzed masks (too much or too little); 5 its
+       own and fuzzed ones; 7 none, and programs off */
+    unsigned char pr[FP_PAIRS][2];
+    unsigned q = 0, how = b >> 5;
+    if (how == 2 || how == 3 || how == 5)
+        q = prog_own_pairs(p, pr);
+    if (how == 3 && q) {
+        unsigned drop = u8(r), k = 0;
+        for (unsigned i = 0; i < q; i++)
+            if (!(drop >> (i & 7) & 1)) {
+                pr[k][0] = pr[i][0];
+                pr[k][1] = pr[i][1];
+                k++;
+            }
+        q = k;
+    }
+    if (how == 4 || how == 5) {
+        unsigned extra = 1 + u8(r) % 3;
+        for (unsigned i = 0; i < extra && q < FP_PAIRS; i++, q++) {
+            pr[q][0] = (unsigned char)u8(r);
+            pr[q][1] = (unsigned char)u8(r);
+        }
+    }
+    if (q) { /* the constants and instructions move up past the pairs */
+        size_t body = 8 * (size_t)p->c + 3 * (size_t)p->m;
+        memmove(p->code + FP_HEAD + 2 * q, p->code + FP_HEAD, body);
+        for (unsigned i = 0; i < q; i++) {
+            p->code[FP_HEAD + 2 * i] = pr[i][0];
+            p->code[FP_HEAD + 2 * i + 1] = pr[i][1];
+        }
+        p->q = q;
+        p->code[3] = (unsigned char)q;
+    }
+}
+
+bool prog_nonlinear(const fprog *p, unsigned act)
+{
+    static unsigned set[FP_REGS + 1];
+    prog_leafsets(p, set);
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        if (s[0] == FP_MUL && (set[s[1]] & act) && (set[s[2]] & act))
+            return true;
+        if (s[0] == FP_DIV && (set[s[2]] & act))
+            return true;
+    }
+    return false;
+}
+
+bool prog_pairs_refuse(const unsigned char *code, unsigned act)
+{
+    if (!code)
+        return false;
+    for (unsigned i = 0; i < code[3]; i++) {
+        unsigned a = code[FP_HEAD + 2 * i], b = code[FP_HEAD + 2 * i + 1];
+        if ((a == 0 || (a & act)) && (b & act))
+            return true;
+    }
+    return false;
+}
+
+unsigned prog_active(const dr_real *leaf, unsigned n)
+{
+    unsigned act = 0;
+    for (unsigned i = 0; i < n; i++)
+        act |= (unsigned)(leaf[i].idx != DR_NONE) << i;
+    return act;
+}
+
+unsigned prog_reached(const fprog *p)
+{
+    static bool need[FP_REGS + 1];
+    unsigned top = p->n + p->c + p->m;
+    memset(need, 0, top * sizeof need[0]);
+    need[top - 1] = true;
+    for (unsigned i = p->m; i-- > 0;) {
+        const unsigned char *s = prog_insn(p, i);
+        if (!need[p->n + p->c + i])
+            continue;
+        need[s[1]] = true;
+        if (s[0] != FP_NEG)
+            need[s[2]] = true;
+    }
+    unsigned mask = 0;
+    for (unsigned i = 0; i < p->n; i++)
+        mask |= (unsigned)need[i] << i;
+    return mask;
+}
+
+double prog_value(const fprog *p, const double *x)
+{
+    static double reg[FP_REGS];
+    for (unsigned i = 0; i < p->n; i++)
+        reg[i] = x[i];
+    for (unsigned j = 0; j < p->c; j++)
+        reg[p->n + j] = prog_const(p, j);
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        double a = reg[s[1]], b = s[0] == FP_NEG ? 0.0 : reg[s[2]], v;
+        switch (s[0]) {
+        case FP_ADD: v = a + b; break;
+        case FP_SUB: v = a - b; break;
+        case FP_MUL: v = a * b; break;
+        case FP_DIV: v = a / b; break;
+        default: v = -a; break;
+        }
+        reg[p->n + p->c + i] = v;
+    }
+    return reg[p->n + p->c + p->m - 1];
+}
+
+/* (a list: an input may record up to MAXOPS programs, wide ones too) */
+typedef struct kept {
+    struct kept *next;
+    unsigned char code[];
+} kept;
+static kept *g_kept;
+/* whether the main tape's root records programs (dr_fe_programs; off
+   for a new tape): op_prog sets it on the root, its children follow */
+static bool g_progs_on;
+
+const unsigned char *prog_keep(const fprog *p)
+{
+    size_t len = FP_HEAD + 2 * (size_t)p->q + 8 * (size_t)p->c +
+                 3 * (size_t)p->m;
+    kept *k = malloc(sizeof *k + len);
+    CHECK(k != NULL, "harness: out of memory");
+    memcpy(k->code, p->code, len);
+    k->next = g_kept;
+    g_kept = k;
+    return k->code;
+}
+
+void progs_end(void)
+{
+    g_progs_on = false; /* (a new main tape: off) */
+    while (g_kept) {
+        kept *k = g_kept;
+        g_kept = k->next;
+        free(k);
+    }
+}
+
+dr_idx prog_record(dr_tape *t, dr_tape *root, bool on,
+                   const unsigned char *code, double v, const dr_real *leaf,
+                   unsigned n)
+{
+    if (root) {
+        dr_status st = dr_fe_programs(root, on);
+        CHECK(st == DR_OK, "dr_fe_programs(root, %d): %s", (int)on, sn(st));
+    }
+    dr_idx a[FP_LEAVES];
+    double x[FP_LEAVES];
+    /* (the leaves past n are ignored: junk there must not matter) */
+    for (unsigned i = 0; i < FP_LEAVES; i++) {
+        a[i] = i < n ? leaf[i].idx : (dr_idx)i - 7;
+        x[i] = i < n ? leaf[i].val : NAN;
+    }
+    return dr_fe_prog(t, code, v, a[0], x[0], a[1], x[1], a[2], x[2], a[3],
+                      x[3], a[4], x[4], a[5], x[5]);
+}
+
+dr_real prog_by_ops(dr_tape *t, const fprog *p, const dr_real *leaf)
+{
+    static dr_real reg[FP_REGS];
+    for (unsigned i = 0; i < p->n; i++)
+        reg[i] = leaf[i];
+    for (unsigned j = 0; j < p->c; j++)
+        reg[p->n + j] = dr_const(prog_const(p, j));
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        dr_real a = reg[s[1]];
+        reg[p->n + p->c + i] =
+            s[0] == FP_NEG ? dr_neg(t, a)
+                           : eng_binary(t, (int)s[0] - FP_ADD, a, reg[s[2]]);
+    }
+    return reg[p->n + p->c + p->m - 1];
+}
+
+/* the reference of a program over leaves of duals d: one instruction at
+   a time by the rules of fuzz_ref.c, then the leaves no path reaches
+   joined with a zero partial (the node has them as arguments, of
+   partial 0); its value into *v */
+static void prog_dual(const fprog *p, const dual *const *d, dual *out)
+{
+    static dual reg[FP_REGS];
+    unsigned base = p->n + p->c;
+    for (unsigned i = 0; i < p->n; i++)
+        reg[i] = *d[i];
+    for (unsigned j = 0; j < p->c; j++)
+        dual_const(&reg[p->n + j], prog_const(p, j));
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        const dual *a = &reg[s[1]];
+        double y, pa, dpa, pb, dpb;
+        if (s[0] == FP_NEG) {
+            ref_unary(U_NEG, a->v, &y, &pa, &dpa);
+            lin1(&reg[base + i], y, a, pa, dpa);
+        } else {
+            const dual *b = &reg[s[2]];
+            ref_binary((int)s[0] - FP_ADD, a->v, b->v, &y, &pa, &dpa, &pb,
+                       &dpb);
+            lin2(&reg[base + i], y, a, pa, dpa, b, pb, dpb);
+        }
+    }
+    const dual *res = &reg[base + p->m - 1];
+    term tm[1 + FP_LEAVES];
+    int nt = 0;
+    tm[nt++] = (term){res, 1.0, 0.0};
+    unsigned reached = prog_reached(p);
+    for (unsigned i = 0; i < p->n; i++)
+        if (!(reached >> i & 1))
+            tm[nt++] = (term){d[i], 0.0, 0.0};
+    lin(out, res->v, nt, tm);
+    /* the partials are products taken at record time (0 * inf = NaN
+       inside the program, where a sweep would skip) */
+    as_product(out);
+}
+
+/* a program that is not one (or none at all): what breaks it, by k */
+static const unsigned char *prog_break(fprog *p, unsigned k, rd *r)
+{
+    unsigned char *s = (unsigned char *)prog_insn(p, u8(r) % p->m);
+    switch (k % 8) {
+    case 0: p->code[0] = 0; break;                      /* no leaves   */
+    case 1: p->code[0] = (unsigned char)(7 + u8(r) % 3); break; /* > 6 */
+    case 2: p->code[2] = 0; break;                   /* no instruction */
+    case 3: {                                          /* no such op  */
+        static const unsigned char bad[] = {0, 6, 7, 0x81, 0xff};
+        s[0] = bad[u8(r) % 5];
+        break;
+    }
+    case 4: {        /* an operand at or past the instruction's register */
+        unsigned below = (unsigned)(s - prog_insn(p, 0)) / 3 + p->n + p->c;
+        unsigned w = below + u8(r) % (256 - below);
+        if (s[0] == FP_NEG || (u8(r) & 1))
+            s[1] = (unsigned char)w;
+        else
+            s[2] = (unsigned char)w;
+        break;
+    }
+    case 5: return NULL;
+    default: /* more registers than the format has: c one too many */
+        p->c = FP_REGS + 1 - p->n - p->m;
+        p->code[1] = (unsigned char)p->c;
+        memset(p->code + FP_HEAD + 2 * p->q, 0, 8 * p->c);
+        for (unsigned i = 0; i < p->m; i++) {
+            unsigned char *q = (unsigned char *)prog_insn(p, i);
+            q[0] = FP_ADD;
+            q[1] = q[2] = 0;
+        }
+        break;
+    }
+    return p->code;
+}
+
+/* a value the program does not compute, bit for bit */
+static double prog_other(double v, unsigned b)
+{
+    if (isnan(v))
+        return (b & 1) ? 0.5 : INFINITY;
+    double w = (b & 1) ? -v : nextafter(v, (b & 2) ? INFINITY : -INFINITY);
+    return same_bits(w, v) ? -v : w;
+}
+
+/* the program by operations, each checked as op_binary checks it
+   (leaves: operands of the program's slots; none invalid) */
+static void prog_ops_checked(const fprog *p, const opnd *leaf, dual *out,
+                             dr_real *rout)
+{
+    static dual d[FP_REGS];
+    static opnd reg[FP_REGS];
+    unsigned base = p->n + p->c;
+    for (unsigned i = 0; i < p->n; i++)
+        reg[i] = leaf[i];
+    for (unsigned j = 0; j < p->c; j++) {
+        double c = prog_const(p, j);
+        dual_const(&d[p->n + j], c);
+        reg[p->n + j] = (opnd){dr_const(c), &d[p->n + j], V_CONST};
+    }
+    sctx c = main_ctx();
+    dr_real y = {0.0, DR_NONE};
+    for (unsigned i = 0; i < p->m; i++) {
+        const unsigned char *s = prog_insn(p, i);
+        dual *o = &d[base + i];
+        if (s[0] == FP_NEG)
+            do_unary(&c, U_NEG, reg[s[1]], o, &y);
+        else
+            do_binary(&c, (int)s[0] - FP_ADD, reg[s[1]], reg[s[2]], o, &y);
+        reg[base + i] = (opnd){y, o, y.idx == DR_NONE ? V_CONST : V_VALID};
+    }
+    *out = d[base + p->m - 1];
+    *rout = y;
+}
+
+void op_prog(rd *r)
+{
+    unsigned k = u8(r);
+    level *lv = top();
+    unsigned n = 1 + (k & 7) % FP_LEAVES;
+    static fprog P;
+    opnd ops[FP_LEAVES];
+    dual cb[FP_LEAVES];
+    const dual *ld[FP_LEAVES];
+    dr_real x[FP_LEAVES];
+    double xval[FP_LEAVES];
+    unsigned badm = (k & 8) ? u8(r) : 0;
+    int invalid = 0, unknown = 0;
+    for (unsigned i = 0; i < n; i++) {
+        ops[i] = (badm >> i & 1) ? bad_operand(r, &cb[i])
+                                 : operand(r, &cb[i]);
+        if (ops[i].kind < 0) { /* an array id: a constant instead */
+            dual_const(&cb[i], ops[i].r.val);
+            ops[i] = (opnd){dr_const(ops[i].r.val), &cb[i], V_CONST};
+        }
+        x[i] = ops[i].r;
+        xval[i] = x[i].val;
+        ld[i] = ops[i].d;
+        invalid += ops[i].kind == V_INVALID;
+        unknown += ops[i].kind == V_UNKNOWN;
+    }
+    prog_decode(r, &P, n, k & 0x40);
+    unsigned mode = k >> 4 & 3;
+    int dst = (int)(u8(r) % NS);
+    double v = prog_value(&P, xval);
+    dr_tape *h = lv->h;
+    dr_idx mark = dr_tape_mark(h);
+    /* programs on or off: set on the root (a child handle records as its
+       root says, and may not set it) */
+    dr_tape *root = NULL; /* (set here, not by prog_record) */
+    if (S.depth == 0) {
+        g_progs_on = !P.off;
+        dr_status pst = dr_fe_programs(S.T, g_progs_on);
+        CHECK(pst == DR_OK, "dr_fe_programs of the root: %s", sn(pst));
+    }
+    bool on = g_progs_on;
+    /* the leaves that move (ids not DR_NONE, valid or not), and what the
+       engine refuses on them: a program not linear there (program.h), or
+       (allowed, not required) one its pairs say moves */
+    unsigned act = prog_active(x, n);
+    bool nonlin = prog_nonlinear(&P, act),
+         pairs = prog_pairs_refuse(P.code, act);
+    /* (with a recorder open the tape's cursor may be the recorder's: a
+       call that records nothing may still take it back) */
+    bool marks = !S.rec_open;
+    TRACE("  dr_fe_prog(%u leaves, %u constants, %u instructions, %u pairs,"
+          " mode %u, programs %s, %s%s) = %.17g\n", P.n, P.c, P.m, P.q, mode,
+          on ? "on" : "off", nonlin ? "nonlinear" : "linear",
+          pairs ? ", pairs refuse" : "", v);
+    if (mode == 3) { /* not a program, or no tape */
+        unsigned how = u8(r);
+        if (how % 8 == 7) {
+            dr_idx id = prog_record(NULL, NULL, on, P.code, v, x, n);
+            CHECK(id == DR_NONE, "dr_fe_prog without a tape gave %lld",
+                  (long long)id);
+            /* dr_fe_programs of no tape, or of a child handle */
+            dr_status st = dr_fe_programs(NULL, 1);
+            CHECK(st == DR_EINVAL, "dr_fe_programs(NULL): %s", sn(st));
+            if (S.depth > 0) {
+                st = dr_fe_programs(h, !on);
+                CHECK(st == DR_EINVAL, "dr_fe_programs of a child handle: "
+                      "%s", sn(st));
+            }
+            check_sticky("dr_fe_programs misused", h, &lv->hs);
+            return;
+        }
+        const unsigned char *code = prog_break(&P, how, r);
+        dr_idx id = prog_record(h, root, on, code, v, x, n);
+        TRACE("  dr_fe_prog of a malformed program (%u) -> %lld\n", how % 8,
+              (long long)id);
+        /* no program, or programs off: the operations one by one; more
+           leaves than the front end's: DR_EINVAL; pairs that refuse
+           (before the instructions are read): either */
+        bool none = !code || !on,
+             many = code && code[0] > FP_LEAVES,
+             pref = code && code[0] >= 1 && !many &&
+                    prog_pairs_refuse(code, act);
+        if (none || (pref && id == DR_FE_STMT_BY_OPS)) {
+            CHECK(id == DR_FE_STMT_BY_OPS, "dr_fe_prog of %s gave %lld, "
+                  "expected DR_FE_STMT_BY_OPS", code ? "programs off"
+                  : "no program", (long long)id);
+        } else {
+            CHECK(id == DR_NONE, "dr_fe_prog of a malformed program (%u) "
+                  "gave %lld", how % 8, (long long)id);
+            stick(&lv->hs, DR_EINVAL);
+        }
+        check_sticky("dr_fe_prog of a malformed program", h, &lv->hs);
+        CHECK(!marks || dr_tape_mark(h) == mark, "dr_fe_prog of a malformed "
+              "program recorded nodes (%lld ids)",
+              (long long)(dr_tape_mark(h) - mark));
+        dual d;
+        dual_const(&d, v);
+        put_s(dst, (dr_real){v, DR_NONE}, &d, -1);
+        return;
+    }
+    if (mode == 2) { /* a value the program does not compute */
+        double w = prog_other(v, u8(r));
+        dr_idx id = prog_record(h, root, on, prog_keep(&P), w, x, n);
+        TRACE("  dr_fe_prog of %.17g -> %lld\n", w, (long long)id);
+        if (!on || (pairs && id == DR_FE_STMT_BY_OPS)) {
+            CHECK(id == DR_FE_STMT_BY_OPS, "dr_fe_prog with programs off "
+                  "gave %lld", (long long)id);
+        } else if (invalid || (unknown && id == DR_NONE)) {
+            CHECK(id == DR_NONE, "dr_fe_prog with an invalid id and another"
+                  " value gave %lld", (long long)id);
+            stick(&lv->hs, DR_EINVAL);
+        } else {
+            CHECK(id == DR_FE_STMT_BY_OPS, "dr_fe_prog of %.17g, where the "
+                  "program computes %.17g: %lld, expected DR_FE_STMT_BY_OPS",
+                  w, v, (long long)id);
+        }
+        check_sticky("dr_fe_prog of another value", h, &lv->hs);
+        CHECK(!marks || dr_tape_mark(h) == mark, "a refused dr_fe_prog "
+              "recorded nodes (%lld ids)",
+              (long long)(dr_tape_mark(h) - mark));
+        if (id == DR_NONE)
+            return;
+    }
+    bool byops = mode == 2 && (k & 0x80);
+    dr_idx id = byops ? DR_FE_STMT_BY_OPS
+                      : prog_record(h, root, on, prog_keep(&P), v, x, n);
+    dr_real res = {v, id};
+    dual out;
+    if (id == DR_FE_STMT_BY_OPS) {
+        /* the front end records the operations one by one: after a value
+           refused, with programs off, for a program not linear in its
+           active leaves (or its pairs say so), or where the program
+           computes another NaN than the harness (a NaN's sign and payload
+           follow the operands' order, which a compiler may swap) */
+        CHECK(byops || !on || pairs || isnan(v) ||
+              (nonlin && !invalid), "dr_fe_prog refused the "
+              "program's own value %.17g (%s in its active leaves)", v,
+              nonlin ? "nonlinear" : "linear");
+        CHECK(!marks || dr_tape_mark(h) == mark, "a refused dr_fe_prog "
+              "recorded nodes (%lld ids)",
+              (long long)(dr_tape_mark(h) - mark));
+        check_sticky("a refused dr_fe_prog", h, &lv->hs);
+        prog_ops_checked(&P, ops, &out, &res);
+        CHECK(same_bits(res.val, v), "dr_fe_prog's program by operations: "
+              "%.17g, expected %.17g", res.val, v);
+        put_s(dst, res, &out, -1);
+        return;
+    }
+    /* recorded (or failed on an id): never with programs off, never a
+       program whose partials move (but for an id not on the tape, which
+       fails first) */
+    CHECK(on, "dr_fe_prog with programs off gave %lld", (long long)id);
+    CHECK(!nonlin || (id == DR_NONE && (invalid || unknown)),
+          "dr_fe_prog recorded a program not linear in its active leaves "
+          "(id %lld)", (long long)id);
+    dual ref;
+    prog_dual(&P, ld, &ref);
+    sctx c = main_ctx();
+    finish_scalar(&c, "dr_fe_prog", res, &ref, (int)n, ops, 0.0, false,
+                  &out);
+    /* at order 2 the node holds the program's value (replay starts
+       there) */
+    if (id != DR_NONE && !unknown && lv->order == 2 && S.depth == 0) {
+        double got = -1234.5;
+        dr_status st = dr_value(h, id, &got);
+        CHECK(st == DR_OK && same_bits(got, v), "dr_value of a program's "
+              "node (order 2): %s, %.17g, expected %.17g", sn(st), got, v);
+    }
+    put_s(dst, res, &out, -1);
 }

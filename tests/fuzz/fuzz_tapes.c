@@ -492,5 +492,6 @@ void fz_end(void)
     }
     O.n = O.na = 0;
     loops_end();
+    progs_end();
     CHECK(g_owned == NULL, "contexts that no tape holds were left");
 }

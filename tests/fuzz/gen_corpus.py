@@ -22,7 +22,7 @@ FORK, FORK_RUN, THREADS, CLEAR, MISUSE = 25, 27, 28, 29, 30
 # the other files' operations (fuzz_modes.c, fuzz_second_order.c, ...)
 MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY = 31, 33, 34, 35, 36, \
     37, 38
-STMT, SUMN = 39, 40
+STMT, SUMN, PROG = 39, 40, 41
 
 FAMILIES = {
     "scalar": [UNARY, UNARY, BINARY, BINARY, POWI, GRADIENT, SEED_REV],
@@ -50,6 +50,16 @@ FAMILIES = {
     "tapes": [OTHER, OTHER, OTHER, SECOND, BINARY, GRADIENT, ARR_CREATE],
     "replay": [REPLAY, REPLAY, REPLAY, BINARY],
     "statements": [STMT, STMT, SUMN, SUMN, REC, BINARY, GRADIENT, SEED_REV],
+    # statements with programs: on the main tape, in the second tape's
+    # programs and in replayed ones (PROG_SECOND, PROG_REPLAY below)
+    "prog": ["prog-main", "prog-main", "prog-main", BINARY, GRADIENT,
+             SEED_REV, ORDER, "prog-second", "prog-replay"],
+    # programs mostly linear in their leaves (recorded), with pairs of
+    # every kind and programs off at times (after the others: their
+    # files are as they were)
+    "prog-linear": ["lprog-main", "lprog-main", "lprog-main", BINARY,
+                    GRADIENT, SEED_REV, ORDER, "lprog-second",
+                    "lprog-replay"],
 }
 
 # argument bytes per operation (default 3 to 8): the other files'
@@ -331,6 +341,13 @@ class Second:
     def sumn(self, xs, dst, idform=False):
         self.ops.append(bytes([12, len(xs) | (8 if idform else 0)])
                         + b"".join(opnd(x) for x in xs) + bytes([dst]))
+
+    def prog(self, leaves, pg, dst, wide=False):
+        """a statement with its program (prog() below) over operands: a
+        flag of the sums' operation"""
+        k = (len(leaves) - 1) | 0x40 | (0x80 if wide else 0)
+        self.ops.append(bytes([12, k]) + b"".join(opnd(x) for x in leaves)
+                        + pg + bytes([dst]))
 
     def misuse(self, slot, case, extra=b""):
         self.ops.append(bytes([11, slot, case]) + extra)
@@ -1049,6 +1066,384 @@ SPECIAL["sumn"] = (
     + sumn_main([0, BAD, 2], 15))                       # a bad id
 
 
+# -- statements with programs (op_prog; fuzz_statements.c): a program of
+# the byte format of cbits/record/program.h.  Its registers: L(i) a leaf,
+# K(j) a constant, R(i) the result of instruction i
+def L(i):
+    return ("L", i)
+
+
+def K(j):
+    return ("K", j)
+
+
+def R(i):
+    return ("R", i)
+
+
+PO = {"add": 0, "sub": 1, "mul": 2, "div": 3, "neg": 4}
+
+
+def preg(n, r):
+    """a register's byte, as prog_reg reads it"""
+    kind, i = r
+    if kind == "L":
+        assert i < n
+        return 0x80 | i
+    if kind == "R":
+        return 0x80 | (n + i)
+    assert n + i < 0x80
+    return n + i
+
+
+def own_pairs(n, insns):
+    """how many pairs prog_decode writes as the program's own (a product
+    of two factors over leaves; a quotient by a divisor over leaves)"""
+    sets, q = [1 << i for i in range(n)], 0
+    for op, a, b in insns:
+        sa = sets[a[1]] if a[0] == "L" else sets[n + a[1]] if a[0] == "R" \
+            else 0
+        sb = 0 if op == "neg" else sets[b[1]] if b[0] == "L" else \
+            sets[n + b[1]] if b[0] == "R" else 0
+        q += (op == "mul" and sa and sb) or (op == "div" and sb != 0)
+        sets.append(sa | sb)
+    return int(q)
+
+
+# the pairs a program gets (the top bits of its first byte): none; its
+# own; its own, some dropped (drop: a mask); fuzzed masks; its own and
+# fuzzed ones; none and programs off (dr_fe_programs(root, 0))
+PAIRS = {None: 0, "own": 2, "drop": 3, "fuzz": 4, "own+fuzz": 5, "off": 7}
+
+
+def prog(n, consts, insns, wide=False, pairs=None, drop=0, fuzz=()):
+    """the program's bytes for prog_decode: consts (up to 3; a wide
+    program's first three), insns (op, a, b) of PO (neg: b a raw byte);
+    pairs one of PAIRS (drop: the own pairs' mask of those left out; fuzz:
+    pairs (a, b) of leaf masks)"""
+    m = len(insns)
+    assert 1 <= m <= 8 and (wide or len(consts) <= 3)
+    out = bytes([PAIRS[pairs] << 5 | (m - 1) << 2
+                 | (0 if wide else len(consts))])
+    out += bytes(val(c) if not isinstance(c, str) else vbyte(c)
+                 for c in consts)
+    for op, a, b in insns:
+        out += bytes([PO[op], preg(n, a),
+                      b if isinstance(b, int) else preg(n, b)])
+    if pairs == "drop" and own_pairs(n, insns):
+        out += bytes([drop])
+    if pairs in ("fuzz", "own+fuzz"):
+        assert 1 <= len(fuzz) <= 3
+        out += bytes([len(fuzz) - 1]) + b"".join(bytes(f) for f in fuzz)
+    return out
+
+
+def prog_main(leaves, pg, dst, mode=0, bad=None, wide=False, other=0,
+              byops=False, how=None, extra=b""):
+    """op_prog: leaves are operands (slots, C(x)) or ("bad", bytes) with
+    bad the bytes of bad_operand; mode 0 the program's value, 2 another
+    one first (other: its byte; byops: then by operations), 3 a program
+    that is not one (how: prog_break's case, extra its bytes)"""
+    n = len(leaves)
+    badm = sum(1 << i for i, x in enumerate(leaves)
+               if isinstance(x, tuple))
+    k = (n - 1) | (8 if badm else 0) | mode << 4 | (0x40 if wide else 0) \
+        | (0x80 if byops else 0)
+    out = bytes([PROG, k]) + (bytes([badm]) if badm else b"")
+    for x in leaves:
+        out += x[1] if isinstance(x, tuple) else opnd(x)
+    out += pg + bytes([dst])
+    if mode == 2:
+        out += bytes([other])
+    if mode == 3:
+        out += bytes([how]) + extra
+    return out
+
+
+# x0 x1 + x2 / x3 - 0.5, the value and the partials of every operation
+P4 = prog(4, [0.5], [("mul", L(0), L(1)), ("div", L(2), L(3)),
+                     ("add", R(0), R(1)), ("sub", R(2), K(0))])
+# x x - x (a leaf twice), leaf 2 never used (an argument of partial 0)
+PREP = prog(3, [], [("mul", L(0), L(1)), ("sub", R(0), L(0))])
+# -(x0 - x1 x5) / (x2 + x3 x4) over six leaves; neg's b past the
+# registers (ignored)
+P6 = prog(6, [2.0], [("mul", L(1), L(5)), ("sub", L(0), R(0)),
+                     ("neg", R(1), 255), ("mul", L(3), L(4)),
+                     ("add", L(2), R(3)), ("mul", R(4), K(0)),
+                     ("div", R(2), R(5))])
+# a linear one: 2 (x0 - x1) + x0 / 4 (its partials kept at replay)
+PLIN = prog(2, [2.0, 0.25], [("sub", L(0), L(1)), ("mul", K(0), R(0)),
+                             ("mul", L(0), K(1)), ("add", R(1), R(2))])
+# one instruction: -x
+PNEG = prog(1, [], [("neg", L(0), 0)])
+# linear, with a neg whose b names register 255 (ignored; past the 255
+# registers the format has)
+PLNEG = prog(2, [3.0], [("sub", L(0), L(1)), ("neg", R(0), 255),
+                        ("mul", R(1), K(0))])
+SPECIAL["prog"] = (
+    PRE
+    + prog_main([0, 1, 2, 3], P4, 9)
+    + prog_main([4, 4, 5], PREP, 10)                    # repeated, unused
+    + prog_main([8, 1, 6, 0, 7, 2], P6, 11)
+    + prog_main([C(0.5), C(2), 3], PREP, 12)            # constants first
+    + prog_main([C(0.5), C(2), C(1)], PREP, 13)         # constants: none
+    + prog_main([5, 6], PLIN, 14)
+    + prog_main([9], PNEG, 15)
+    + jac([9, 10, 11], XS) + jac([14, 15, 12], XS)
+    + seeds(9, 11, 12)
+    # another value: refused, then the program's (or the operations)
+    + prog_main([0, 1, 2, 3], P4, 16, mode=2, other=0)
+    + prog_main([0, 1, 2, 3], P4, 17, mode=2, other=1, byops=True)
+    + prog_main([4, 4, 5], PREP, 18, mode=2, other=2)
+    + prog_main([4, 4, 5], PREP, 18, mode=2, other=3)
+    + jac([16, 17, 18], XS)
+    + bytes([REC, 0]) + prog_main([0, 9, 1], PREP, 19)  # a recorder open
+    + bytes([REC, 5, 19, 1, 20])                        # rec_mul
+    + prog_main([20, 19, 2, 3], P4, 21) + bytes([REC, 1])
+    + seeds(21, 19))
+# values that are not finite: 0 / 0 (a NaN of the program's making),
+# inf - inf, NaN leaves
+PNAN = prog(2, [0.0], [("div", K(0), K(0)), ("add", L(0), R(0)),
+                       ("mul", R(1), L(1))])
+PINF = prog(2, ["1e300", "1e300"], [("mul", K(0), K(1)),
+                                    ("mul", L(0), R(0)),
+                                    ("sub", R(1), R(1)),
+                                    ("add", R(2), L(1))])
+SPECIAL["prog-nonfinite"] = (
+    PRE + bytes([CONST, 183, 20])                       # s20 = NaN
+    + prog_main([0, 1], PNAN, 9)
+    + prog_main([20, 1], PNAN, 10)
+    + prog_main([0, 1], PINF, 11)
+    + prog_main([0, 1], PINF, 12, mode=2, other=0)
+    + prog_main([0, 20], PLIN, 13)
+    + prog_main([20, 20], prog(2, [], [("add", L(0), L(1))]), 14)
+    + jac([9, 11, 13], XS) + seeds(10, 11, 13, 14))
+# programs that are not one, each after a clear (DR_EINVAL sticks);
+# ids not on the tape; no tape
+BADP = ("bad", bytes([val(1), 1, 5]))                   # the id -7
+SPECIAL["prog-misuse"] = (
+    PRE + prog_main([0, 1, 2, 3], P4, 9, mode=3, how=0, extra=bytes([0]))
+    + b"".join(bytes([CLEAR, 0]) + PRE
+               + prog_main([0, 1, 2, 3], P4, 9, mode=3, how=how,
+                           extra=extra)
+               for how, extra in [
+                   (1, bytes([0, 0])),                  # 7 leaves
+                   (1, bytes([0, 2])),                  # 9 leaves
+                   (2, bytes([0])),                     # no instruction
+                   (3, bytes([1, 0])),                  # op 0
+                   (3, bytes([2, 4])),                  # op 0xff
+                   (4, bytes([3, 0, 1])),               # a ahead
+                   (4, bytes([0, 0, 0])),               # b at itself
+                   (4, bytes([2, 248, 1])),             # register 255
+                   (5, bytes([0])),                     # NULL
+                   (6, bytes([0])),                     # 256 registers
+                   (7, b"")])                           # no tape
+    + bytes([CLEAR, 0]) + PRE
+    + prog_main([0, BADP, 2], PREP, 10)                 # an id not on it
+    + bytes([CLEAR, 0]) + PRE
+    + prog_main([0, BADP, 2], PREP, 10, mode=2, other=0)
+    + bytes([CLEAR, 0]) + PRE
+    + prog_main([0, ("bad", bytes([val(1), 5]) + bytes(8)), 2], PREP, 11)
+    + jac([11], XS))
+# as many registers as the format has: 248 constants
+PWIDE = prog(2, [0.5, -1.5, 2.0], [("mul", L(0), K(0)), ("add", R(0), K(100)),
+                                  ("mul", R(1), L(1)), ("div", R(2), K(3)),
+                                  ("sub", R(3), K(120))], wide=True)
+SPECIAL["prog-wide"] = (
+    PRE + prog_main([0, 1], PWIDE, 9, wide=True)
+    + prog_main([2, 2], PWIDE, 10, wide=True)
+    + prog_main([0, 1], PWIDE, 11, wide=True, mode=2, other=1)
+    + prog_main([0, 1], PWIDE, 12, wide=True, mode=3, how=6,
+                extra=bytes([0]))
+    + bytes([CLEAR, 0]) + PRE
+    + prog_main([0, 1], PWIDE, 12, wide=True, mode=3, how=4,
+                extra=bytes([4, 5, 1]))
+    + bytes([CLEAR, 0]) + PRE + prog_main([3, 0], PWIDE, 13, wide=True)
+    + jac([13], XS))
+# at order 2: Hessians and recorded tangents through programs
+SPECIAL["prog-order2"] = (
+    set_order(2, root=True) + PRE
+    + prog_main([0, 1, 2, 3], P4, 9)
+    + prog_main([8, 1, 6, 0, 7, 2], P6, 10)
+    + prog_main([4, 4, 5], PREP, 11)
+    + prog_main([5, 6], PLIN, 12)
+    + prog_main([0, 1, 2, 3], P4, 13, mode=2, other=1)
+    + bi(B_MUL, 9, 10, 14) + bi(B_ADD, 14, 11, 14) + bi(B_MUL, 14, 12, 14)
+    + hess(14, XS) + hess(10, XS, dense=False) + hess(13, [0, 1, 1, 3])
+    + tangent_main(14, [(0, 1.0), (1, 0.5)], 15)
+    + tangent_main(10, [(2, 2.0), (3, -1.0)], 16)
+    + jac([14, 15, 16], XS)
+    + set_order(1, root=True) + prog_main([14, 0], PREP, 17)
+    + hess(17, XS))
+
+
+def rprog(terms, pg, lie=False, wide=False):
+    """a replayed statement with its program over registers and constants
+    CT(i): a flag of the sums' operation"""
+    e = (len(terms) - 1) | 0x40 | (0x10 if lie else 0) | (0x80 if wide
+                                                          else 0)
+    return (8, 0, 0, 0, 0, 0, e) + tuple(terms) + tuple(pg)
+
+
+# r4 = P4(r0 .. r3), r5 = r4 r4 - r4, r6 = linear in (r5, r2), r7 = r6 r4,
+# r8 = P6, a guard r8 < r3; inputs with a value and without (r2, r3)
+RPIN = [(0, 0.75), (1, -1.5), (2, 0.5), (3, 2.0)]
+RPOPS = [rprog([0, 1, 2, 3], P4), rprog([4, 4, 1], PREP),
+         rprog([5, 2], PLIN), (1, B_MUL, 6, 4, 0, 0),
+         rprog([0, 7, CT(1), 3, 5, 2], P6), (0, U_SIN, 8, 0, 0, 0),
+         rprog([CT(3), 9], PNEG)]
+RPGUARD = RPOPS + [(5, 0, 8, 3, 0, 0)]
+SPECIAL["replay-prog"] = (
+    replay(RPIN, RPOPS, [0.8125, -1.25, 0.5625, 2.25])
+    + replay(RPIN, RPOPS, [0.75, -1.5, 4.0, 2.0], pick=0x05)
+    + replay(RPIN, RPGUARD, [0.8125, -1.25, 0.5625, 2.25])
+    + replay(RPIN, RPGUARD, [-4.0, 3.0, 0.5, -2.0])    # the guard flips
+    + replay(RPIN, [rprog([0, 1], PLIN, lie=True)] + RPOPS[1:], [1, 2, 3, 4],
+             k=0x10)                                    # a lie: no replay
+    + replay(RPIN, RPOPS, [1, 2, 3, 4], k=0x0f)         # order 1
+    + replay(RPIN, RPOPS, [1, 2, 3, 4], k=0xe0, misuse=3)  # r2 left out
+    + replay(RPIN, [rprog([3, 0], PWIDE, wide=True), rprog([4, 2], PNAN),
+                    rprog([0, CT(6)], PINF)], [0.25, "1e300", -0.5, 3.0])
+    + replay(RPIN, [rprog([0, 1], PLNEG), rprog([4, 2], PLNEG),
+                    (1, B_MUL, 5, 4, 0, 0)], [0.8125, -1.25, 0.5625, 2.25]))
+# on the second tape of order 2: the Hessian through programs
+P = Second()
+P.input(0.75, 0)
+P.input(-0.5, 1)
+P.input(2.0, 2)
+P.input(1.25, 3)
+P.prog([0, 1, 2, 3], P4, 4)
+P.prog([4, 4, 1], PREP, 5)
+P.prog([5, 2], PLIN, 6)
+P.binary("mul", 6, 4, 6)
+P.prog([0, 6, C(1), 3, 5, 2], P6, 7)
+P.unary("sin", 7, 7)
+P.prog([C(2), 7], PNEG, 7)
+P.prog([7, 3], PLNEG, 5)
+P.binary("mul", 5, 7, 7)
+SPECIAL["second-prog"] = P.bytes(7, [0, 1, 2, 3])
+SPECIAL["second-prog-hvp"] = P.bytes(7, [3, 0, 1, 2], dense=False)
+P = Second()                                  # wide; a leaf twice
+P.input(0.75, 0)
+P.input(-1.5, 1)
+P.prog([0, 1], PWIDE, 2, wide=True)
+P.prog([2, 2, 0], PREP, 3)
+P.prog([3, 1], prog(2, [], [("div", L(0), L(1)), ("mul", R(0), R(0))]), 4)
+SPECIAL["second-prog-wide"] = P.bytes(4, [0, 1, 0])
+
+# -- linear programs (main since the programs' linearity): only a program
+# whose partials are constants in its active leaves is recorded; one that
+# multiplies two values that move, or divides by one, is refused
+# (DR_FE_STMT_BY_OPS) and recorded by operations.  Pairs (the header's
+# fourth byte) refuse without a look at the instructions: exact, too few
+# (the engine looks), too many (a refusal); programs off (dr_fe_programs)
+# refuse all.
+# 2 x0 - x1 / 2 - x2, linear whatever moves
+PAFF = prog(3, [2.0, -0.5], [("mul", K(0), L(0)), ("mul", L(1), K(1)),
+                             ("add", R(0), R(1)), ("sub", R(2), L(2))])
+PAFF_OFF = prog(3, [2.0, -0.5], [("mul", K(0), L(0)), ("mul", L(1), K(1)),
+                                 ("add", R(0), R(1)), ("sub", R(2), L(2))],
+                pairs="off")
+P4I = [("mul", L(0), L(1)), ("div", L(2), L(3)), ("add", R(0), R(1)),
+       ("sub", R(2), K(0))]
+P4_OWN = prog(4, [0.5], P4I, pairs="own")
+P4_DROP = prog(4, [0.5], P4I, pairs="drop", drop=0x03)    # both dropped
+P4_DROP1 = prog(4, [0.5], P4I, pairs="drop", drop=0x02)   # the quotient's
+P4_FEW = prog(4, [0.5], P4I, pairs="fuzz", fuzz=[(0x20, 0x10)])  # no leaf
+P4_MANY = prog(4, [0.5], P4I, pairs="own+fuzz", fuzz=[(0, 0x04)])
+PLIN_MANY = prog(2, [2.0, 0.25], [("sub", L(0), L(1)), ("mul", K(0), R(0)),
+                                  ("mul", L(0), K(1)), ("add", R(1), R(2))],
+                 pairs="fuzz", fuzz=[(0x01, 0x02), (0x30, 0x0c)])
+# (x0 + x1) / x2 and x0 * (x1 - x1) (two that move, whatever their value)
+PQUOT = prog(3, [], [("add", L(0), L(1)), ("div", R(0), L(2))], pairs="own")
+PCANCEL = prog(2, [], [("sub", L(1), L(1)), ("mul", L(0), R(0))])
+# a dead product of two leaves: still refused (the whole program is read)
+PDEAD = prog(2, [3.0], [("mul", L(0), L(1)), ("mul", L(0), K(0))])
+SPECIAL["prog-linear"] = (
+    PRE
+    + prog_main([0, 1, 2], PAFF, 9)                     # recorded
+    + prog_main([0, C(2), 2, C(1.5)], P4_OWN, 10)       # linear: recorded
+    + prog_main([0, 1, 2, 3], P4_OWN, 11)               # pairs refuse
+    + prog_main([0, 1, 2, 3], P4_DROP, 12)              # too few: looked at
+    + prog_main([0, 1, C(0.5), C(1.5)], P4_DROP1, 13)   # too few, nonlinear
+    + prog_main([C(0.5), 1, 2, C(1.5)], P4_FEW, 14)     # too few, linear
+    + prog_main([C(0.5), 1, 2, C(1.5)], P4_MANY, 15)    # too many: refused
+    + prog_main([5, 6], PLIN_MANY, 16)                  # too many
+    + prog_main([7, C(1), 8], PAFF_OFF, 17)             # programs off
+    + prog_main([7, C(1), 8], PAFF, 18)                 # and on again
+    + prog_main([0, 1, C(2)], PQUOT, 19)                # a linear quotient
+    + prog_main([0, 1, 2], PQUOT, 20)                   # and not
+    + prog_main([0, 1], PCANCEL, 21)
+    + prog_main([0, C(1)], PCANCEL, 22)
+    + prog_main([0, 1], PDEAD, 23)
+    + prog_main([C(1), C(2)], PDEAD, 24)                # constants: none
+    + jac([9, 10, 11], XS) + jac([12, 13, 14], XS) + jac([15, 16, 17], XS)
+    + jac([18, 19, 20], XS) + jac([21, 22, 23], XS) + seeds(9, 10, 14) + seeds(19, 22, 16)
+    # another value: refused whatever the pairs say; misuse
+    + prog_main([0, C(2), 2, C(1.5)], P4_OWN, 25, mode=2, other=0)
+    + prog_main([0, 1, 2], PAFF_OFF, 26, mode=2, other=1)
+    + prog_main([0, 1, 2], PAFF, 27, mode=3, how=7)     # no tape; NULL
+    + prog_main([0, 1, 2, 3], P4_OWN, 29, mode=3, how=3, extra=bytes([1, 0]))
+    + prog_main([0, 1, 2], PAFF_OFF, 29, mode=3, how=4,
+                extra=bytes([3, 0, 1]))
+    + prog_main([0, 1, 2], PAFF, 29, mode=3, how=5, extra=bytes([0]))
+    + jac([25, 26], XS)
+    + prog_main([0, BADP, 2, 3], P4_OWN, 28)            # pairs: no error
+    + prog_main([0, BADP, 2], PAFF_OFF, 28)             # off: no error
+    + bytes([CLEAR, 0]) + PRE
+    + prog_main([0, BADP, 2], PAFF, 10)                 # an id not on it
+    + jac([8], XS))
+# at order 2: linear programs are linear nodes (their second derivatives
+# are those of their leaves, scaled)
+SPECIAL["prog-linear-order2"] = (
+    set_order(2, root=True) + PRE
+    + prog_main([4, 5, 6], PAFF, 9)
+    + prog_main([4, C(2), 7, C(1.5)], P4_OWN, 10)
+    + prog_main([5, 8], prog(2, [2.0, 0.25], [("sub", L(0), L(1)),
+                                               ("mul", K(0), R(0)),
+                                               ("mul", L(0), K(1)),
+                                               ("add", R(1), R(2))]), 11)
+    + prog_main([4, 5, 6, 7], P4_OWN, 12)               # refused
+    + prog_main([8], PNEG, 13)
+    + bi(B_MUL, 9, 10, 14) + bi(B_ADD, 14, 11, 14) + bi(B_MUL, 14, 12, 14)
+    + bi(B_ADD, 14, 13, 14)
+    + hess(14, XS) + hess(9, XS, dense=False) + hess(10, [0, 1, 1, 3])
+    + tangent_main(14, [(0, 1.0), (1, 0.5)], 15)
+    + tangent_main(9, [(2, 2.0), (3, -1.0)], 16)
+    + jac([14, 15, 16], XS)
+    + prog_main([9, 10, 4], PAFF_OFF, 17) + hess(17, XS))
+# replayed: linear programs replay their values (their partials kept)
+RLIN = [rprog([0, 1, 2], PAFF), rprog([4, CT(2), 3, CT(5)], P4_OWN),
+        (0, U_SIN, 5, 0, 0, 0), rprog([6, 1], PLIN_MANY),
+        rprog([0, 1, 2, 3], P4_DROP), rprog([6, 4, 2], PAFF_OFF),
+        (1, B_MUL, 9, 4, 0, 0), rprog([10, 1, 2], PQUOT),
+        rprog([CT(3), 11, CT(1)], PQUOT)]
+SPECIAL["replay-prog-linear"] = (
+    replay(RPIN, RLIN, [0.8125, -1.25, 0.5625, 2.25])
+    + replay(RPIN, RLIN, [0.75, -1.5, 4.0, 2.0], pick=0x05)
+    + replay(RPIN, RLIN, [1, 2, 3, 4], k=0x0f)          # order 1
+    + replay(RPIN, [rprog([0, 1], PLNEG), rprog([4, 2], PLNEG)]
+             + RLIN[:3], [-0.5, 0.25, 1.5, 3.0]))
+# on the second tape: the Hessian through linear programs
+P = Second()
+P.input(0.75, 0)
+P.input(-0.5, 1)
+P.input(2.0, 2)
+P.input(1.25, 3)
+P.unary("sin", 0, 4)
+P.binary("mul", 1, 2, 5)
+P.prog([4, 5, 3], PAFF, 6)
+P.prog([6, C(2), 4, C(1.5)], P4_OWN, 7)
+P.prog([6, 7], PLIN_MANY, 5)
+P.prog([5, 7, 0], PAFF_OFF, 4)
+P.binary("mul", 4, 6, 7)
+P.prog([7, 1, 2, 3], P4_DROP, 6)
+P.prog([6, 5, C(2)], PQUOT, 6)
+SPECIAL["second-prog-linear"] = P.bytes(6, [0, 1, 2, 3])
+SPECIAL["second-prog-linear-hvp"] = P.bytes(6, [3, 0, 1, 2], dense=False)
+
+
+
 # --------------------------------------------- random programs of the
 # other files' operations, made with the encoders above
 def rand_second(rng):
@@ -1155,10 +1550,109 @@ def rand_replay(rng):
                   arrays=arrays, anew=anew, aflags=rng.randrange(4))
 
 
+def rand_prog(rng, n, wide=False, lin=False):
+    """a program over n leaves: constants, instructions over registers
+    written before; lin: products and quotients mostly by constants (a
+    program linear in its leaves, recorded), and pairs of every kind"""
+    consts = [rng.randrange(-40, 40) / 16 for _ in range(rng.randrange(4))]
+    insns = []
+    for i in range(rng.randrange(1, 9)):
+        regs = [L(j) for j in range(n)] + [R(j) for j in range(i)] \
+            + [K(j) for j in range(3 if wide else len(consts))]
+        ks = [r for r in regs if r[0] == "K"]
+        op = rng.choice(list(PO))
+        a, b = rng.choice(regs), rng.randrange(256) if op == "neg" \
+            else rng.choice(regs)
+        if lin and ks and op in ("mul", "div") and rng.random() < 0.8:
+            b = rng.choice(ks)
+            if op == "mul" and rng.random() < 0.5:
+                a, b = b, a
+        insns.append((op, a, b))
+    if not lin:
+        return prog(n, consts, insns, wide)
+    pairs = rng.choice(list(PAIRS))
+    fuzz = [(rng.choice([0, 1 << rng.randrange(n), rng.randrange(256)]),
+             rng.choice([1 << rng.randrange(n), rng.randrange(256)]))
+            for _ in range(rng.randrange(1, 4))]
+    return prog(n, consts, insns, wide, pairs=pairs,
+                drop=rng.randrange(256), fuzz=fuzz)
+
+
+def rand_prog_main(rng, lin=False):
+    n = rng.randrange(1, 7)
+    leaves = [rng.randrange(9) if rng.random() < 0.8
+              else C(rng.randrange(-40, 40) / 16) for _ in range(n)]
+    if rng.random() < 0.1:
+        leaves[rng.randrange(n)] = ("bad", bytes([val(1), 1,
+                                                  rng.randrange(256)]))
+    wide = rng.random() < 0.1
+    mode = rng.choice([0, 0, 0, 0, 2, 2, 3])
+    return prog_main(leaves, rand_prog(rng, n, wide, lin),
+                     rng.randrange(9, 32),
+                     mode=mode, wide=wide, other=rng.randrange(4),
+                     byops=rng.random() < 0.5, how=rng.randrange(8),
+                     extra=bytes(rng.randrange(256) for _ in range(3))
+                     if mode == 3 else b"")
+
+
+def rand_prog_second(rng, lin=False):
+    P = Second(k=rng.choice([0, 0, 0x10, 0x88]),
+               pre=bytes([rng.randrange(40, 130)]))
+    slots = []
+    for i in range(rng.randrange(2, 5)):
+        P.input(rng.randrange(-40, 40) / 16, i)
+        slots.append(i)
+    for _ in range(rng.randrange(2, 8)):
+        dst = rng.randrange(8)
+        if rng.random() < 0.6:
+            n = rng.randrange(1, 7)
+            P.prog([rng.choice(slots) for _ in range(n)],
+                   rand_prog(rng, n, lin=lin), dst)
+        else:
+            P.binary(rng.choice(list(B)), rng.choice(slots),
+                     rng.choice(slots), dst)
+        if dst not in slots:
+            slots.append(dst)
+    xs = [rng.choice([0, 1, None]) for _ in range(rng.randrange(1, 5))]
+    return P.bytes(rng.choice(slots), xs, dense=rng.random() < 0.5,
+                   tangent=rng.random() < 0.7)
+
+
+def rand_prog_replay(rng, lin=False):
+    sm = lambda: rng.randrange(-40, 40) / 16
+    ins = [(rng.randrange(4), sm()) for _ in range(rng.randrange(1, 5))]
+    ops = []
+    for _ in range(rng.randrange(1, 9)):
+        if rng.random() < 0.6:
+            n = rng.randrange(1, 7)
+            ops.append(rprog([rng.randrange(16) if rng.random() < 0.85
+                              else CT(rng.randrange(8)) for _ in range(n)],
+                             rand_prog(rng, n, lin=lin), rng.random() < 0.05))
+        else:
+            ops.append((rng.choice([0, 1, 2, 5]), rng.randrange(256),
+                        rng.randrange(16), rng.randrange(16),
+                        rng.randrange(16), rng.randrange(-32, 32) / 8))
+    new = [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1]) for _, x in ins]
+    k = rng.choice([0, 0, 0, 0x10, 0x0f])
+    return replay(ins, ops, new, rng.randrange(256), k=k)
+
+
 def rand_new_op(rng, op):
     """one of the other files' operations with meaningful arguments"""
     sl = lambda: rng.randrange(9)
     ws = lambda n: [rng.choice(list(W)) for _ in range(n)]
+    if op == "prog-main":
+        return rand_prog_main(rng)
+    if op == "prog-second":
+        return rand_prog_second(rng)
+    if op == "prog-replay":
+        return rand_prog_replay(rng)
+    if op == "lprog-main":
+        return rand_prog_main(rng, True)
+    if op == "lprog-second":
+        return rand_prog_second(rng, True)
+    if op == "lprog-replay":
+        return rand_prog_replay(rng, True)
     if op == MODES:
         kind = rng.randrange(5)
         ys = [sl() for _ in range(rng.randrange(4))]
@@ -1213,7 +1707,9 @@ def rand_new_op(rng, op):
     return out
 
 
-NEW_OPS = (MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY)
+NEW_OPS = (MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY,
+           "prog-main", "prog-second", "prog-replay", "lprog-main",
+           "lprog-second", "lprog-replay")
 
 
 def main():
