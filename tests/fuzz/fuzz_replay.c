@@ -128,7 +128,11 @@ typedef struct rrun {
     int first[ROPS];     /* an operation's first scalar register       */
     dr_status lst[ROPS]; /* a loop's status                            */
     bool noreplay;       /* a node that does not replay was recorded   */
-    bool lied[ROPS];     /* an operand given another value (lie_in)    */
+    int8_t lied[ROPS];   /* the operand given another value (lie_in),
+                            -1: none; the fresh recording lies on the
+                            same one, so that the two tapes differ only
+                            in its value (a lie that keeps a NaN's bits at
+                            the first point can change them at the next) */
     bool byops[ROPS];    /* a statement recorded by operations: the
                             program computes another NaN than the
                             harness passed (fuzz_statements.c)          */
@@ -227,9 +231,12 @@ static bool valueless(const rprog *P, const rrun *R, int i)
 static void lie_in(const rprog *P, rrun *R, dr_real *x, const uint8_t *bytes,
                    int n)
 {
-    if (R->path && !R->path->lied[R->q])
+    int only = R->path ? R->path->lied[R->q] : -2;
+    if (only == -1)
         return;
     for (int i = 0; i < n; i++) {
+        if (only >= 0 && i != only)
+            continue;
         if (x[i].idx == DR_NONE || (bytes[i] & 0xe0) == 0xe0)
             continue;
         if (valueless(P, R, (int)(bytes[i] % (unsigned)R->nw)))
@@ -239,7 +246,7 @@ static void lie_in(const rprog *P, rrun *R, dr_real *x, const uint8_t *bytes,
             continue;
         x[i].val = v;
         R->noreplay = true;
-        R->lied[R->q] = true;
+        R->lied[R->q] = (int8_t)i;
         return;
     }
 }
@@ -833,7 +840,7 @@ static void record(const rprog *P, dr_tape *t, const double *v,
         R->first[q] = R->nw;
         R->lst[q] = DR_OK;
         R->q = q;
-        R->lied[q] = false;
+        R->lied[q] = -1;
         dr_real a = R->w[o->a % avail], b = R->w[o->b % avail];
         dr_real res = a;
         int outcome = -1;
