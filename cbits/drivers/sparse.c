@@ -303,14 +303,9 @@ static bool log_args(const dr_oplog *e, int64_t two[2], size_t *n,
     case DR_OPC_NONE:
     case DR_OPC_EXTOUT:
         return false;
-    case DR_OPC_PROG: { /* its leaves (a constant's -1); linear */
-        const dr_prog *g = dr__oplog_prog(e);
-        *n = g->n;
-        *args = g->leaf;
-        return true;
-    }
     case DR_OPC_NARY:
-    case DR_OPC_SUMN: {
+    case DR_OPC_SUMN:
+    case DR_OPC_PROG: {
         const double *ps;
         if (!dr__oplog_nary(e, n, args, &ps)) {
             *n = 0;

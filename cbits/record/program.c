@@ -308,13 +308,23 @@ dr_idx dr__record_prog(dr_tape *t, const unsigned char *code,
     for (unsigned i = 0; i < n; i++) {
         g->leaf[i] = leaf[i];
         dr__prog_xs(g)[i] = x[i];
-        dr__prog_ps(g)[i] = p[i];
+        dr__prog_ps(g)[i] = leaf[i] >= 0 ? p[i] : 0.0;
     }
     dr_oplog *e = dr__oplog(t, id, DR_OPC_PROG, 0.0, 0.0, *v, DR_NONE,
                             DR_NONE);
     if (e)
         memcpy(&e->x, &g, sizeof g);
     return id;
+}
+
+bool dr__prog_terms(const dr_oplog *e, size_t *n, const int64_t **args,
+                    const double **partials)
+{
+    const dr_prog *g = dr__oplog_prog(e);
+    *n = g->n;
+    *args = g->leaf;
+    *partials = dr__prog_ps(g);
+    return true;
 }
 
 SMALL_LOOPS void dr__prog_replay(const dr_oplog *log, dr_oplog *e)

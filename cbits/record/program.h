@@ -8,8 +8,9 @@
  * divides only by those (p + dt * v, a weighted sum, an affine map).  Its
  * partials are those of its recording at every point, so replay computes
  * its value alone and writes nothing into its node, and to second order
- * it is a linear node of those partials (sweep/hvp.c, sweep/edge_push.c,
- * recorded/, drivers/sparse.c read them from its log entry, DR_OPC_PROG).
+ * it is a linear n-ary node of those partials: its log entry,
+ * DR_OPC_PROG, answers dr__oplog_nary (record.h) as DR_OPC_NARY's does,
+ * and the passes that read the log take the two alike.
  * A front end records any other statement operation by operation on a
  * tape of order 2: replaying those is as fast as interpreting a program,
  * and their second partials are at hand in the log.
@@ -78,7 +79,8 @@ static inline double *dr__prog_xs(const dr_prog *g)
 {
     return (double *)(void *)((int64_t *)g->leaf + g->n);
 }
-/* the partials by leaf: the node's, a repeated leaf's added in */
+/* the partials by leaf (0 for a constant leaf), constants of the node:
+   to second order it is a linear n-ary node of these (dr__prog_terms) */
 static inline double *dr__prog_ps(const dr_prog *g)
 {
     return dr__prog_xs(g) + g->n;

@@ -416,8 +416,9 @@ static inline bool dr__select_first(double c)
    tangent pass; false if e is not an n-ary node */
 DR_HIDDEN bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
                               const double **partials);
-/* the terms of an n-ary entry of the log (DR_OPC_NARY, DR_OPC_SUMN): its
-   record's arguments and partials; false where it has none */
+/* the terms of an n-ary entry of the log (DR_OPC_NARY, DR_OPC_SUMN, and
+   a linear statement's, DR_OPC_PROG): its record's arguments and
+   partials; false where it has none */
 /* a DR_OPC_EXT entry keeps its record's address in the bytes of x (as a
    node keeps it in da): the numeric Hessian-vector products run the
    record's second-order rule from the log (sweep/hvp.c) */
@@ -431,10 +432,16 @@ static inline dr_ext *dr__oplog_ext(const dr_oplog *e)
     memcpy(&x, &e->x, sizeof x);
     return x;
 }
+/* program.c: a linear statement's terms (DR_OPC_PROG): its leaves (a
+   constant's -1, partial 0) and their partials, which never change */
+DR_HIDDEN bool dr__prog_terms(const dr_oplog *e, size_t *n,
+                              const int64_t **args, const double **partials);
 static inline bool dr__oplog_nary(const dr_oplog *e, size_t *n,
                                   const int64_t **args,
                                   const double **partials)
 {
+    if (e->op == DR_OPC_PROG)
+        return dr__prog_terms(e, n, args, partials);
     const dr_ext *x = dr__oplog_terms_of(e);
     return x && dr__nary_parts(x, n, args, partials);
 }

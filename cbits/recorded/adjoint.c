@@ -91,7 +91,8 @@ static void sweep_one(apass *p, int64_t r, const dr_oplog *e, dr_real g)
         add_into(p, e->rb, K(e->y), g);
         return;
     case DR_OPC_NARY:
-    case DR_OPC_SUMN: {
+    case DR_OPC_SUMN:
+    case DR_OPC_PROG: {
         size_t n;
         const int64_t *args;
         const double *ps;
@@ -104,13 +105,6 @@ static void sweep_one(apass *p, int64_t r, const dr_oplog *e, dr_real g)
     case DR_OPC_select: /* the side chosen, with partial 1 */
         add_into(p, e->aux > 0 ? e->ra : e->rb, K(1.0), g);
         return;
-    case DR_OPC_PROG: { /* linear: its partials by leaf, constants */
-        const dr_prog *pg = dr__oplog_prog(e);
-        for (unsigned i = 0; i < pg->n; i++)
-            if (pg->leaf[i] >= 0)
-                add_into(p, pg->leaf[i], K(dr__prog_ps(pg)[i]), g);
-        return;
-    }
     default: {
         /* no partial for an argument nothing is added into (a constant,
            or outside the range): fewer operations recorded */

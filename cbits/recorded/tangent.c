@@ -67,7 +67,8 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
     case DR_OPC_LINEAR:
         return plus(t, term(t, K(e->x), tangent_of(p, e->ra)),
                     term(t, K(e->y), tangent_of(p, e->rb)));
-    case DR_OPC_NARY: {
+    case DR_OPC_NARY:
+    case DR_OPC_PROG: { /* (linear: constant partials) */
         size_t n;
         const int64_t *args;
         const double *ps;
@@ -103,15 +104,6 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
     }
     case DR_OPC_select: /* the side chosen, with partial 1 */
         return tangent_of(p, e->aux > 0 ? e->ra : e->rb);
-    case DR_OPC_PROG: { /* linear: its partials by leaf, constants */
-        const dr_prog *g = dr__oplog_prog(e);
-        dr_real s = ZERO;
-        for (unsigned i = 0; i < g->n; i++)
-            if (g->leaf[i] >= 0)
-                s = plus(t, s, term(t, K(dr__prog_ps(g)[i]),
-                                    tangent_of(p, g->leaf[i])));
-        return s;
-    }
     default: {
         dr_real da = tangent_of(p, e->ra), db = tangent_of(p, e->rb);
         if (is_zero(da) && is_zero(db))

@@ -121,8 +121,6 @@ typedef struct args {
     const int64_t *id; /* n of them */
     const double *d;   /* their partials (NULL: all 1) */
     double haa, hab, hbb; /* (two arguments at most) */
-    double dprog[DR_PROG_LEAVES]; /* a statement's partials, 0 for a
-                                     constant leaf                     */
 } args;
 
 /* does pushing have a rule for the entry's kind */
@@ -174,22 +172,14 @@ static void args_of(const dr_oplog *e, args *a)
         a->dtwo[0] = 1.0;
         return;
     case DR_OPC_NARY:
-    case DR_OPC_SUMN: {
+    case DR_OPC_SUMN:
+    case DR_OPC_PROG: {
         const double *ps;
         if (!dr__oplog_nary(e, &a->n, &a->id, &ps)) {
             a->n = 0;
             return;
         }
         a->d = e->op == DR_OPC_SUMN ? NULL : ps;
-        return;
-    }
-    case DR_OPC_PROG: { /* linear: its partials by leaf */
-        const dr_prog *g = dr__oplog_prog(e);
-        a->n = g->n;
-        a->id = g->leaf;
-        a->d = a->dprog;
-        for (unsigned i = 0; i < g->n; i++)
-            a->dprog[i] = g->leaf[i] >= 0 ? dr__prog_ps(g)[i] : 0.0;
         return;
     }
     default: {

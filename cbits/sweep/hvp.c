@@ -120,34 +120,6 @@ tan_lin2(const hvp_pass *p, size_t k, bool SP, int64_t r, double ca,
             tr[j] = ca * ta[j] + cb * tb[j];
 }
 
-/* a linear statement's tangents (record/program.h): its partials by
-   leaf; out of line, as statements are few on a tape of order 2, so the
-   passes over the common operations stay small */
-static __attribute__((noinline)) void
-forward_prog(const hvp_pass *p, size_t k, bool SP, int64_t r,
-             const dr_prog *g)
-{
-    const double *pl = dr__prog_ps(g);
-    bool any = false;
-    for (unsigned i = 0; i < g->n; i++)
-        any |= g->leaf[i] >= 0 && tan_nz(p, SP, g->leaf[i]);
-    if (SP) {
-        NZT(r) = any;
-        if (!any)
-            return;
-    }
-    double *tr = TAN(r);
-    for (size_t j = 0; j < k; j++)
-        tr[j] = 0.0;
-    for (unsigned i = 0; i < g->n; i++) {
-        if (g->leaf[i] < 0 || !tan_nz(p, SP, g->leaf[i]))
-            continue;
-        const double *ti = TAN(g->leaf[i]);
-        for (size_t j = 0; j < k; j++)
-            tr[j] += zm(pl[i], ti[j]);
-    }
-}
-
 /* false for a node with no second-order rule */
 static inline __attribute__((always_inline)) bool
 forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
@@ -195,11 +167,9 @@ forward_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
             for (size_t j = 0; j < k; j++)
                 TAN(r)[j] = 0.0;
         return true;
-    case DR_OPC_PROG:
-        forward_prog(p, k, SP, r, dr__oplog_prog(e));
-        return true;
     case DR_OPC_NARY:
-    case DR_OPC_SUMN: {
+    case DR_OPC_SUMN:
+    case DR_OPC_PROG: {
         double *tr = TAN(r);
         for (size_t j = 0; j < k; j++)
             tr[j] = 0.0;
@@ -283,17 +253,6 @@ pass_linear(const hvp_pass *p, size_t k, bool SP, int64_t a, double c,
             p->zeros, false);
 }
 
-/* a linear statement's adjoint and its tangents passed on with its
-   partials by leaf (out of line, as forward_prog) */
-static __attribute__((noinline)) void
-reverse_prog(const hvp_pass *p, size_t k, bool SP, const dr_prog *g,
-             double a, const double *gd, bool fd)
-{
-    for (unsigned i = 0; i < g->n; i++)
-        pass_linear(p, k, SP, g->leaf[i] < 0 ? -1 : g->leaf[i],
-                    dr__prog_ps(g)[i], a, gd, fd);
-}
-
 static inline __attribute__((always_inline)) void
 reverse_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
              const dr_oplog *e, double g, const double *gd, bool fd)
@@ -335,7 +294,8 @@ reverse_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
         return;
     }
     case DR_OPC_NARY:
-    case DR_OPC_SUMN: {
+    case DR_OPC_SUMN:
+    case DR_OPC_PROG: {
         size_t n;
         const int64_t *args;
         const double *ps;
@@ -349,9 +309,7 @@ reverse_node(const hvp_pass *p, size_t k, bool SP, int64_t r,
     case DR_OPC_select:
         pass_linear(p, k, SP, e->aux > 0 ? e->ra : e->rb, 1.0, g, gd, fd);
         return;
-    case DR_OPC_PROG:
-        reverse_prog(p, k, SP, dr__oplog_prog(e), g, gd, fd);
-        return;
+
     default: {
         if (!scalar_rule_op(e->op))
             return; /* a kind with no rule */
