@@ -16,7 +16,8 @@
 typedef struct dr_ext dr_ext;
 
 /*
- * One tape node (struct dr__node in dualrev/recorder.h): 24 bytes, two arguments.
+ * One tape node (struct dr__node in dualrev/internal/recorder_impl.h): 24
+ * bytes, two arguments.
  * An argument is stored as its distance back from the node's own id
  * (argument = id - a), in 32 bits: the
  * arguments of almost every node are recent, and the smaller record is a
@@ -30,7 +31,7 @@ typedef struct dr_ext dr_ext;
  * less than a branch per node.  a == DR_EXT_TAG: an extended node (n-ary,
  * array operations, far arguments), dr__node_ext gives its dr_ext record.
  */
-typedef struct dr__node dr_node; /* declared in dualrev/recorder.h for dr_rec */
+typedef struct dr__node dr_node; /* dualrev/internal/recorder_impl.h */
 
 /* an ext node keeps its record's address in the bytes of da */
 static inline dr_ext *dr__node_ext(const dr_node *p)

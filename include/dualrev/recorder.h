@@ -67,11 +67,9 @@ extern "C" {
  * run with the library version it was compiled against.
  */
 
-/** A tape node as the library lays it out (private; see dr_rec). */
-struct dr__node {
-    double da, db;
-    int32_t a, b;
-};
+/* a tape node as the library lays it out: private, defined in
+   internal/recorder_impl.h */
+struct dr__node;
 
 /** A recorder (fields private). */
 typedef struct dr_rec {

@@ -15,6 +15,14 @@
 extern "C" {
 #endif
 
+/* one tape node as the library lays it out (24 bytes: the partials with
+   respect to the two arguments, and the arguments as offsets back from
+   the node); the inline pushes below write it */
+struct dr__node {
+    double da, db;
+    int32_t a, b;
+};
+
 #if defined(__GNUC__)
 #define DR__COLD __attribute__((cold))
 #else
