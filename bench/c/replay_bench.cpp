@@ -21,6 +21,9 @@
  * (1 or 2, default 1): the replay runs the jobs side by side on the
  * tape's pool with 2.
  *
+ * fparticles-stmt (a name of its own, size ignored) is fparticles with each
+ * assignment of a step one statement that replays (dr_record_statement).
+ *
  * Array programs (names of their own, size ignored): nn784, the
  * 784-300-100-10 network of nn_array_bench.c on a batch of 64 (three
  * dgemm layers, relu, softmax cross-entropy), and nn-fneural, fneural's
@@ -168,6 +171,50 @@ static void p_particles_fork(const dr_real *x, dr_real *y, size_t n)
     y[0] = acc.v;
 }
 
+/* fparticles-stmt: fparticles with each assignment of a step one
+   statement that replays (dr_record_statement), the arithmetic of
+   bench_particle in C: p' = p + dt v over {p, v}, v' = v + dt (-0.5 p -
+   0.2 v) over {v, p} (four nodes a step, as dualrev-bench's dr_rec_stmt
+   version, which does not replay) */
+static double step_p(const void *, size_t, const double *x, double *d)
+{
+    d[0] = 1.0;
+    d[1] = PT_DT;
+    return x[0] + PT_DT * x[1];
+}
+static double step_v(const void *, size_t, const double *x, double *d)
+{
+    d[0] = 1.0 + PT_DT * -0.2;
+    d[1] = PT_DT * -0.5;
+    return x[0] + PT_DT * (-0.5 * x[1] + -0.2 * x[0]);
+}
+static dr_real statement(dr_statement_fn f, dr_real a, dr_real b)
+{
+    dr_real x[2] = {a, b};
+    return dr_record_statement(T, f, nullptr, 2, x);
+}
+static void p_particles_stmt(const dr_real *x, dr_real *y, size_t)
+{
+    dr_real fin[PT_N];
+    for (int i = 0; i < PT_N; i++) {
+        dr_real px = x[4 * i], py = x[4 * i + 1], vx = x[4 * i + 2],
+                vy = x[4 * i + 3];
+        for (int k = 0; k < PT_STEPS; k++) {
+            dr_real npx = statement(step_p, px, vx);
+            dr_real npy = statement(step_p, py, vy);
+            vx = statement(step_v, vx, px);
+            vy = statement(step_v, vy, py);
+            px = npx;
+            py = npy;
+        }
+        fin[i] = dr_mul(T, px, py);
+    }
+    dr_real acc = dr_const(0.0);
+    for (int i = PT_N; i-- > 0;)
+        acc = dr_add(T, fin[i], acc);
+    y[0] = acc;
+}
+
 /* ---------------------------------------------------- array programs */
 
 enum { NB = NN784_B, L0 = NN784_L0, L1 = NN784_L1, L2 = NN784_L2, L3 = NN784_L3 };
@@ -299,6 +346,18 @@ int main(int argc, char **argv)
             return 1;
         }
         return run_arrays(argv[1], md, atol(argv[3]));
+    }
+    if (argc >= 4 && !strcmp(argv[1], "fparticles-stmt")) {
+        std::vector<double> in(4 * PT_N), g(4 * PT_N, 0.0);
+        bench_particle_inputs(in.data());
+        run(md, p_particles_stmt, in.size(), 1, in.data(), g.data(),
+            atol(argv[3]));
+        double s = 0;
+        for (double v : g)
+            s += v;
+        printf("%.10g\n", s);
+        dr_tape_free(T);
+        return 0;
     }
     bench_args a = bench_parse(argc, argv);
     std::vector<double> in, g;

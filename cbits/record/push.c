@@ -151,6 +151,15 @@ void dr__nary_kind(dr__nary_ext *x)
     x->hdr.replay = NULL; /* given partials: nothing to recompute them by */
     x->hdr.replayed = NULL;
     x->hdr.acc_into = NULL;
+    /* to second order an n-ary node is its log entry's (DR_OPC_NARY,
+       DR_OPC_SUMN, a far node's operation, a statement's DR_OPC_NONE),
+       never these hooks; the arena does not zero what it hands out, and
+       dr__record_ext reads reverse2 */
+    x->hdr.reverse2 = NULL;
+    x->hdr.hvp_result = NULL;
+    x->hdr.pattern = NULL;
+    x->hdr.tangent_record = NULL;
+    x->hdr.adjoint_record = NULL;
 }
 
 dr__nary_ext *dr__nary_new(dr_tape *t, size_t n, size_t cap)

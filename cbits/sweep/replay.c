@@ -191,6 +191,8 @@ static dr_status replay_chunk(dr_tape *t, dr_chunk *c)
             dr_status st = replay_ext(log, c->first + (int64_t)i, &nodes[i]);
             if (st != DR_OK)
                 return st;
+        } else if (op == DR_OPC_NONE) { /* (checked: a statement) */
+            dr__stmt_replay(log, &e[i], &nodes[i]);
         } /* (inputs and gaps: nothing; external outputs: their call) */
     }
     return DR_OK;
@@ -286,7 +288,15 @@ static dr_status check_chunk(dr_tape *t, const dr_chunk *c)
         switch (e->op) {
         case DR_OPC_INPUT:
             break;
-        case DR_OPC_NONE:
+        case DR_OPC_NONE: { /* (but a statement's: statement.h) */
+            const dr_stmt *s = dr__oplog_stmt(e);
+            if (!s)
+                return DR_ENOTSUP;
+            for (uint32_t j = 0; j < s->n; j++)
+                if (!same_value(log, s->leaf[j], dr__stmt_xs(s)[j]))
+                    return DR_ENOTSUP;
+            break;
+        }
         case DR_OPC_LINEAR:
         case DR_OPC_NARY:
         case DR_OPC_GAP: /* (a node, yet no entry: recorded at order 1) */

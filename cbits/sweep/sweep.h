@@ -10,6 +10,7 @@
 
 #include "record/record.h"
 #include "record/program.h"
+#include "record/statement.h"
 
 /* Relative ids below this may name nodes (adjoint and tangent storage
    cover them): every id any job reserved, so an id from any job of the

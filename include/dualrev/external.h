@@ -85,6 +85,52 @@ DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
                                     size_t n, const dr_real *x, size_t m,
                                     const double *y, dr_real *out);
 
+/* ------------------------------------------------- statements that replay
+ * A scalar expression whose value and partials the caller's own code
+ * computes, recorded as one node that dr_replay can evaluate again (see
+ * "replay"): the replayable form of a statement (dr_rec_stmt and dr_rec_sum
+ * record given partials, which do not replay).
+ *     // v' = v + dt * (-0.5 p - 0.2 v), over x = {v, p}, ctx = &dt
+ *     static double step_v(const void *ctx, size_t n, const double *x,
+ *                          double *d)
+ *     {   double dt = *(const double *)ctx;
+ *         d[0] = 1.0 - 0.2 * dt;
+ *         d[1] = -0.5 * dt;
+ *         return x[0] + dt * (-0.5 * x[1] - 0.2 * x[0]);
+ *     }
+ *     v = dr_record_statement(t, step_v, &dt, 2, (dr_real[]){v, p});
+ * f gets the n leaves' values x[0..n-1] (constants included) and returns
+ * the value, with its partial with respect to x[i] in d[i].  It computes
+ * in doubles only (it must not call the library), cannot fail, and must
+ * give the same bits for the same x every time: replay calls it again at
+ * the leaves' new values, constants at theirs, and the node is then what a
+ * fresh recording would hold.  ctx is the caller's and must stay valid
+ * while the tape may replay (until dr_tape_clear or dr_tape_free).  The
+ * node's arguments are the active leaves in order, each with its partial
+ * (a leaf given twice is an argument twice, its partials added by the
+ * sweeps); constant leaves are none; with no active leaf nothing is
+ * recorded and the result is the constant f(x).  Its gradient is that of
+ * its partials, as dr_recordn's, and forward and vector modes work
+ * through it.  Replay needs a tape of order 2 (see "second order") and
+ * refuses (DR_ENOTSUP) where a leaf's value x[i].val was not its node's.
+ * On a tape of order 2 the node keeps its leaves, 24 bytes each and a
+ * 24-byte header, until the tape is cleared.  It has no second-order rule: dr_hvp, dr_hessian,
+ * the sparse drivers and dr_tangent_record through it answer DR_ENOTSUP
+ * (record the expression's operations for second order).
+ * Errors are sticky on t, as for the scalar operations: DR_EINVAL for f
+ * NULL, x NULL with n > 0, or an id of x not on the tape (nothing
+ * recorded; the result a constant, NaN where f was not called); DR_ENOMEM.
+ * Works on child handles inside forked jobs and with an open recorder on
+ * t, as the other recording calls.
+ */
+/** A statement's code: the value at x[0..n-1], d[i] its partial in x[i]. */
+typedef double (*dr_statement_fn)(const void *ctx, size_t n, const double *x,
+                                  double *d);
+/** Record f at the leaves x[0..n-1] as one node that replays (above). */
+DR_API dr_real dr_record_statement(dr_tape *t, dr_statement_fn f,
+                                   const void *ctx, size_t n,
+                                   const dr_real *x);
+
 /* ----------------------------------------------------- checkpointed loops
  * A time-stepping loop x_{k+1} = step(k, x_k), k = 0 .. nsteps-1, over a
  * state of n values, recorded as one node that keeps `snapshots` states

@@ -481,14 +481,16 @@ DR_API dr_status dr_sparse_hessian_eval(dr_tape *t, const dr_sparse_plan *p,
  * every scalar operation (dr_sin ... dr_powi, their dr_fe_ forms, far
  * arguments), the sums of products of dr_fe_dot_rec, n-ary sums
  * (dr_sumn), dr_select, the comparisons below, every array operation (see
- * "arrays"), external functions with a primal (see "external functions")
- * and checkpointed loops (see "checkpointed loops"), and the operations
- * of a recorder (dr_rec_add, dr_rec_sub, dr_rec_mul, dr_rec_div,
- * dr_rec_neg: see "inline recording").  Nodes whose value the library
- * never saw - given partials (dr_record1/2/n, and through a recorder
- * dr_rec_record1/2, dr_rec_stmt and dr_rec_sum), an external function
- * without a primal - make dr_replay answer DR_ENOTSUP, never a wrong
- * value.
+ * "arrays"), external functions with a primal (see "external functions"),
+ * statements of the caller's code (dr_record_statement, see "statements
+ * that replay"), checkpointed loops (see "checkpointed loops"), and the
+ * operations of a recorder (dr_rec_add, dr_rec_sub, dr_rec_mul,
+ * dr_rec_div, dr_rec_neg: see "inline recording").  Nodes whose value the
+ * library never saw - given partials (dr_record1/2/n, and through a
+ * recorder dr_rec_record1/2, dr_rec_stmt and dr_rec_sum), an external
+ * function without a primal - make dr_replay answer DR_ENOTSUP, never a
+ * wrong value; dr_record_statement is the form of a statement that
+ * replays.
  *
  * Forks.  A tape that forked replays like any other where every job
  * recorded at order 2 (children start at the order of the handle that
