@@ -47,6 +47,9 @@ typedef struct ckpt {
                                the loop's memory */
     size_t fixed;           /* bytes of this context and its snapshots */
     size_t counted;         /* bytes the owner counts for the loop now */
+    size_t base;            /* bytes of the context (ckpt_new's block) */
+    size_t snap_bytes;      /* bytes of the snapshots' block           */
+    dr_owned spare;         /* on the owner's spares once its node went */
 } ckpt;
 
 static void ckpt_free(ckpt *c)
@@ -81,7 +84,7 @@ static ckpt *ckpt_new(size_t n, size_t nsteps)
     if (!c)
         return NULL;
     memset(c, 0, sizeof *c);
-    c->fixed = size;
+    c->fixed = c->base = size;
     c->tape = dr_tape_new();
     if (!c->tape) {
         dr__free(c);
@@ -115,10 +118,17 @@ static dr_status ckpt_snapshots(ckpt *c, size_t snapshots)
         (c->nsnap && n > SIZE_MAX / c->nsnap) ||
         !add_size(&size, n * c->nsnap, sizeof(double) + 1))
         return DR_ENOMEM;
-    c->snap = dr__malloc(size); /* never 0 bytes: pos has one entry */
-    if (!c->snap)
-        return DR_ENOMEM;
-    c->fixed += size;
+    /* (a context taken back from the spares keeps its block where the
+       size is the same) */
+    if (!c->snap || c->snap_bytes != size) {
+        dr__free(c->snap);
+        c->snap_bytes = 0;
+        c->snap = dr__malloc(size); /* never 0 bytes: pos has one entry */
+        if (!c->snap)
+            return DR_ENOMEM;
+        c->snap_bytes = size;
+    }
+    c->fixed = c->base + size;
     c->pos = (size_t *)(c->snap + c->nsnap);
     double *v = (double *)(c->pos + c->nsnap + 1);
     unsigned char *act = (unsigned char *)(v + c->nsnap * n);
@@ -356,14 +366,61 @@ static dr_status loop_status(void *ctx)
     return ((ckpt *)ctx)->err;
 }
 
+/* a spare no recording took back: its memory leaves the owner's count */
+static void spare_release(dr_owned *o)
+{
+    ckpt *c = (ckpt *)(void *)((char *)o - offsetof(ckpt, spare));
+    dr__bytes_add(c->owner, -(ptrdiff_t)c->counted);
+    ckpt_free(c);
+}
+
+/* the node goes (the tape cleared or freed, or a restore drops it): the
+   caller's context let go, and the loop's own memory kept on the owner's
+   spares, still counted in its bytes, for the next recording of a loop
+   of as many values (dr_tape_clear's promise: recording the same program
+   again allocates nothing); released at a clear after a recording of
+   other loops that did not take it back, or with the owner */
 static void loop_destroy(void *ctx)
 {
     ckpt *c = ctx;
     if (c->loop.destroy)
         c->loop.destroy(c->loop.ctx);
-    if (c->owner)
-        dr__bytes_add(c->owner, -(ptrdiff_t)c->counted);
-    ckpt_free(c);
+    if (!c->owner) {
+        ckpt_free(c);
+        return;
+    }
+    c->spare.release = spare_release;
+    dr__spare_keep(c->owner, &c->spare);
+}
+
+static bool fits(const dr_owned *o, const void *want)
+{
+    if (o->release != spare_release)
+        return false;
+    const ckpt *c = (const ckpt *)(const void *)((const char *)o -
+                                                 offsetof(ckpt, spare));
+    return c->n == *(const size_t *)want;
+}
+
+/* a context for n values: a spare of the tape's (its memory taken out of
+   the tape's count, as a new one's is not in it yet), else a new one */
+static ckpt *ckpt_get(dr_tape *t, size_t n, size_t nsteps)
+{
+    dr_owned *o = dr__spare_take(t, fits, &n);
+    if (!o)
+        return ckpt_new(n, nsteps);
+    ckpt *c = (ckpt *)(void *)((char *)o - offsetof(ckpt, spare));
+    dr__bytes_add(c->owner, -(ptrdiff_t)c->counted);
+    /* as ckpt_new leaves it, with the blocks it has */
+    c->loop = (dr_loop){0};
+    c->nsteps = nsteps;
+    c->nsnap = c->seg = c->nseg = c->chain = 0;
+    c->pos = NULL;
+    c->err = DR_OK;
+    c->owner = NULL;
+    c->counted = 0;
+    c->fixed = c->base + c->snap_bytes;
+    return c;
 }
 
 /* x0 as constants: what a failed call leaves in out */
@@ -412,7 +469,7 @@ dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
     dr_status st = dr__external_ready(t, n, x0);
     if (st != DR_OK)
         return fail(st, n, x0, out);
-    ckpt *c = ckpt_new(n, nsteps);
+    ckpt *c = ckpt_get(t, n, nsteps);
     if (!c)
         return fail(DR_ENOMEM, n, x0, out);
     c->loop = *loop;

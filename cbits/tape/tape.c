@@ -51,6 +51,7 @@ void dr_tape_free(dr_tape *t)
     if (!t || t->root != t)
         return; /* child handles belong to the root */
     dr__owned_release(t->owned, NULL);
+    dr__owned_release(t->spares, NULL); /* (after: the owned keep theirs) */
     if (t->hooks)
         t->hooks->release(t); /* the jobs layer: workers, child handles */
     dr__sharing_free(t);
@@ -133,6 +134,14 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->len = 0;
     t->exts = NULL;
     t->arr_seeded = false;
+    /* the spares a recording that asked for some did not take back go (a
+       program that changed), then the nodes' own let go, which may keep
+       theirs as spares for the next recording */
+    if (t->spares_asked) {
+        dr__owned_release(t->spares, NULL);
+        t->spares = NULL;
+    }
+    t->spares_asked = false;
     if (t->owned)
         dr__owned_release(t->owned, NULL);
     t->owned = NULL;
@@ -260,6 +269,38 @@ void dr__owned_release(dr_owned *o, const dr_owned *until)
         o->release(o);
         o = nx;
     }
+}
+
+void dr__spare_keep(dr_tape *t, dr_owned *o)
+{
+    dr_tape *R = t->root;
+    bool shared = dr__shared(t);
+    if (shared)
+        dr__lock(R);
+    o->next = R->spares;
+    R->spares = o;
+    if (shared)
+        dr__unlock(R);
+}
+
+dr_owned *dr__spare_take(dr_tape *t,
+                         bool (*fits)(const dr_owned *o, const void *want),
+                         const void *want)
+{
+    dr_tape *R = t->root;
+    bool shared = dr__shared(t);
+    if (shared)
+        dr__lock(R);
+    R->spares_asked = true;
+    dr_owned **pp = &R->spares;
+    while (*pp && !fits(*pp, want))
+        pp = &(*pp)->next;
+    dr_owned *o = *pp;
+    if (o)
+        *pp = o->next;
+    if (shared)
+        dr__unlock(R);
+    return o;
 }
 
 size_t dr_tape_len(const dr_tape *t)

@@ -169,6 +169,22 @@ struct dr_owned {
 };
 /* release o and every one after it, up to (without) until */
 DR_HIDDEN void dr__owned_release(dr_owned *o, const dr_owned *until);
+/* Spares: what a node's kind let go of when the node went but keeps for
+   the next recording of the same program (a checkpointed loop's context,
+   loops/checkpoint.c), so that recording it again after dr_tape_clear
+   allocates nothing.  The root keeps them, newest first, in the memory
+   dr_tape_bytes counts, until it is freed; at a clear after a recording
+   that asked for spares, those it did not take back are released (the
+   program changed: its loops are others), so that spares do not pile up
+   across clears.  Safe from any handle of the tape (the root's lock while
+   it is shared). */
+DR_HIDDEN void dr__spare_keep(dr_tape *t, dr_owned *o);
+/* the newest spare for which fits(o, want) holds, out of the list; NULL
+   for none */
+DR_HIDDEN dr_owned *dr__spare_take(dr_tape *t,
+                                   bool (*fits)(const dr_owned *o,
+                                                const void *want),
+                                   const void *want);
 
 /* a comparison recorded on a tape of order 2 (record/guard.c): replay
    checks that it comes out the same at new inputs */
@@ -219,6 +235,8 @@ struct dr_tape {
     dr_arena_block *arena; /* the block this handle bump-allocates from  */
     dr_ext *exts;      /* record: ext records with clear_adj recorded here */
     dr_owned *owned;   /* what nodes recorded here hold (dr_owned)        */
+    dr_owned *spares;  /* root: kept for reuse across clears (dr_owned)   */
+    bool spares_asked; /* root: dr__spare_take called since the last clear */
     dr_rec *rec;       /* record: the open recorder (DR_ST_RECOPEN), else NULL */
     struct dr_oplog *oplog; /* record: what second derivatives need of
                                the nodes this handle recorded at order

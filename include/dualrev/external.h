@@ -181,7 +181,11 @@ DR_API dr_real dr_record_statement(dr_tape *t, dr_statement_fn f,
  * sticky status, which the sweep answers (dr_gradient and the others).
  *
  * destroy, optional, is called with ctx when the node goes (the tape is
- * cleared or freed); the tape owns ctx from a successful call on.
+ * cleared or freed); the tape owns ctx from a successful call on.  A clear
+ * keeps the loop's own memory (state, snapshots, its tape) for the next
+ * recording: a loop of as many values recorded after it allocates none of
+ * that again (a clear after a recording whose loops did not take it back
+ * lets it go).
  *
  * Replay (see "replay").  On a tape of order 2 the loop replays: dr_replay
  * runs it again, every segment once, from the new initial state (calling

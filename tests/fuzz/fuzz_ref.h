@@ -45,10 +45,7 @@
  * its #ifdef when its defect is fixed.
  */
 #ifndef FUZZ_KNOWN_NONE
-/* Recording the same checkpointed loop again after dr_tape_clear
-   allocates its memory (state, snapshots, tape) again (README,
-   "Findings") */
-#define FUZZ_KNOWN_LOOP_MEMORY 1
+/* (none open) */
 #endif
 
 typedef uint64_t dmask;

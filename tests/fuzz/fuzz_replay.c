@@ -1651,19 +1651,8 @@ void op_replay(rd *r)
         fresh_run = &B2;
         seed_tangent(&P, f, &B2);
         results(&P, f, &B2, &fresh2);
-        bool loops = holds_loop(&P, &B2);
         size_t again = fz_alloc_calls() - calls - g_hvp_calls,
                bytes2 = dr_tape_bytes(f);
-#ifdef FUZZ_KNOWN_LOOP_MEMORY
-        /* (what a loop allocates again is counted in the tape's bytes
-           too: tests/fuzz/repro/replay-loop-bytes-after-clear) */
-        if (loops) {
-            again = 0;
-            bytes2 = bytes;
-        }
-#else
-        (void)loops;
-#endif
         CHECK(again == 0, "recording and sweeping a program again after "
               "dr_tape_clear: %zu allocations", again);
         CHECK(bytes2 == bytes, "recording a program again after "
