@@ -11,7 +11,8 @@
  *   dualrev/core.h      version, types and status codes, allocation, the
  *                       tape, values, the scalar operations, entry points
  *                       for code generators
- *   dualrev/external.h  external functions and checkpointed loops
+ *   dualrev/external.h  external functions, statements that replay
+ *                       (dr_record_statement) and checkpointed loops
  *   dualrev/modes.h     the reverse pass, forward mode, vector mode, second
  *                       order, sparse Jacobians and Hessians, replay
  *   dualrev/arrays.h    arrays: vectors and matrices as single nodes

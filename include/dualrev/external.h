@@ -1,6 +1,7 @@
 /*
  * dualrev/external.h - external functions (nodes whose reverse pass the
- * caller supplies) and checkpointed loops.
+ * caller supplies), statements whose value and partials the caller's code
+ * computes (they replay), and checkpointed loops.
  */
 #ifndef DUALREV_EXTERNAL_H
 #define DUALREV_EXTERNAL_H
