@@ -98,6 +98,13 @@ static dr_idx logged(dr_tape *t, int op, dr_idx a, double da, dr_idx b,
     }
 }
 
+dr_idx dr__rec_slow_given(dr_rec *r, dr_idx a, double da, dr_idx b,
+                          double db)
+{
+    dr_real none = {0.0, DR_NONE}; /* (given partials: no operands read) */
+    return dr__rec_slow(r, a, da, b, db, DR__REC_GIVEN, none, none);
+}
+
 dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da, dr_idx b, double db,
                     int op, dr_real x, dr_real y)
 {

@@ -46,6 +46,10 @@ enum {
 DR_API DR__COLD dr_idx dr__rec_slow(dr_rec *r, dr_idx a, double da,
                                     dr_idx b, double db, int op, dr_real x,
                                     dr_real y);
+/* the same for given partials (DR__REC_GIVEN), which need no operands:
+   the inline code of statements keeps fewer values for it */
+DR_API DR__COLD dr_idx dr__rec_slow_given(dr_rec *r, dr_idx a, double da,
+                                          dr_idx b, double db);
 
 #ifndef DR_NEAR_MAX /* (arguments further back are recorded out of line) */
 #define DR_NEAR_MAX INT32_MAX
@@ -69,7 +73,8 @@ static inline dr_idx dr__rec_push2(dr_rec *r, dr_idx a, double da, dr_idx b,
     uint64_t ob = self - ((uint64_t)b - (uint64_t)r->base_);
     if (DR__UNLIKELY(oa - 1 >= self || ob - 1 >= self ||
                      (oa | ob) > (uint64_t)DR_NEAR_MAX || r->cur_ == r->end_))
-        return dr__rec_slow(r, a, da, b, db, op, x, y);
+        return op == DR__REC_GIVEN ? dr__rec_slow_given(r, a, da, b, db)
+                                   : dr__rec_slow(r, a, da, b, db, op, x, y);
     struct dr__node *n = r->cur_;
     n->da = da;
     n->db = db;
@@ -86,7 +91,9 @@ static inline dr_idx dr__rec_push1(dr_rec *r, dr_idx a, double da, double db,
     uint64_t oa = self - ((uint64_t)a - (uint64_t)r->base_);
     if (DR__UNLIKELY(oa - 1 >= self || oa > (uint64_t)DR_NEAR_MAX ||
                      r->cur_ == r->end_))
-        return dr__rec_slow(r, a, da, DR_NONE, db, op, x, y);
+        return op == DR__REC_GIVEN
+                   ? dr__rec_slow_given(r, a, da, DR_NONE, db)
+                   : dr__rec_slow(r, a, da, DR_NONE, db, op, x, y);
     struct dr__node *n = r->cur_;
     n->da = da;
     n->db = db;
