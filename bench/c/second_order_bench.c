@@ -48,7 +48,7 @@
  * mult-ops and dot-ops use only the order-1 API; built with
  * -DBENCH_ORDER1_ONLY they link against a library without second order,
  * so the scalar operations' speed at order 1 can be compared across
- * versions (bench/README.md, "Second order").  Prints a checksum.
+ * versions (docs/engine-performance.md, "Second order").  Prints a checksum.
  */
 #include <math.h>
 #include <stdbool.h>

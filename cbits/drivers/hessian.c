@@ -13,7 +13,7 @@
    pushing 4-20 ns a push or a node visited, the more the longer the rows
    it sums (measured on a quadratic form, where it wins, and on tanh
    layers, a product chain, pairs of products and a rank-one sum, where it
-   loses; bench/README "Second order").  With one pass of products
+   loses; docs/engine-performance.md "Dense Hessians").  With one pass of products
    (n <= 16) edge pushing could win little, so it runs only for more
    inputs, with a budget of what a third of the products' time buys at
    8 ns a unit, and gives up past that (or once it has spent twice its
