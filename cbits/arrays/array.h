@@ -58,7 +58,7 @@
 #define DR_ARRAY_H
 
 #include "jobs/jobs.h"
-#include "record/rule_second.h"
+#include "rules/rule_second.h"
 
 #include <stdint.h>
 

@@ -308,7 +308,7 @@ DR_ARR_FORMS_scale(scale)
 /* --------------------------------------------------------------- map */
 
 /*
- * Each map function is a scalar operation of record/scalar_rules.h, value
+ * Each map function is a scalar operation of rules/scalar_rules.h, value
  * and derivative (the same numerics as dr_OP: tanh' as 1 / cosh^2 and
  * sigmoid' from exp(-|x|), without the cancellation of 1 - y^2 and
  * y (1 - y)).  The square is x * x with derivative 2 x, dr_mul's rule for

@@ -29,7 +29,7 @@
 #define DR_FRONTEND_H
 
 #include "dualrev.h"
-#include "record/scalar_rules.h"
+#include "rules/scalar_rules.h"
 
 #define DR_FE_DECLARE_UNARY(op)                                              \
     DR_API double dr_fe_##op(double x);                                      \

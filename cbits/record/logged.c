@@ -1,7 +1,7 @@
 /*
  * logged.c - scalar operations recorded at order 2 (record.h,
  * dr__op1_logged and dr__op2_logged): the node and its log entry written
- * together, on the fast path; the log itself is oplog.c's.
+ * together, on the fast path; the log itself is log/oplog.c's.
  */
 #include "record/record.h"
 

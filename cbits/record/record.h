@@ -8,59 +8,8 @@
 #ifndef DR_RECORD_H
 #define DR_RECORD_H
 
-#include "node/node.h"
-#include "record/scalar_rules.h"
+#include "log/log.h"
 
-/* relative id of a public id, or false if it is not on the tape (DR_NONE
-   maps to -1 and is accepted) */
-static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
-{
-    /* unsigned: id - base must not overflow (UB) for ids like INT64_MIN */
-    uint64_t r = (uint64_t)id - (uint64_t)t->base;
-    if (DR_LIKELY(r < (uint64_t)t->next)) {
-        *rel = (int64_t)r;
-        return true;
-    }
-    if (id == DR_NONE) {
-        *rel = -1;
-        return true;
-    }
-    return false;
-}
-
-/* the relative id of an id already checked with dr__rel (-1: DR_NONE) */
-static inline int64_t dr__rel_of(const dr_tape *t, dr_idx id)
-{
-    int64_t r = -1;
-    dr__rel(t, id, &r);
-    return r;
-}
-
-/* the relative ids below this may be a new node's arguments: those under
-   t->next, and those an open recorder handed out past it */
-static inline uint64_t dr__arg_limit(const dr_tape *t)
-{
-    uint64_t lim = (uint64_t)t->next;
-    if ((t->state & DR_ST_REC) && (uint64_t)t->rec->next_ > lim)
-        lim = (uint64_t)t->rec->next_;
-    return lim;
-}
-
-/* dr__rel for the arguments of a node being recorded: also the ids an open
-   recorder handed out since it last took the cursor (t->next is behind
-   them until it gives it back); kept out of dr__rel, whose loops over many
-   ids in the gradient calls it would slow */
-static inline bool dr__rel_arg(const dr_tape *t, dr_idx id, int64_t *rel)
-{
-    if (DR_LIKELY(dr__rel(t, id, rel)))
-        return true;
-    uint64_t r = (uint64_t)id - (uint64_t)t->base;
-    if (r < dr__arg_limit(t)) {
-        *rel = (int64_t)r;
-        return true;
-    }
-    return false;
-}
 
 /* record.c */
 /* push.c: an n-ary node's record (n arguments, relative ids, and their
@@ -203,162 +152,9 @@ static inline dr_real dr__op2(dr_tape *t, double v, dr_idx a, double da,
     return r;
 }
 
-/*
- * Second order (dualrev.h, "second order").  While t->order is 2, every
- * node recorded gets an entry in the root's log, by relative id: which
- * operation made it and the values it was made from, so that its tangent
- * can be recorded as operations later (recorded/tangent.c).  Ids no node took
- * (the unused end of a chunk) are DR_OPC_GAP; nodes of a kind with no
- * second-order rule (array operations) are DR_OPC_NONE.  A tape of order 1
- * writes no entries: the scalar operations test t->order once, before
- * their usual tail call.
- */
-#define DR_OPC_ENUM(op) DR_OPC_##op,
-enum dr_opc {
-    DR_OPC_GAP = 0,
-    DR_OPC_NONE,   /* no second-order rule                                */
-    DR_OPC_INPUT,  /* no arguments                                        */
-    DR_OPC_LINEAR, /* given partials x, y of arguments ra, rb (constants) */
-    DR_OPC_NARY,   /* given partials in the node's n-ary record           */
-    DR_OPC_EXT,    /* an extended node that replays through its record's
-                      replay hook or has a second-order rule (reverse2),
-                      or both; v: its value (scalar-valued kinds); x:
-                      its record (dr__oplog_ext)                          */
-    DR_OPC_EXTOUT, /* an output of an external call (the ext node before
-                      it, whose replay sets v); no second-order rule     */
-    DR_OPC_SUMN,   /* 0 + a0 + a1 + ... of an n-ary sum record (dr_sumn):
-                      partials 1, replayed through its hook               */
-    DR_OPC_PROG,   /* a statement with its program (record/program.h): x
-                      holds its record, v its value                      */
-    DR_OPC_powi,   /* x^n: x the argument's value, y = n                  */
-    DR_OPC_select, /* ra where the node |aux| back is > 0, else rb     */
-    DR_RULES_UNARY(DR_OPC_ENUM) DR_RULES_UNARY_FUSED(DR_OPC_ENUM)
-    DR_RULES_BINARY(DR_OPC_ENUM)
-    DR_OPC_COUNT
-};
-#undef DR_OPC_ENUM
-
-typedef struct dr_oplog {
-    double x, y;   /* argument values (LINEAR: the partials; INPUT: x is
-                      1 where v is the input's value, 0 where the
-                      library was not given it; NARY, SUMN: x holds
-                      the record, dr__oplog_terms)                     */
-    double v;      /* the node's value                                */
-    int64_t ra, rb; /* relative ids of the arguments, -1: a constant  */
-    int32_t op;    /* enum dr_opc                                     */
-    int32_t aux;   /* select: how far back its condition is, negated
-                      where it chose the second value; else 0         */
-} dr_oplog;
-
-static inline bool dr__order2(const dr_tape *t)
-{
-    return t && DR_UNLIKELY(t->order > 1);
-}
-/* log the node id (public) made by op from arguments a, b (public ids,
-   DR_NONE: constant) of values x, y with value v; a failure to grow the
-   log fails the tape (DR_ENOMEM) */
-DR_HIDDEN dr_oplog *dr__oplog(dr_tape *t, dr_idx id, int op, double x,
-                              double y, double v, dr_idx a, dr_idx b);
-/* what a child's log holds for the ids between where it began to log and
-   its first entry (siblings' ids): a gap */
-DR_HIDDEN extern const dr_oplog dr__gap_entry;
-/* the entry of relative id r in the handle's log (NULL: none) */
-static inline const dr_oplog *dr__oplog_at(const dr_tape *t, int64_t r)
-{
-    int64_t i = r - t->oplog_lo;
-    if (r >= 0 && i >= 0 && i < t->oplog_n)
-        return &t->oplog[i];
-    return r >= t->oplog_start && i < 0 ? &dr__gap_entry : NULL;
-}
-/* Is v, a value given for the argument of relative id r, the one the log
-   holds for r?  Bit for bit, as replay (which reads arguments' values from
-   the log) needs.  An input recorded without its value (dr_input_range,
-   dr_record0) takes it from the first use that tells it, here or when
-   replay first checks a tape (sweep/replay.c), so that a replay that
-   fails can set it back.  True where the log cannot tell: no entry (a
-   constant, a node of an ancestor job). */
-static inline bool dr__same_logged(dr_oplog *log, int64_t i, double v)
-{
-    dr_oplog *e = &log[i];
-    if (e->op == DR_OPC_INPUT && e->x == 0.0) {
-        e->v = v;
-        e->x = 1.0;
-        return true;
-    }
-    return memcmp(&e->v, &v, sizeof v) == 0;
-}
-/* the same for an extended node's argument at recording: a kind whose
-   arguments fail it is recorded without its replay hook (no replay) */
-static inline bool dr__logged_as(dr_tape *t, int64_t r, double v)
-{
-    int64_t i = r - t->oplog_lo;
-    if (r < 0 || i < 0 || i >= t->oplog_n)
-        return true;
-    return dr__same_logged(t->oplog, i, v);
-}
-/* An n-ary node's entry (DR_OPC_NARY, DR_OPC_SUMN) keeps its record's
-   address in the bytes of x, as a node keeps an ext record's: the tangent
-   pass reads its terms there, wherever in the job graph its node lies */
-static inline void dr__oplog_terms(dr_oplog *e, dr_ext *x)
-{
-    if (e)
-        memcpy(&e->x, &x, sizeof x);
-}
-static inline dr_ext *dr__oplog_terms_of(const dr_oplog *e)
-{
-    dr_ext *x;
-    memcpy(&x, &e->x, sizeof x);
-    return x;
-}
-/* log n inputs from relative id r on (values NULL: not given) */
-DR_HIDDEN void dr__oplog_inputs(dr_tape *t, int64_t r, size_t n,
-                                const double *values);
-/* the memory of logs and guards: from any thread while the tape is
-   shared, so under its lock (a user's allocator is never entered by two
-   threads of one tape at once) */
-DR_HIDDEN void *dr__log_alloc(dr_tape *t, size_t bytes);
-DR_HIDDEN void dr__log_free(dr_tape *t, void *p);
-/* free a child handle's log and guards when the handle goes (its join) */
-DR_HIDDEN void dr__logs_free(dr_tape *t);
-/*
- * Fork-join at order 2.  A child handle starts at the order of the handle
- * that forked (dr__oplog_child, its log beginning at the fork's mark), and
- * at dr_join a parent of order 2 takes its children's entries into its own
- * log: dr__oplog_cover makes the log hold relative ids lo .. end-1 (lo the
- * fork's mark, end the id counter after the join), then dr__oplog_adopt
- * copies kid's entries of the nodes first .. first+n-1 (a chunk's), those
- * the child recorded at order 1 as DR_OPC_NONE, and dr__guards_adopt
- * appends kid's guards.  The root's log so holds every node of the job
- * graph by relative id, the order in which a node's arguments always come
- * before it.  false when memory runs out.
- */
-DR_HIDDEN void dr__oplog_child(dr_tape *kid, unsigned order, int64_t mark);
-DR_HIDDEN bool dr__oplog_cover(dr_tape *t, int64_t lo, int64_t end);
-DR_HIDDEN bool dr__oplog_adopt(dr_tape *t, const dr_tape *kid, int64_t first,
-                               size_t n);
+/* guard.c: at dr_join, kid's guards appended to t's (see log/log.h,
+   "Fork-join at order 2"); false when memory runs out */
 DR_HIDDEN bool dr__guards_adopt(dr_tape *t, const dr_tape *kid);
-
-/* dr__oplog for the node just recorded, whose arguments were checked when
-   it was: the log's next entry written in line; a skip over ids no node
-   took, or a log to grow, out of line */
-static inline void dr__oplog_last(dr_tape *t, dr_idx id, int op, double x,
-                                  double y, double v, dr_idx a, dr_idx b)
-{
-    int64_t i = (id - t->base) - t->oplog_lo;
-    if (DR_LIKELY(i == t->oplog_n && (uint64_t)i < t->oplog_cap)) {
-        dr_oplog *e = &t->oplog[i];
-        e->x = x;
-        e->y = y;
-        e->v = v;
-        e->ra = a == DR_NONE ? -1 : a - t->base;
-        e->rb = b == DR_NONE ? -1 : b - t->base;
-        e->op = op;
-        e->aux = 0;
-        t->oplog_n = i + 1;
-        return;
-    }
-    dr__oplog(t, id, op, x, y, v, a, b);
-}
 
 /* the scalar operations' results on a tape of order 2 (t not NULL): the
    node and its log entry (x, y the arguments' values) written together,
@@ -419,19 +215,6 @@ DR_HIDDEN bool dr__nary_parts(const dr_ext *e, size_t *n, const int64_t **args,
 /* the terms of an n-ary entry of the log (DR_OPC_NARY, DR_OPC_SUMN, and
    a linear statement's, DR_OPC_PROG): its record's arguments and
    partials; false where it has none */
-/* a DR_OPC_EXT entry keeps its record's address in the bytes of x (as a
-   node keeps it in da): the numeric Hessian-vector products run the
-   record's second-order rule from the log (sweep/hvp.c) */
-static inline void dr__oplog_set_ext(dr_oplog *e, dr_ext *x)
-{
-    memcpy(&e->x, &x, sizeof x);
-}
-static inline dr_ext *dr__oplog_ext(const dr_oplog *e)
-{
-    dr_ext *x;
-    memcpy(&x, &e->x, sizeof x);
-    return x;
-}
 /* program.c: a linear statement's terms (DR_OPC_PROG): its leaves (a
    constant's -1, partial 0) and their partials, which never change */
 DR_HIDDEN bool dr__prog_terms(const dr_oplog *e, size_t *n,

@@ -3,7 +3,7 @@
  * records its rule (scalar_rules.h) as one node.
  */
 #include "record/record.h"
-#include "record/scalar_rules.h"
+#include "rules/scalar_rules.h"
 
 #define DR_OP_UNARY(op)                                                      \
     dr_real dr_##op(dr_tape *t, dr_real a)                                   \

@@ -92,7 +92,7 @@ typedef struct {
 #define POW(a, b) dr_pow(t, a, b)
 #define POWI(a, m) powi_rec(t, a, m)
 #define SIGMOID(a) dr_sigmoid(t, a)
-#include "record/rule_partials.h"
+#include "rules/rule_partials.h"
 
 /*
  * The partials of a scalar operation op at its arguments a (and b) and

@@ -1,6 +1,6 @@
 /*
  * entry_rules.h - the first and second partials of a second-order log
- * entry of a scalar operation (the rules of record/rule_second.h, in
+ * entry of a scalar operation (the rules of rules/rule_second.h, in
  * doubles), for the passes that read the log in numbers: the products
  * (hvp.c) and the edge-pushing Hessian (edge_push.c).  Not installed.
  */
@@ -8,7 +8,7 @@
 #define DR_SWEEP_ENTRY_RULES_H
 
 #include "record/record.h"
-#include "record/rule_second.h"
+#include "rules/rule_second.h"
 
 /* is the entry's operation a scalar one of the rules table (or powi),
    which second_partials below answers for */

@@ -3,7 +3,7 @@
  * one tangent pass over the second-order log (k directions side by side)
  * and one reverse pass that carries each node's adjoint and, beside it,
  * the adjoint's k tangents.  A node with arguments a, b, partials pa, pb
- * and second partials h (record/rule_second.h) passes on, in reverse,
+ * and second partials h (rules/rule_second.h) passes on, in reverse,
  *
  *     abar_a += g pa                     (the gradient, as dr_reverse)
  *     adot_a += gdot pa + g (haa ta + hab tb)

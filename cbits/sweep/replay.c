@@ -1,7 +1,7 @@
 /*
  * replay.c - the recorded program evaluated again at new inputs
  * (dualrev.h, "replay"): a forward sweep over the log of a tape of order 2
- * (record/record.h) that recomputes each node's value from its arguments'
+ * (log/log.h) that recomputes each node's value from its arguments'
  * by the rule that recorded it, and writes the node's partials back into
  * the tape, so the sweeps that follow work at the new point.  The same
  * rules in the same order give the same bits as a fresh recording, which

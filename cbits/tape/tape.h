@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-/* an extended node's record (record/record.h): storage only holds a pointer */
+/* an extended node's record (node/node.h): storage only holds a pointer */
 typedef struct dr_ext dr_ext;
 
 /*
@@ -240,7 +240,7 @@ struct dr_tape {
     dr_rec *rec;       /* record: the open recorder (DR_ST_RECOPEN), else NULL */
     struct dr_oplog *oplog; /* record: what second derivatives need of
                                the nodes this handle recorded at order
-                               2, by relative id (record/oplog.c)     */
+                               2, by relative id (log/oplog.c)        */
     size_t oplog_cap;  /* record: entries allocated                       */
     int64_t oplog_lo;  /* record: the relative id of entry 0              */
     int64_t oplog_start; /* record: where the handle began to log; a child's
@@ -437,5 +437,58 @@ DR_HIDDEN dr_chunk *dr__slot_take_chunk(dr_tape *root, unsigned cls,
    recorded in its thread's list (false: it goes to the root's) */
 DR_HIDDEN void dr__slots_recycle_begin(dr_tape *root);
 DR_HIDDEN bool dr__slot_keep_chunk(dr_tape *root, dr_chunk *c, unsigned cls);
+
+/* ---------------------------------------------------------------- ids */
+
+/* relative id of a public id, or false if it is not on the tape (DR_NONE
+   maps to -1 and is accepted) */
+static inline bool dr__rel(const dr_tape *t, dr_idx id, int64_t *rel)
+{
+    /* unsigned: id - base must not overflow (UB) for ids like INT64_MIN */
+    uint64_t r = (uint64_t)id - (uint64_t)t->base;
+    if (DR_LIKELY(r < (uint64_t)t->next)) {
+        *rel = (int64_t)r;
+        return true;
+    }
+    if (id == DR_NONE) {
+        *rel = -1;
+        return true;
+    }
+    return false;
+}
+
+/* the relative id of an id already checked with dr__rel (-1: DR_NONE) */
+static inline int64_t dr__rel_of(const dr_tape *t, dr_idx id)
+{
+    int64_t r = -1;
+    dr__rel(t, id, &r);
+    return r;
+}
+
+/* the relative ids below this may be a new node's arguments: those under
+   t->next, and those an open recorder handed out past it */
+static inline uint64_t dr__arg_limit(const dr_tape *t)
+{
+    uint64_t lim = (uint64_t)t->next;
+    if ((t->state & DR_ST_REC) && (uint64_t)t->rec->next_ > lim)
+        lim = (uint64_t)t->rec->next_;
+    return lim;
+}
+
+/* dr__rel for the arguments of a node being recorded: also the ids an open
+   recorder handed out since it last took the cursor (t->next is behind
+   them until it gives it back); kept out of dr__rel, whose loops over many
+   ids in the gradient calls it would slow */
+static inline bool dr__rel_arg(const dr_tape *t, dr_idx id, int64_t *rel)
+{
+    if (DR_LIKELY(dr__rel(t, id, rel)))
+        return true;
+    uint64_t r = (uint64_t)id - (uint64_t)t->base;
+    if (r < dr__arg_limit(t)) {
+        *rel = (int64_t)r;
+        return true;
+    }
+    return false;
+}
 
 #endif /* DR_TAPE_H */

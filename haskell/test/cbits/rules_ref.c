@@ -4,12 +4,12 @@
  * end's.  Haskell cannot call dr_sin (a dr_real by value), so this records
  * the operation with the public API on a tape of its own and hands back the
  * value and the gradient through pointers.  Operations are named as in
- * cbits/record/scalar_rules.h (its lists name every one); an unknown name or a
+ * cbits/rules/scalar_rules.h (its lists name every one); an unknown name or a
  * failure returns -1, so a misspelt name fails the test instead of testing
  * another operation.
  */
 #include "dualrev.h"
-#include "record/scalar_rules.h"
+#include "rules/scalar_rules.h"
 
 #include <string.h>
 

@@ -16,7 +16,7 @@
 -- The value is computed with the same operations in the same order as the
 -- operations one by one would compute it, so it is the same to the bit;
 -- the partials multiply the same local derivatives (the engine's rules,
--- @cbits/record/scalar_rules.h@), grouped from the expression's root down,
+-- @cbits/rules/scalar_rules.h@), grouped from the expression's root down,
 -- so a gradient agrees with the op-by-op one to rounding.
 module Numeric.DualRev.Internal.Compile.Statement
   ( Op (..)

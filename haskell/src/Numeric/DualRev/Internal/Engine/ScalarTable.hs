@@ -28,7 +28,7 @@ data ScalarOp = ScalarOp { opName :: String, opArity :: Int }
 
 -- | The rules header, relative to the package root (where cabal compiles).
 rulesHeader :: FilePath
-rulesHeader = "cbits/record/scalar_rules.h"
+rulesHeader = "cbits/rules/scalar_rules.h"
 
 -- | The operations of the table, in its order.
 scalarOps :: Q [ScalarOp]

@@ -93,7 +93,7 @@ class DEnum a where
 -- The dual scalar
 
 -- Every partial derivative comes from the C engine's rule for the operation
--- (cbits/record/scalar_rules.h), so a program gets the same derivatives here as
+-- (cbits/rules/scalar_rules.h), so a program gets the same derivatives here as
 -- through the C API.  So do the values: those of + - * / negate abs sqrt are
 -- IEEE-exact and computed here; every other one is C's (GHC's atan2, for
 -- one, is not libm's).

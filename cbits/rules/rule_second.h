@@ -21,7 +21,7 @@
 #ifndef DR_RULE_SECOND_H
 #define DR_RULE_SECOND_H
 
-#include "record/scalar_rules.h"
+#include "rules/scalar_rules.h"
 
 /* a value and its derivatives along the two arguments */
 typedef struct dr_dual2 {
@@ -142,7 +142,7 @@ static inline dr_dual2 dr__du_powi(dr_dual2 x, double m)
 #define POW(x, y) dr__du_pow(x, y)
 #define POWI(x, m) dr__du_powi(x, m)
 #define SIGMOID(x) dr__du_sigmoid(x)
-#include "record/rule_partials.h"
+#include "rules/rule_partials.h"
 
 /* the first and second derivatives of a one-argument operation */
 typedef struct dr_rule_so1_t {

@@ -165,7 +165,7 @@ typedef struct dr_rule_d2 {
 #define POW(a, b) pow(a, b)
 #define POWI(a, m) pow(a, m)
 #define SIGMOID(a) dr_rule_sigmoid(a)
-#include "record/rule_partials.h"
+#include "rules/rule_partials.h"
 
 /* the sigmoid's value and derivative sharing exp(-|x|) */
 static inline double dr_rule_sigmoid_vd(double x, double *d)

@@ -1,8 +1,8 @@
 /*
- * oplog.c - the tape's order and its second-order log (record.h, "second
+ * oplog.c - the tape's order and its second-order log (log.h, "second
  * order"): what each node recorded at order 2 was made from.
  */
-#include "record/record.h"
+#include "log/log.h"
 
 #include <stddef.h>
 #include <stdint.h>
