@@ -9,6 +9,7 @@
 #include "check.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RTOL 1e-13
@@ -420,6 +421,75 @@ static void test_oom(void **state)
     assert_true(succeeded);
 }
 
+/* an allocator whose memory holds a pattern: what a record's fields hold
+   unless the library sets them */
+static void *fill_malloc(size_t n, void *user)
+{
+    (void)user;
+    void *p = malloc(n);
+    if (p)
+        memset(p, 0xbe, n);
+    return p;
+}
+static void plain_free(void *p, void *user)
+{
+    (void)user;
+    free(p);
+}
+
+static double stmt3(const void *ctx, size_t n, const double *x, double *d)
+{
+    (void)ctx, (void)n;
+    d[0] = x[1] * x[2];
+    d[1] = x[0] * x[2];
+    d[2] = x[0] * x[1];
+    return x[0] * x[1] * x[2];
+}
+
+/* records of an external call, a statement of three leaves and an n-ary
+   node set every hook they lack to NULL (the arena does not zero what it
+   hands out): the second-order drivers and the sparse walks, which read
+   them, answer DR_ENOTSUP without calling one */
+static void test_hooks_of_fresh_records(void **state)
+{
+    (void)state;
+    CHK_STATUS(dr_set_allocator(fill_malloc, plain_free, NULL), DR_OK);
+    for (int kind = 0; kind < 3; kind++) {
+        chk_context("kind %d", kind);
+        dr_tape *t = dr_tape_new();
+        assert_non_null(t);
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real x[3];
+        CHK_STATUS(dr_inputs(t, 3, (double[]){1.5, -0.5, 2.0}, x), DR_OK);
+        dr_real y[3];
+        counts c = {0}; /* (the call's context: as long as the tape) */
+        if (kind == 0) {
+            record_f(t, &c, true, false, x, y);
+        } else if (kind == 1) {
+            y[0] = dr_record_statement(t, stmt3, NULL, 3, x);
+        } else {
+            dr_idx ids[3] = {x[0].idx, x[1].idx, x[2].idx};
+            y[0] = (dr_real){0.0, dr_recordn(t, 3, ids, (double[]){1, 2, 3})};
+        }
+        /* a value after the node, not through it: the walks over the
+           log meet the node's entry all the same */
+        dr_real z = dr_sin(t, x[0]);
+        (void)y;
+        dr_sparse H = {0};
+        dr_status st = dr_sparse_hessian(t, z, 3, x, &H);
+        assert_true(st == DR_ENOTSUP || st == DR_OK);
+        dr_sparse_free(&H);
+        double v[3] = {1, 0, 0}, hv[3];
+        st = dr_hvp(t, z, 3, x, v, hv);
+        assert_true(st == DR_ENOTSUP || st == DR_OK);
+        double g[3];
+        CHK_STATUS(dr_gradient(t, z, 3, x, g), DR_OK);
+        dr_tape_free(t);
+    }
+    chk_context(NULL);
+    CHK_STATUS(dr_set_allocator(NULL, NULL, NULL), DR_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_destroy),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fork_join),
+        cmocka_unit_test(test_hooks_of_fresh_records),
         cmocka_unit_test_teardown(test_oom, chk_alloc_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

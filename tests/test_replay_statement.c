@@ -263,7 +263,9 @@ static void test_no_second_order(void **state)
     dr_idx mark = dr_tape_mark(t);
     dr_real x[3];
     CHK_STATUS(dr_inputs(t, 3, (double[]){0.8, -0.4, 1.3}, x), DR_OK);
-    dr_real y = dr_mul(t, record_stmt(t, x, dr_const(0.7)), x[1]);
+    dr_real s = record_stmt(t, x, dr_const(0.7));
+    dr_real y = dr_mul(t, s, x[1]);
+    CHK_SAME(value(t, s.idx), s.val); /* a statement's value is read */
     double v[3] = {1, 0, 0}, hv[3], H[9];
     size_t len = dr_tape_len(t);
     CHK_STATUS(dr_hvp(t, y, 3, x, v, hv), DR_ENOTSUP);
@@ -277,6 +279,8 @@ static void test_no_second_order(void **state)
     double g[3];
     CHK_STATUS(dr_gradient(t, y, 3, x, g), DR_OK);
     CHK_STATUS(dr_replay(t, 3, x, (double[]){0.1, 0.2, 0.3}), DR_OK);
+    double d[5];
+    CHK_SAME(value(t, s.idx), stmt(NULL, 5, (double[]){0.1, 0.2, 0.3, 0.7, 0.1}, d));
     dr_tape_free(t);
 }
 

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct ext_call {
     dr_ext hdr;
@@ -138,6 +139,10 @@ static ext_call *call_new(dr_tape *t, size_t n, size_t m)
     ext_call *c = dr__arena_alloc(t, sizeof *c + words * 8);
     if (!c)
         return NULL;
+    /* every hook NULL but those set below: the arena does not zero what it
+       hands out (a record from before a clear may lie there), and the
+       second-order passes and the sparse drivers read them all */
+    memset(&c->hdr, 0, sizeof c->hdr);
     int64_t *ids = (int64_t *)(c + 1);
     double *vals = (double *)(ids + n + m);
     c->in = ids;

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* take the cursor back from r, counting the nodes it appended */
 /* (recorder.c lends the cursor; this takes it back) */
@@ -144,22 +145,15 @@ static void nary_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
 /* a record for n arguments, with room for cap >= n of them */
 void dr__nary_kind(dr__nary_ext *x)
 {
+    /* every other hook NULL: the arena does not zero what it hands out,
+       and to second order an n-ary node is its log entry's (DR_OPC_NARY,
+       DR_OPC_SUMN, a far node's operation, a statement's DR_OPC_NONE),
+       never a hook of its record */
+    memset(&x->hdr, 0, sizeof x->hdr);
     x->hdr.reverse = nary_reverse;
-    x->hdr.clear_adj = NULL;
     x->hdr.forward = nary_forward;
     x->hdr.reverse_vec = nary_reverse_vec;
-    x->hdr.replay = NULL; /* given partials: nothing to recompute them by */
-    x->hdr.replayed = NULL;
-    x->hdr.acc_into = NULL;
-    /* to second order an n-ary node is its log entry's (DR_OPC_NARY,
-       DR_OPC_SUMN, a far node's operation, a statement's DR_OPC_NONE),
-       never these hooks; the arena does not zero what it hands out, and
-       dr__record_ext reads reverse2 */
-    x->hdr.reverse2 = NULL;
-    x->hdr.hvp_result = NULL;
-    x->hdr.pattern = NULL;
-    x->hdr.tangent_record = NULL;
-    x->hdr.adjoint_record = NULL;
+    /* (replay NULL: given partials, nothing to recompute them by) */
 }
 
 dr__nary_ext *dr__nary_new(dr_tape *t, size_t n, size_t cap)

@@ -553,7 +553,8 @@ dr_status dr_value(const dr_tape *t, dr_idx id, double *v)
         return DR_EINVAL;
     const dr_oplog *e = dr__oplog_at(t, r);
     /* (an array-valued node's id is no scalar id: refused above) */
-    if (!e || e->op == DR_OPC_NONE || e->op == DR_OPC_GAP ||
+    if (!e || (e->op == DR_OPC_NONE && !dr__oplog_stmt(e)) ||
+        e->op == DR_OPC_GAP ||
         e->op == DR_OPC_LINEAR || e->op == DR_OPC_NARY ||
         (e->op == DR_OPC_INPUT && e->x == 0.0))
         return DR_ENOTSUP;
