@@ -71,6 +71,18 @@ static void check(dr_status st, const char *what)
     }
 }
 
+/* the checksum every executable of the suite prints (the sum of the last
+   repetition's gradient or Jacobian), and the tape freed; main's answer */
+static int finish(const std::vector<double> &g)
+{
+    double s = 0;
+    for (double v : g)
+        s += v;
+    printf("%.10g\n", s);
+    dr_tape_free(T);
+    return 0;
+}
+
 /* the program as a function of its inputs: records its outputs y */
 typedef void (*program)(const dr_real *x, dr_real *y, size_t n);
 
@@ -315,12 +327,7 @@ static int run_arrays(const char *name, enum mode md, long reps)
         arr_gradient(&net, g.data());
         bench_use(g.data());
     }
-    double s = 0;
-    for (double v : g)
-        s += v;
-    printf("%.10g\n", s);
-    dr_tape_free(T);
-    return 0;
+    return finish(g);
 }
 
 int main(int argc, char **argv)
@@ -352,12 +359,7 @@ int main(int argc, char **argv)
         bench_particle_inputs(in.data());
         run(md, p_particles_stmt, in.size(), 1, in.data(), g.data(),
             atol(argv[3]));
-        double s = 0;
-        for (double v : g)
-            s += v;
-        printf("%.10g\n", s);
-        dr_tape_free(T);
-        return 0;
+        return finish(g);
     }
     bench_args a = bench_parse(argc, argv);
     std::vector<double> in, g;
@@ -408,10 +410,5 @@ int main(int argc, char **argv)
     }
     g.assign(m * in.size(), 0.0);
     run(md, f, in.size(), m, in.data(), g.data(), a.reps);
-    double s = 0;
-    for (double v : g)
-        s += v;
-    printf("%.10g\n", s);
-    dr_tape_free(T);
-    return 0;
+    return finish(g);
 }
