@@ -95,6 +95,15 @@ static double value(const dr_tape *t, dr_idx id)
     return v;
 }
 
+/* a tape of order 2 and its three inputs, at the first point */
+static dr_tape *tape2(dr_real *x)
+{
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    CHK_STATUS(dr_inputs(t, 3, (double[]){0.8, -0.4, 1.3}, x), DR_OK);
+    return t;
+}
+
 static void test_gradient(void **state)
 {
     (void)state;
@@ -159,10 +168,8 @@ static void test_replay_bitwise(void **state)
     (void)state;
     chk_rng rng;
     chk_rng_seed(&rng, 11);
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
     dr_real x[3];
-    CHK_STATUS(dr_inputs(t, 3, (double[]){0.8, -0.4, 1.3}, x), DR_OK);
+    dr_tape *t = tape2(x);
     dr_real y = program(t, x);
     for (int k = 0; k < 25; k++) {
         chk_context("point %d", k);
@@ -183,10 +190,8 @@ static void test_replay_bitwise(void **state)
 static void test_open_recorder(void **state)
 {
     (void)state;
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
     dr_real x[3];
-    CHK_STATUS(dr_inputs(t, 3, (double[]){0.8, -0.4, 1.3}, x), DR_OK);
+    dr_tape *t = tape2(x);
     dr_rec r;
     CHK_STATUS(dr_rec_begin(t, &r), DR_OK);
     dr_real a = dr_rec_mul(&r, x[0], x[1]);
@@ -289,10 +294,8 @@ static void test_no_second_order(void **state)
 static void test_not_replayed(void **state)
 {
     (void)state;
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
     dr_real x[3];
-    CHK_STATUS(dr_inputs(t, 3, (double[]){0.8, -0.4, 1.3}, x), DR_OK);
+    dr_tape *t = tape2(x);
     dr_real lie = {0.5, x[1].idx};
     dr_real y = record_stmt(t, (dr_real[]){x[0], lie, x[2]}, dr_const(0.7));
     double g[3], g2[3];
