@@ -45,7 +45,12 @@
  * its #ifdef when its defect is fixed.
  */
 #ifndef FUZZ_KNOWN_NONE
-/* (none open) */
+/* dr_value of a statement's node (dr_record_statement) on a tape of
+   order 2 answers DR_ENOTSUP, though the tape keeps and replays its value
+   (cbits/sweep/replay.c, dr_value: a DR_OPC_NONE entry refused before its
+   aux DR_AUX_STATEMENT is looked at); reproducer
+   tests/fuzz/repro/stmt-value-order2 (fuzz_replay.c) */
+#define FUZZ_KNOWN_STMT_VALUE
 #endif
 
 typedef uint64_t dmask;
