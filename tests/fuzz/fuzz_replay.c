@@ -157,6 +157,7 @@ typedef struct rrun {
     bool asdep[RAREG];   /* an array register does (the operands an
                             array operation may read: more, not less) */
     bool dep;            /* what the operation being recorded pushes  */
+    dr_idx mark;         /* the first id it may record                 */
     int nstmt;           /* statement nodes recorded                   */
     int q;               /* the operation being recorded               */
     const struct rrun *path; /* the first recording (NULL: this one)   */
@@ -529,10 +530,18 @@ static void apush(rrun *R, dr_tape *t, dr_arr h, const char *what, int rank,
 
 static void spush(rrun *R, dr_real x)
 {
-    if (R->nw < RSREG) {
-        R->sdep[R->nw] = R->dep && x.idx != DR_NONE;
-        R->w[R->nw++] = x;
+    if (R->nw >= RSREG)
+        return;
+    bool dep = R->dep && x.idx != DR_NONE;
+    if (x.idx != DR_NONE && x.idx < R->mark) {
+        /* a node recorded before (an operand handed back: a select of a
+           constant condition, a sum of one term): its own dependence */
+        dep = false;
+        for (int j = 0; j < R->nw; j++)
+            dep |= R->w[j].idx == x.idx && R->sdep[j];
     }
+    R->sdep[R->nw] = dep;
+    R->w[R->nw++] = x;
 }
 
 static bool same_shape(const rarr *a, const rarr *b)
@@ -946,6 +955,7 @@ static void record(const rprog *P, dr_tape *t, const double *v,
         R->lst[q] = DR_OK;
         R->q = q;
         R->lied[q] = -1;
+        R->mark = dr_tape_mark(t);
         dr_real a = R->w[o->a % avail], b = R->w[o->b % avail];
         dr_real res = a;
         int outcome = -1;
