@@ -1948,10 +1948,15 @@ void op_replay(rd *r)
         same_results("dr_replay back to the recorded values", &P, &A, &after,
                      &before, false);
     }
-    if (order1 && A.nstmt) {
+    bool selects = false;
+    for (int q = 0; q < P.nops; q++)
+        selects |= P.ops[q].kind == RK_SELECT;
+    if (order1 && A.nstmt && !selects) {
         /* statements at order 1: nodes of their partials, as at order 2
            (the same program recorded at the first values on f, after a
-           clear) */
+           clear; not with a select, which at order 1 is the side it
+           picks, at order 2 a node: another graph, whose sums may round
+           otherwise) */
         CHECK(dr_tape_clear(f) == DR_OK, "dr_tape_clear");
         owned_gone(TAPE_FRESH, "dr_tape_clear of a fresh recording");
         record(&P, f, v0, av0, &B2, &A, TAPE_FRESH);
