@@ -58,9 +58,14 @@
    (uninitialised, or a record's from before a clear): the sparse
    drivers' walks call pattern (SEGV under ASan, "ext_args
    cbits/drivers/sparse.c:271"), dr__record_ext_v, dr_hvp and
-   dr__rules_cover read reverse2 and the recorded passes' hooks.  The
-   harness keeps the sparse Hessian off replayed programs holding a call
-   (fuzz_replay.c); reproducer tests/fuzz/repro/ext-hooks-sparse.c */
+   dr__rules_cover read reverse2 and the recorded passes' hooks; dr_hvp
+   (has_arrays, forward_node) may then run the call's forward rule, a
+   loop's growing its tape, so that dr_tape_bytes after a clear and the
+   same program recorded again differs with what the arena held.  The
+   harness keeps the sparse Hessian off replayed programs holding a call,
+   and their dr_tape_bytes after a clear unchecked (fuzz_replay.c);
+   reproducers tests/fuzz/repro/ext-hooks-sparse.c and
+   replay-loops-bytes-garbage-hooks (ASan's malloc fill) */
 #define FUZZ_KNOWN_EXT_HOOKS
 #endif
 

@@ -1938,7 +1938,14 @@ void op_replay(rd *r)
                bytes2 = dr_tape_bytes(f);
         CHECK(again == 0, "recording and sweeping a program again after "
               "dr_tape_clear: %zu allocations", again);
-        CHECK(bytes2 == bytes, "recording a program again after "
+        bool held = false;
+#ifdef FUZZ_KNOWN_EXT_HOOKS
+        /* (dr_hvp may run a call's forward rule, a loop's growing its
+           tape, where the hooks left unset say it has a rule) */
+        for (int q = 0; q < P.nops; q++)
+            held |= P.ops[q].kind == RK_EXTERNAL || P.ops[q].kind == RK_LOOP;
+#endif
+        CHECK(held || bytes2 == bytes, "recording a program again after "
               "dr_tape_clear: dr_tape_bytes %zu, first %zu", bytes2, bytes);
         /* and back to the first values */
         for (int i = 0; i < nx; i++) {
