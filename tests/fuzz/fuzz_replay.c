@@ -3,7 +3,11 @@
  * "Replay"): dr_replay, dr_replay_arrays, dr_value, the comparisons that
  * record guards (dr_lt ... dr_ne), the discrete results (dr_floor ...
  * dr_signbit), dr_select, n-ary sums (dr_sumn, dr_sumn_id), external
- * functions with a primal, checkpointed loops and array operations.
+ * functions with a primal, checkpointed loops, array operations,
+ * statements with programs (dr_fe_prog) and statements of the caller's
+ * code (dr_record_statement: at order 2 they replay, a leaf given another
+ * value makes the tape refuse, the second-order drivers refuse them; at
+ * order 1 nodes of their partials).
  *
  * A fuzzed program (scalar inputs of every kind and array inputs, copied
  * or borrowed; scalar operations, powers, selects, comparisons and
