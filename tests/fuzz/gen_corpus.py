@@ -60,6 +60,11 @@ FAMILIES = {
     "prog-linear": ["lprog-main", "lprog-main", "lprog-main", BINARY,
                     GRADIENT, SEED_REV, ORDER, "lprog-second",
                     "lprog-replay"],
+    # statements of the caller's code that replay (dr_record_statement),
+    # among the other kinds in replayed programs (last: the files before
+    # are as they were)
+    "stmt": ["stmt-replay", "stmt-replay", "stmt-replay", BINARY, GRADIENT,
+             SEED_REV, ORDER],
 }
 
 # argument bytes per operation (default 3 to 8): the other files'
@@ -1443,6 +1448,60 @@ SPECIAL["second-prog-linear"] = P.bytes(6, [0, 1, 2, 3])
 SPECIAL["second-prog-linear-hvp"] = P.bytes(6, [3, 0, 1, 2], dense=False)
 
 
+# -- statements of the caller's code that replay (dr_record_statement; op
+# kind 8 with the programs' flag 0x40 and 0x28): one of fuzz_replay.c's
+# fixed functions (SF_*: a product, sin of the sum times exp(c x0), the
+# quotient (c + x0 + ... ) / x[n-1], c + a linear sum, a Gaussian) over 1 ..
+# 6 leaves (registers or constants CT(i); a register again: an argument
+# twice), c the operation's value byte
+SF = {"prod": 0, "sinexp": 1, "quot": 2, "linear": 3, "gauss": 4}
+
+
+def rstmt(terms, fn, c=0, lie=False):
+    e = (len(terms) - 1) | 0x68 | (0x10 if lie else 0)
+    return (8, SF[fn], 0, 0, 0, c, e) + tuple(terms)
+
+
+# inputs with a value (r0, r1) and without (r2, r3: a statement is the
+# first to use each); r4 a node of two arguments, r5 an n-ary one (r0
+# twice, a constant), r11 of constants only (no node), r12 of one active
+# leaf, r13 a leaf twice; the last value depends on statements
+RSIN = [(0, 0.75), (1, -1.25), (2, 0.5), (3, 1.5)]
+RSOPS = [rstmt([0, 1], "prod"), rstmt([4, 2, CT(3), 0, 0], "sinexp", 0.5),
+         rstmt([5, 1, 3], "quot", 1.0), (1, B_MUL, 6, 4, 0, 0),
+         rstmt([7, CT(1), 1, 1, 2, 6], "linear", 0.5),
+         rstmt([8, 0], "gauss"), (0, U_SIN, 9, 0, 0, 0),
+         rstmt([CT(3), CT(2)], "prod"), rstmt([10, 11], "sinexp", -0.25),
+         rstmt([12, 12], "prod"), (1, B_ADD, 13, 8, 0, 0)]
+RSGUARD = RSOPS + [(5, 0, 8, 3, 0, 0)]                  # r8 < r3
+SPECIAL["replay-stmt"] = (
+    replay(RSIN, RSOPS, [0.8125, -1.1875, 0.5625, 1.4375])
+    + replay(RSIN, RSOPS, [0.75, -1.5, 4.0, 2.0], pick=0x05)
+    + replay(RSIN, RSGUARD, [0.8125, -1.1875, 0.5625, 1.4375])
+    + replay(RSIN, RSGUARD, [0.8125, -1.1875, 0.5625, -4.0])  # flips
+    + replay(RSIN, RSOPS, [1, 2, 3, 4], k=0x0f)         # order 1
+    + replay(RSIN, RSOPS, [1, 2, 3, 4], k=0xe0, misuse=3)  # r2 left out
+    + replay(RSIN, RSOPS[:3] + [(0, U_SIN, 0, 0, 0, 0)],  # y without one
+             [0.8125, -1.1875, 0.5625, 1.4375]))
+# a leaf given another value than its node's (the first active one of
+# the statement that lies): the tape does not replay
+SPECIAL["replay-stmt-lie"] = (
+    replay(RSIN, [rstmt([0, 1], "prod", lie=True)] + RSOPS[1:],
+           [0.8125, -1.1875, 0.5625, 1.4375], k=0x10)
+    + replay(RSIN, RSOPS[:4] + [rstmt([CT(1), 7, 1], "gauss", lie=True)]
+             + RSOPS[5:], [0.8125, -1.1875, 0.5625, 1.4375], k=0x10)
+    + replay(RSIN, RSOPS[:1] + [rstmt([CT(2), 2, 4], "linear", lie=True)],
+             [0.8125, -1.1875, 0.5625, 1.4375], k=0x10))
+# values that are not finite: a quotient by a leaf that is 0 at the new
+# point, a product at 1e300, NaN leaves (log of a negative)
+SPECIAL["replay-stmt-nonfinite"] = (
+    replay(RSIN, [rstmt([0, 1], "quot", 0.5), rstmt([4, 0, 0], "prod"),
+                  (0, U_LOG, 1, 0, 0, 0), rstmt([6, 5, 2], "sinexp", 1.0),
+                  rstmt([7, 3, 1], "gauss")], [0.25, 0.0, 0.5, 1.5])
+    + replay([(0, 0.75), (0, 2.0)], [rstmt([0, 1, 0], "prod"),
+                                     rstmt([2, 2, 1], "linear", -1.5)],
+             ["1e300", 2.0]))
+
 
 # --------------------------------------------- random programs of the
 # other files' operations, made with the encoders above
@@ -1637,6 +1696,60 @@ def rand_prog_replay(rng, lin=False):
     return replay(ins, ops, new, rng.randrange(256), k=k)
 
 
+def rand_stmt_replay(rng):
+    """a replayed program of statements (dr_record_statement) among the
+    other kinds of operation"""
+    sm = lambda: rng.randrange(-40, 40) / 16
+    reg = lambda: rng.randrange(16) if rng.random() < 0.85 \
+        else CT(rng.randrange(8))
+    ins = [(rng.randrange(4), sm()) for _ in range(rng.randrange(1, 5))]
+    ops = []
+    for _ in range(rng.randrange(1, 13)):
+        kind = rng.choice(["stmt"] * 5 + [0, 1, 2, 3, 4, 5, 6, 8, "prog",
+                                          9, 10, 11])
+        if kind == "stmt":
+            ops.append(rstmt([reg() for _ in range(rng.randrange(1, 7))],
+                             rng.choice(list(SF)),
+                             rng.randrange(-32, 32) / 8,
+                             rng.random() < 0.15))
+        elif kind == "prog":
+            n = rng.randrange(1, 7)
+            ops.append(rprog([reg() for _ in range(n)],
+                             rand_prog(rng, n, lin=True),
+                             rng.random() < 0.05))
+        elif kind == 8:
+            ops.append(sumn([reg() for _ in range(rng.randrange(7))],
+                            rng.random() < 0.5, rng.random() < 0.1))
+        elif kind == 9:
+            ops.append(ext(rng.randrange(4),
+                           [reg() for _ in range(rng.randrange(5))],
+                           rng.randrange(1, 4), rng.randrange(256)))
+        elif kind == 10:
+            nx = rng.randrange(1, 3)
+            ops.append(rloop([reg() for _ in range(nx)],
+                             [lstep(rng.randrange(3), rng.randrange(21),
+                                    rng.randrange(4), rng.randrange(4),
+                                    rng.randrange(-16, 16) / 8)],
+                             rng.sample(range(nx + 1), nx),
+                             rng.randrange(12)))
+        elif kind == 11:
+            name = rng.choice(["from_reals", "scale", "dot", "sum", "map"])
+            p = rng.randrange(0x80)
+            ops.append(aop(name, rng.randrange(16), rng.randrange(16),
+                           reg(), rng.randrange(-32, 32) / 8, p,
+                           rng.randrange(256),
+                           [reg() for _ in range((p & 7) % 5)]
+                           if name == "from_reals" else ()))
+        else:
+            ops.append((kind, rng.randrange(256), rng.randrange(16),
+                        rng.randrange(16), rng.randrange(16),
+                        rng.randrange(-32, 32) / 8))
+    new = [x + rng.choice([0, 0, 1 / 16, -1 / 8, 1]) for _, x in ins]
+    k = rng.choice([0, 0, 0, 0x10, 0x0f, 0xe0])
+    return replay(ins, ops, new, rng.randrange(256), k=k,
+                  misuse=rng.randrange(10) if k == 0xe0 else None)
+
+
 def rand_new_op(rng, op):
     """one of the other files' operations with meaningful arguments"""
     sl = lambda: rng.randrange(9)
@@ -1653,6 +1766,8 @@ def rand_new_op(rng, op):
         return rand_prog_second(rng, True)
     if op == "lprog-replay":
         return rand_prog_replay(rng, True)
+    if op == "stmt-replay":
+        return rand_stmt_replay(rng)
     if op == MODES:
         kind = rng.randrange(5)
         ys = [sl() for _ in range(rng.randrange(4))]
@@ -1709,7 +1824,7 @@ def rand_new_op(rng, op):
 
 NEW_OPS = (MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY,
            "prog-main", "prog-second", "prog-replay", "lprog-main",
-           "lprog-second", "lprog-replay")
+           "lprog-second", "lprog-replay", "stmt-replay")
 
 
 def main():
