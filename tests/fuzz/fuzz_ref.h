@@ -45,28 +45,7 @@
  * its #ifdef when its defect is fixed.
  */
 #ifndef FUZZ_KNOWN_NONE
-/* dr_value of a statement's node (dr_record_statement) on a tape of
-   order 2 answers DR_ENOTSUP, though the tape keeps and replays its value
-   (cbits/sweep/replay.c, dr_value: a DR_OPC_NONE entry refused before its
-   aux DR_AUX_STATEMENT is looked at); reproducer
-   tests/fuzz/repro/stmt-value-order2 (fuzz_replay.c) */
-#define FUZZ_KNOWN_STMT_VALUE
-/* an external function's record (cbits/record/external.c, call_new and
-   dr__record_external_checked; checkpointed loops are such calls) leaves
-   the hooks reverse2, hvp_result, pattern, tangent_record and
-   adjoint_record of its struct dr_ext as the arena hands them out
-   (uninitialised, or a record's from before a clear): the sparse
-   drivers' walks call pattern (SEGV under ASan, "ext_args
-   cbits/drivers/sparse.c:271"), dr__record_ext_v, dr_hvp and
-   dr__rules_cover read reverse2 and the recorded passes' hooks; dr_hvp
-   (has_arrays, forward_node) may then run the call's forward rule, a
-   loop's growing its tape, so that dr_tape_bytes after a clear and the
-   same program recorded again differs with what the arena held.  The
-   harness keeps the sparse Hessian off replayed programs holding a call,
-   and their dr_tape_bytes after a clear unchecked (fuzz_replay.c);
-   reproducers tests/fuzz/repro/ext-hooks-sparse.c and
-   replay-loops-bytes-garbage-hooks (ASan's malloc fill) */
-#define FUZZ_KNOWN_EXT_HOOKS
+/* (none open) */
 #endif
 
 typedef uint64_t dmask;
