@@ -1930,12 +1930,10 @@ static void o_hessian(unsigned k, rd *r)
        nothing to compute, but for array inputs whose tangents were seeded
        (dr_arr_tangent_seed, fuzz_modes.c: the header's "but the products
        for array inputs seeded"), for which the pass runs and refuses a
-       node without a rule up to y; the model does not follow those seeds,
-       so with a live array input either answer stands */
+       node without a rule up to y; the model does not follow those seeds
+       (an array's seeds outlive its slot here), so either answer stands */
     if (want == DR_OK && y.r.idx != DR_NONE && n == 0 && !hess)
-        for (int a = 0; a < NA; a++)
-            if (S.a[a].live && S.a[a].input)
-                bad = -1;
+        bad = -1;
     if (want == DR_OK && y.r.idx != DR_NONE && n > 0) {
         dr_idx xid[4];
         for (int i = 0; i < n; i++)
