@@ -102,8 +102,9 @@ DR_API dr_status dr_record_external(dr_tape *t, const dr_external *f,
  *     v = dr_record_statement(t, step_v, &dt, 2, (dr_real[]){v, p});
  * f gets the n leaves' values x[0..n-1] (constants included) and returns
  * the value, with its partial with respect to x[i] in d[i].  It computes
- * in doubles only (it must not call the library), cannot fail, and must
- * give the same bits for the same x every time: replay calls it again at
+ * in doubles only (it must not call the library), cannot fail, may run on
+ * any of the tape's threads (a forked tape replays its jobs on its pool),
+ * and must give the same bits for the same x every time: replay calls it again at
  * the leaves' new values, constants at theirs, and the node is then what a
  * fresh recording would hold.  ctx is the caller's and must stay valid
  * while the tape may replay (until dr_tape_clear or dr_tape_free).  The
