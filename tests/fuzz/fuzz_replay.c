@@ -1386,6 +1386,33 @@ static void results(const rprog *P, dr_tape *t, const rrun *R, rres *o)
     }
 }
 
+/* array j's values in a and b, bit for bit */
+static void same_array_values(const char *what, const rrun *R, int j,
+                              const rres *a, const rres *b)
+{
+    for (int64_t e = 0; e < R->ar[j].n; e++)
+        CHECK(same_bits(a->av[j][e], b->av[j][e]), "%s: array %d "
+              "value[%lld] %.17g, expected %.17g", what, j, (long long)e,
+              a->av[j][e], b->av[j][e]);
+}
+
+/* the adjoints of the inputs and arrays in a and b, bit for bit, where
+   a's reverse sweep succeeded */
+static void same_adjoints(const char *what, const rprog *P, const rrun *R,
+                          const rres *a, const rres *b)
+{
+    if (a->sr != DR_OK)
+        return;
+    for (int i = 0; i < P->nin; i++)
+        CHECK(same_bits(a->adj[i], b->adj[i]), "%s: adjoint of input %d "
+              "%.17g, expected %.17g", what, i, a->adj[i], b->adj[i]);
+    for (int j = 0; j < R->na; j++)
+        for (int64_t e = 0; e < R->ar[j].n; e++)
+            CHECK(same_bits(a->aa[j][e], b->aa[j][e]), "%s: array %d "
+                  "adjoint[%lld] %.17g, expected %.17g", what, j,
+                  (long long)e, a->aa[j][e], b->aa[j][e]);
+}
+
 /* strict: the values known for the same nodes (else: compared where both
    are known); registers that are inputs recorded without a value take
    the value their first use was given when a replay first checks the
@@ -1418,21 +1445,9 @@ static void same_results(const char *what, const rprog *P, const rrun *R,
     for (int j = 0; j < R->na; j++) {
         CHECK(a->aact[j] == b->aact[j], "%s: dr_arr_active of array %d: "
               "%d, expected %d", what, j, a->aact[j], b->aact[j]);
-        for (int64_t e = 0; e < R->ar[j].n; e++)
-            CHECK(same_bits(a->av[j][e], b->av[j][e]), "%s: array %d "
-                  "value[%lld] %.17g, expected %.17g", what, j, (long long)e,
-                  a->av[j][e], b->av[j][e]);
+        same_array_values(what, R, j, a, b);
     }
-    if (a->sr != DR_OK)
-        return;
-    for (int i = 0; i < P->nin; i++)
-        CHECK(same_bits(a->adj[i], b->adj[i]), "%s: adjoint of input %d "
-              "%.17g, expected %.17g", what, i, a->adj[i], b->adj[i]);
-    for (int j = 0; j < R->na; j++)
-        for (int64_t e = 0; e < R->ar[j].n; e++)
-            CHECK(same_bits(a->aa[j][e], b->aa[j][e]), "%s: array %d "
-                  "adjoint[%lld] %.17g, expected %.17g", what, j,
-                  (long long)e, a->aa[j][e], b->aa[j][e]);
+    same_adjoints(what, P, R, a, b);
 }
 
 /* a program whose last value depends on a statement node (no
@@ -1506,20 +1521,8 @@ static void same_first_order(const char *what, const rprog *P,
         CHECK(same_bits(a->jv, b->jv), "%s: jvp %.17g, expected %.17g", what,
               a->jv, b->jv);
     for (int j = 0; j < R->na; j++)
-        for (int64_t e = 0; e < R->ar[j].n; e++)
-            CHECK(same_bits(a->av[j][e], b->av[j][e]), "%s: array %d "
-                  "value[%lld] %.17g, expected %.17g", what, j, (long long)e,
-                  a->av[j][e], b->av[j][e]);
-    if (a->sr != DR_OK)
-        return;
-    for (int i = 0; i < P->nin; i++)
-        CHECK(same_bits(a->adj[i], b->adj[i]), "%s: adjoint of input %d "
-              "%.17g, expected %.17g", what, i, a->adj[i], b->adj[i]);
-    for (int j = 0; j < R->na; j++)
-        for (int64_t e = 0; e < R->ar[j].n; e++)
-            CHECK(same_bits(a->aa[j][e], b->aa[j][e]), "%s: array %d "
-                  "adjoint[%lld] %.17g, expected %.17g", what, j,
-                  (long long)e, a->aa[j][e], b->aa[j][e]);
+        same_array_values(what, R, j, a, b);
+    same_adjoints(what, P, R, a, b);
 }
 
 /* a checkpointed loop was recorded in run R */
