@@ -129,6 +129,18 @@ static void test_gradient(void **state)
     CHK_STATUS(dr_jvp(t, 1, &y, 3, x, xd, &yd), DR_OK);
     CHK_STATUS(dr_jvp(t, 1, &z, 3, x, xd, &zd), DR_OK);
     CHK_CLOSE(yd, zd, 1e-13, 1e-15);
+    /* vector mode through the node: two directions forward, two
+       cotangents back (k-wide sweeps), against the operations' */
+    double X[6] = {0.3, -1.1, 0.6, 1.0, 0.0, -2.0}, Yy[2], Yz[2];
+    CHK_STATUS(dr_jvp_vec(t, 1, &y, 3, x, 2, X, Yy), DR_OK);
+    CHK_STATUS(dr_jvp_vec(t, 1, &z, 3, x, 2, X, Yz), DR_OK);
+    double W[2] = {1.5, -0.25}, Gy[6], Gz[6];
+    CHK_STATUS(dr_vjp_vec(t, 1, &y, 2, W, 3, x, Gy), DR_OK);
+    CHK_STATUS(dr_vjp_vec(t, 1, &z, 2, W, 3, x, Gz), DR_OK);
+    for (size_t i = 0; i < 2; i++)
+        CHK_CLOSE(Yy[i], Yz[i], 1e-13, 1e-15);
+    for (size_t i = 0; i < 6; i++)
+        CHK_CLOSE(Gy[i], Gz[i], 1e-13, 1e-15);
     dr_tape_free(t);
 }
 

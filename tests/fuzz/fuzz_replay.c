@@ -1386,6 +1386,19 @@ static void results(const rprog *P, dr_tape *t, const rrun *R, rres *o)
     }
 }
 
+/* the gradient and the forward product in a and b, bit for bit, where
+   a's succeeded */
+static void same_first_derivatives(const char *what, const rprog *P,
+                                   const rres *a, const rres *b)
+{
+    for (int i = 0; a->sg == DR_OK && i < P->nin; i++)
+        CHECK(same_bits(a->g[i], b->g[i]), "%s: gradient[%d] %.17g, "
+              "expected %.17g", what, i, a->g[i], b->g[i]);
+    if (a->sj == DR_OK)
+        CHECK(same_bits(a->jv, b->jv), "%s: jvp %.17g, expected %.17g", what,
+              a->jv, b->jv);
+}
+
 /* array j's values in a and b, bit for bit */
 static void same_array_values(const char *what, const rrun *R, int j,
                               const rres *a, const rres *b)
@@ -1433,12 +1446,7 @@ static void same_results(const char *what, const rprog *P, const rrun *R,
           "%s: statuses %s %s %s %s, expected %s %s %s %s", what, sn(a->sg),
           sn(a->sj), sn(a->sh), sn(a->sr), sn(b->sg), sn(b->sj), sn(b->sh),
           sn(b->sr));
-    for (int i = 0; a->sg == DR_OK && i < P->nin; i++)
-        CHECK(same_bits(a->g[i], b->g[i]), "%s: gradient[%d] %.17g, "
-              "expected %.17g", what, i, a->g[i], b->g[i]);
-    if (a->sj == DR_OK)
-        CHECK(same_bits(a->jv, b->jv), "%s: jvp %.17g, expected %.17g", what,
-              a->jv, b->jv);
+    same_first_derivatives(what, P, a, b);
     for (int i = 0; a->sh == DR_OK && i < P->nin; i++)
         CHECK(same_bits(a->hv[i], b->hv[i]), "%s: hvp[%d] %.17g, expected "
               "%.17g", what, i, a->hv[i], b->hv[i]);
@@ -1514,12 +1522,7 @@ static void same_first_order(const char *what, const rprog *P,
     CHECK(a->sg == b->sg && a->sj == b->sj && a->sr == b->sr,
           "%s: statuses %s %s %s, expected %s %s %s", what, sn(a->sg),
           sn(a->sj), sn(a->sr), sn(b->sg), sn(b->sj), sn(b->sr));
-    for (int i = 0; a->sg == DR_OK && i < P->nin; i++)
-        CHECK(same_bits(a->g[i], b->g[i]), "%s: gradient[%d] %.17g, "
-              "expected %.17g", what, i, a->g[i], b->g[i]);
-    if (a->sj == DR_OK)
-        CHECK(same_bits(a->jv, b->jv), "%s: jvp %.17g, expected %.17g", what,
-              a->jv, b->jv);
+    same_first_derivatives(what, P, a, b);
     for (int j = 0; j < R->na; j++)
         same_array_values(what, R, j, a, b);
     same_adjoints(what, P, R, a, b);
