@@ -69,7 +69,13 @@ objective :: (Params, Data) -> Double
 objective (p, dat) = gmm (p, Constant dat)
 
 objectiveGrad :: (Params, Data) -> Params
-objectiveGrad (p, dat) = fst ($(grad 'gmm) (p, Constant dat))
+objectiveGrad (p, dat) = fst (gmmGrad (p, Constant dat))
+
+-- | Recorded at the first call and replayed at the next ones of the same
+-- shape (every run of an evaluate).
+gmmGrad :: (Params, Constant Data) -> (Params, Constant Data)
+gmmGrad = $(tapedGrad 'gmm)
+{-# NOINLINE gmmGrad #-}
 
 input :: Value -> Parser (Params, Data)
 input v = do

@@ -115,11 +115,22 @@ differentiable [d|
 -- | The Jacobians, a row per residual: the columns of us (complicated),
 -- then theta's.
 simpleJacobian :: ([Double], (Model, [Int], [[Double]])) -> [[Double]]
-simpleJacobian (theta, dat) = [ dtheta | (dtheta, _) <- $(jacobian 'handSimple) (theta, Constant dat) ]
+simpleJacobian (theta, dat) = [ dtheta | (dtheta, _) <- simpleTaped (theta, Constant dat) ]
 
 complicatedJacobian :: ([Double], (Model, [Int], [[Double]], [[Double]])) -> [[Double]]
 complicatedJacobian (theta, dat) =
-  [ du0 : du1 : dtheta | ((du0, du1), dtheta, _) <- $(jacobian 'handComplicated) ((0, 0), theta, Constant dat) ]
+  [ du0 : du1 : dtheta | ((du0, du1), dtheta, _) <- complicatedTaped ((0, 0), theta, Constant dat) ]
+
+-- Both recorded at the first call and replayed at the next ones of the same
+-- shape (every run of an evaluate).
+simpleTaped :: ([Double], Constant (Model, [Int], [[Double]])) -> [([Double], Constant (Model, [Int], [[Double]]))]
+simpleTaped = $(tapedJacobian 'handSimple)
+{-# NOINLINE simpleTaped #-}
+
+complicatedTaped :: ((Double, Double), [Double], Constant (Model, [Int], [[Double]], [[Double]]))
+                 -> [((Double, Double), [Double], Constant (Model, [Int], [[Double]], [[Double]]))]
+complicatedTaped = $(tapedJacobian 'handComplicated)
+{-# NOINLINE complicatedTaped #-}
 
 -- | theta, the model, the correspondences, the points and the us, checked
 -- to fit together (the pose puts the fingers' angles on bones up to 21).

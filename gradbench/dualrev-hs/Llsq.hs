@@ -16,8 +16,14 @@ differentiable [d|
                    in signum t - sum (zipWith (*) x (iterate (* t) 1))
   |]
 
+-- | Recorded at the first call and replayed at the next ones of the same
+-- shape (every run of an evaluate).
 llsqGrad :: (Int, [Double]) -> [Double]
-llsqGrad = snd . $(grad 'llsq)
+llsqGrad = snd . llsqTaped
+
+llsqTaped :: (Int, [Double]) -> (Int, [Double])
+llsqTaped = $(tapedGrad 'llsq)
+{-# NOINLINE llsqTaped #-}
 
 functions :: [(String, Function)]
 functions =

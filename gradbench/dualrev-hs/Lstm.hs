@@ -68,7 +68,13 @@ differentiable [d|
   |]
 
 lstmGrad :: (Params, [[Double]], [[Double]]) -> Params
-lstmGrad (p, state, sequ) = fst ($(grad 'lstm) (p, Constant (state, sequ)))
+lstmGrad (p, state, sequ) = fst (lstmTaped (p, Constant (state, sequ)))
+
+-- | Recorded at the first call and replayed at the next ones of the same
+-- shape (every run of an evaluate).
+lstmTaped :: (Params, Constant ([[Double]], [[Double]])) -> (Params, Constant ([[Double]], [[Double]]))
+lstmTaped = $(tapedGrad 'lstm)
+{-# NOINLINE lstmTaped #-}
 
 -- | The parameters, the state and the sequence, checked to fit together
 -- (the loss needs at least two characters).

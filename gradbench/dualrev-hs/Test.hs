@@ -4,6 +4,8 @@
 -- against central finite differences of the eval's own primal.
 module Test (main) where
 
+import Control.DeepSeq (force)
+import Control.Exception (evaluate)
 import Control.Monad (unless, when)
 import Data.Aeson (Value, object, toJSON, (.=))
 import qualified Data.Aeson as A
@@ -13,6 +15,8 @@ import Data.IORef
 import Data.List (transpose)
 import System.Exit (exitFailure)
 import Text.Printf (printf)
+
+import Numeric.DualRev.Internal.Run.Driver.Taped (tapedRecordings)
 
 import Eval
 import qualified Ba
@@ -74,29 +78,57 @@ main = do
       refused what ok = do
         unless ok $ modifyIORef' failures (+ 1)
         printf "%-40s %s\n" what (if ok then "refused" else "NOT REFUSED" :: String)
+      -- a taped derivative checked, and the recordings computing it made:
+      -- one at a new shape or where a guard flips, none at a second input
+      -- of the recorded shape (a replay).  It is computed between the two
+      -- counts by evaluate: a pure value checked later could be computed
+      -- at any time before.
+      checkTaped :: Int -> String -> Double -> [Double] -> [Double] -> IO ()
+      checkTaped k what tol got want = do
+        r0 <- tapedRecordings
+        g <- evaluate (force got)
+        r1 <- tapedRecordings
+        unless (r1 - r0 == k) $ modifyIORef' failures (+ 1)
+        printf "%-40s %s\n" (what ++ (if k == 0 then ": replayed" else ": recorded"))
+          (if r1 - r0 == k then "ok" else "NO, " ++ show (r1 - r0) ++ " recordings" :: String)
+        check what tol g want
+      -- perturbed, for the second input
+      moved :: [Double] -> [Double]
+      moved = zipWith (\i v -> v + 0.05 * sin (fromIntegral (i :: Int) * 2.9 + 0.4)) [0 ..]
   -- hello
   check "hello double = square'" 1e-7 [call Hello.functions "double" (toJSON (1.5 :: Double))]
     (centralDiff (\[x] -> call Hello.functions "square" (toJSON x)) [1.5])
   -- llsq: a cubic fit at 7 points
   let llsqIn x = object ["n" .= (7 :: Int), "x" .= x]
       x0 = [0.3, -0.2, 0.7, 0.1]
-  check "llsq gradient" 1e-6 (call Llsq.functions "gradient" (llsqIn x0))
-    (centralDiff (call Llsq.functions "primal" . llsqIn) x0)
+  sequence_
+    [ checkTaped recs ("llsq gradient" ++ which) 1e-6 (call Llsq.functions "gradient" (llsqIn x))
+        (centralDiff (call Llsq.functions "primal" . llsqIn) x)
+    | (recs, which, x) <- [(1, "", x0), (0, ", again", moved x0)] ]
   -- lse, with entries far apart (the shift by the maximum matters)
   let lseIn x = object ["x" .= x]
       x1 = [0.5, -3, 2.25, 40, 39.5]
-  check "lse gradient" 1e-6 (call Lse.functions "gradient" (lseIn x1))
-    (centralDiff (call Lse.functions "primal" . lseIn) x1)
+  sequence_
+    [ checkTaped recs ("lse gradient" ++ which) 1e-6 (call Lse.functions "gradient" (lseIn x))
+        (centralDiff (call Lse.functions "primal" . lseIn) x)
+    | (recs, which, x) <- [(1, "", x1), (0, ", again", moved x1)] ]
+  -- the maximum moved to another entry: a guard flips, recorded again
+  checkTaped 1 "lse gradient, another maximum" 1e-6 (call Lse.functions "gradient" (lseIn (reverse x1)))
+    (centralDiff (call Lse.functions "primal" . lseIn) (reverse x1))
   -- det of a 4 x 4 matrix
   let detIn a = object ["ell" .= (4 :: Int), "A" .= a]
       a0 = [ sin (fromIntegral i * 1.7) | i <- [1 .. 16 :: Int] ]
-  check "det gradient" 1e-6 (call Det.functions "gradient" (detIn a0))
-    (centralDiff (call Det.functions "primal" . detIn) a0)
+  sequence_
+    [ checkTaped recs ("det gradient" ++ which) 1e-6 (call Det.functions "gradient" (detIn a))
+        (centralDiff (call Det.functions "primal" . detIn) a)
+    | (recs, which, a) <- [(1, "", a0), (0, ", again", moved a0)] ]
   -- ode: the last entry after 3 steps, in each of 5 parameters
   let odeIn x = object ["s" .= (3 :: Int), "x" .= x]
       x2 = [0.9, -0.4, 1.3, 0.6, -1.1]
-  check "ode gradient" 1e-6 (call Ode.functions "gradient" (odeIn x2))
-    (centralDiff (last . (call Ode.functions "primal" :: Value -> [Double]) . odeIn) x2)
+  sequence_
+    [ checkTaped recs ("ode gradient" ++ which) 1e-6 (call Ode.functions "gradient" (odeIn x))
+        (centralDiff (last . (call Ode.functions "primal" :: Value -> [Double]) . odeIn) x)
+    | (recs, which, x) <- [(1, "", x2), (0, ", again", moved x2)] ]
   -- kmeans: 3 centroids of 2 coordinates, 9 points, no ties; the cost is
   -- quadratic near the centroids, so the differences are exact to rounding
   let points = [ [sin (fromIntegral i), cos (fromIntegral i * 2.3)] | i <- [1 .. 9 :: Int] ] :: [[Double]]
@@ -124,11 +156,14 @@ main = do
                           , "x" .= takes (replicate 4 gd) (take (4 * gd) (vals 0.9))
                           , "gamma" .= (1.5 :: Double), "m" .= (2 :: Int) ]
       p0 = take (2 * gk * gd + gk + gk * lsz) (vals 1.3)
-      gmmGrad = call Gmm.functions "jacobian" (gmmIn p0) :: A.Object
-      part k = either error id (parseEither (A..: k) gmmGrad)
-      flat = part "alpha" ++ concat (part "mu" :: [[Double]]) ++ concat (part "q" :: [[Double]])
-             ++ concat (part "l" :: [[Double]])
-  check "gmm jacobian" 1e-6 flat (centralDiff (call Gmm.functions "objective" . gmmIn) p0)
+      gmmGrad p = call Gmm.functions "jacobian" (gmmIn p) :: A.Object
+      flat p = let part k = either error id (parseEither (A..: k) (gmmGrad p))
+               in part "alpha" ++ concat (part "mu" :: [[Double]]) ++ concat (part "q" :: [[Double]])
+                  ++ concat (part "l" :: [[Double]])
+  sequence_
+    [ checkTaped recs ("gmm jacobian" ++ which) 1e-6 (flat p)
+        (centralDiff (call Gmm.functions "objective" . gmmIn) p)
+    | (recs, which, p) <- [(1, "", p0), (0, ", again", moved p0)] ]
   -- lstm: l = 2 layers of b = 3 cells over 4 characters, every parameter
   -- (main_params, then extra_params, as the output lists them)
   let (ll, lb) = (2, 3) :: (Int, Int)
@@ -140,8 +175,10 @@ main = do
                                   , "state" .= takes (replicate (2 * ll) lb) (map (* 0.5) (vals 0.7))
                                   , "sequence" .= sq ]
       lp0 = take (8 * ll * lb + 3 * lb) (vals 0.37)
-  check "lstm jacobian" 1e-6 (call Lstm.functions "jacobian" (lstmIn lp0))
-    (centralDiff (call Lstm.functions "objective" . lstmIn) lp0)
+  sequence_
+    [ checkTaped recs ("lstm jacobian" ++ which) 1e-6 (call Lstm.functions "jacobian" (lstmIn p))
+        (centralDiff (call Lstm.functions "objective" . lstmIn) p)
+    | (recs, which, p) <- [(1, "", lp0), (0, ", again", moved lp0)] ]
   refused "lstm: a sequence of one character" (refuses Lstm.functions "jacobian" (lstmInWith [[1, 0, 1]] lp0))
   refused "lstm: rows of the wrong length" (refuses Lstm.functions "objective" (lstmInWith [[1, 0, 1, 1], [0, 1, 1, 0]] lp0))
   -- ba: 3 cameras, 5 points, 20 observations; the entries the output
@@ -200,19 +237,21 @@ main = do
                   , "data" .= object [ "model" .= htModel mirrored
                                      , "correspondences" .= [3, 0, 2, 1 :: Int]
                                      , "points" .= takes (replicate npts 3) (take (3 * npts) (vals 2.1)) ] ]
+      htName complicated mirrored = "ht jacobian, " ++ (if complicated then "complicated" else "simple")
+                                    ++ (if mirrored then ", mirrored" else "")
       theta0 = [0.4, -0.3, 0.2] ++ take 23 (vals 0.61)
       us0 = take (2 * npts) (map (\v -> 0.3 + 0.2 * v) (vals 1.7))
   sequence_
-    [ do let q = (if complicated then us0 else []) ++ theta0
+    [ do let q = (if complicated then us0 else []) ++ move theta0
              obj = call Ht.functions "objective" . htIn mirrored complicated :: [Double] -> [Double]
              fd = transpose [ centralDiff ((!! r) . obj) q | r <- [0 .. 3 * npts - 1] ] -- columns
              want | complicated = [ [ fd !! (2 * (r `div` 3) + k) !! r | k <- [0, 1] ] ++ [ fd !! (2 * npts + t) !! r | t <- [0 .. 25] ]
                                   | r <- [0 .. 3 * npts - 1] ]
                   | otherwise = transpose fd
              got = call Ht.functions "jacobian" (htIn mirrored complicated q) :: [[Double]]
-         check ("ht jacobian, " ++ (if complicated then "complicated" else "simple")
-                ++ (if mirrored then ", mirrored" else "")) 1e-6 (concat got) (concat want)
-    | complicated <- [False, True], mirrored <- [False, True] ]
+         checkTaped recs (htName complicated mirrored ++ which) 1e-6 (concat got) (concat want)
+    | complicated <- [False, True], mirrored <- [False, True]
+    , (recs, which, move) <- [(1, "", id), (0, ", again", moved)] ]
   refused "ht: theta of 25 numbers" (refuses Ht.functions "jacobian" (htIn False False (take 25 theta0)))
   -- saddle and particle, each pair of modes (outer, inner): the outer
   -- gradient against differences of the outer objective (which runs the
