@@ -18,6 +18,9 @@
    user's allocator (dr_set_allocator) */
 DR_HIDDEN void *dr__malloc(size_t n);
 DR_HIDDEN void dr__free(void *p);
+/* p, of which the first keep bytes are in use, as a block of n >= keep
+   bytes (p NULL: a new one); NULL on failure, p then as it was */
+DR_HIDDEN void *dr__realloc(void *p, size_t keep, size_t n);
 /* n bytes aligned to 64, raw pointer to free returned in *raw */
 DR_HIDDEN void *dr__malloc_aligned(size_t n, void **raw);
 /* what dr__malloc_aligned allocates beyond n (the alignment's slack) */

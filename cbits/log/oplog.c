@@ -73,6 +73,18 @@ void dr__log_free(dr_tape *t, void *p)
         dr__unlock(t->root);
 }
 
+/* the log's block grown, under the root's lock as dr__log_alloc */
+static void *log_grow(dr_tape *t, void *p, size_t keep, size_t bytes)
+{
+    bool shared = dr__shared(t);
+    if (shared)
+        dr__lock(t->root);
+    void *q = dr__realloc(p, keep, bytes);
+    if (shared)
+        dr__unlock(t->root);
+    return q;
+}
+
 /* A child's log begins at its first entry, r: the ids its siblings took
    before it are not its to hold (children run one after another would
    otherwise each hold entries for all the ones before).  The root's
@@ -98,12 +110,10 @@ static bool reserve(dr_tape *t, int64_t from, int64_t r)
                 return false;
             cap *= 2;
         }
-        dr_oplog *p = dr__log_alloc(t, cap * sizeof *p);
+        dr_oplog *p = log_grow(t, t->oplog, (size_t)t->oplog_n * sizeof *p,
+                               cap * sizeof *p);
         if (!p)
             return false;
-        if (t->oplog_n > 0)
-            memcpy(p, t->oplog, (size_t)t->oplog_n * sizeof *p);
-        dr__log_free(t, t->oplog);
         dr__bytes_add(t, (ptrdiff_t)((cap - t->oplog_cap) * sizeof *p));
         t->oplog = p;
         t->oplog_cap = cap;
