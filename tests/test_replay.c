@@ -171,17 +171,25 @@ static void check_same(const results *a, const results *b)
         CHK_SAME(a->hv[i], b->hv[i]);
 }
 
-/* a fresh recording of program seed at xv */
-static void fresh(uint64_t seed, const double *xv, results *r)
+/* a fresh recording of program seed at xv, at order 2 or 1, kept for
+   replay (dr_fe_programs) or not */
+static void fresh_as(uint64_t seed, const double *xv, int order, bool kept,
+                     results *r)
 {
     dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    CHK_STATUS(dr_tape_set_order(t, order), DR_OK);
+    CHK_STATUS(dr_fe_programs(t, kept), DR_OK);
     dr_real x[NIN], y[NOUT];
     record_inputs(t, xv, x);
     program(t, seed, x, y);
     CHK_STATUS(dr_tape_status(t), DR_OK);
     read_results(t, x, y, r);
     dr_tape_free(t);
+}
+
+static void fresh(uint64_t seed, const double *xv, results *r)
+{
+    fresh_as(seed, xv, 2, false, r);
 }
 
 static void random_point(chk_rng *r, double *xv)
@@ -227,6 +235,130 @@ static void test_random_programs(void **state)
         dr_tape_free(t);
     }
     chk_context(NULL);
+}
+
+/* The same programs on a tape kept for replay (dr_fe_programs), where a
+   sum of products is one statement a batch: replay is a fresh recording's
+   bit for bit; values, and Jacobians and forward products where finite,
+   are those of order 1, whose batches are n-ary nodes of the same
+   partials; a Hessian-vector
+   product through such a statement is refused (no second order). */
+static void test_programs_kept_for_replay(void **state)
+{
+    (void)state;
+    chk_rng pts;
+    chk_rng_seed(&pts, 7);
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        double x0[NIN];
+        random_point(&pts, x0);
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        CHK_STATUS(dr_fe_programs(t, 1), DR_OK);
+        dr_real x[NIN], y[NOUT];
+        record_inputs(t, x0, x);
+        program(t, seed, x, y);
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        for (int k = 0; k < 4; k++) {
+            chk_context("program %llu, point %d", (unsigned long long)seed, k);
+            double x1[NIN];
+            random_point(&pts, x1);
+            CHK_STATUS(dr_replay(t, NIN, x, x1), DR_OK);
+            results got, want, order1;
+            read_results(t, x, y, &got);
+            fresh_as(seed, x1, 2, true, &want);
+            check_same(&got, &want);
+            fresh_as(seed, x1, 1, false, &order1);
+            /* (where a NaN or an infinity meets a zero the node structures
+               part: order 1 leaves out what order 2 logs) */
+            for (size_t i = 0; i < NOUT; i++) {
+                CHK_SAME(got.y[i], order1.y[i]);
+                if (isfinite(got.jv[i]) && isfinite(order1.jv[i]))
+                    CHK_SAME(got.jv[i], order1.jv[i]);
+            }
+            for (size_t i = 0; i < NOUT * NIN; i++)
+                if (isfinite(got.J[i]) && isfinite(order1.J[i]))
+                    CHK_SAME(got.J[i], order1.J[i]);
+            assert_true(got.hv_st == DR_OK || got.hv_st == DR_ENOTSUP);
+        }
+        dr_tape_free(t);
+    }
+    chk_context(NULL);
+}
+
+/* A long sum of products kept for replay: a statement per batch of
+   DR_FE_DOT_CHUNK pairs over the sum so far, constant factors and a
+   factor given twice among the leaves; its value the left fold of the
+   products, its gradient the products' partials, a Hessian-vector product
+   refused and the tape still usable, and fewer nodes than the products
+   and additions one by one. */
+static void test_long_sum_of_products(void **state)
+{
+    (void)state;
+    enum { NX = 40, PAIRS = 2 * DR_FE_DOT_CHUNK + 37 };
+    double xv[NX], x1v[NX];
+    for (size_t i = 0; i < NX; i++) {
+        xv[i] = sin(1.0 + (double)i);
+        x1v[i] = cos(0.5 + 2.0 * (double)i);
+    }
+    size_t lens[2];
+    for (int kept = 1; kept >= 0; kept--) {
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        CHK_STATUS(dr_fe_programs(t, kept), DR_OK);
+        dr_real x[NX];
+        CHK_STATUS(dr_inputs(t, NX, xv, x), DR_OK);
+        dr_idx ia[PAIRS], ib[PAIRS];
+        double xa[PAIRS], xb[PAIRS], want = 0.0, g[NX] = {0};
+        for (size_t k = 0; k < PAIRS; k++) {
+            size_t i = (7 * k) % NX, j = (3 * k + 1) % NX;
+            ia[k] = x[i].idx;
+            xa[k] = xv[i];
+            /* every fifth factor a constant, every seventh the same input
+               twice */
+            bool c = k % 5 == 0;
+            if (k % 7 == 0)
+                j = i;
+            ib[k] = c ? DR_NONE : x[j].idx;
+            xb[k] = c ? 0.25 * (double)k : xv[j];
+            want = want + xa[k] * xb[k];
+            g[i] += xb[k];
+            if (!c)
+                g[j] += xa[k];
+        }
+        dr_real y = {want, dr_fe_dot_rec(t, DR_NONE, 0.0, PAIRS, ia, xa, ib, xb)};
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        double v, grad[NX];
+        CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+        CHK_SAME(v, want);
+        CHK_STATUS(dr_gradient(t, y, NX, x, grad), DR_OK);
+        for (size_t i = 0; i < NX; i++)
+            assert_true(fabs(grad[i] - g[i]) <= 1e-12 * (1.0 + fabs(g[i])));
+        lens[kept] = dr_tape_len(t);
+        double dir[NX], hv[NX];
+        for (size_t i = 0; i < NX; i++)
+            dir[i] = 1.0;
+        if (kept) {
+            CHK_STATUS(dr_hvp(t, y, NX, x, dir, hv), DR_ENOTSUP);
+            /* replay at x1 is a fresh recording at x1 (the value bit for
+               bit, by the same left fold) */
+            CHK_STATUS(dr_replay(t, NX, x, x1v), DR_OK);
+            double w = 0.0;
+            for (size_t k = 0; k < PAIRS; k++) {
+                size_t i = (7 * k) % NX, j = k % 7 == 0 ? i : (3 * k + 1) % NX;
+                w = w + x1v[i] * (k % 5 == 0 ? 0.25 * (double)k : x1v[j]);
+            }
+            CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+            CHK_SAME(v, w);
+            CHK_STATUS(dr_gradient(t, y, NX, x, grad), DR_OK);
+        } else {
+            CHK_STATUS(dr_hvp(t, y, NX, x, dir, hv), DR_OK);
+        }
+        dr_tape_free(t);
+    }
+    /* three statements over the inputs, against a product and an addition
+       a pair */
+    assert_int_equal(lens[1], NX + 3);
+    assert_true(lens[0] > NX + PAIRS);
 }
 
 /* Only some inputs given: the others keep their values (those recorded
@@ -845,6 +977,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_random_programs, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_programs_kept_for_replay, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_long_sum_of_products, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_some_inputs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_replay_range, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_inputs_remembered, chk_alloc_teardown),

@@ -45,6 +45,51 @@ dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n, double v)
     return dr__op1(t, v, a, d).idx;
 }
 
+/* A batch of a sum of products as one statement (dr_record_statement),
+   where the tape is kept for replay (dr_fe_programs) and needs no second
+   order: the leaves are the sum so far and the batch's factors, two by
+   two; the value adds their products to it in order, as the front end
+   adds them up and dot_logged below logs them, so that the bits are the
+   same.  Replay calls it again; one node and 24 bytes a leaf, where the
+   products and additions one by one are two logged nodes (144 bytes) a
+   pair. */
+static double dot_statement(const void *ctx, size_t n, const double *x,
+                            double *d)
+{
+    (void)ctx;
+    double s = x[0];
+    d[0] = 1.0;
+    for (size_t k = 1; k + 1 < n; k += 2) {
+        double p = x[k] * x[k + 1];
+        dr_rule_d2 r = dr_rule_mul_d(x[k], x[k + 1], p);
+        d[k] = r.a;
+        d[k + 1] = r.b;
+        s = s + p;
+    }
+    return s;
+}
+
+static dr_idx dot_replayable(dr_tape *t, dr_idx acc, double s, size_t n,
+                             const dr_idx *ia, const double *xa,
+                             const dr_idx *ib, const double *xb)
+{
+    dr_real x[2 * DR_FE_DOT_CHUNK + 1];
+    for (size_t lo = 0; lo < n; lo += DR_FE_DOT_CHUNK) {
+        size_t hi = n - lo < DR_FE_DOT_CHUNK ? n : lo + DR_FE_DOT_CHUNK;
+        size_t m = 0;
+        x[m++] = (dr_real){s, acc};
+        for (size_t k = lo; k < hi; k++) {
+            x[m++] = (dr_real){xa[k], ia[k]};
+            x[m++] = (dr_real){xb[k], ib[k]};
+        }
+        dr_real r = dr_record_statement(t, dot_statement, NULL, m, x);
+        s = r.val;
+        /* no active leaf: the constant sum goes on as a constant */
+        acc = r.idx;
+    }
+    return acc;
+}
+
 /* order 2: the products and additions one by one, each logged, as the
    front end records them op by op.  A constant product added to an active
    sum is a node too, so that every id's logged value is the value it
@@ -82,7 +127,9 @@ dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,
     if (!t)
         return DR_NONE;
     if (dr__order2(t))
-        return dot_logged(t, acc, s, n, ia, xa, ib, xb);
+        return t->root->fe_programs
+                   ? dot_replayable(t, acc, s, n, ia, xa, ib, xb)
+                   : dot_logged(t, acc, s, n, ia, xa, ib, xb);
     /* the sum so far, then up to two terms per product; the partials of a
        sum are 1, those of a product the mul rule's */
     dr_idx id[2 * DR_FE_DOT_CHUNK + 1];
