@@ -64,7 +64,10 @@ DR_API dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n,
  * On a tape of order 2 it records what the operations one by one record
  * (a logged product per pair with an active factor, a logged addition per
  * product joining an active sum), since a node of given partials is linear
- * to second order (dualrev.h, "second order").
+ * to second order (dualrev.h, "second order"); where the root records
+ * programs (dr_fe_programs below: a tape kept for replay), each batch is
+ * instead one statement of dr_record_statement over the sum so far and its
+ * factors, which replay computes again and second order refuses.
  */
 #define DR_FE_DOT_CHUNK 128
 /* DR_FE_DOT_CHUNK, for front ends that batch their calls by it */
