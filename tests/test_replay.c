@@ -361,6 +361,74 @@ static void test_long_sum_of_products(void **state)
     assert_true(lens[0] > NX + PAIRS);
 }
 
+/* a chain of 2000 operations at order 2 (the log past its first block
+   several times over), replayed at x1: value and gradient */
+static void chain(const double *x0, const double *x1, double *out)
+{
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    dr_real x[2];
+    CHK_STATUS(dr_inputs(t, 2, x0, x), DR_OK);
+    dr_real y = x[0];
+    for (int i = 0; i < 1000; i++)
+        y = dr_add(t, dr_mul(t, dr_sin(t, y), x[1]), x[0]);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    CHK_STATUS(dr_replay(t, 2, x, x1), DR_OK);
+    CHK_STATUS(dr_value(t, y.idx, &out[0]), DR_OK);
+    CHK_STATUS(dr_gradient(t, y, 2, x, out + 1), DR_OK);
+    dr_tape_free(t);
+}
+
+/* The log grows by realloc with the library's allocator and by a new
+   block and a copy with a user's: the same values either way; a growth
+   that fails answers DR_ENOMEM, leaks nothing, and the tape records on
+   after a clear. */
+static void test_log_growth(void **state)
+{
+    (void)state;
+    const double x0[2] = {0.4, 0.9}, x1[2] = {-0.3, 0.7};
+    double lib[3], user[3];
+    chain(x0, x1, lib);
+    chk_alloc al;
+    chk_alloc_install(&al);
+    chain(x0, x1, user);
+    assert_int_equal(al.live, 0);
+    chk_alloc_uninstall();
+    for (int i = 0; i < 3; i++)
+        CHK_SAME(user[i], lib[i]);
+    /* the k-th allocation fails, for every k up to a clean run */
+    bool done = false;
+    for (size_t k = 1; !done && k < 200; k++) {
+        chk_context("allocation %zu", k);
+        dr_tape *t = chk_oom_tape(&al, k);
+        assert_non_null(t);
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real x[2];
+        dr_status st = dr_inputs(t, 2, x0, x);
+        dr_real y = x[0];
+        for (int i = 0; st == DR_OK && i < 1000; i++)
+            y = dr_add(t, dr_mul(t, dr_sin(t, y), x[1]), x[0]);
+        st = st == DR_OK ? dr_tape_status(t) : st;
+        chk_alloc_fail_in(&al, 0, false);
+        if (al.fails == 0) {
+            CHK_STATUS(st, DR_OK);
+            done = true;
+        } else {
+            CHK_STATUS(st, DR_ENOMEM);
+            /* usable again after a clear */
+            CHK_STATUS(dr_tape_clear(t), DR_OK);
+            CHK_STATUS(dr_inputs(t, 2, x0, x), DR_OK);
+            y = dr_mul(t, x[0], x[1]);
+            CHK_STATUS(dr_tape_status(t), DR_OK);
+        }
+        dr_tape_free(t);
+        assert_int_equal(al.live, 0);
+        chk_alloc_uninstall();
+    }
+    chk_context(NULL);
+    assert_true(done);
+}
+
 /* Only some inputs given: the others keep their values (those recorded
    with one; the two recorded without must be given). */
 static void test_some_inputs(void **state)
@@ -979,6 +1047,7 @@ int main(void)
         cmocka_unit_test_teardown(test_random_programs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_programs_kept_for_replay, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_long_sum_of_products, chk_alloc_teardown),
+        cmocka_unit_test_teardown(test_log_growth, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_some_inputs, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_replay_range, chk_alloc_teardown),
         cmocka_unit_test_teardown(test_inputs_remembered, chk_alloc_teardown),
