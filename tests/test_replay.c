@@ -127,6 +127,14 @@ static void program(dr_tape *t, uint64_t seed, const dr_real *x, dr_real *y)
                 sum += p.val * q.val;
             }
             v = (dr_real){sum, dr_fe_dot_rec(t, acc, s, k, ia3, xa, ib3, xb)};
+            /* the node's own value where the tape keeps one: a NaN's sign
+               may come out of the library's fold otherwise than out of
+               this one (an addition's operands in the other order), and a
+               later operation handed another value than its argument's
+               makes the tape refuse to replay */
+            double own;
+            if (v.idx != DR_NONE && dr_value(t, v.idx, &own) == DR_OK)
+                v.val = own;
             break;
         }
         }
