@@ -6,7 +6,10 @@
  * dr_sumn, dr_sumn_id at first order (at second order:
  * fuzz_second_order.c; replayed: fuzz_replay.c); and statements with
  * programs, dr_fe_prog, at order 1 and 2 (their programs' decoder and
- * evaluation by plain arithmetic are shared with those two files).
+ * evaluation by plain arithmetic are shared with those two files); sums
+ * of products, dr_fe_dot_rec, at order 1 and 2, programs on and off, on
+ * the main tape and, replayed, on tapes of their own (the end of the
+ * file).
  *
  * A statement is a fuzzed expression over the program's values (slots),
  * constants and sometimes ids not on the tape, built by a small stack
