@@ -215,7 +215,8 @@ void op_other_tape(rd *r);
 /* fuzz_replay.c: record once, replay at new inputs */
 void op_replay(rd *r);
 /* fuzz_statements.c: statements (dr_ex_*, dr_rec_stmt, dr_sum_*,
-   dr_rec_sum) and n-ary sums (dr_sumn, dr_sumn_id) */
+   dr_rec_sum) and n-ary sums (dr_sumn, dr_sumn_id; a pattern of their
+   byte: sums of products, dr_fe_dot_rec) */
 void op_statement(rd *r);
 void op_sumn(rd *r);
 /* fuzz_statements.c: statements recorded with their programs

@@ -6,7 +6,10 @@
  * dr_sumn, dr_sumn_id at first order (at second order:
  * fuzz_second_order.c; replayed: fuzz_replay.c); and statements with
  * programs, dr_fe_prog, at order 1 and 2 (their programs' decoder and
- * evaluation by plain arithmetic are shared with those two files).
+ * evaluation by plain arithmetic are shared with those two files); sums
+ * of products, dr_fe_dot_rec, at order 1 and 2, programs on and off, on
+ * the main tape and, replayed, on tapes of their own (the end of the
+ * file).
  *
  * A statement is a fuzzed expression over the program's values (slots),
  * constants and sometimes ids not on the tape, built by a small stack
@@ -321,9 +324,20 @@ void op_statement(rd *r)
 
 /* -------------------------------------------------- n-ary sums */
 
+/* a sum of products (dr_fe_dot_rec, below): a pattern of the n-ary sums'
+   parameter byte that no seed written before it has (bits the sums do
+   not read: 0x80 without 0x40, and 0x20) */
+#define DOT_MASK 0xe0
+#define DOT_FLAGS 0xa0
+static void op_dot(rd *r, unsigned k);
+
 void op_sumn(rd *r)
 {
     unsigned k = u8(r);
+    if ((k & DOT_MASK) == DOT_FLAGS) {
+        op_dot(r, k);
+        return;
+    }
     level *lv = top();
     int n = (int)((k & 7) % 7);
     opnd ops[6];
@@ -973,4 +987,568 @@ void op_prog(rd *r)
               "node (order 2): %s, %.17g, expected %.17g", sn(st), got, v);
     }
     put_s(dst, res, &out, -1);
+}
+
+/* ---------------------------------------------- sums of products
+ * dr_fe_dot_rec (cbits/frontend/frontend.h): s + xa[0] xb[0] + ... +
+ * xa[n-1] xb[n-1] over the sum so far (acc, of value s; DR_NONE: a
+ * constant) and n pairs of factors (an id DR_NONE: a constant factor),
+ * recorded in batches of DR_FE_DOT_CHUNK pairs: at order 1 an n-ary node
+ * a batch, at order 2 the products and additions one by one (logged), and
+ * where the root keeps programs (dr_fe_programs: a tape kept for replay)
+ * one statement a batch (dr_record_statement), which replays and has no
+ * second-order rule.  1 to 300 pairs (some calls span several batches)
+ * over a pool of up to 8 operands (slots or constants; an entry in
+ * several pairs, or both factors of one); acc a slot or DR_NONE with a
+ * constant s.
+ *
+ * On the main tape: the node's partials (1 for the sum so far, xb for xa,
+ * xa for xb) against the reference by every later sweep; the sum so far
+ * itself where no factor moves at order 1; at order 2 the node's value
+ * (dr_value) the left fold from s, bit for bit, and, with programs on,
+ * its statements nodes without a second-order rule for the main tape's
+ * Hessians and recorded tangents (fuzz_second_order.c), which work
+ * through it with programs off.  On tapes of their own, the same sum over
+ * inputs at order 2 with programs on: the value bits, one statement a
+ * batch that holds an active leaf (and every one after), the gradient
+ * that of order 1, bit for bit; dr_replay (or dr_replay_range) at a
+ * second point against a fresh recording there (value and gradient, bit
+ * for bit), and back to the first point; dr_hvp, dr_hessian, the sparse
+ * Hessian and its plan, dr_tangent_record and dr_adjoint_record refused
+ * (DR_ENOTSUP, nothing recorded, the status and the value kept).  At
+ * order 2 with programs off: the Hessian is the number of pairs of each
+ * two inputs (2 a square), exactly, and so are H v and the sparse Hessian
+ * (where the values are finite and moderate).  The gradients against the
+ * formula besides.
+ */
+#define DOT_POOL 8
+#define DOT_SEL 16
+#define DOT_MAX 300
+#define DOT_IN (DOT_POOL + 1)
+
+typedef struct dotp {
+    int n, m;                       /* pairs, pool entries                 */
+    int nin;                        /* inputs of the tapes of its own      */
+    int cin[DOT_IN];                /* a leaf (0: acc, 1 + j: pool entry
+                                       j): its input, -1 a constant        */
+    double cv[DOT_IN];              /* its value at the first point        */
+    uint8_t a[DOT_MAX], b[DOT_MAX]; /* each pair's pool entries            */
+    double x0[DOT_IN], x1[DOT_IN];  /* the inputs at the two points        */
+    bool given[DOT_IN];             /* an input given to dr_replay         */
+    bool range;                     /* dr_replay_range of every input      */
+    bool back;                      /* replayed back to the first point    */
+} dotp;
+
+/* n from a byte: mostly 1 to 24 pairs, else a batch's edges or more */
+static int dot_pairs(unsigned b)
+{
+    static const int edge[] = {127, 128, 129, 255, 256, 257, 299, 300};
+    if (b < 0xc0)
+        return 1 + (int)(b % 24);
+    b -= 0xc0;
+    return b < 8 ? edge[b] : 25 + 5 * ((int)b - 8);
+}
+
+static double dot_leaf(const dotp *P, int c, const double *x)
+{
+    return P->cin[c] >= 0 ? x[P->cin[c]] : P->cv[c];
+}
+
+/* s + xa[0] xb[0] + ..., left to right, as a front end adds it up */
+static double dot_fold(const dotp *P, const double *x)
+{
+    double s = dot_leaf(P, 0, x);
+    for (int i = 0; i < P->n; i++) {
+        double p = dot_leaf(P, 1 + P->a[i], x) * dot_leaf(P, 1 + P->b[i], x);
+        s = s + p;
+    }
+    return s;
+}
+
+/* a factor of the sum moves */
+static bool dot_factor_active(const dotp *P)
+{
+    for (int i = 0; i < P->n; i++)
+        if (P->cin[1 + P->a[i]] >= 0 || P->cin[1 + P->b[i]] >= 0)
+            return true;
+    return false;
+}
+
+/* the statements of a tape kept for replay: one a batch from the first
+   that holds an active leaf (the sum so far moves after it) */
+static dr_idx dot_batches(const dotp *P)
+{
+    dr_idx nst = 0;
+    bool act = P->cin[0] >= 0;
+    for (int lo = 0; lo < P->n; lo += DR_FE_DOT_CHUNK) {
+        for (int i = lo; i < P->n && i < lo + DR_FE_DOT_CHUNK; i++)
+            act |= P->cin[1 + P->a[i]] >= 0 || P->cin[1 + P->b[i]] >= 0;
+        nst += act;
+    }
+    return nst;
+}
+
+/* every leaf finite and moderate: second derivatives are exact counts */
+static bool dot_tame(const dotp *P, const double *x)
+{
+    for (int c = 0; c <= P->m; c++)
+        if (!(fabs(dot_leaf(P, c, x)) <= 1e100))
+            return false;
+    return true;
+}
+
+enum { DOT_O1, DOT_LOGGED, DOT_PROGS };
+
+/* the sum recorded on a tape of its own (DOT_O1: order 1; DOT_LOGGED:
+   order 2; DOT_PROGS: order 2, programs on) at the inputs x, their nodes
+   into in; the id checked, and at order 2 the value (dr_value) */
+static dr_real dot_record(const dotp *P, dr_tape *t, int kind,
+                          const double *x, dr_real *in, const char *what)
+{
+    static dr_idx ia[DOT_MAX], ib[DOT_MAX];
+    static double xa[DOT_MAX], xb[DOT_MAX];
+    dr_status st = dr_inputs(t, (size_t)P->nin, x, in);
+    CHECK(st == DR_OK, "%s: dr_inputs: %s", what, sn(st));
+    dr_idx id[DOT_IN];
+    for (int c = 0; c <= P->m; c++)
+        id[c] = P->cin[c] >= 0 ? in[P->cin[c]].idx : DR_NONE;
+    for (int i = 0; i < P->n; i++) {
+        ia[i] = id[1 + P->a[i]];
+        xa[i] = dot_leaf(P, 1 + P->a[i], x);
+        ib[i] = id[1 + P->b[i]];
+        xb[i] = dot_leaf(P, 1 + P->b[i], x);
+    }
+    dr_idx mark = dr_tape_mark(t);
+    dr_idx y = dr_fe_dot_rec(t, id[0], dot_leaf(P, 0, x), (size_t)P->n, ia,
+                             xa, ib, xb);
+    double v = dot_fold(P, x);
+    st = dr_tape_status(t);
+    CHECK(st == DR_OK, "%s: dr_fe_dot_rec of %d pairs: %s", what, P->n,
+          sn(st));
+    bool fact = dot_factor_active(P);
+    if (!fact && id[0] == DR_NONE)
+        CHECK(y == DR_NONE, "%s: dr_fe_dot_rec of constants gave %lld", what,
+              (long long)y);
+    else if (kind == DOT_O1 && !fact)
+        CHECK(y == id[0], "%s: dr_fe_dot_rec of constant factors at order "
+              "1 gave %lld, expected the sum so far %lld", what,
+              (long long)y, (long long)id[0]);
+    else
+        CHECK(y >= mark && y < dr_tape_mark(t), "%s: dr_fe_dot_rec gave "
+              "%lld (ids %lld to %lld recorded)", what, (long long)y,
+              (long long)mark, (long long)dr_tape_mark(t));
+    if (kind == DOT_PROGS)
+        CHECK(dr_tape_mark(t) - mark == dot_batches(P), "%s: dr_fe_dot_rec "
+              "of %d pairs recorded %lld nodes, expected %lld statements",
+              what, P->n, (long long)(dr_tape_mark(t) - mark),
+              (long long)dot_batches(P));
+    if (kind != DOT_O1 && y != DR_NONE) {
+        double got = -1234.5;
+        st = dr_value(t, y, &got);
+        CHECK(st == DR_OK && same_bits(got, v), "%s: dr_value of a sum of "
+              "%d products: %s, %.17g, expected %.17g (the left fold)",
+              what, P->n, sn(st), got, v);
+    }
+    return (dr_real){v, y};
+}
+
+static void dot_gradient(const char *what, dr_tape *t, dr_real y,
+                         const dotp *P, const dr_real *in, double *g)
+{
+    dr_status st = dr_gradient(t, y, (size_t)P->nin, in, g);
+    CHECK(st == DR_OK, "%s: dr_gradient: %s", what, sn(st));
+}
+
+/* two gradients the same bits */
+static void dot_same(const char *what, const dotp *P, const double *g,
+                     const double *want)
+{
+    for (int i = 0; i < P->nin; i++)
+        CHECK(same_bits(g[i], want[i]), "%s: gradient[%d] %.17g, expected "
+              "%.17g", what, i, g[i], want[i]);
+}
+
+/* the gradient at x against the formula: an input gets 1 where it is the
+   sum so far, xb where it is a pair's xa and xa where its xb (to rounding:
+   the sweep adds them in an order of its own); exactly 0 where it is
+   none */
+static void dot_formula(const char *what, const dotp *P, const double *x,
+                        const double *g)
+{
+    for (int j = 0; j < P->nin; j++) {
+        double e = 0.0, bound = 0.0;
+        bool reached = false;
+        if (P->cin[0] == j) {
+            e += 1.0;
+            bound += 1.0;
+            reached = true;
+        }
+        for (int i = 0; i < P->n; i++) {
+            double va = dot_leaf(P, 1 + P->a[i], x),
+                   vb = dot_leaf(P, 1 + P->b[i], x);
+            if (P->cin[1 + P->a[i]] == j) {
+                e += vb;
+                bound += fabs(vb);
+                reached = true;
+            }
+            if (P->cin[1 + P->b[i]] == j) {
+                e += va;
+                bound += fabs(va);
+                reached = true;
+            }
+        }
+        if (!reached)
+            CHECK(g[j] == 0.0, "%s: gradient[%d] %.17g of an input no "
+                  "pair holds", what, j, g[j]);
+        else if (bound <= 1e150)
+            CHECK(fabs(g[j] - e) <= 1e-9 * bound + 1e-290, "%s: gradient[%d]"
+                  " %.17g, expected %.17g", what, j, g[j], e);
+    }
+}
+
+/* second order through the statements: refused, nothing recorded, the
+   status and the value kept */
+static void dot_refusals(const char *when, dr_tape *t, dr_real y,
+                         const dotp *P, const dr_real *in, dr_idx from)
+{
+    size_t n = (size_t)P->nin, len = dr_tape_len(t);
+    dr_idx mark = dr_tape_mark(t);
+    double v0 = -1234.5, v1 = -1234.5;
+    dr_status st = dr_value(t, y.idx, &v0);
+    CHECK(st == DR_OK, "%s: dr_value: %s", when, sn(st));
+    static double H[DOT_IN * DOT_IN];
+    double w[DOT_IN], hv[DOT_IN];
+    dr_idx ids[DOT_IN];
+    dr_real seeds[DOT_IN], outs[DOT_IN], out;
+    for (size_t i = 0; i < n; i++) {
+        w[i] = 1.0 + 0.5 * (double)i;
+        ids[i] = in[i].idx;
+        seeds[i] = dr_const(w[i]);
+    }
+    st = dr_hvp(t, y, n, in, w, hv);
+    CHECK(st == DR_ENOTSUP, "%s: dr_hvp through a sum of products' "
+          "statement: %s", when, sn(st));
+    st = dr_hessian(t, y, n, in, H);
+    CHECK(st == DR_ENOTSUP, "%s: dr_hessian through a sum of products' "
+          "statement: %s", when, sn(st));
+    dr_sparse Hs;
+    memset(&Hs, 0, sizeof Hs);
+    st = dr_sparse_hessian(t, y, n, in, &Hs);
+    CHECK(st == DR_ENOTSUP, "%s: dr_sparse_hessian through a sum of "
+          "products' statement: %s", when, sn(st));
+    dr_sparse_free(&Hs);
+    dr_sparse_plan *plan = NULL;
+    st = dr_sparse_hessian_plan(t, y, n, in, &plan);
+    CHECK(st == DR_ENOTSUP && plan == NULL, "%s: dr_sparse_hessian_plan "
+          "through a sum of products' statement: %s", when, sn(st));
+    dr_sparse_plan_free(plan);
+    st = dr_tangent_record(t, from, n, ids, seeds, y, &out);
+    CHECK(st == DR_ENOTSUP, "%s: dr_tangent_record through a sum of "
+          "products' statement: %s", when, sn(st));
+    st = dr_adjoint_record(t, from, y, n, ids, outs);
+    CHECK(st == DR_ENOTSUP, "%s: dr_adjoint_record through a sum of "
+          "products' statement: %s", when, sn(st));
+    st = dr_value(t, y.idx, &v1);
+    CHECK(dr_tape_len(t) == len && dr_tape_mark(t) == mark &&
+              dr_tape_status(t) == DR_OK && st == DR_OK &&
+              same_bits(v0, v1),
+          "%s: the second-order drivers refused a sum of products and left "
+          "%zu nodes (%zu before), the status %s, the value %.17g (%.17g "
+          "before)", when, dr_tape_len(t), len, sn(dr_tape_status(t)), v1,
+          v0);
+}
+
+/* programs off at order 2: second order works; the Hessian is the number
+   of pairs of each two inputs (a square: 2), exactly where the values are
+   moderate (the passes multiply by them), and so are H v and the sparse
+   Hessian */
+static void dot_second(const dotp *P, dr_tape *t, dr_real y,
+                       const dr_real *in)
+{
+    size_t n = (size_t)P->nin;
+    static double H[DOT_IN * DOT_IN], want[DOT_IN * DOT_IN],
+        dense[DOT_IN * DOT_IN];
+    memset(want, 0, sizeof want);
+    for (int q = 0; q < P->n; q++) {
+        int i = P->cin[1 + P->a[q]], j = P->cin[1 + P->b[q]];
+        if (i >= 0 && j >= 0) {
+            want[(size_t)i * n + (size_t)j] += 1.0;
+            want[(size_t)j * n + (size_t)i] += 1.0;
+        }
+    }
+    bool tame = dot_tame(P, P->x0);
+    dr_status st = dr_hessian(t, y, n, in, H);
+    CHECK(st == DR_OK, "dr_hessian of a sum of products, programs off: %s",
+          sn(st));
+    for (size_t e = 0; tame && e < n * n; e++)
+        CHECK(H[e] == want[e], "dr_hessian of a sum of products, programs "
+              "off [%zu]: %.17g, expected %.17g", e, H[e], want[e]);
+    double w[DOT_IN], hv[DOT_IN];
+    for (size_t i = 0; i < n; i++)
+        w[i] = 1.0 + 0.5 * (double)i;
+    st = dr_hvp(t, y, n, in, w, hv);
+    CHECK(st == DR_OK, "dr_hvp of a sum of products, programs off: %s",
+          sn(st));
+    for (size_t i = 0; tame && i < n; i++) {
+        double e = 0.0;
+        for (size_t j = 0; j < n; j++)
+            e += want[i * n + j] * w[j];
+        CHECK(hv[i] == e, "dr_hvp of a sum of products, programs off [%zu]: "
+              "%.17g, expected %.17g", i, hv[i], e);
+    }
+    dr_sparse Hs;
+    memset(&Hs, 0, sizeof Hs);
+    st = dr_sparse_hessian(t, y, n, in, &Hs);
+    CHECK(st == DR_OK && Hs.rows == n && Hs.cols == n, "dr_sparse_hessian "
+          "of a sum of products, programs off: %s (%zu x %zu)", sn(st),
+          Hs.rows, Hs.cols);
+    memset(dense, 0, sizeof dense);
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = Hs.rowptr[i]; q < Hs.rowptr[i + 1]; q++)
+            dense[i * n + Hs.colind[q]] = Hs.val[q];
+    dr_sparse_free(&Hs);
+    for (size_t e = 0; tame && e < n * n; e++)
+        CHECK(dense[e] == want[e], "dr_sparse_hessian of a sum of products, "
+              "programs off [%zu]: %.17g, expected %.17g", e, dense[e],
+              want[e]);
+}
+
+/* the sum on tapes of its own (above) */
+static void dot_tapes(const dotp *P)
+{
+    if (P->nin == 0)
+        return;
+    dr_tape *t = dr_tape_new(), *f = dr_tape_new(), *o1 = dr_tape_new(),
+            *off = dr_tape_new();
+    if (!t || !f || !o1 || !off) {
+        dr_tape_free(t);
+        dr_tape_free(f);
+        dr_tape_free(o1);
+        dr_tape_free(off);
+        return;
+    }
+    CHECK(dr_tape_set_order(t, 2) == DR_OK && dr_fe_programs(t, 1) == DR_OK &&
+              dr_tape_set_order(f, 2) == DR_OK &&
+              dr_fe_programs(f, 1) == DR_OK &&
+              dr_tape_set_order(off, 2) == DR_OK,
+          "a sum of products: tapes of order 2");
+    static dr_real in[DOT_IN], fin[DOT_IN], in1[DOT_IN], inoff[DOT_IN];
+    static double g[DOT_IN], g1[DOT_IN], gf[DOT_IN], gt[DOT_IN];
+    const char *wk = "a sum of products kept for replay";
+    dr_idx from = dr_tape_mark(t);
+    dr_real y = dot_record(P, t, DOT_PROGS, P->x0, in, wk);
+    dot_gradient(wk, t, y, P, in, g);
+    dot_formula(wk, P, P->x0, g);
+    /* order 1: a node of the same partials a batch, the same bits */
+    const char *w1 = "a sum of products at order 1";
+    dr_real y1 = dot_record(P, o1, DOT_O1, P->x0, in1, w1);
+    dot_gradient(w1, o1, y1, P, in1, g1);
+    dot_same("a sum of products at order 1 against order 2 (programs on)",
+             P, g1, g);
+    /* programs off: second order works */
+    const char *wo = "a sum of products at order 2, programs off";
+    dr_real yo = dot_record(P, off, DOT_LOGGED, P->x0, inoff, wo);
+    dot_gradient(wo, off, yo, P, inoff, gt);
+    dot_formula(wo, P, P->x0, gt);
+    if (yo.idx != DR_NONE)
+        dot_second(P, off, yo, inoff);
+    if (y.idx != DR_NONE)
+        dot_refusals(wk, t, y, P, in, from);
+    /* replay at the second point against a fresh recording there */
+    dr_real rx[DOT_IN];
+    double rv[DOT_IN];
+    size_t nr = 0;
+    dr_status st;
+    if (P->range) {
+        st = dr_replay_range(t, in[0].idx, (size_t)P->nin, P->x1);
+    } else {
+        for (int i = 0; i < P->nin; i++)
+            if (P->given[i]) {
+                rx[nr] = in[i];
+                rv[nr++] = P->x1[i];
+            }
+        st = dr_replay(t, nr, rx, rv);
+    }
+    TRACE("  a sum of products replayed (%s, %zu inputs): %s\n",
+          P->range ? "dr_replay_range" : "dr_replay",
+          P->range ? (size_t)P->nin : nr, sn(st));
+    CHECK(st == DR_OK, "dr_replay of a sum of products: %s", sn(st));
+    const char *wf = "a sum of products recorded afresh at the second point";
+    dr_real yf = dot_record(P, f, DOT_PROGS, P->x1, fin, wf);
+    CHECK((yf.idx == DR_NONE) == (y.idx == DR_NONE), "%s: id %lld where "
+          "the replayed tape's is %lld", wf, (long long)yf.idx,
+          (long long)y.idx);
+    if (y.idx != DR_NONE) {
+        double vt = -1234.5;
+        st = dr_value(t, y.idx, &vt);
+        CHECK(st == DR_OK && same_bits(vt, yf.val), "dr_replay of a sum of "
+              "products against a fresh recording: %s, value %.17g, "
+              "expected %.17g", sn(st), vt, yf.val);
+        dot_refusals("a sum of products replayed", t, y, P, in, from);
+    }
+    dot_gradient("a sum of products replayed", t, y, P, in, gt);
+    dot_gradient(wf, f, yf, P, fin, gf);
+    dot_same("dr_replay of a sum of products against a fresh recording", P,
+             gt, gf);
+    dot_formula(wf, P, P->x1, gf);
+    if (P->back) { /* back to the first point: the first bits again */
+        for (int i = 0; i < P->nin; i++)
+            rv[i] = P->x0[i];
+        st = dr_replay(t, (size_t)P->nin, in, rv);
+        CHECK(st == DR_OK, "dr_replay of a sum of products back to the first "
+              "point: %s", sn(st));
+        if (y.idx != DR_NONE) {
+            double vt = -1234.5;
+            st = dr_value(t, y.idx, &vt);
+            CHECK(st == DR_OK && same_bits(vt, y.val), "dr_replay of a sum "
+                  "of products back to the first point: %s, value %.17g, "
+                  "expected %.17g", sn(st), vt, y.val);
+        }
+        dot_gradient("a sum of products replayed back", t, y, P, in, gt);
+        dot_same("dr_replay of a sum of products back to the first point", P,
+                 gt, g);
+    }
+    tape_free_counted(t, false, "a sum of products kept for replay");
+    tape_free_counted(f, false, "a sum of products recorded afresh");
+    tape_free_counted(o1, false, "a sum of products at order 1");
+    tape_free_counted(off, false, "a sum of products, programs off");
+}
+
+/* k: DOT_FLAGS and 0x01 acc DR_NONE (s: the operand's value), 0x02
+   dr_replay_range, 0x04 replayed back, 0x10 programs set on the root
+   (at depth 0) to 0x08 */
+static void op_dot(rd *r, unsigned k)
+{
+    level *lv = top();
+    dr_tape *h = lv->h;
+    static dotp P;
+    static opnd pool[DOT_POOL];
+    static dual cb[DOT_IN];
+    P.n = dot_pairs(u8(r));
+    opnd acc = operand(r, &cb[DOT_POOL]);
+    if (k & 1) { /* DR_NONE, its value a constant */
+        double s = acc.r.val;
+        dual_const(&cb[DOT_POOL], s);
+        acc = (opnd){dr_const(s), &cb[DOT_POOL], V_CONST};
+    }
+    P.m = 1 + (int)(u8(r) % DOT_POOL);
+    for (int j = 0; j < P.m; j++)
+        pool[j] = operand(r, &cb[j]);
+    /* the pairs: a byte each for the first 16, then those bytes again,
+       plus a step (a byte) a round: a step of 2 with an operand that
+       moves in the high bits' 7 only makes a batch of constants followed
+       by one that moves */
+    unsigned sel[DOT_SEL];
+    int nsel = P.n < DOT_SEL ? P.n : DOT_SEL;
+    for (int i = 0; i < nsel; i++)
+        sel[i] = u8(r);
+    unsigned step = P.n > DOT_SEL ? u8(r) : 0;
+    for (int i = 0; i < P.n; i++) {
+        unsigned b = (sel[i % nsel] + step * (unsigned)(i / nsel)) & 0xff;
+        P.a[i] = (uint8_t)((b & 7) % (unsigned)P.m);
+        P.b[i] = (uint8_t)((b >> 3 & 7) % (unsigned)P.m);
+    }
+    int dst = (int)(u8(r) % NS);
+    /* the inputs of the tapes of its own: the leaves that move, one for
+       each id; at the second point some (all, for dr_replay_range) new */
+    const opnd *leaf[DOT_IN];
+    int firstc[DOT_IN];
+    leaf[0] = &acc;
+    for (int j = 0; j < P.m; j++)
+        leaf[1 + j] = &pool[j];
+    P.nin = 0;
+    for (int c = 0; c <= P.m; c++) {
+        P.cv[c] = leaf[c]->r.val;
+        P.cin[c] = -1;
+        if (leaf[c]->kind != V_VALID)
+            continue;
+        for (int e = 0; e < c && P.cin[c] < 0; e++)
+            if (P.cin[e] >= 0 && leaf[e]->r.idx == leaf[c]->r.idx)
+                P.cin[c] = P.cin[e];
+        if (P.cin[c] < 0) {
+            firstc[P.nin] = c;
+            P.cin[c] = P.nin;
+            P.x0[P.nin++] = P.cv[c];
+        }
+    }
+    P.range = k & 2;
+    P.back = k & 4;
+    unsigned mask = u8(r);
+    double nv[DOT_IN];
+    for (int c = 0; c <= P.m; c++)
+        nv[c] = rdv(r);
+    for (int i = 0; i < P.nin; i++) {
+        P.given[i] = P.range || (mask >> (firstc[i] & 7) & 1);
+        P.x1[i] = P.given[i] ? nv[firstc[i]] : P.x0[i];
+    }
+    if ((k & 0x10) && S.depth == 0) {
+        g_progs_on = (k & 0x08) != 0;
+        dr_status pst = dr_fe_programs(S.T, g_progs_on);
+        CHECK(pst == DR_OK, "dr_fe_programs of the root: %s", sn(pst));
+    }
+    /* the main tape */
+    static dr_idx ia[DOT_MAX], ib[DOT_MAX];
+    static double xa[DOT_MAX], xb[DOT_MAX];
+    static term tm[1 + 2 * DOT_MAX];
+    bool used[DOT_POOL] = {false}, fact = false;
+    double v = acc.r.val;
+    int nt = 0;
+    tm[nt++] = (term){acc.d, 1.0, 0.0};
+    for (int i = 0; i < P.n; i++) {
+        const opnd *pa = &pool[P.a[i]], *pb = &pool[P.b[i]];
+        ia[i] = pa->r.idx;
+        xa[i] = pa->r.val;
+        ib[i] = pb->r.idx;
+        xb[i] = pb->r.val;
+        double p = xa[i] * xb[i];
+        v = v + p;
+        tm[nt++] = (term){pa->d, xb[i], 0.0};
+        tm[nt++] = (term){pb->d, xa[i], 0.0};
+        used[P.a[i]] = used[P.b[i]] = true;
+        fact |= pa->kind == V_VALID || pb->kind == V_VALID;
+    }
+    dr_idx mark = dr_tape_mark(h);
+    dr_idx id = dr_fe_dot_rec(h, acc.r.idx, acc.r.val, (size_t)P.n, ia, xa,
+                              ib, xb);
+    TRACE("  dr_fe_dot_rec(acc %lld, %d pairs over %d operands, order %d, "
+          "programs %s) -> %lld %.17g\n", (long long)acc.r.idx, P.n, P.m,
+          lv->order, g_progs_on ? "on" : "off", (long long)id, v);
+    dual ref, out;
+    lin(&ref, v, nt, tm);
+    dr_real res = {v, id};
+    if (lv->order == 1 && !fact && acc.kind == V_VALID) {
+        /* the value changed, the derivative did not: the sum so far */
+        CHECK(id == acc.r.idx, "dr_fe_dot_rec of constant factors at order "
+              "1 gave %lld, expected the sum so far %lld", (long long)id,
+              (long long)acc.r.idx);
+        check_sticky("dr_fe_dot_rec", h, &lv->hs);
+        out = ref;
+    } else {
+        opnd ops[DOT_IN];
+        int nops = 0;
+        ops[nops++] = acc;
+        for (int j = 0; j < P.m; j++)
+            if (used[j])
+                ops[nops++] = pool[j];
+        sctx c = main_ctx();
+        finish_scalar(&c, "dr_fe_dot_rec", res, &ref, nops, ops, 0.0, false,
+                      &out);
+    }
+    if (lv->order == 2 && id != DR_NONE) {
+        /* with programs on, statements: no second-order rule */
+        if (g_progs_on) {
+            dr_idx hi = dr_tape_mark(h);
+            bad_add(&lv->bad, mark, hi > id ? hi : id + 1);
+        }
+        if (S.depth == 0) {
+            double got = -1234.5;
+            dr_status st = dr_value(h, id, &got);
+            CHECK(st == DR_OK && same_bits(got, v), "dr_value of a sum of %d "
+                  "products (order 2, programs %s): %s, %.17g, expected "
+                  "%.17g (the left fold)", P.n, g_progs_on ? "on" : "off",
+                  sn(st), got, v);
+        }
+    }
+    put_s(dst, res, &out, -1);
+    dot_tapes(&P);
 }

@@ -65,6 +65,10 @@ FAMILIES = {
     # are as they were)
     "stmt": ["stmt-replay", "stmt-replay", "stmt-replay", BINARY, GRADIENT,
              SEED_REV, ORDER],
+    # sums of products (dr_fe_dot_rec) on the main tape, at order 1 and 2,
+    # programs on and off (last: the files before are as they were)
+    "dot": ["dot-main", "dot-main", "dot-main", "dot-jac", "dot-seeds",
+            ORDER, ORDER, "prog-main"],
 }
 
 # argument bytes per operation (default 3 to 8): the other files'
@@ -1503,6 +1507,151 @@ SPECIAL["replay-stmt-nonfinite"] = (
              ["1e300", 2.0]))
 
 
+# -- sums of products on the main tape (dr_fe_dot_rec, op_dot): the n-ary
+# sums' byte with DOT (its bits 0x80 without 0x40, and 0x20: a pattern no
+# earlier seed has), and 0x01 acc DR_NONE (s the operand's value), 0x02
+# dr_replay_range, 0x04 replayed back, 0x10 programs set on the root to
+# 0x08; then n's byte, acc, the pool (m - 1, then m operands), a byte a
+# pair for the first 16 (the decoder repeats them, plus a step a round:
+# its byte, where n > 16), dst, the replay's mask and the m + 1 value
+# bytes of the second point
+DOT = 0xa0
+DOT_EDGE = [127, 128, 129, 255, 256, 257, 299, 300]
+
+
+def dot_nbyte(n):
+    if n <= 24:
+        return n - 1
+    if n in DOT_EDGE:
+        return 0xc0 + DOT_EDGE.index(n)
+    assert 25 <= n <= 300 and (n - 25) % 5 == 0
+    return 0xc8 + (n - 25) // 5
+
+
+def dot_main(acc, pool, pairs, dst, n=None, const_acc=False, by_range=False,
+             back=False, progs=None, mask=0xff, new=None, step=0):
+    """acc, pool entries: a slot, C(x) or C_(b); pairs (a, b) of pool
+    entries; new: the value bytes of the second point (acc, the pool)"""
+    n = len(pairs) if n is None else n
+    assert len(pairs) == min(n, 16) and 1 <= len(pool) <= 8
+    k = (DOT | (1 if const_acc else 0) | (2 if by_range else 0)
+         | (4 if back else 0))
+    if progs is not None:
+        k |= 0x10 | (0x08 if progs else 0)
+    if new is None:
+        new = [val(0.25 * i - 1.125) for i in range(len(pool) + 1)]
+    assert len(new) == len(pool) + 1
+    return (bytes([SUMN, k, dot_nbyte(n)]) + opnd(acc)
+            + bytes([len(pool) - 1]) + b"".join(opnd(x) for x in pool)
+            + bytes(a | b << 3 for a, b in pairs)
+            + (bytes([step]) if n > 16 else b"") + bytes([dst, mask])
+            + bytes(new))
+
+
+def inpb(b, slot):
+    """an input of the table of special values, by its byte"""
+    return bytes([INPUT, b, slot])
+
+
+V1E16, V01, VPI2, V1E300, VNAN, VINF, VMAX, V9 = (188, 170, 184, 179, 183,
+                                                  181, 192, 189)
+# order 1: acc a slot, a factor twice in a pair and in several, constant
+# factors, a product of constants; acc a constant; constant factors only
+# (the sum so far itself); constants only (none); acc DR_NONE with a
+# slot's value; then the Jacobian and a sweep through them
+SPECIAL["dot"] = (
+    PRE
+    + dot_main(7, [0, 1, C(0.5), 4], [(0, 1), (1, 1), (2, 3), (3, 0),
+                                      (2, 2)], 9)
+    + dot_main(C(1.5), [2, 2, 5], [(0, 1), (2, 0), (1, 1)], 10)
+    + dot_main(3, [C(2), C(-0.5)], [(0, 1), (1, 1)], 11)
+    + dot_main(C(0.25), [C(1), C(-3)], [(0, 1)], 12)
+    + dot_main(6, [8, 0], [(0, 1), (1, 1)], 13, const_acc=True, back=True)
+    + dot_main(11, [9, 1, C(-2), 9], [(0, 1), (3, 2), (2, 0)], 14,
+               by_range=True)
+    + jac([9, 10, 11], XS) + jac([12, 13, 14], XS)
+    + seeds(9, 10, 11) + seeds(13, 14))
+# order 2 with programs on (statements, which replay: no second-order
+# rule for the main tape's Hessians and recorded tangents) and off (the
+# products and additions logged: second order works)
+SPECIAL["dot-order2"] = (
+    set_order(2, root=True) + PRE
+    + dot_main(7, [0, 1, C(0.5), 4], [(0, 1), (1, 1), (2, 3), (3, 0),
+                                      (2, 2)], 9, progs=False)
+    + dot_main(3, [C(2), C(-0.5)], [(0, 1), (1, 1)], 10)
+    + dot_main(C(1.5), [2, 2, 5], [(0, 1), (2, 0), (1, 1)], 11, back=True)
+    + hess(9, XS) + hess(11, XS, dense=False)
+    + tangent_main(10, [(0, 1.0), (2, -1.0)], 20)
+    + jac([9, 10, 11], XS)
+    + dot_main(8, [0, 1, C(0.5), 9], [(0, 1), (1, 1), (2, 3), (3, 0)], 12,
+               progs=True)
+    + dot_main(C(0.75), [2, 1], [(0, 0), (1, 0)], 13, const_acc=True,
+               by_range=True)
+    + dot_main(4, [C(2)], [(0, 0)], 14)                 # constant factors
+    + hess(12, XS) + hess(13, XS, dense=False)
+    # (refused: the slot byte is not read)
+    + tangent_main(13, [(0, 1.0), (2, -1.0)], 21)[:-1]
+    + jac([12, 13, 14], XS) + seeds(12, 13))
+DOT_CPOOL = [C(0.5), C(-1), C(2), C(0.25), C(1.5), C(-0.5), C(3)]
+# long sums: the batches' edges (127 to 300 pairs), at order 2 with
+# programs on and off, at order 1; an input in most pairs, constants
+SPECIAL["dot-long"] = (
+    set_order(2, root=True) + PRE
+    + dot_main(7, [0, 1, C(0.5), 4, 0, 2], [(i % 6, (5 * i + 1) % 6)
+                                            for i in range(16)], 9, n=300,
+               progs=True, back=True)
+    + dot_main(C(-1), [C(0.25), 1, C(2)], [(0, 2), (1, 0), (2, 2), (0, 1)]
+               + [(0, 2)] * 12, 10, n=129, by_range=True)
+    + dot_main(C(1), [C(0.25), C(3), 3], [(0, 1)] * 15 + [(2, 2)], 11,
+               n=128)
+    + dot_main(9, [2, 3, 5], [(i % 3, i % 2) for i in range(16)], 12,
+               n=257, const_acc=True)
+    + dot_main(C(0.5), [0, 1, 2, 3, 4, 5, 6, 8], [(i % 8, (i + 3) % 8)
+                                                 for i in range(16)], 13,
+               n=256, back=True, by_range=True)
+    + dot_main(1, [0, C(-0.5)], [(0, 1)] * 16, 14, n=127, progs=False)
+    + dot_main(14, [3, 1], [(0, 1), (1, 0)] * 8, 15, n=299)
+    + jac([9, 10, 12], XS) + jac([13, 15], XS) + seeds(9, 13, 15)
+    # a batch of constants, then one that moves (the pool's last entry,
+    # in the high bits from the ninth round: a step of 2), and the other
+    # way round
+    + dot_main(C(0.5), DOT_CPOOL + [3], [(0, 5)] * 16, 18, n=200, step=2)
+    + dot_main(C(0.5), DOT_CPOOL + [2], [(0, 6)] * 16, 19, n=300, step=2,
+               const_acc=True, back=True)
+    + jac([18, 19], XS)
+    + set_order(1, root=True)
+    + dot_main(2, [0, 1, C(0.5), 4], [(i % 4, (i + 1) % 4)
+                                      for i in range(16)], 16, n=300,
+               step=37)
+    + dot_main(C(2), [C(0.5), 3], [(0, 0)] * 16, 17, n=200)
+    + dot_main(C(0.5), DOT_CPOOL + [3], [(0, 5)] * 16, 20, n=200, step=2)
+    + dot_main(1, DOT_CPOOL + [2], [(0, 6)] * 16, 21, n=300, step=2)
+    + dot_main(C(1), DOT_CPOOL + [0], [(0, 6)] * 16, 22, n=300, step=2)
+    + jac([16, 17, 20], XS) + jac([21, 22], XS) + seeds(16, 17, 21))
+# sums whose left fold rounds otherwise in another order (1e16, 0.1,
+# pi / 2, 0.9999999, 1e300, DBL_MAX), and that are not finite (inf, NaN)
+SPECIAL["dot-rounding"] = (
+    set_order(2, root=True)
+    + inpb(V1E16, 0) + inpb(V01, 1) + inpb(VPI2, 2) + inp(1, 3)
+    + inpb(V9, 4) + inp(-1, 5)
+    + dot_main(0, [0, 3, 1, 2, 5, 4], [(0, 3), (2, 3), (1, 4), (3, 5),
+                                       (5, 0), (4, 4), (2, 2), (0, 5)],
+               9, progs=True, new=[V1E16, VPI2, V01, 188, V9, val(3),
+                                   V01])
+    + dot_main(C_(V1E16), [1, 2, 4, 3], ([(0, 1), (1, 2), (2, 3), (3, 3),
+                                          (0, 0), (1, 1)] * 3)[:16], 10,
+               n=140, back=True)
+    + dot_main(C_(V1E300), [C_(VMAX), 3, 5, C_(V1E300)],
+               [(0, 1), (0, 2), (3, 3), (1, 2)], 11, by_range=True)
+    + dot_main(3, [C_(VINF), 0, C_(VNAN), 1], [(0, 1), (1, 2), (2, 3),
+                                                (3, 3)], 12)
+    + jac([9, 10, 11], [0, 1, 2, 3]) + seeds(9, 10)
+    + dot_main(C(0), [0, 1, 2, 4], [(0, 1), (2, 3), (1, 2), (3, 0)], 13,
+               progs=False, new=[V01, VPI2, V1E16, V9, V01])
+    + dot_main(1, [0, 1, 2, 4], [(0, 1), (2, 3), (1, 2), (3, 0)] * 4, 14,
+               n=260, progs=True))
+
+
 # --------------------------------------------- random programs of the
 # other files' operations, made with the encoders above
 def rand_second(rng):
@@ -1750,6 +1899,26 @@ def rand_stmt_replay(rng):
                   misuse=rng.randrange(10) if k == 0xe0 else None)
 
 
+def rand_dot_main(rng):
+    m = rng.randrange(1, 9)
+    opd = lambda: (rng.randrange(9) if rng.random() < 0.75
+                   else C(rng.randrange(-40, 40) / 16) if rng.random() < 0.8
+                   else C_(rng.randrange(160, 198)))
+    n = rng.choice([rng.randrange(1, 25)] * 3 + [rng.choice(DOT_EDGE),
+                                                  25 + 5 * rng.randrange(56)])
+    pairs = [(rng.randrange(m), rng.randrange(m))
+             for _ in range(min(n, 16))]
+    new = [val(rng.randrange(-40, 40) / 16) if rng.random() < 0.8
+           else rng.randrange(160, 198) for _ in range(m + 1)]
+    return dot_main(opd(), [opd() for _ in range(m)], pairs,
+                    rng.randrange(9, 32), n=n,
+                    const_acc=rng.random() < 0.25,
+                    by_range=rng.random() < 0.3, back=rng.random() < 0.3,
+                    progs=rng.choice([None, None, True, False]),
+                    mask=rng.randrange(256), new=new,
+                    step=rng.choice([0, 1, 2, 8, 37, 64, rng.randrange(256)]))
+
+
 def rand_new_op(rng, op):
     """one of the other files' operations with meaningful arguments"""
     sl = lambda: rng.randrange(9)
@@ -1768,6 +1937,13 @@ def rand_new_op(rng, op):
         return rand_prog_replay(rng, True)
     if op == "stmt-replay":
         return rand_stmt_replay(rng)
+    if op == "dot-main":
+        return rand_dot_main(rng)
+    if op == "dot-jac":
+        return jac([sl() for _ in range(rng.randrange(1, 4))],
+                   [rng.randrange(4) for _ in range(rng.randrange(1, 7))])
+    if op == "dot-seeds":
+        return seeds(*[sl() for _ in range(rng.randrange(1, 4))])
     if op == MODES:
         kind = rng.randrange(5)
         ys = [sl() for _ in range(rng.randrange(4))]
@@ -1824,7 +2000,8 @@ def rand_new_op(rng, op):
 
 NEW_OPS = (MODES, ORDER, SECOND, LOOP, EXTERNAL, OTHER, REPLAY,
            "prog-main", "prog-second", "prog-replay", "lprog-main",
-           "lprog-second", "lprog-replay", "stmt-replay")
+           "lprog-second", "lprog-replay", "stmt-replay", "dot-main",
+           "dot-jac", "dot-seeds")
 
 
 def main():
