@@ -7,10 +7,12 @@
 GRADBENCH_DIR ?=
 ## GRADBENCH_EVALS: the evals make gradbench runs
 GRADBENCH_EVALS ?= hello det lse llsq ode kmeans gmm lstm ba ht saddle particle
-## GRADBENCH_TOOLS: the tools make gradbench runs them against (ours, and GradBench's C++ tools by name)
-GRADBENCH_TOOLS ?= dualrev-c dualrev-hs manual adol-c
+## GRADBENCH_TOOLS: the tools make gradbench runs them against (ours, GradBench's C++ tools and its haskell by name)
+GRADBENCH_TOOLS ?= dualrev-c dualrev-hs manual adol-c haskell
 ## GRADBENCH_CODIPACK_DIR: a CoDiPack 2.3.1 checkout, to add GradBench's tool codipack
 GRADBENCH_CODIPACK_DIR ?=
+## GRADBENCH_AD_DB: a GHC package db holding ad, for GradBench's tool haskell (else ad where ghc-pkg finds it; without ad it is skipped)
+GRADBENCH_AD_DB ?=
 ## GRADBENCH_PYTHON: the Python (with numpy, scipy, pydantic) of the evals and the relay
 GRADBENCH_PYTHON ?= /usr/bin/python3
 ## GRADBENCH_ARGS: arguments of gradbench/run.py (sizes, seconds: gradbench/README.md)
@@ -64,10 +66,11 @@ GB_WANT_HS := $(filter dualrev-hs,$(GRADBENCH_TOOLS))
 gradbench: ## run GradBench's evals against dualrev-c and dualrev-hs (GRADBENCH_DIR=checkout), write BUILD/gradbench/results.md
 	@if [ -z "$(GRADBENCH_DIR)" ]; then \
 	  echo "make gradbench: set GRADBENCH_DIR to a GradBench checkout (gradbench/README.md)"; exit 2; fi
-	@GRADBENCH_PYTHON=$(GRADBENCH_PYTHON) $(DEPS) ensure lib gradbench $(if $(GB_WANT_HS),hs)
+	@GRADBENCH_PYTHON=$(GRADBENCH_PYTHON) $(DEPS) ensure lib gradbench $(if $(filter dualrev-hs haskell,$(GRADBENCH_TOOLS)),hs)
 	@$(MAKE) --no-print-directory $(GB_TOOL)
 	$(if $(GB_WANT_HS),@$(MAKE) --no-print-directory -f haskell/haskell.mk gradbench-hs-tool BUILD=$(BUILD))
 	$(GRADBENCH_PYTHON) gradbench/run.py --gradbench $(GRADBENCH_DIR) --tool-bin $(GB_TOOL) \
 	  $(if $(GB_WANT_HS),--hs-bin $(GB_DIR)/dualrev-hs) \
 	  --out $(GB_DIR) --evals "$(GRADBENCH_EVALS)" --tools "$(GRADBENCH_TOOLS)" \
-	  $(if $(GRADBENCH_CODIPACK_DIR),--codipack $(GRADBENCH_CODIPACK_DIR)) $(GRADBENCH_ARGS)
+	  $(if $(GRADBENCH_CODIPACK_DIR),--codipack $(GRADBENCH_CODIPACK_DIR)) \
+	  $(if $(GRADBENCH_AD_DB),--ad-db $(GRADBENCH_AD_DB)) $(GRADBENCH_ARGS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """run.py - GradBench's evals against dualrev-c, dualrev-hs (and GradBench's own C++
-tools), through the relay, without Docker or GradBench's CLI; writes
+tools and its Haskell tool), through the relay, without Docker or GradBench's CLI; writes
 OUT/results.md and OUT/logs/, and exits 1 if an output was judged invalid
 or an evaluation failed.  make gradbench runs it (gradbench/README.md)."""
 import argparse
@@ -43,8 +43,120 @@ def cpp_tool_evals(gb, tool):
     path = os.path.join(gb, "tools", tool, "evals.txt")
     if not os.path.exists(path):
         return None
+    # a line is an eval and, after a space, the outcomes GradBench accepts
     with open(path) as f:
-        return set(f.read().split())
+        return {line.split()[0] for line in f if line.split()}
+
+
+# GradBench's Haskell tool (tools/haskell: the `ad` package), built here with
+# ghc from the checkout's sources, copied into OUT/haskell/ (the checkout is
+# never edited).  GradBench builds it with cabal and GHC 9.12; for an older
+# GHC and its libraries the copy gets the least change that compiles, each
+# only where the installed version lacks what the source uses
+# (gradbench/README.md, "GradBench's Haskell tool")
+GHC2021 = ("BangPatterns BinaryLiterals ConstrainedClassMethods ConstraintKinds "
+           "DeriveDataTypeable DeriveFoldable DeriveFunctor DeriveGeneric DeriveLift "
+           "DeriveTraversable EmptyCase EmptyDataDeriving ExistentialQuantification "
+           "ExplicitForAll FlexibleContexts FlexibleInstances GADTSyntax "
+           "GeneralisedNewtypeDeriving HexFloatLiterals ImportQualifiedPost InstanceSigs "
+           "KindSignatures MultiParamTypeClasses NamedFieldPuns NamedWildCards "
+           "NumericUnderscores PolyKinds PostfixOperators RankNTypes ScopedTypeVariables "
+           "StandaloneDeriving StandaloneKindSignatures TupleSections TypeApplications "
+           "TypeOperators TypeSynonymInstances").split()
+# evals whose modules need GHC 9.2 (OverloadedRecordDot): left out before it
+HS_NEEDS_92 = {"particle": "Particle", "saddle": "Saddle"}
+
+
+def version(v):
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def pkg_version(pkg, dbs):
+    """The newest version of pkg that ghc-pkg finds (the given package dbs
+    and its defaults), or None."""
+    r = subprocess.run(["ghc-pkg", "--simple-output", "--global", "--user",
+                        *[f"--package-db={d}" for d in dbs],
+                        "field", pkg, "version"], capture_output=True, text=True)
+    vs = r.stdout.split() if r.returncode == 0 else []
+    return max(vs, key=version) if vs else None
+
+
+def build_haskell_tool(gb, out, ad_db):
+    """Build GradBench's Haskell tool; returns (program, notes) or (None, why)."""
+    if not shutil.which("ghc") or not shutil.which("ghc-pkg"):
+        return None, "needs GHC (ghc, ghc-pkg)"
+    dbs = [os.path.abspath(ad_db)] if ad_db else []
+    ad = pkg_version("ad", dbs)
+    if not ad:
+        return None, ("the package ad is not installed" + (f" in {ad_db}" if ad_db else "")
+                      + " (--ad-db: a GHC package db holding ad; gradbench/README.md)")
+    ghc = subprocess.run(["ghc", "--numeric-version"], capture_output=True, text=True).stdout.strip()
+    base = pkg_version("base", dbs) or "0"
+    vec = pkg_version("vector", dbs) or "0"
+    bs = pkg_version("bytestring", dbs) or "0"
+    top = os.path.join(out, "haskell")
+    src = os.path.join(top, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(os.path.join(gb, "tools/haskell/src"), src)
+    edits = []
+
+    def edit(path, old, new, why):
+        p = os.path.join(src, path)
+        with open(p) as f:
+            text = f.read()
+        if old not in text:
+            return
+        with open(p, "w") as f:
+            f.write(text.replace(old, new))
+        if why not in edits:
+            edits.append(why)
+
+    langs = ["-XGHC2021"]
+    if version(ghc) < (9, 2):
+        langs = ["-XHaskell2010"] + [f"-X{x}" for x in GHC2021]
+        for e, mod in HS_NEEDS_92.items():
+            p = os.path.join(src, "Main.hs")
+            with open(p) as f:
+                lines = [l for l in f if f"GradBench.{mod}" not in l]
+            text = "".join(lines)
+            # the last entry of the list of functions loses its comma
+            text = text.replace(",\n  ]", "\n  ]")
+            with open(p, "w") as f:
+                f.write(text)
+        edits.append("GHC2021's extensions named one by one; "
+                     f"{' and '.join(HS_NEEDS_92)} left out (OverloadedRecordDot, GHC 9.2)")
+    if version(base) < (4, 18):
+        if version(base) < (4, 16):
+            edit("GradBench/Hello.hs", "import Data.Tuple (Solo (..))",
+                 "import GHC.Tuple (Solo (..))", "base " + base + ": Solo from GHC.Tuple")
+        for path in ("GradBench/Hello.hs",):
+            edit(path, "MkSolo", "Solo", "base " + base + ": Solo's constructor Solo, not MkSolo")
+    if version(vec) < (0, 13, 2):
+        for f in sorted(os.listdir(os.path.join(src, "GradBench"))):
+            edit(os.path.join("GradBench", f), "V.fromArray", "V.fromList",
+                 f"vector {vec}: V.fromList on the list the JSON holds, not V.fromArray")
+    if version(bs) < (0, 11, 1):
+        edit("Main.hs", "import Data.ByteString.Char8 qualified as BS\n",
+             "import Data.ByteString.Char8 qualified as BS\nimport Data.ByteString.Lazy qualified\n",
+             f"bytestring {bs}: Data.ByteString.Lazy.toStrict, not Data.ByteString's")
+        edit("Main.hs", "BS.toStrict", "Data.ByteString.Lazy.toStrict",
+             f"bytestring {bs}: Data.ByteString.Lazy.toStrict, not Data.ByteString's")
+    prog = os.path.join(top, "gradbench")
+    # gradbench.cabal's flags (-Wall, OverloadedStrings, -rtsopts
+    # -with-rtsopts=-A500m) at cabal's default optimization, -O1
+    cmd = ["ghc", "-O", "-Wall"]
+    for d in dbs:
+        cmd += ["-package-db", d]
+    for p in "ad aeson base bytestring text vector clock deepseq".split():
+        cmd += ["-package", p]
+    cmd += langs + ["-XOverloadedStrings", "-rtsopts", "-with-rtsopts=-A500m",
+                    "-i" + src, "-outputdir", os.path.join(top, "obj"),
+                    os.path.join(src, "Main.hs"), "-o", prog]
+    with open(os.path.join(top, "build.log"), "w") as log:
+        r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT)
+    if r.returncode:
+        return None, f"building it with ad-{ad} failed (see {os.path.join(top, 'build.log')})"
+    return prog, [f"ad-{ad}" + (f" from {ad_db}" if ad_db else ""), f"GHC {ghc}", *edits]
 
 
 def main():
@@ -57,6 +169,9 @@ def main():
     ap.add_argument("--tools", default="dualrev-c manual")
     ap.add_argument("--codipack", default="",
                     help="a CoDiPack checkout (GradBench uses 2.3.1) for the tool codipack")
+    ap.add_argument("--ad-db", default="",
+                    help="a GHC package db holding ad, for GradBench's tool haskell "
+                         "(without it, ad where ghc-pkg finds it)")
     ap.add_argument("--full", action="store_true", help="the evals' own sizes")
     ap.add_argument("--min-runs", default="1")
     ap.add_argument("--min-seconds", default="1")
@@ -91,6 +206,14 @@ def main():
         if "codipack" not in tools:
             tools.append("codipack")
 
+    hs_tool, hs_notes = None, []
+    if "haskell" in tools:
+        hs_tool, hs_notes = build_haskell_tool(gb, out, args.ad_db)
+        if hs_tool is None:
+            print(f"run.py: GradBench's tool haskell skipped: {hs_notes}", flush=True)
+        else:
+            print("run.py: GradBench's tool haskell built: " + "; ".join(hs_notes), flush=True)
+
     # the evals validate against GradBench's tool "manual": build it first
     for e in evals:
         if os.path.exists(os.path.join(gb, "tools/manual", e + ".cpp")):
@@ -111,6 +234,17 @@ def main():
         for tool in tools:
             if tool in ours:
                 tool_cmd = [os.path.abspath(ours[tool])]
+            elif tool == "haskell":
+                if hs_tool is None:
+                    results[e, tool] = hs_notes
+                    continue
+                if e not in (cpp_tool_evals(gb, tool) or ()):
+                    results[e, tool] = "no implementation"
+                    continue
+                if e in HS_NEEDS_92 and any(HS_NEEDS_92[e] in n for n in hs_notes):
+                    results[e, tool] = "left out: its module needs GHC 9.2 (OverloadedRecordDot)"
+                    continue
+                tool_cmd = [hs_tool]
             else:
                 supported = cpp_tool_evals(gb, tool)
                 if tool == "codipack" and not args.codipack:
@@ -170,7 +304,8 @@ def main():
             if merged is not None:
                 results[e, tool] = merged
 
-    write_results(os.path.join(out, "results.md"), evals, tools, results, args)
+    write_results(os.path.join(out, "results.md"), evals, tools, results, args,
+                  hs_notes if hs_tool else [])
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({f"{e}/{t}": v for (e, t), v in results.items()}, f, indent=1)
     print(f"wrote {os.path.join(out, 'results.md')}")
@@ -186,7 +321,7 @@ def fmt_ms(ns_list):
     return f"{ms:.4g} ms"
 
 
-def write_results(path, evals, tools, results, args):
+def write_results(path, evals, tools, results, args, hs_notes=()):
     lines = ["# GradBench results", "",
              "Median time of one evaluate (over its runs) and whether the eval judged "
              "the output valid; written by gradbench/run.py "
@@ -215,6 +350,8 @@ def write_results(path, evals, tools, results, args):
         for key in order:
             cells = [rows[key].get(t, "-") for t in tools]
             lines.append(f"| {e} | {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+    if hs_notes:
+        lines += ["", "haskell: GradBench's Haskell tool, " + "; ".join(hs_notes) + "."]
     if notes:
         lines += ["", "Not run:", ""] + notes
     with open(path, "w") as f:
