@@ -52,15 +52,22 @@ dr_idx dr_tape_mark(const dr_tape *t)
     return t ? t->base + t->next : DR_NONE;
 }
 
-void *dr__log_alloc(dr_tape *t, size_t bytes)
+/* p (keep bytes of it in use; NULL: a new block) as a block of bytes,
+   under the root's lock while the tape is shared */
+static void *log_grow(dr_tape *t, void *p, size_t keep, size_t bytes)
 {
     bool shared = dr__shared(t);
     if (shared)
         dr__lock(t->root);
-    void *p = dr__malloc(bytes);
+    void *q = dr__realloc(p, keep, bytes);
     if (shared)
         dr__unlock(t->root);
-    return p;
+    return q;
+}
+
+void *dr__log_alloc(dr_tape *t, size_t bytes)
+{
+    return log_grow(t, NULL, 0, bytes);
 }
 
 void dr__log_free(dr_tape *t, void *p)
@@ -71,18 +78,6 @@ void dr__log_free(dr_tape *t, void *p)
     dr__free(p);
     if (shared)
         dr__unlock(t->root);
-}
-
-/* the log's block grown, under the root's lock as dr__log_alloc */
-static void *log_grow(dr_tape *t, void *p, size_t keep, size_t bytes)
-{
-    bool shared = dr__shared(t);
-    if (shared)
-        dr__lock(t->root);
-    void *q = dr__realloc(p, keep, bytes);
-    if (shared)
-        dr__unlock(t->root);
-    return q;
 }
 
 /* A child's log begins at its first entry, r: the ids its siblings took

@@ -1099,6 +1099,15 @@ static bool dot_tame(const dotp *P, const double *x)
 
 enum { DOT_O1, DOT_LOGGED, DOT_PROGS };
 
+/* dr_value of node y at order 2 is want, bit for bit */
+static void dot_value_is(const char *what, dr_tape *t, dr_idx y, double want)
+{
+    double got = -1234.5;
+    dr_status st = dr_value(t, y, &got);
+    CHECK(st == DR_OK && same_bits(got, want), "%s: dr_value %s, %.17g, "
+          "expected %.17g", what, sn(st), got, want);
+}
+
 /* the sum recorded on a tape of its own (DOT_O1: order 1; DOT_LOGGED:
    order 2; DOT_PROGS: order 2, programs on) at the inputs x, their nodes
    into in; the id checked, and at order 2 the value (dr_value) */
@@ -1142,13 +1151,8 @@ static dr_real dot_record(const dotp *P, dr_tape *t, int kind,
               "of %d pairs recorded %lld nodes, expected %lld statements",
               what, P->n, (long long)(dr_tape_mark(t) - mark),
               (long long)dot_batches(P));
-    if (kind != DOT_O1 && y != DR_NONE) {
-        double got = -1234.5;
-        st = dr_value(t, y, &got);
-        CHECK(st == DR_OK && same_bits(got, v), "%s: dr_value of a sum of "
-              "%d products: %s, %.17g, expected %.17g (the left fold)",
-              what, P->n, sn(st), got, v);
-    }
+    if (kind != DOT_O1 && y != DR_NONE)
+        dot_value_is(what, t, y, v); /* the left fold */
     return (dr_real){v, y};
 }
 
@@ -1379,11 +1383,8 @@ static void dot_tapes(const dotp *P)
           "the replayed tape's is %lld", wf, (long long)yf.idx,
           (long long)y.idx);
     if (y.idx != DR_NONE) {
-        double vt = -1234.5;
-        st = dr_value(t, y.idx, &vt);
-        CHECK(st == DR_OK && same_bits(vt, yf.val), "dr_replay of a sum of "
-              "products against a fresh recording: %s, value %.17g, "
-              "expected %.17g", sn(st), vt, yf.val);
+        dot_value_is("dr_replay of a sum of products against a fresh "
+                     "recording", t, y.idx, yf.val);
         dot_refusals("a sum of products replayed", t, y, P, in, from);
     }
     dot_gradient("a sum of products replayed", t, y, P, in, gt);
@@ -1398,11 +1399,8 @@ static void dot_tapes(const dotp *P)
         CHECK(st == DR_OK, "dr_replay of a sum of products back to the first "
               "point: %s", sn(st));
         if (y.idx != DR_NONE) {
-            double vt = -1234.5;
-            st = dr_value(t, y.idx, &vt);
-            CHECK(st == DR_OK && same_bits(vt, y.val), "dr_replay of a sum "
-                  "of products back to the first point: %s, value %.17g, "
-                  "expected %.17g", sn(st), vt, y.val);
+            dot_value_is("dr_replay of a sum of products back to the "
+                         "first point", t, y.idx, y.val);
         }
         dot_gradient("a sum of products replayed back", t, y, P, in, gt);
         dot_same("dr_replay of a sum of products back to the first point", P,
