@@ -81,6 +81,7 @@ dr_idx dr__record_ext_v(dr_tape *t, dr_ext *e, double v)
     n->db = 0.0;
     n->a = DR_EXT_TAG;
     n->b = 0;
+    t->chunk->ext = true;
     t->cur = n + 1;
     t->len++;
     dr_idx id = t->base + t->next++;

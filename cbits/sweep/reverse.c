@@ -85,10 +85,49 @@ static inline void carry_store(carry *k, int64_t ia, double va, int64_t ib,
     k->v2 = vb;
 }
 
+/* A run of dead nodes (zero adjoints) this long makes the sweep look ahead
+   through the adjoints alone: a node is dead if its adjoint is zero when
+   the sweep reaches it, and the adjoints of the nodes below it can only be
+   written by nodes above them, so a run of zero slots below a dead node
+   is dead through, and its records need not be read.  Where a program's
+   output depends on part of what it computed (GradBench's ode: the last
+   component reaches back to a few hundred of 10^4), most records are never
+   read.  The count is of the dead nodes since the last look-ahead, not of
+   a run (the live ones do not reset it): that keeps the live path as it
+   was, and a look-ahead that finds live slots at once costs a few loads. */
+#define DEAD_RUN 16
+
+/* the lowest z in lo .. hi with a[z .. hi-1] all zero (+0 or -0; a -0
+   the loop then meets as a dead node) */
+static inline size_t zero_run_below(const double *a, size_t lo, size_t hi)
+{
+    size_t z = hi;
+    /* four slots a test: their bits or'ed, the sign bit dropped */
+    while (z >= lo + 4) {
+        uint64_t w0, w1, w2, w3;
+        memcpy(&w0, &a[z - 1], 8);
+        memcpy(&w1, &a[z - 2], 8);
+        memcpy(&w2, &a[z - 3], 8);
+        memcpy(&w3, &a[z - 4], 8);
+        if (((w0 | w1 | w2 | w3) << 1) != 0)
+            break;
+        z -= 4;
+    }
+    while (z > lo) {
+        uint64_t w;
+        memcpy(&w, &a[z - 1], 8);
+        if ((w << 1) != 0)
+            break;
+        z--;
+    }
+    return z;
+}
+
 /*
  * The hot loop over one job's chunks, newest node first.  A node whose
  * adjoint is zero is skipped (see the header: unreached nodes never turn
- * 0 * inf into NaN).
+ * 0 * inf into NaN), and a long run of them without reading their records
+ * (DEAD_RUN).
  *
  * par is a constant in each caller.  Without it (no sibling job runs), a
  * missing second argument adds into the sink slot adj[-1], cheaper than a
@@ -110,9 +149,16 @@ sweep_chunks(dr_chunk *c, dr_sweep *s, const bool par)
     for (; c; c = c->prev) {
         const dr_node *nodes = c->nodes;
         const size_t lead = c->lead;
+        /* (no look-ahead past an ext node: see dr_chunk's ext) */
+        const size_t limit = c->ext ? SIZE_MAX : DEAD_RUN;
+        size_t i = c->n;
         int64_t id = c->first + (int64_t)c->n;
-        for (size_t i = c->n; i-- > lead;) {
-            const dr_node *p = &nodes[i];
+    run:;
+        /* dead nodes met since the last look-ahead: the live ones do not
+           reset the count, which keeps the live path as it was */
+        size_t dead = 0;
+        for (; i > lead;) {
+            const dr_node *p = &nodes[--i];
             --id;
             int32_t a = p->a;
             if (DR_UNLIKELY(a <= 0)) {
@@ -124,8 +170,18 @@ sweep_chunks(dr_chunk *c, dr_sweep *s, const bool par)
                 continue; /* an input: nothing to propagate */
             }
             double g = carry_load(&k, A, id);
-            if (g == 0.0)
+            if (g == 0.0) {
+                if (DR_UNLIKELY(++dead > limit)) {
+                    /* on at the first live slot below (outside this loop,
+                       whose pointer to the node then stays an induction
+                       variable) */
+                    size_t z = zero_run_below(A + c->first, lead, i);
+                    id -= (int64_t)(i - z);
+                    i = z;
+                    goto run;
+                }
                 continue;
+            }
             int64_t ia = id - a;
             int64_t ib = p->b ? id - p->b : -1;
             double va, vb;

@@ -100,6 +100,7 @@ static void recycle(dr_tape *t)
         c->prev = NULL;
         c->n = 0;
         c->lead = 0;
+        c->ext = false;
         if (c->slot && t->sharing && dr__slot_keep_chunk(t, c, k))
             continue;
         c->next = t->free[k];
@@ -173,6 +174,7 @@ dr_status dr_tape_clear(dr_tape *t)
     keep->prev = NULL;
     keep->n = 0;
     keep->lead = 0;
+    keep->ext = false;
     keep->first = 0;
     t->chunk = keep;
     t->cur = keep->nodes;
@@ -218,6 +220,7 @@ void dr__tape_restore(dr_tape *t, const dr_tape_pos *pos)
         c->prev = NULL;
         c->n = 0;
         c->lead = 0;
+        c->ext = false;
         c->next = t->free[k];
         t->free[k] = c;
     }
@@ -396,6 +399,7 @@ dr_node *dr__chunk_open(dr_tape *t, size_t need)
     c->prev = t->chunk;
     c->n = 0;
     c->lead = 0;
+    c->ext = false;
     /* the id range comes from the counter shared by all jobs of the tape */
     c->first = __atomic_fetch_add(&t->root->reserved, (int64_t)c->cap,
                                   __ATOMIC_RELAXED);

@@ -86,6 +86,10 @@ struct dr_chunk {
     void *raw;        /* pointer to free                               */
     dr_node *nodes;   /* 64-byte aligned                               */
     unsigned slot;    /* pool thread that last recorded it (0: caller) */
+    bool ext;         /* it may hold an ext node (set when one is
+                         recorded, cleared with n): the sweep skips a run
+                         of zero adjoints only where none is, since an
+                         array node's adjoints are not in those slots     */
 };
 
 /* A block of the bump arena for ext records and array data. */
