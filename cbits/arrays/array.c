@@ -234,7 +234,7 @@ static void arr_hvp_result(dr_ext *e, dr_tape *t, uint64_t pass)
     bool fresh;
     double *a = dr__arr_adj_acquire_raw(t, y, &fresh);
     if (a)
-        memcpy(a, y->h2 + y->n, (size_t)y->n * sizeof(double));
+        dr__copy_doubles(a, y->h2 + y->n, (size_t)y->n);
 }
 
 /* a node with a second-order rule gets the hook (an input or a constant
@@ -568,7 +568,7 @@ static dr_arr_node *create(dr_tape *t, int rank, int64_t rows, int64_t cols,
         return NULL;
     if (copy) {
         if (y->n)
-            memcpy(y->val, data, (size_t)y->n * sizeof(double));
+            dr__copy_doubles(y->val, data, (size_t)y->n);
     } else {
         /* values stay the caller's: kernels never write an operand's values */
         y->rows = rows;
@@ -656,7 +656,7 @@ dr_status dr_arr_read(const dr_tape *t, dr_idx id, double *out)
     if (!x || (!out && x->n))
         return DR_EINVAL;
     if (x->n)
-        memcpy(out, x->val, (size_t)x->n * sizeof(double));
+        dr__copy_doubles(out, x->val, (size_t)x->n);
     return DR_OK;
 }
 
@@ -683,7 +683,7 @@ dr_status dr_arr_adjoint(const dr_tape *t, dr_idx id, double *out)
     if (!x->n)
         return DR_OK;
     if (x->adj_live)
-        memcpy(out, x->adj, (size_t)x->n * sizeof(double));
+        dr__copy_doubles(out, x->adj, (size_t)x->n);
     else
         memset(out, 0, (size_t)x->n * sizeof(double));
     return DR_OK;
@@ -747,7 +747,7 @@ dr_status dr_arr_tangent_vec(const dr_tape *t, dr_idx id, size_t k,
     if (n == 0)
         return DR_OK;
     if (x->tcur)
-        memcpy(out, x->tcur, k * n * sizeof(double));
+        dr__copy_doubles(out, x->tcur, k * n);
     else
         memset(out, 0, k * n * sizeof(double));
     return DR_OK;
@@ -772,7 +772,7 @@ dr_status dr_arr_hvp_vec(const dr_tape *t, dr_idx id, size_t k, double *out)
     if (k > SIZE_MAX / sizeof(double) / n)
         return DR_ERANGE;
     if (reached) /* planes 1 .. k: the adjoint's tangents */
-        memcpy(out, x->h2 + n, k * n * sizeof(double));
+        dr__copy_doubles(out, x->h2 + n, k * n);
     else
         memset(out, 0, k * n * sizeof(double));
     return DR_OK;

@@ -546,7 +546,7 @@ static void bcast_fwd(dr_arr_node *y, dr_fsweep *f)
         double *Td = T + d * (size_t)n;
         const double *tv = Tv ? Tv + d * (size_t)nv : NULL;
         if (Tm)
-            memcpy(Td, Tm + d * (size_t)n, (size_t)n * sizeof(double));
+            dr__copy_doubles(Td, Tm + d * (size_t)n, (size_t)n);
         else
             memset(Td, 0, (size_t)n * sizeof(double));
         if (!tv)

@@ -208,8 +208,7 @@ static void block_fwd(dr_arr_node *y, dr_fsweep *f)
     int64_t r0 = y->ip[0], c0 = y->ip[1], C = x->cols, nc = y->cols;
     for (size_t d = 0; d < f->k; d++, T += y->n, Tx += x->n)
         for (int64_t i = 0; i < y->rows; i++)
-            memcpy(T + i * nc, Tx + (r0 + i) * C + c0,
-                   (size_t)nc * sizeof(double));
+            dr__copy_doubles(T + i * nc, Tx + (r0 + i) * C + c0, (size_t)nc);
 }
 
 static double block_prim(dr_arr_node *y, const dr_oplog *lg)
@@ -219,8 +218,8 @@ static double block_prim(dr_arr_node *y, const dr_oplog *lg)
     int64_t r0 = y->ip[0], c0 = y->ip[1], nc = y->cols;
     for (int64_t i = 0; i < y->rows; i++)
         if (nc)
-            memcpy(y->val + i * nc, x->val + (r0 + i) * x->cols + c0,
-                   (size_t)nc * sizeof(double));
+            dr__copy_doubles(y->val + i * nc, x->val + (r0 + i) * x->cols + c0,
+                             (size_t)nc);
     return 0.0;
 }
 
@@ -323,7 +322,7 @@ static void concat_fwd(dr_arr_node *y, dr_fsweep *f)
                 tx += d * (size_t)x->n;
             if (y->ip[0] == 0) {
                 if (x->n && tx)
-                    memcpy(Td + off, tx, (size_t)x->n * sizeof(double));
+                    dr__copy_doubles(Td + off, tx, (size_t)x->n);
                 else if (x->n)
                     memset(Td + off, 0, (size_t)x->n * sizeof(double));
             } else {
@@ -346,13 +345,13 @@ static double concat_prim(dr_arr_node *y, const dr_oplog *lg)
         const dr_arr_node *x = xs[k];
         if (y->ip[0] == 0) {
             if (x->n)
-                memcpy(y->val + off, x->val, (size_t)x->n * sizeof(double));
+                dr__copy_doubles(y->val + off, x->val, (size_t)x->n);
             off += x->n;
         } else {
             for (int64_t i = 0; i < x->rows; i++)
                 if (x->cols)
-                    memcpy(y->val + i * cols + off, x->val + i * x->cols,
-                           (size_t)x->cols * sizeof(double));
+                    dr__copy_doubles(y->val + i * cols + off,
+                                     x->val + i * x->cols, (size_t)x->cols);
             off += x->cols;
         }
     }
@@ -462,8 +461,7 @@ static void gs_fwd(dr_arr_node *y, dr_fsweep *f)
         } else {
             for (int64_t q = 0; q < y->naux; q++)
                 if (C)
-                    memcpy(T + q * C, Tx + idx[q] * C,
-                           (size_t)C * sizeof(double));
+                    dr__copy_doubles(T + q * C, Tx + idx[q] * C, (size_t)C);
         }
     }
 }
@@ -483,8 +481,8 @@ static double gs_prim(dr_arr_node *y, const dr_oplog *lg)
     } else {
         for (int64_t k = 0; k < nidx; k++)
             if (C)
-                memcpy(y->val + k * C, x->val + cp[k] * C,
-                       (size_t)C * sizeof(double));
+                dr__copy_doubles(y->val + k * C, x->val + cp[k] * C,
+                                 (size_t)C);
     }
     return 0.0;
 }

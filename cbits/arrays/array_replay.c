@@ -30,8 +30,8 @@ static void set_new(void *ctx)
             a->borrowed[i] = x->val;
             x->val = (double *)(uintptr_t)a->vals[i];
         } else if (x->n) {
-            memcpy(old, x->val, (size_t)x->n * sizeof(double));
-            memcpy(x->val, a->vals[i], (size_t)x->n * sizeof(double));
+            dr__copy_doubles(old, x->val, (size_t)x->n);
+            dr__copy_doubles(x->val, a->vals[i], (size_t)x->n);
             old += x->n;
         }
     }
@@ -46,7 +46,7 @@ static void set_old(void *ctx)
         if (x->borrowed) {
             x->val = (double *)(uintptr_t)a->borrowed[i];
         } else if (x->n) {
-            memcpy(x->val, old, (size_t)x->n * sizeof(double));
+            dr__copy_doubles(x->val, old, (size_t)x->n);
             old += x->n;
         }
     }

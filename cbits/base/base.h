@@ -26,4 +26,9 @@ DR_HIDDEN void *dr__malloc_aligned(size_t n, void **raw);
 /* what dr__malloc_aligned allocates beyond n (the alignment's slack) */
 #define DR_ALIGN_SLACK 64
 
+/* n doubles from src to dst (not overlapping), as memcpy would, but at a
+   vector loop's speed where libc's memcpy is slow (copy.c) */
+DR_HIDDEN void dr__copy_doubles(double *restrict dst,
+                                const double *restrict src, size_t n);
+
 #endif /* DR_BASE_H */

@@ -132,7 +132,7 @@ dr_status dr_gnvp(dr_tape *t, size_t m, const dr_real *y, size_t n,
     if (st == DR_OK)
         st = dr_vjp(t, m, y, jv, n, x, res);
     if (st == DR_OK && n)
-        memcpy(out, res, n * sizeof *res);
+        dr__copy_doubles(out, res, n);
     dr__free(res);
     dr__free(jv);
     return st;

@@ -40,7 +40,7 @@ static void merge_range(void *ctx, size_t lo, size_t hi)
         double *restrict d = j->dst;
         size_t first = 0;
         if (j->fresh) {
-            memcpy(d + b0, j->g[0]->data + b0, (b1 - b0) * sizeof(double));
+            dr__copy_doubles(d + b0, j->g[0]->data + b0, b1 - b0);
             first = 1;
         }
         for (size_t k = first; k < j->m; k++) {

@@ -139,7 +139,7 @@ static dr_status ckpt_snapshots(ckpt *c, size_t snapshots)
 
 static void copy_state(const ckpt *c, state *dst, const state *src)
 {
-    memcpy(dst->v, src->v, c->n * sizeof(double));
+    dr__copy_doubles(dst->v, src->v, c->n);
     memcpy(dst->act, src->act, c->n);
 }
 
@@ -202,7 +202,7 @@ static dr_status reverse_segment(ckpt *c, size_t u, const state *s)
     if (st == DR_OK)
         st = dr_vjp(c->tape, c->n, c->y, c->bar, c->n, c->x, c->bar2);
     if (st == DR_OK) /* (a constant's adjoint reads 0) */
-        memcpy(c->bar, c->bar2, c->n * sizeof(double));
+        dr__copy_doubles(c->bar, c->bar2, c->n);
     return st;
 }
 
@@ -285,7 +285,7 @@ static dr_status sweep_forward(ckpt *c)
         if (st != DR_OK)
             return st;
         take_outputs(c, &c->work);
-        memcpy(c->bar, c->bar2, c->n * sizeof(double));
+        dr__copy_doubles(c->bar, c->bar2, c->n);
     }
     return DR_OK;
 }
@@ -310,11 +310,11 @@ static void loop_reverse(void *ctx, size_t n, const double *x, size_t m,
     ckpt *c = ctx;
     if (c->err != DR_OK)
         return;
-    memcpy(c->bar, ybar, n * sizeof(double));
+    dr__copy_doubles(c->bar, ybar, n);
     c->err = sweep_back(c);
     count_bytes(c);
     if (c->err == DR_OK)
-        memcpy(xbar, c->bar, n * sizeof(double));
+        dr__copy_doubles(xbar, c->bar, n);
 }
 
 static void loop_forward(void *ctx, size_t n, const double *x,
@@ -325,11 +325,11 @@ static void loop_forward(void *ctx, size_t n, const double *x,
     ckpt *c = ctx;
     if (c->err != DR_OK)
         return;
-    memcpy(c->bar, xdot, n * sizeof(double));
+    dr__copy_doubles(c->bar, xdot, n);
     c->err = sweep_forward(c);
     count_bytes(c);
     if (c->err == DR_OK)
-        memcpy(ydot, c->bar, n * sizeof(double));
+        dr__copy_doubles(ydot, c->bar, n);
 }
 
 /* replay: the loop run again from the new initial state, every segment
@@ -345,7 +345,7 @@ static void loop_primal(void *ctx, size_t n, const double *x, size_t m,
 {
     (void)m;
     ckpt *c = ctx;
-    memcpy(c->x0.v, x, n * sizeof(double));
+    dr__copy_doubles(c->x0.v, x, n);
     dr_status st = record_forward(c);
     if (st == DR_OK && memcmp(c->work.act, c->out_act, n) != 0)
         st = DR_ERETAPE;
@@ -358,7 +358,7 @@ static void loop_primal(void *ctx, size_t n, const double *x, size_t m,
             st = DR_ERETAPE;
     c->err = st;
     count_bytes(c);
-    memcpy(y, c->work.v, n * sizeof(double));
+    dr__copy_doubles(y, c->work.v, n);
 }
 
 static dr_status loop_status(void *ctx)
@@ -497,7 +497,7 @@ dr_status dr_record_checkpointed(dr_tape *t, const dr_loop *loop,
         if (!c->work.act[i])
             out[i] = dr_const(c->work.v[i]);
     memcpy(c->out_act, c->work.act, n);
-    memcpy(c->out_v, c->work.v, n * sizeof(double));
+    dr__copy_doubles(c->out_v, c->work.v, n);
     c->owner = t->root;
     count_bytes(c);
     return DR_OK;

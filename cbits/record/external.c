@@ -228,7 +228,7 @@ dr_status dr__record_external_checked(dr_tape *t, const dr_external *f,
         if (dr__order2(t) && in[i] >= 0 && !dr__logged_as(t, in[i], xv[i]))
             c->hdr.replay = NULL;
     }
-    memcpy(yv, y, m * sizeof(double));
+    dr__copy_doubles(yv, y, m);
     dr__record_ext(t, &c->hdr);
     for (size_t i = 0; i < m; i++)
         outs[i] = dr__push(t, -1, 0.0, -1, 0.0) - t->base;

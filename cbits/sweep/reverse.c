@@ -20,7 +20,7 @@ dr_status dr__slots_ensure(dr_tape *t, double **raw, size_t *cap_,
         if (!p)
             return DR_ENOMEM;
         if (*raw && *valid > 0)
-            memcpy(p + 1, *raw + 1, (size_t)*valid * sizeof(double));
+            dr__copy_doubles(p + 1, *raw + 1, (size_t)*valid);
         if (*raw)
             t->bytes -= (*cap_ + 1) * sizeof(double);
         dr__free(*raw);
@@ -330,7 +330,7 @@ void dr__adj_read(const dr_tape *t, int64_t r, size_t n, double *out)
     if (r < t->adj_valid)
         live = (uint64_t)(t->adj_valid - r) < n ? (size_t)(t->adj_valid - r) : n;
     if (live)
-        memcpy(out, t->adj_raw + 1 + r, live * sizeof(double));
+        dr__copy_doubles(out, t->adj_raw + 1 + r, live);
     for (size_t i = live; i < n; i++)
         out[i] = 0.0;
 }
