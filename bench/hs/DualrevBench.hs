@@ -215,6 +215,20 @@ mkUnit prog z n = case prog of
     pure $ \i -> case g (m, bump (fromIntegral i * z) v) of
       (gm, gv) -> let !s = sum (map sum gm) in s + sum gv
   "fneural-taped" -> neural $(tapedGrad 'fneural)
+  "fneural-array-taped" -> Just $ do
+    let (layers, input) = neuralInput
+        layersA = [(fromRows w, vfromList b) | (w, b) <- layers]
+        inputA = vfromList input
+        g = $(tapedGrad 'fneuralArray)
+    pure $ \i -> let (gl, gi) = g (layersA, vscale (1 + fromIntegral i * z) inputA)
+                 in sum [msumAll w + vsum b | (w, b) <- gl] + vsum gi
+  "nn784-taped" -> Just $ do
+    let (layers, x, y) = nn784Input
+        layersA = [(fromRows w, vfromList b) | (w, b) <- layers]
+        batch = Constant (fromRows x, fromRows y)
+        g = $(tapedGrad 'nn784)
+    pure $ \i -> let (gl, _) = g (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch)
+                 in sum [msumAll w + vsum b | (w, b) <- gl]
   "fparticles-taped" -> particles $(tapedGrad 'fparticles)
   "fparticles" -> particles $(grad 'fparticles)
   "fparticles-fork" -> particles $(grad 'fparticlesFork)

@@ -15,6 +15,7 @@ import Test.Hspec
 import Test.QuickCheck
 
 import Numeric.DualRev
+import Numeric.DualRev.Array
 import Numeric.DualRev.Internal.Run.Driver.Taped (tapedRecordings)
 
 differentiable [d|
@@ -90,6 +91,14 @@ differentiable [d|
       sim k s@(x, v)
         | k == 0 = s
         | otherwise = sim (k - 1) (x + dt * v, v + dt * (-0.5 * x - 0.2 * v - 0.5 * x + 0.11 * x))
+
+  -- arrays among the input, scalars before, between and after them, and
+  -- an array of data: the arrays are array inputs of their own, given
+  -- their new elements at each replay
+  arrayed :: (Double, Mat, [Double], Vec, Constant Vec) -> Double
+  arrayed (s, w, xs, b, c) =
+    let h = vtanh (vadd (matVec w (vfromList xs)) b)
+    in s * vdot h (constant c) + vsum (vrelu (vscale s b)) + sum xs * msumAll w
 
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
@@ -192,6 +201,23 @@ spec = describe "tapedGrad" $ do
     forM_ pts $ \x -> show (j x) `shouldBe` show ($(jacobian 'polarish) x)
     r1 <- tapedRecordings
     (r1 - r0) `shouldBe` 3
+
+  it "replays a function of Vec and Mat inputs, grad's result; records again for another shape or other data" $ do
+    let g = $(tapedGrad' 'arrayed)
+        c = Constant (vfromList [0.5, -1, 2])
+        at k = ( 0.7 + 0.1 * k
+               , fromRows [[0.1 * k, 0.2, -0.3], [0.4, -0.5 + k, 0.6], [0.7, 0.8, -0.9 * k]]
+               , [1 - k, 2, 0.5 * k]
+               , vfromList [0.3, -0.2 * k, 0.1]
+               , c )
+    n <- agree g $(grad' 'arrayed) [at k | k <- [0.5, 0.9, 1.3, -0.4]]
+    -- (relu over an array is recomputed element by element at a replay:
+    -- no guard, though the signs of s b differ at k = -0.4)
+    n `shouldBe` 1
+    let wide (s, _, xs, b, d) = (s, fromRows [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], xs ++ [1], b, d)
+        other (s, w, xs, b, _) = (s, w, xs, b, Constant (vfromList [1, 1, 1]))
+    m <- agree g $(grad' 'arrayed) [wide (at 0.5), wide (at 0.6), other (at 0.5), other (at 0.7)]
+    m `shouldBe` 2
 
   it "records at every call a function the engine cannot replay" $ do
     let g = $(tapedGrad' 'nestedD)

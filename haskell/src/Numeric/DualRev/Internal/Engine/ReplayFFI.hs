@@ -2,7 +2,7 @@
 -- | Internal, not a stable API: bindings of the C engine's replay
 -- (include/dualrev.h, \"replay\"), which taped functions use.
 module Numeric.DualRev.Internal.Engine.ReplayFFI
-  ( c_replay_range, c_taped_grad, c_value, c_fe_guard, c_fe_round, c_fe_programs
+  ( c_replay_range, c_taped_grad, c_taped_grad_arrays, c_value, c_fe_guard, c_fe_round, c_fe_programs
   ) where
 
 import Data.Int (Int64)
@@ -29,6 +29,13 @@ foreign import ccall safe "drhs_replay_range_any"
 -- the calls one by one).
 foreign import ccall unsafe "drhs_taped_grad"
   c_taped_grad :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
+-- | The same for an input that holds arrays (haskell/cbits/hs_taped.c):
+-- first, n, values, the number of arrays, their nodes and offsets among
+-- the values, y's id, y's value out, the gradient out.  A @safe@ call: the
+-- replay may run a checkpointed loop's step.
+foreign import ccall safe "drhs_taped_grad_arrays"
+  c_taped_grad_arrays :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> CSize -> Ptr Int64 -> Ptr CSize
+                      -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "dr_value" c_value :: Ptr CTape -> Int64 -> Ptr Double -> IO CInt
 -- | dr_fe_guard: op, a's value and id, b's value and id; the outcome.
 foreign import ccall unsafe "dr_fe_guard"

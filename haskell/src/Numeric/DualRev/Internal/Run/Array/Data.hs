@@ -15,6 +15,7 @@ import Data.Int (Int64)
 import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, withForeignPtr)
 import Foreign.Marshal.Array (peekArray)
 import Foreign.Ptr (Ptr)
+import Foreign.Storable (peekElemOff)
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
 -- $setup
@@ -51,14 +52,30 @@ newtype DMat = DMat Int64
 instance Show Vec where
   showsPrec p v = showParen (p > 10) (showString "vfromList " . shows (vecElems v))
 
+-- | Element by element, as the lists of the elements compare (a NaN equal
+-- to nothing), without making them: a taped function compares the arrays of
+-- its input that are data (in a @Constant@) with the recorded ones at every
+-- call.
 instance Eq Vec where
-  a == b = vecElems a == vecElems b
+  Vec n fp == Vec n' fp' = n == n' && sameElems n fp fp'
 
 instance Show Mat where
   showsPrec p m = showParen (p > 10) (showString "fromRows " . shows (matRows m))
 
 instance Eq Mat where
-  a@(Mat r c _) == b@(Mat r' c' _) = (r, c) == (r', c') && matRows a == matRows b
+  Mat r c fp == Mat r' c' fp' = (r, c) == (r', c') && sameElems (r * c) fp fp'
+
+-- | Whether the first n elements of two arrays are equal, pairwise by '=='.
+sameElems :: Int -> ForeignPtr Double -> ForeignPtr Double -> Bool
+sameElems n fa fb = unsafeDupablePerformIO $
+  withForeignPtr fa $ \pa -> withForeignPtr fb $ \pb ->
+    let go i
+          | i >= n = pure True
+          | otherwise = do
+              a <- peekElemOff pa i
+              b <- peekElemOff pb i
+              if (a :: Double) == b then go (i + 1) else pure False
+    in go 0
 
 vecElems :: Vec -> [Double]
 vecElems (Vec n fp) = unsafeDupablePerformIO (withForeignPtr fp (peekArray n))

@@ -25,7 +25,7 @@ module Numeric.DualRev.Internal.Run.Driver.Flat
     -- * Engine calls on flat arrays (also the overloaded mode's)
   , withReals, engine, rowsOf
     -- * Taped functions ("Numeric.DualRev.Internal.Run.Driver.Taped")
-  , record, countScalars, flatten, fromBuffer, Counter, newCounter, tick, tickBy
+  , record, recordArrays, countScalars, flatten, fromBuffer, Counter, newCounter, tick, tickBy
     -- * Walks
   , Trav, R, Supply
   , travD, travVec, travMat
@@ -35,7 +35,7 @@ module Numeric.DualRev.Internal.Run.Driver.Flat
 
 import Control.Exception (Handler (..), IOException, catches, finally, throwIO)
 import Control.Monad (foldM, forM, replicateM, when)
-import Data.IORef (modifyIORef', newIORef, readIORef)
+import Data.IORef (IORef, modifyIORef', newIORef, readIORef)
 import Data.Int (Int64)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CInt, CSize)
@@ -48,7 +48,7 @@ import GHC.Exts (Int (..), MutableByteArray#, RealWorld, newByteArray#, readIntA
 import GHC.IO (IO (..))
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
-import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_from_reals, c_arr_index2, c_arr_index, c_arr_reshape)
+import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_from_reals, c_arr_index2, c_arr_index, c_arr_input, c_arr_reshape)
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Run.Scalar.AD
@@ -66,8 +66,11 @@ type Trav a = (Double -> IO Double) -> a -> IO a
 type R = (Double, Int64)
 
 -- | The input nodes for the scalars of the input, in the order of 'Trav':
--- consecutive ids from the first, the next one's offset in a counter.
-data Supply = Supply (Ptr CTape) !Int64 !Counter
+-- consecutive ids from the first, the next one's offset in a counter.  With
+-- a list of arrays (a taped gradient's), a @Vec@ or @Mat@ of the input is an
+-- array input node of its own, read from its memory, its elements' input
+-- nodes reserved but unused, and its node and offset are put on the list.
+data Supply = Supply (Ptr CTape) !Int64 !Counter !(Maybe (IORef [(Int64, Int)]))
 
 -- | A mutable count in a byte array: no box per step and no write barrier,
 -- as an 'IORef' would have.
@@ -135,23 +138,35 @@ resultAs :: Trav a -> a -> Int -> (Ptr Double -> IO ()) -> IO a
 resultAs trav x n act = allocaArray (max 1 n) $ \p -> act p >> fromBuffer trav x n p
 
 inputS :: Supply -> Double -> IO D
-inputS (Supply _ first c) x = do
+inputS (Supply _ first c _) x = do
   k <- tick c
   pure (D x (first + fromIntegral k))
 {-# INLINE inputS #-}
 
--- | An array input: a vector node built from its elements' input nodes.
+-- | An array input: a vector node built from its elements' input nodes
+-- (or an array input node: see 'Supply').
 inputSVec :: Supply -> Vec -> IO DVec
-inputSVec s (Vec n fp) = DVec <$> fromSupply s n fp
+inputSVec s (Vec n fp) = DVec <$> arrayInput s 1 n 1 fp
 
 inputSMat :: Supply -> Mat -> IO DMat
-inputSMat s@(Supply t _ _) (Mat r c fp) = do
-  v <- fromSupply s (r * c) fp
-  DMat <$> c_arr_reshape t v 2 (fromIntegral r) (fromIntegral c)
+inputSMat s@(Supply t _ _ arrs) (Mat r c fp) = case arrs of
+  Just _ | r * c > 0 -> DMat <$> arrayInput s 2 r c fp
+  _ -> do
+    v <- fromSupply s (r * c) fp
+    DMat <$> c_arr_reshape t v 2 (fromIntegral r) (fromIntegral c)
+
+arrayInput :: Supply -> CInt -> Int -> Int -> ForeignPtr Double -> IO Int64
+arrayInput s@(Supply t _ c arrs) rank r cl fp = case arrs of
+  Just ref | r * cl > 0 -> do
+    k0 <- tickBy c (r * cl)
+    i <- withForeignPtr fp $ \pv -> c_arr_input t rank (fromIntegral r) (fromIntegral cl) pv
+    modifyIORef' ref ((i, k0) :)
+    pure i
+  _ -> fromSupply s (r * cl) fp
 
 -- | A vector node of the next n input nodes, whose values are the array's.
 fromSupply :: Supply -> Int -> ForeignPtr Double -> IO Int64
-fromSupply (Supply t first c) n fp = do
+fromSupply (Supply t first c _) n fp = do
   ks <- replicateM n (tick c)
   withForeignPtr fp $ \pv -> withArray [first + fromIntegral k | k <- ks] $ \pi' ->
     c_arr_from_reals t (fromIntegral n) pv pi'
@@ -197,10 +212,26 @@ record trav ins f t x = do
   first <- c_input_first t (fromIntegral n)
   checkTape t
   c <- newCounter
-  x' <- ins (Supply t first c) x
+  x' <- ins (Supply t first c Nothing) x
   y' <- unAD (f x') t
   checkTape t
   pure (n, first, y')
+
+-- | 'record' with the input's arrays as array input nodes ('Supply'): also
+-- their nodes and offsets among the scalars, in the input's order.
+recordArrays :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a
+             -> IO (Int, Int64, b', [(Int64, Int)])
+recordArrays trav ins f t x = do
+  n <- countScalars trav x
+  first <- c_input_first t (fromIntegral n)
+  checkTape t
+  c <- newCounter
+  ref <- newIORef []
+  x' <- ins (Supply t first c (Just ref)) x
+  y' <- unAD (f x') t
+  checkTape t
+  arrs <- readIORef ref
+  pure (n, first, y', reverse arrs)
 
 -- | The input's scalars as the engine's x array wants them: values and the
 -- ids that 'record' gave them.

@@ -25,13 +25,13 @@ module Numeric.DualRev.Internal.Run.Driver.Taped
 
 import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
 import Control.Exception (SomeException, catch, evaluate, mask, onException)
-import Control.Monad (forM, when)
+import Control.Monad (forM, forM_, when)
 import Data.Int (Int64)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import Foreign.C.Types (CInt)
 import Foreign.ForeignPtr (ForeignPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
-import Foreign.Marshal.Array (allocaArray)
+import Foreign.Marshal.Array (allocaArray, withArray)
 import Foreign.Ptr (Ptr, plusPtr)
 import Foreign.Storable (peek)
 import GHC.Compact (compact, getCompact)
@@ -39,7 +39,8 @@ import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
-import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_value)
+import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_adjoint)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_value)
 import Numeric.DualRev.Internal.Run.Scalar.AD
 import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Src (..), Take)
 import Numeric.DualRev.Internal.Run.Driver.Flat
@@ -149,17 +150,26 @@ taped fill sp = unsafePerformIO $ do
       pure (Just rec0 { rInput = x0 }, r)
 
 -- | Value and gradient of a function to Double, recorded once and replayed.
+-- A @Vec@ or @Mat@ of the input is an array input node read from its memory
+-- ('recordArrays'), given its new elements at a replay where the flat
+-- buffer holds them, its gradient read where the buffer's gradient keeps
+-- them (hs_taped.c).
 tapedGradRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
              -> a -> (Double, a)
 tapedGradRun fill tk trav ins f = taped fill (Splice rec result replay)
   where
-    rec t x = record trav ins f t x
-    result t r x = (,) (primalD (rOut r)) <$> gradientAt t (rOut r) (rFirst r) x (rCount r)
+    rec t x = do
+      (n, first, y, arrs) <- recordArrays trav ins f t x
+      pure (n, first, (y, arrs))
+    result t r x = (,) (primalD (fst (rOut r))) <$> gradientAt t (rOut r) (rFirst r) x (rCount r)
     replay t r x p = alloca $ \pv -> do
-      let D y0 yi = rOut r
+      let (D y0 yi, arrs) = rOut r
           n = rCount r
       -- replay and sweep in one call where it may be unsafe
-      quick <- c_taped_grad t (rFirst r) (fromIntegral n) p yi pv p
+      quick <- if null arrs
+        then c_taped_grad t (rFirst r) (fromIntegral n) p yi pv p
+        else withArray (map fst arrs) $ \pids -> withArray (map (fromIntegral . snd) arrs) $ \poffs ->
+          c_taped_grad_arrays t (rFirst r) (fromIntegral n) p (fromIntegral (length arrs)) pids poffs yi pv p
       if quick == 0
         then do
           yv <- if yi == -1 then pure y0 else peek pv
@@ -168,15 +178,17 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result replay)
         else do
           st <- c_replay_range t (rFirst r) (fromIntegral n) p
           if st /= 0 then pure (Left st) else do
-            yv <- valueOf t (rOut r)
+            yv <- valueOf t (fst (rOut r))
             Right . (,) yv <$> gradientAt t (rOut r) (rFirst r) x n
-    gradientAt t (D _ yi) first x n = do
+    gradientAt t (D _ yi, arrs) first x n = do
       engine "dr_adjoints_clear" (c_adjoints_clear t)
       when (yi /= -1) $ do
         engine "dr_seed" (c_seed t yi 1)
         engine "dr_reverse" (c_reverse t)
       allocaArray (max 1 n) $ \p -> do
         engine "dr_adjoints_read" (c_adjoints_read t first (fromIntegral n) p)
+        -- (an array's gradient, where its elements' unused inputs read 0)
+        forM_ arrs $ \(i, k) -> engine "dr_arr_adjoint" (c_arr_adjoint t i (p `plusPtr` (8 * k)))
         readBack tk x p
 
 -- | The Jacobian of a function, one row per scalar of its output, each

@@ -1,0 +1,99 @@
+/*
+ * hs_taped.c - a taped gradient whose input holds arrays
+ * (Numeric.DualRev.Internal.Run.Driver.Taped): the input's scalars are the
+ * input nodes first .. first+n-1 in the order of the flat buffer `values`,
+ * and each Vec or Mat of it is an array input node ids[i] whose elements
+ * sit at values[offs[i] ..] (their own scalar input nodes, reserved there,
+ * are unused).  One call replays the tape at the new values, the arrays
+ * given theirs where the buffer holds them (dr_replay_arrays, which copies
+ * them in), and writes y's value and the gradient back into g, shaped as
+ * values is: a scalar's adjoint, and each array's elements' adjoints at its
+ * offset.  Bound `safe`: a replay may call a checkpointed loop's step, which
+ * is Haskell code.
+ */
+#include <dualrev.h>
+
+#include <stdlib.h>
+
+/* the scalars of the buffer outside every array (offs increasing, the
+   arrays' lengths lens), as dr_replay_arrays takes them: ids and values side
+   by side into xs and vs when given; their number */
+static size_t scalars_outside(dr_idx first, size_t n, const double *values,
+                              size_t m, const size_t *offs, const size_t *lens,
+                              dr_real *xs, double *vs)
+{
+    size_t k = 0, from = 0;
+    for (size_t a = 0; a <= m; a++) {
+        size_t to = a < m ? offs[a] : n;
+        for (size_t i = from; i < to; i++, k++)
+            if (xs) {
+                xs[k].val = values[i];
+                xs[k].idx = first + (dr_idx)i;
+                vs[k] = values[i];
+            }
+        if (a < m)
+            from = offs[a] + lens[a];
+    }
+    return k;
+}
+
+DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
+                                  const double *values, size_t m,
+                                  const dr_idx *ids, const size_t *offs,
+                                  dr_idx yidx, double *yval, double *g)
+{
+    size_t *lens = malloc((m ? m : 1) * sizeof *lens);
+    dr_arr *arrs = malloc((m ? m : 1) * sizeof *arrs);
+    const double **avals = malloc((m ? m : 1) * sizeof *avals);
+    dr_real *xs = NULL;
+    double *vs = NULL;
+    dr_status st = lens && arrs && avals ? DR_OK : DR_ENOMEM;
+    for (size_t i = 0; st == DR_OK && i < m; i++) {
+        arrs[i].idx = ids[i];
+        arrs[i].val = NULL;
+        st = dr_arr_shape(t, ids[i], &arrs[i].rank, &arrs[i].rows,
+                          &arrs[i].cols);
+        lens[i] = (size_t)(arrs[i].rows * arrs[i].cols);
+        avals[i] = values + offs[i];
+    }
+    /* (only the scalars outside the arrays: an allocation the size of the
+       whole input faulted its pages in at every call) */
+    size_t k = st == DR_OK
+                   ? scalars_outside(first, n, values, m, offs, lens, NULL, NULL)
+                   : 0;
+    if (st == DR_OK && k && (!(xs = malloc(k * sizeof *xs)) ||
+                             !(vs = malloc(k * sizeof *vs))))
+        st = DR_ENOMEM;
+    if (st == DR_OK) {
+        scalars_outside(first, n, values, m, offs, lens, xs, vs);
+        st = dr_replay_arrays(t, k, xs, vs, m, arrs, avals);
+    }
+    if (st == DR_OK && yidx == DR_NONE) {
+        for (size_t i = 0; i < n; i++)
+            g[i] = 0.0;
+    } else if (st == DR_OK) {
+        st = dr_value(t, yidx, yval);
+        dr_real y = {*yval, yidx};
+        if (st == DR_OK)
+            st = dr_gradient_range(t, y, first, 0, NULL);
+        /* the scalars outside the arrays, then each array's (not the
+           arrays' unused scalars: a pass over as many zeros) */
+        size_t from = 0;
+        for (size_t a = 0; st == DR_OK && a <= m; a++) {
+            size_t to = a < m ? offs[a] : n;
+            if (to > from)
+                st = dr_adjoints_read(t, first + (dr_idx)from, to - from,
+                                      g + from);
+            if (st == DR_OK && a < m) {
+                st = dr_arr_adjoint(t, ids[a], g + offs[a]);
+                from = offs[a] + lens[a];
+            }
+        }
+    }
+    free(lens);
+    free(arrs);
+    free(avals);
+    free(xs);
+    free(vs);
+    return (int)st;
+}
