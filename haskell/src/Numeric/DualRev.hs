@@ -186,9 +186,11 @@ jvp = jvpQ
 -- 'Data.List.sort' too); otherwise it records f again at that input and
 -- keeps the new tape.  The result is, bit for bit, the gradient 'grad'
 -- computes.  A function the engine cannot replay (custom rules, nested
--- derivatives, checkpointed loops, arrays) is recorded at every call, as
--- by 'grad'.  Safe to call from many threads: a call that finds the tape
--- in use records on a tape of its own.
+-- derivatives) is recorded at every call, as by 'grad'.  A @Vec@ or @Mat@
+-- of the input is one array input of the tape, given its new elements at
+-- each replay; an array that is data (in a 'Constant') is compared with the
+-- recorded one, element by element, at every call.  Safe to call from many
+-- threads: a call that finds the tape in use records on a tape of its own.
 tapedGrad :: Name -> Q Exp
 tapedGrad = tapedGradQ
 

@@ -11,8 +11,9 @@
 -- a dual number the recording computed, "Numeric.DualRev.Internal.Run.Driver.Guard");
 -- otherwise it records the function again at the new input and keeps that
 -- tape.  A function whose tape cannot be replayed (it holds nodes the
--- engine cannot evaluate: custom rules, nested derivatives, checkpointed
--- loops, arrays) is recorded at every call, at order 1.
+-- engine cannot evaluate: custom rules without a replay, nested
+-- derivatives) is recorded at every call, at order 1.  The input's arrays
+-- are array input nodes ('tapedGradRun').
 --
 -- The state is one tape behind an 'MVar': a call that finds it taken (the
 -- function called from another thread at the same moment) records on a
