@@ -206,6 +206,21 @@ static void random_point(chk_rng *r, double *xv)
         xv[i] = chk_rng_uniform(r, -1.5, 1.5);
 }
 
+/* program seed recorded at order 2 at x0 (programs: on a tape kept for
+   replay, dr_fe_programs) */
+static dr_tape *recorded_program(uint64_t seed, const double *x0,
+                                 bool programs, dr_real *x, dr_real *y)
+{
+    dr_tape *t = chk_tape_new();
+    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+    if (programs)
+        CHK_STATUS(dr_fe_programs(t, 1), DR_OK);
+    record_inputs(t, x0, x);
+    program(t, seed, x, y);
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    return t;
+}
+
 static void test_random_programs(void **state)
 {
     (void)state;
@@ -214,12 +229,8 @@ static void test_random_programs(void **state)
     for (uint64_t seed = 1; seed <= 40; seed++) {
         double x0[NIN];
         random_point(&pts, x0);
-        dr_tape *t = chk_tape_new();
-        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
         dr_real x[NIN], y[NOUT];
-        record_inputs(t, x0, x);
-        program(t, seed, x, y);
-        CHK_STATUS(dr_tape_status(t), DR_OK);
+        dr_tape *t = recorded_program(seed, x0, false, x, y);
         results at0, again;
         read_results(t, x, y, &at0);
         for (int k = 0; k < 6; k++) {
@@ -259,13 +270,8 @@ static void test_programs_kept_for_replay(void **state)
     for (uint64_t seed = 1; seed <= 40; seed++) {
         double x0[NIN];
         random_point(&pts, x0);
-        dr_tape *t = chk_tape_new();
-        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
-        CHK_STATUS(dr_fe_programs(t, 1), DR_OK);
         dr_real x[NIN], y[NOUT];
-        record_inputs(t, x0, x);
-        program(t, seed, x, y);
-        CHK_STATUS(dr_tape_status(t), DR_OK);
+        dr_tape *t = recorded_program(seed, x0, true, x, y);
         for (int k = 0; k < 4; k++) {
             chk_context("program %llu, point %d", (unsigned long long)seed, k);
             double x1[NIN];
@@ -444,11 +450,8 @@ static void test_some_inputs(void **state)
     (void)state;
     const uint64_t seed = 7;
     double x0[NIN] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7};
-    dr_tape *t = chk_tape_new();
-    CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
     dr_real x[NIN], y[NOUT];
-    record_inputs(t, x0, x);
-    program(t, seed, x, y);
+    dr_tape *t = recorded_program(seed, x0, false, x, y);
     /* inputs 1, 4, 5, 6 new (in another order), 0, 2, 3 as recorded */
     dr_real some[4] = {x[6], x[1], x[5], x[4]};
     double vals[4] = {-0.9, 1.3, 0.05, -0.4};
@@ -1019,13 +1022,10 @@ static void test_oom(void **state)
         chk_context("allocation %zu", k);
         chk_alloc al;
         chk_alloc_install(&al);
-        dr_tape *t = chk_tape_new();
-        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
         double x0[NIN] = {0.1, -0.2, 0.3, -0.4, 0.5, -0.6, 0.7};
         double x1[NIN] = {0.3, 0.2, -0.1, 0.4, -0.5, 0.6, 0.9};
         dr_real x[NIN], y[NOUT];
-        record_inputs(t, x0, x);
-        program(t, 5, x, y);
+        dr_tape *t = recorded_program(5, x0, false, x, y);
         results before, after;
         read_results(t, x, y, &before);
         chk_alloc_reset_counts(&al);

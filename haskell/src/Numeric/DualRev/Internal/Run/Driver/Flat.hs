@@ -149,12 +149,9 @@ inputSVec :: Supply -> Vec -> IO DVec
 inputSVec s (Vec n fp) = DVec <$> arrayInput s 1 n 1 fp
 
 inputSMat :: Supply -> Mat -> IO DMat
-inputSMat s@(Supply t _ _ arrs) (Mat r c fp) = case arrs of
-  Just _ | r * c > 0 -> DMat <$> arrayInput s 2 r c fp
-  _ -> do
-    v <- fromSupply s (r * c) fp
-    DMat <$> c_arr_reshape t v 2 (fromIntegral r) (fromIntegral c)
+inputSMat s (Mat r c fp) = DMat <$> arrayInput s 2 r c fp
 
+-- | The node of an array of rank 1 or 2, r x cl, of the input.
 arrayInput :: Supply -> CInt -> Int -> Int -> ForeignPtr Double -> IO Int64
 arrayInput s@(Supply t _ c arrs) rank r cl fp = case arrs of
   Just ref | r * cl > 0 -> do
@@ -162,7 +159,9 @@ arrayInput s@(Supply t _ c arrs) rank r cl fp = case arrs of
     i <- withForeignPtr fp $ \pv -> c_arr_input t rank (fromIntegral r) (fromIntegral cl) pv
     modifyIORef' ref ((i, k0) :)
     pure i
-  _ -> fromSupply s (r * cl) fp
+  _ -> do
+    v <- fromSupply s (r * cl) fp
+    if rank == 1 then pure v else c_arr_reshape t v 2 (fromIntegral r) (fromIntegral cl)
 
 -- | A vector node of the next n input nodes, whose values are the array's.
 fromSupply :: Supply -> Int -> ForeignPtr Double -> IO Int64
@@ -207,12 +206,16 @@ outMat t (DMat i) acc = do
 -- order of the traversal): the number of the input's scalars, the first
 -- one's id and the dual output.
 record :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a -> IO (Int, Int64, b')
-record trav ins f t x = do
+record = recordWith Nothing
+
+recordWith :: Maybe (IORef [(Int64, Int)]) -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD b')
+           -> Ptr CTape -> a -> IO (Int, Int64, b')
+recordWith arrs trav ins f t x = do
   n <- countScalars trav x
   first <- c_input_first t (fromIntegral n)
   checkTape t
   c <- newCounter
-  x' <- ins (Supply t first c Nothing) x
+  x' <- ins (Supply t first c arrs) x
   y' <- unAD (f x') t
   checkTape t
   pure (n, first, y')
@@ -222,14 +225,8 @@ record trav ins f t x = do
 recordArrays :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a
              -> IO (Int, Int64, b', [(Int64, Int)])
 recordArrays trav ins f t x = do
-  n <- countScalars trav x
-  first <- c_input_first t (fromIntegral n)
-  checkTape t
-  c <- newCounter
   ref <- newIORef []
-  x' <- ins (Supply t first c (Just ref)) x
-  y' <- unAD (f x') t
-  checkTape t
+  (n, first, y') <- recordWith (Just ref) trav ins f t x
   arrs <- readIORef ref
   pure (n, first, y', reverse arrs)
 
