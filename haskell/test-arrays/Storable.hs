@@ -59,6 +59,18 @@ spec = describe "Data.Vector.Storable conversions" $ do
     a' <- address (vecToStorable v)
     a' `shouldNotBe` a
 
+  it "Vec's == is that of its elements' list (a NaN equal to nothing)" $
+    forAll (listOf eqPick) $ \xs -> forAll (oneof [pure xs, listOf eqPick]) $ \ys ->
+      (vfromList xs == vfromList ys) === (xs == ys)
+
+  it "Mat's == is that of its elements' rows" $
+    forAll (vectorOf 6 eqPick) $ \xs -> forAll (oneof [pure xs, vectorOf 6 eqPick]) $ \ys ->
+      let m zs = fromRows [take 3 zs, drop 3 zs]
+      in (m xs == m ys) === (xs == ys)
+
+  it "Mats of other shapes differ" $
+    fromRows [[1, 2, 3]] `shouldNotBe` fromRows [[1], [2], [3]]
+
   it "a length that is not rows * cols is a shape error" $ do
     r <- try (evaluate (matFromStorable 2 3 (VS.fromList [1 .. 5])))
     case r of
@@ -71,3 +83,8 @@ spec = describe "Data.Vector.Storable conversions" $ do
         (gv, gm) = $(grad 'sumSquares) (v, m)
     vtoList gv `shouldBe` [2, 4, 6]
     toRows gm `shouldBe` [[8, 10]]
+
+-- | Elements for comparisons: both zeros, and a NaN (a list holding one
+-- is compared with itself half the time).
+eqPick :: Gen Double
+eqPick = elements [0, -0, 1, 2.5, 0 / 0]
