@@ -2,14 +2,14 @@
  * hs_taped.c - a taped gradient whose input holds arrays
  * (Numeric.DualRev.Internal.Run.Driver.Taped): the input's scalars are the
  * input nodes first .. first+n-1 in the order of the flat buffer `values`,
- * and each Vec or Mat of it is an array input node ids[i] whose elements
- * sit at values[offs[i] ..] (their own scalar input nodes, reserved there,
- * are unused).  One call replays the tape at the new values, the arrays
- * given theirs where the buffer holds them (dr_replay_arrays, which copies
- * them in), and writes y's value and the gradient back into g, shaped as
- * values is: a scalar's adjoint, and each array's elements' adjoints at its
- * offset.  Bound `safe`: a replay may call a checkpointed loop's step, which
- * is Haskell code.
+ * and each Vec or Mat of it is an array input node ids[i] that borrows its
+ * memory, whose elements would sit at values[offs[i] ..] (their own scalar
+ * input nodes, reserved there, are unused; so is that part of the buffer).
+ * One call replays the tape at the new values, each array borrowing its
+ * new elements at ins[i] (dr_replay_arrays: no copy), and writes y's value
+ * and the gradient back: a scalar's adjoint into g where values holds the
+ * scalar, and each array's elements' adjoints into outs[i].  Bound `safe`:
+ * a replay may call a checkpointed loop's step, which is Haskell code.
  */
 #include <dualrev.h>
 
@@ -40,21 +40,21 @@ static size_t scalars_outside(dr_idx first, size_t n, const double *values,
 DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
                                   const double *values, size_t m,
                                   const dr_idx *ids, const size_t *offs,
-                                  dr_idx yidx, double *yval, double *g)
+                                  const double *const *ins,
+                                  double *const *outs, dr_idx yidx,
+                                  double *yval, double *g)
 {
     size_t *lens = malloc((m ? m : 1) * sizeof *lens);
     dr_arr *arrs = malloc((m ? m : 1) * sizeof *arrs);
-    const double **avals = malloc((m ? m : 1) * sizeof *avals);
     dr_real *xs = NULL;
     double *vs = NULL;
-    dr_status st = lens && arrs && avals ? DR_OK : DR_ENOMEM;
+    dr_status st = lens && arrs ? DR_OK : DR_ENOMEM;
     for (size_t i = 0; st == DR_OK && i < m; i++) {
         arrs[i].idx = ids[i];
         arrs[i].val = NULL;
         st = dr_arr_shape(t, ids[i], &arrs[i].rank, &arrs[i].rows,
                           &arrs[i].cols);
         lens[i] = (size_t)(arrs[i].rows * arrs[i].cols);
-        avals[i] = values + offs[i];
     }
     /* (only the scalars outside the arrays: an allocation the size of the
        whole input faulted its pages in at every call) */
@@ -66,33 +66,37 @@ DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
         st = DR_ENOMEM;
     if (st == DR_OK) {
         scalars_outside(first, n, values, m, offs, lens, xs, vs);
-        st = dr_replay_arrays(t, k, xs, vs, m, arrs, avals);
+        st = dr_replay_arrays(t, k, xs, vs, m, arrs, ins);
     }
-    if (st == DR_OK && yidx == DR_NONE) {
-        for (size_t i = 0; i < n; i++)
-            g[i] = 0.0;
-    } else if (st == DR_OK) {
+    dr_real y = {0.0, yidx};
+    if (st == DR_OK && yidx != DR_NONE) {
         st = dr_value(t, yidx, yval);
-        dr_real y = {*yval, yidx};
+        y.val = *yval;
         if (st == DR_OK)
             st = dr_gradient_range(t, y, first, 0, NULL);
-        /* the scalars outside the arrays, then each array's (not the
-           arrays' unused scalars: a pass over as many zeros) */
-        size_t from = 0;
-        for (size_t a = 0; st == DR_OK && a <= m; a++) {
-            size_t to = a < m ? offs[a] : n;
-            if (to > from)
-                st = dr_adjoints_read(t, first + (dr_idx)from, to - from,
-                                      g + from);
-            if (st == DR_OK && a < m) {
-                st = dr_arr_adjoint(t, ids[a], g + offs[a]);
-                from = offs[a] + lens[a];
-            }
+    }
+    /* the scalars outside the arrays, then each array's (not the arrays'
+       unused scalars: a pass over as many zeros); all zero for a constant y */
+    size_t from = 0;
+    for (size_t a = 0; st == DR_OK && a <= m; a++) {
+        size_t to = a < m ? offs[a] : n;
+        if (to > from && yidx != DR_NONE)
+            st = dr_adjoints_read(t, first + (dr_idx)from, to - from,
+                                  g + from);
+        else
+            for (size_t i = from; i < to; i++)
+                g[i] = 0.0;
+        if (st == DR_OK && a < m) {
+            if (yidx != DR_NONE)
+                st = dr_arr_adjoint(t, ids[a], outs[a]);
+            else
+                for (size_t i = 0; i < lens[a]; i++)
+                    outs[a][i] = 0.0;
+            from = offs[a] + lens[a];
         }
     }
     free(lens);
     free(arrs);
-    free(avals);
     free(xs);
     free(vs);
     return (int)st;

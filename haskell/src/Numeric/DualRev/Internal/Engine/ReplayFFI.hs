@@ -31,11 +31,12 @@ foreign import ccall unsafe "drhs_taped_grad"
   c_taped_grad :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
 -- | The same for an input that holds arrays (haskell/cbits/hs_taped.c):
 -- first, n, values, the number of arrays, their nodes and offsets among
--- the values, y's id, y's value out, the gradient out.  A @safe@ call: the
+-- the values, their new elements, where their gradients go, y's id, y's
+-- value out, the gradient of the other scalars out.  A @safe@ call: the
 -- replay may run a checkpointed loop's step.
 foreign import ccall safe "drhs_taped_grad_arrays"
   c_taped_grad_arrays :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> CSize -> Ptr Int64 -> Ptr CSize
-                      -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
+                      -> Ptr (Ptr Double) -> Ptr (Ptr Double) -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "dr_value" c_value :: Ptr CTape -> Int64 -> Ptr Double -> IO CInt
 -- | dr_fe_guard: op, a's value and id, b's value and id; the outcome.
 foreign import ccall unsafe "dr_fe_guard"

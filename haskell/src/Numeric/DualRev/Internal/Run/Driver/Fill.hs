@@ -10,14 +10,21 @@
 -- checked against the recorded input's.  Any difference, or more scalars
 -- than the buffer holds, answers -1: the new input has another shape and
 -- the function must be recorded again.
+--
+-- A @Vec@ or @Mat@ is either copied into the buffer, or lent: its memory
+-- noted with its offset, its part of the buffer left unwritten, for a
+-- replay that reads the arrays where they are (a taped gradient's array
+-- input nodes).  A result's arrays likewise: read from the buffer, or
+-- already written where the source says.
 module Numeric.DualRev.Internal.Run.Driver.Fill
-  ( Fill, Buf (..)
+  ( Fill, Buf (..), Lent (..)
   , fillD, fillLeaf, fillList, fillDoubles, fillVec, fillMat
     -- * Reading a result back
   , Take, Src (..)
   , takeD, takeLeaf, takeList, takeDoubles, takeVec, takeMat
   ) where
 
+import Data.IORef (IORef, modifyIORef', readIORef, writeIORef)
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, plusPtr)
@@ -26,15 +33,20 @@ import Foreign.Storable (peekElemOff, pokeElemOff)
 import Numeric.DualRev.Internal.Run.Array.Data
 import Numeric.DualRev.Internal.Run.Driver.Flat (Counter, tick, tickBy)
 
--- | The buffer of the scalars and its capacity.
-data Buf = Buf !(Ptr Double) !Int
+-- | The buffer of the scalars, its capacity, and where the input's arrays
+-- go: into the buffer (Nothing), or noted, last first.
+data Buf = Buf !(Ptr Double) !Int !(Maybe (IORef [Lent]))
+
+-- | A non-empty array of an input or a result: its offset among the
+-- scalars, its length and its memory.
+data Lent = Lent !Int !Int !(ForeignPtr Double)
 
 -- | recorded input, new input, buffer, next index: the index after the
 -- new input's scalars, or -1 where the shapes differ (and once -1, -1).
 type Fill a = a -> a -> Buf -> Int -> IO Int
 
 fillD :: Fill Double
-fillD _ x (Buf p cap) k
+fillD _ x (Buf p cap _) k
   | k < 0 || k >= cap = pure (-1)
   | otherwise = k + 1 <$ pokeElemOff p k x
 {-# INLINE fillD #-}
@@ -58,7 +70,7 @@ fillList f = go
 fillDoubles :: Fill [Double]
 fillDoubles = go
   where
-    go (_ : as) (b : bs) buf@(Buf p cap) k
+    go (_ : as) (b : bs) buf@(Buf p cap _) k
       | k < 0 || k >= cap = pure (-1)
       | otherwise = pokeElemOff p k b >> go as bs buf (k + 1)
     go [] [] _ k = pure k
@@ -75,8 +87,9 @@ fillMat (Mat r0 c0 _) (Mat r c fp) buf k
   | otherwise = copyIn (r * c) fp buf k
 
 copyIn :: Int -> ForeignPtr Double -> Buf -> Int -> IO Int
-copyIn n fp (Buf p cap) k
+copyIn n fp (Buf p cap lent) k
   | k < 0 || k + n > cap = pure (-1)
+  | Just ref <- lent, n > 0 = (k + n) <$ modifyIORef' ref (Lent k n fp :)
   | otherwise = withForeignPtr fp $ \src -> do
       copyBytes (p `plusPtr` (8 * k)) src (8 * n)
       pure (k + n)
@@ -84,8 +97,10 @@ copyIn n fp (Buf p cap) k
 ------------------------------------------------------------------------------
 -- Reading a result back
 
--- | A buffer of scalars read in order, the next one's index in a counter.
-data Src = Src !(Ptr Double) !Counter
+-- | A buffer of scalars read in order, the next one's index in a counter,
+-- and the result's arrays already written, by increasing offset (their part
+-- of the buffer unused).
+data Src = Src !(Ptr Double) !Counter !(IORef [Lent])
 
 -- | A value of the template's shape (its discrete parts kept) with its
 -- scalars read in order from the source: a gradient shaped like the input.
@@ -94,7 +109,7 @@ data Src = Src !(Ptr Double) !Counter
 type Take a = a -> Src -> IO a
 
 takeD :: Take Double
-takeD _ (Src p c) = tick c >>= peekElemOff p
+takeD _ (Src p c _) = tick c >>= peekElemOff p
 {-# INLINE takeD #-}
 
 takeLeaf :: Take a
@@ -110,7 +125,7 @@ takeList f xs src = reverse <$> go xs []
 
 -- | A list of Double: its length read off the template, then the values.
 takeDoubles :: Take [Double]
-takeDoubles xs (Src p c) = do
+takeDoubles xs (Src p c _) = do
   let n = length xs
   k0 <- tickBy c n
   let go i acc
@@ -119,11 +134,17 @@ takeDoubles xs (Src p c) = do
   go (k0 + n - 1) []
 
 takeVec :: Take Vec
-takeVec (Vec n _) (Src p c) = do
-  k0 <- tickBy c n
-  Vec n <$> newBuf n (\q -> copyBytes q (p `plusPtr` (8 * k0)) (8 * n))
+takeVec (Vec n _) src = Vec n <$> takeArray n src
 
 takeMat :: Take Mat
-takeMat (Mat r cl _) (Src p c) = do
-  k0 <- tickBy c (r * cl)
-  Mat r cl <$> newBuf (r * cl) (\q -> copyBytes q (p `plusPtr` (8 * k0)) (8 * r * cl))
+takeMat (Mat r cl _) src = Mat r cl <$> takeArray (r * cl) src
+
+-- | The memory of the next n scalars: the array written there already, or a
+-- copy of the buffer's part.
+takeArray :: Int -> Src -> IO (ForeignPtr Double)
+takeArray n (Src p c made) = do
+  k0 <- tickBy c n
+  ms <- readIORef made
+  case ms of
+    Lent k _ fp : rest | k == k0 -> fp <$ writeIORef made rest
+    _ -> newBuf n (\q -> copyBytes q (p `plusPtr` (8 * k0)) (8 * n))

@@ -48,7 +48,7 @@ import GHC.Exts (Int (..), MutableByteArray#, RealWorld, newByteArray#, readIntA
 import GHC.IO (IO (..))
 import System.IO.Unsafe (unsafeDupablePerformIO)
 
-import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_from_reals, c_arr_index2, c_arr_index, c_arr_input, c_arr_reshape)
+import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_from_reals, c_arr_index2, c_arr_index, c_arr_input_ref, c_arr_reshape)
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Run.Scalar.AD
@@ -68,8 +68,9 @@ type R = (Double, Int64)
 -- | The input nodes for the scalars of the input, in the order of 'Trav':
 -- consecutive ids from the first, the next one's offset in a counter.  With
 -- a list of arrays (a taped gradient's), a @Vec@ or @Mat@ of the input is an
--- array input node of its own, read from its memory, its elements' input
--- nodes reserved but unused, and its node and offset are put on the list.
+-- array input node of its own that borrows its memory (which the caller
+-- keeps alive with the tape), its elements' input nodes reserved but
+-- unused, and its node and offset are put on the list.
 data Supply = Supply (Ptr CTape) !Int64 !Counter !(Maybe (IORef [(Int64, Int)]))
 
 -- | A mutable count in a byte array: no box per step and no write barrier,
@@ -156,7 +157,7 @@ arrayInput :: Supply -> CInt -> Int -> Int -> ForeignPtr Double -> IO Int64
 arrayInput s@(Supply t _ c arrs) rank r cl fp = case arrs of
   Just ref | r * cl > 0 -> do
     k0 <- tickBy c (r * cl)
-    i <- withForeignPtr fp $ \pv -> c_arr_input t rank (fromIntegral r) (fromIntegral cl) pv
+    i <- withForeignPtr fp $ \pv -> c_arr_input_ref t rank (fromIntegral r) (fromIntegral cl) pv
     modifyIORef' ref ((i, k0) :)
     pure i
   _ -> do

@@ -15,7 +15,8 @@
 -- derivatives) is recorded at every call, at order 1.  The input's arrays
 -- are array input nodes ('tapedGradRun').
 --
--- The state is one tape behind an 'MVar': a call that finds it taken (the
+-- The state is one tape behind an 'MVar', with a buffer of the input's
+-- scalars that every replay reuses: a call that finds it taken (the
 -- function called from another thread at the same moment) records on a
 -- tape of its own instead of waiting.
 module Numeric.DualRev.Internal.Run.Driver.Taped
@@ -30,7 +31,8 @@ import Control.Monad (forM, forM_, when)
 import Data.Int (Int64)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import Foreign.C.Types (CInt)
-import Foreign.ForeignPtr (ForeignPtr, newForeignPtr, withForeignPtr)
+import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, newForeignPtr, touchForeignPtr, withForeignPtr)
+import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (allocaArray, withArray)
 import Foreign.Ptr (Ptr, plusPtr)
@@ -43,7 +45,7 @@ import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_adjoint)
 import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_value)
 import Numeric.DualRev.Internal.Run.Scalar.AD
-import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Src (..), Take)
+import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Lent (..), Src (..), Take)
 import Numeric.DualRev.Internal.Run.Driver.Flat
 import Numeric.DualRev.Internal.Run.Driver.Guard (withGuards)
 import Numeric.DualRev.Internal.Run.Control.Parallel (useCapabilities)
@@ -70,6 +72,11 @@ data Recorded a o = Recorded
   , rFirst :: !Int64
   , rOut :: o            -- ^ the output as recorded
   , rReplays :: !Bool    -- ^ False: the engine cannot replay this function
+  , rBuf :: !(ForeignPtr Double)  -- ^ a replay's scalars (rCount of them)
+  , rLent :: [Lent]
+    -- ^ the arrays of the input of the last replay, whose memory the tape
+    -- reads (array input nodes borrow it, 'tapedGradRun'): kept alive with
+    -- the tape.  The recorded input's are rInput's.
   }
 
 -- | What a taped splice does besides the shared state machine of 'taped':
@@ -77,11 +84,14 @@ data Recorded a o = Recorded
 -- scalars, the first input's id, what to keep of the output), compute the
 -- result on the tape just recorded, and replay at the scalars in a buffer
 -- and compute the result (an engine status where that fails: 7, a guard
--- flipped; another, the tape cannot be replayed).
+-- flipped; another, the tape cannot be replayed).  A splice whose replay
+-- reads the input's arrays in place (sLends) has them lent by the walk of
+-- the new input rather than copied into the buffer.
 data Splice a o r = Splice
   { sRecord :: Ptr CTape -> a -> IO (Int, Int64, o)
   , sResult :: Ptr CTape -> Recorded a o -> a -> IO r
-  , sReplay :: Ptr CTape -> Recorded a o -> a -> Ptr Double -> IO (Either CInt r)
+  , sLends :: Bool
+  , sReplay :: Ptr CTape -> Recorded a o -> a -> Ptr Double -> [Lent] -> IO (Either CInt r)
   }
 
 -- | A taped function (see the module's description).  @fill@ writes a new
@@ -115,14 +125,16 @@ taped fill sp = unsafePerformIO $ do
       | not (rReplays rec) = recordAt (rTape rec) False x
       | otherwise = do
           let n = rCount rec
-          allocaArray (max 1 n) $ \p -> do
-            k <- fill (rInput rec) x (Buf p n) 0
+          lends <- if sLends sp then Just <$> newIORef [] else pure Nothing
+          withForeignPtr (rBuf rec) $ \p -> do
+            k <- fill (rInput rec) x (Buf p n lends) 0
+            lent <- maybe (pure []) (fmap reverse . readIORef) lends
             if k /= n
               then recordAt (rTape rec) True x   -- another shape
               else do
-                r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x p
+                r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x p lent
                 case r of
-                  Right v -> pure (Just rec, v)
+                  Right v -> pure (Just rec { rLent = lent }, v)
                   Left 7 -> recordAt (rTape rec) True x   -- a guard flipped
                   Left _ -> recordAt (rTape rec) False x  -- cannot replay
 
@@ -145,36 +157,46 @@ taped fill sp = unsafePerformIO $ do
       -- compact region the collector does not copy it at every major
       -- collection; an input the region cannot hold (arrays, in pinned
       -- memory) is kept as it is
-      let rec0 = Recorded fp x n first o replayable
+      buf <- mallocForeignPtrArray (if replayable then max 1 n else 1)
+      let rec0 = Recorded fp x n first o replayable buf []
       r <- sResult sp t rec0 x
       x0 <- if replayable then inCompact x else pure x
       pure (Just rec0 { rInput = x0 }, r)
 
 -- | Value and gradient of a function to Double, recorded once and replayed.
--- A @Vec@ or @Mat@ of the input is an array input node read from its memory
--- ('recordArrays'), given its new elements at a replay where the flat
--- buffer holds them, its gradient read where the buffer's gradient keeps
--- them (hs_taped.c).
+-- A @Vec@ or @Mat@ of the input is an array input node that borrows its
+-- memory ('recordArrays'); at a replay it borrows the new input's instead
+-- (lent by the walk), and its gradient is written into the result's new
+-- array (hs_taped.c): no copy of an input array, one of its gradient.
 tapedGradRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
              -> a -> (Double, a)
-tapedGradRun fill tk trav ins f = taped fill (Splice rec result replay)
+tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
   where
     rec t x = do
       (n, first, y, arrs) <- recordArrays trav ins f t x
       pure (n, first, (y, arrs))
     result t r x = (,) (primalD (fst (rOut r))) <$> gradientAt t (rOut r) (rFirst r) x (rCount r)
-    replay t r x p = alloca $ \pv -> do
+    replay t r x p lent = alloca $ \pv -> do
       let (D y0 yi, arrs) = rOut r
           n = rCount r
+      grads <- forM lent $ \(Lent k len _) -> Lent k len <$> mallocForeignPtrArray len
       -- replay and sweep in one call where it may be unsafe
       quick <- if null arrs
         then c_taped_grad t (rFirst r) (fromIntegral n) p yi pv p
-        else withArray (map fst arrs) $ \pids -> withArray (map (fromIntegral . snd) arrs) $ \poffs ->
-          c_taped_grad_arrays t (rFirst r) (fromIntegral n) p (fromIntegral (length arrs)) pids poffs yi pv p
+        else do
+          when (map snd arrs /= [k | Lent k _ _ <- lent]) $
+            ioError (userError "dualrev: internal error: a taped input's arrays are not those recorded")
+          let ptrs ls = [unsafeForeignPtrToPtr m | Lent _ _ m <- ls]
+          st <- withArray (map fst arrs) $ \pids -> withArray (map (fromIntegral . snd) arrs) $ \poffs ->
+            withArray (ptrs lent) $ \pins -> withArray (ptrs grads) $ \pouts ->
+              c_taped_grad_arrays t (rFirst r) (fromIntegral n) p (fromIntegral (length arrs))
+                                  pids poffs pins pouts yi pv p
+          mapM_ (\(Lent _ _ m) -> touchForeignPtr m) (lent ++ grads)
+          pure st
       if quick == 0
         then do
           yv <- if yi == -1 then pure y0 else peek pv
-          Right . (,) yv <$> readBack tk x p
+          Right . (,) yv <$> readBackWith grads tk x p
         else if quick /= -1 then pure (Left quick)
         else do
           st <- c_replay_range t (rFirst r) (fromIntegral n) p
@@ -197,14 +219,14 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result replay)
 -- replayed.
 tapedJacobianRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a')
                  -> (Ptr CTape -> b' -> [R] -> IO [R]) -> (a' -> AD b') -> a -> [a]
-tapedJacobianRun fill tk trav ins outs f = taped fill (Splice rec result replay)
+tapedJacobianRun fill tk trav ins outs f = taped fill (Splice rec result False replay)
   where
     rec t x = do
       (n, first, y') <- record trav ins f t x
       yr <- outs t y' []
       pure (n, first, yr)
     result t r x = rows t (rOut r) (rFirst r) (rCount r) x
-    replay t r x p = do
+    replay t r x p _ = do
       st <- c_replay_range t (rFirst r) (fromIntegral (rCount r)) p
       if st /= 0 then pure (Left st) else Right <$> rows t (rOut r) (rFirst r) (rCount r) x
     rows t yr first n x =
@@ -215,7 +237,14 @@ tapedJacobianRun fill tk trav ins outs f = taped fill (Splice rec result replay)
 
 -- | A result shaped like x, from the buffer.
 readBack :: Take a -> a -> Ptr Double -> IO a
-readBack tk x p = newCounter >>= \c -> tk x (Src p c)
+readBack = readBackWith []
+
+-- | The same, with its arrays already written (by offset, increasing).
+readBackWith :: [Lent] -> Take a -> a -> Ptr Double -> IO a
+readBackWith made tk x p = do
+  c <- newCounter
+  ref <- newIORef made
+  tk x (Src p c ref)
 
 inCompact :: a -> IO a
 inCompact x = (getCompact <$> compact x) `catch` \e -> const (evaluate x) (e :: SomeException)
