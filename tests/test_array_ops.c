@@ -273,6 +273,43 @@ static void test_values(void **state)
     dr_tape_free(t);
 }
 
+/* dr_arr_sum's value (added in partial sums, base/sum.c) at every length
+   from 0 to 40, so that every element of the vector part and of the tail
+   counts: integers, whose sum is exact in any order; its tangent likewise;
+   a NaN or an infinity anywhere comes through */
+static void test_sum_every_length(void **state)
+{
+    (void)state;
+    double x[40], dx[40];
+    for (int i = 0; i < 40; i++) {
+        x[i] = (double)(i * 7 % 13) - 5.0;
+        dx[i] = (double)(i % 5) + 1.0;
+    }
+    for (int n = 0; n <= 40; n++) {
+        double want = 0.0, dwant = 0.0;
+        for (int i = 0; i < n; i++) {
+            want += x[i];
+            dwant += dx[i];
+        }
+        dr_tape *t = chk_tape_new();
+        dr_arr a = dr_arr_input(t, 1, n, 1, x);
+        dr_real s = dr_arr_sum(t, a);
+        CHK_SAME(s.val, want);
+        CHK_STATUS(dr_arr_tangent_seed(t, a.idx, dx), DR_OK);
+        CHK_STATUS(dr_forward(t), DR_OK);
+        CHK_SAME(dr_tangent(t, s.idx), dwant);
+        for (int i = 0; i < n; i++) {
+            double keep = x[i];
+            x[i] = i % 2 ? NAN : INFINITY;
+            dr_real si = dr_arr_sum(t, dr_arr_input(t, 1, n, 1, x));
+            assert_true(i % 2 ? isnan(si.val) : si.val == INFINITY);
+            x[i] = keep;
+        }
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        dr_tape_free(t);
+    }
+}
+
 /* by id: shape and values read back */
 static void test_id_access(void **state)
 {
@@ -367,6 +404,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_map_is_scalar_op),
         cmocka_unit_test(test_values),
+        cmocka_unit_test(test_sum_every_length),
         cmocka_unit_test(test_id_access),
         cmocka_unit_test(test_all_primitives),
     };

@@ -62,20 +62,13 @@ static void sum_fwd(dr_arr_node *y, dr_fsweep *f)
     if (!Tx)
         return;
     double *ty = stan(y, f);
-    for (size_t d = 0; d < f->k; d++, Tx += x->n) {
-        double acc = 0.0;
-        for (int64_t i = 0; i < x->n; i++)
-            acc += Tx[i];
-        ty[d] = acc;
-    }
+    for (size_t d = 0; d < f->k; d++, Tx += x->n)
+        ty[d] = dr__sum_doubles(Tx, (size_t)x->n);
 }
 
 static double sum_value(const dr_arr_node *x)
 {
-    double acc = 0.0;
-    for (int64_t i = 0; i < x->n; i++)
-        acc += x->val[i];
-    return acc;
+    return dr__sum_doubles(x->val, (size_t)x->n);
 }
 
 static double sum_prim(dr_arr_node *y, const dr_oplog *lg)

@@ -30,5 +30,8 @@ DR_HIDDEN void *dr__malloc_aligned(size_t n, void **raw);
    vector loop's speed where libc's memcpy is slow (copy.c) */
 DR_HIDDEN void dr__copy_doubles(double *restrict dst,
                                 const double *restrict src, size_t n);
+/* x[0] + ... + x[n-1], in eight partial sums (sum.c): the same bits at
+   every call, not those of the sum in order */
+DR_HIDDEN double dr__sum_doubles(const double *x, size_t n);
 
 #endif /* DR_BASE_H */
