@@ -271,10 +271,25 @@ spec = describe "tapedGrad" $ do
   it "gives grad's results when called from many threads at once" $ do
     let g = $(tapedGrad 'smooth)
         pts k = [([fromIntegral (k * 7 + j) / 10, 0.3, -0.2], 0.25) | j <- [0 .. 40 :: Int]]
-    dones <- forM [0 .. 7 :: Int] $ \k -> do
-      v <- newEmptyMVar
-      _ <- forkIO (putMVar v $! map (show . g) (pts k))
-      pure (k, v)
-    forM_ dones $ \(k, v) -> do
-      rs <- takeMVar v
-      length rs `seq` rs `shouldBe` map (show . $(grad 'smooth)) (pts k)
+    inThreads (map (show . g) . pts) (map (show . $(grad 'smooth)) . pts)
+
+  it "gives grad's results for arrays when called from many threads at once" $ do
+    let g = $(tapedGrad 'arrayed)
+        pts k = [ ( 0.5 + 0.01 * x
+                  , fromRows [[x, 0.2, -0.3], [0.4, -x, 0.6], [0.7, 0.8, 0.1 * x]]
+                  , [1 - x, 2, 0.5 * x], vfromList [0.3, -0.2 * x, 0.1]
+                  , Constant (vfromList [0.5, -1, 2]) )
+                | j <- [0 .. 40 :: Int], let x = fromIntegral (k * 7 + j) / 10 ]
+    inThreads (map (show . g) . pts) (map (show . $(grad 'arrayed)) . pts)
+
+-- | Eight threads, each computing its k's results in full (the strings
+-- forced there, not in the thread that compares them), against the others'
+inThreads :: (Int -> [String]) -> (Int -> [String]) -> IO ()
+inThreads taped plain = do
+  dones <- forM [0 .. 7 :: Int] $ \k -> do
+    v <- newEmptyMVar
+    _ <- forkIO (let rs = taped k in sum (map length rs) `seq` putMVar v rs)
+    pure (k, v)
+  forM_ dones $ \(k, v) -> do
+    rs <- takeMVar v
+    rs `shouldBe` plain k
