@@ -1,10 +1,17 @@
-{-# LANGUAGE TemplateHaskell #-}
+{-# LANGUAGE BangPatterns, TemplateHaskell #-}
 -- | The eval "llsq": the least-squares objective 0.5 |s - T x|^2, with
 -- T[i][j] = t_i^j at the n points t_i evenly spaced over [-1, 1] and
--- s_i = sign t_i, and its gradient in x.
+-- s_i = sign t_i, and its gradient in x.  The objective is written over
+-- lists; its gradient over arrays, as one writes a fit for speed: the
+-- design matrix T built for the call (rows of powers, in a storable
+-- vector), the residual a matrix-vector product (BLAS), as dualrev-c does.
 module Llsq (functions, llsq, llsqGrad) where
 
+import qualified Data.Vector.Storable as VS
+import qualified Data.Vector.Storable.Mutable as MVS
+
 import Numeric.DualRev
+import Numeric.DualRev.Array
 
 import Eval
 
@@ -14,15 +21,40 @@ differentiable [d|
     where
       residual i = let t = -1 + fromIntegral i * 2 / (fromIntegral n - 1)
                    in signum t - sum (zipWith (*) x (iterate (* t) 1))
+
+  -- the same objective, T and s given as data
+  llsqArrays :: (Vec, Constant Mat, Constant Vec) -> Double
+  llsqArrays (x, t, s) = let r = vsub (constant s) (matVec (constant t) x)
+                         in vdot r r / 2
   |]
 
--- | Recorded at the first call and replayed at the next ones of the same
--- shape (every run of an evaluate).
-llsqGrad :: (Int, [Double]) -> [Double]
-llsqGrad = snd . llsqTaped
+-- | The n x m design matrix (row i: 1, t_i, t_i^2, ...) and the signs.
+-- (Written in place, each row's powers a running product.)
+design :: Int -> Int -> (Mat, Vec)
+design n m =
+  ( matFromStorable n m (VS.create (MVS.new (n * m) >>= \v -> rows v 0 >> pure v))
+  , vecFromStorable (VS.generate n (signum . point)) )
+  where
+    point :: Int -> Double
+    point i = -1 + fromIntegral i * 2 / (fromIntegral n - 1)
+    rows v !i
+      | i == n = pure ()
+      | otherwise = powers v (i * m) (point i) 0 1 >> rows v (i + 1)
+    powers v !base !t !j !p
+      | j == m = pure ()
+      | otherwise = MVS.unsafeWrite v (base + j) p >> powers v base t (j + 1) (p * t)
 
-llsqTaped :: (Int, [Double]) -> (Int, [Double])
-llsqTaped = $(tapedGrad 'llsq)
+-- | Recorded at the first call and replayed at the next ones of the same
+-- shape (every run of an evaluate; T and s, data, are compared with the
+-- recorded ones).
+llsqGrad :: (Int, [Double]) -> [Double]
+llsqGrad (n, x) =
+  let (t, s) = design n (length x)
+  in vtoList (fst3 (llsqTaped (vfromList x, Constant t, Constant s)))
+  where fst3 (a, _, _) = a
+
+llsqTaped :: (Vec, Constant Mat, Constant Vec) -> (Vec, Constant Mat, Constant Vec)
+llsqTaped = $(tapedGrad 'llsqArrays)
 {-# NOINLINE llsqTaped #-}
 
 functions :: [(String, Function)]
