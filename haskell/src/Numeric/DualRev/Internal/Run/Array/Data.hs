@@ -11,6 +11,7 @@ module Numeric.DualRev.Internal.Run.Array.Data
   , arrayError, newBuf
   ) where
 
+import Control.DeepSeq (NFData (..))
 import Data.Int (Int64)
 import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, withForeignPtr)
 import Foreign.Marshal.Array (peekArray)
@@ -48,6 +49,15 @@ newtype DVec = DVec Int64
 
 -- | A matrix in differentiable code: an array node of the tape.
 newtype DMat = DMat Int64
+
+-- | Evaluated in full as soon as it is built ('rnf' is 'seq'): results
+-- that hold arrays can be forced with 'Control.DeepSeq.force', as a
+-- benchmark harness does.
+instance NFData Vec where
+  rnf v = v `seq` ()
+
+instance NFData Mat where
+  rnf m = m `seq` ()
 
 instance Show Vec where
   showsPrec p v = showParen (p > 10) (showString "vfromList " . shows (vecElems v))
