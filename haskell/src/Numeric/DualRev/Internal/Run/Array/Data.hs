@@ -53,6 +53,10 @@ newtype DMat = DMat Int64
 -- | Evaluated in full as soon as it is built ('rnf' is 'seq'): results
 -- that hold arrays can be forced with 'Control.DeepSeq.force', as a
 -- benchmark harness does.
+--
+-- >>> import Control.DeepSeq (force)
+-- >>> force (vfromList [1, 2], [fromRows [[3]]])
+-- (vfromList [1.0,2.0],[fromRows [[3.0]]])
 instance NFData Vec where
   rnf v = v `seq` ()
 
