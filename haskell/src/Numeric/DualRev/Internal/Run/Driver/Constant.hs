@@ -11,6 +11,8 @@ module Numeric.DualRev.Internal.Run.Driver.Constant
   , constantD
   ) where
 
+import Control.DeepSeq (NFData (..))
+
 import Numeric.DualRev.Internal.Run.Scalar.AD (AD (..))
 import Numeric.DualRev.Internal.Run.Array.Carrier (Carrier (..))
 
@@ -27,6 +29,10 @@ import Numeric.DualRev.Internal.Run.Array.Carrier (Carrier (..))
 -- > $(grad 'fit) (1, Constant [(1, 2), (2, 3)])  ==  (-6.0, Constant [(1.0, 2.0), (2.0, 3.0)])
 newtype Constant a = Constant a
   deriving (Eq, Show)
+
+-- | As its value (a benchmark harness forces inputs and results whole).
+instance NFData a => NFData (Constant a) where
+  rnf (Constant a) = rnf a
 
 -- | The value of a 'Constant'.  In differentiable code, use this instead of
 -- matching on the constructor.
