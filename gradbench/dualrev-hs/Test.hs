@@ -20,6 +20,7 @@ import Numeric.DualRev.Internal.Run.Driver.Taped (tapedRecordings)
 
 import Eval
 import qualified Ba
+import qualified Data.Vector.Storable as VS
 import qualified Det
 import qualified Gmm
 import qualified Hello
@@ -210,6 +211,14 @@ main = do
            (map fromIntegral (entry "rows" ++ entry "cols" :: [Int])) (map fromIntegral (baRows ++ baCols))
     | (what, rot) <- [("rotated", [0.3, -0.2, 0.1]), ("no rotation", [0, 0, 0])]
     , let q = rot ++ [0.4, -0.6, -3, 2.5, 0.1, -0.2, 0.05, -0.02, 0.7, -0.5, 4, 0.8] ]
+  -- every entry of the Jacobian over arrays against each observation's own
+  -- Jacobian, its rows and columns the same
+  let baWhole = either error id (parseEither Ba.inputArrays (baIn ([0.3, -0.2, 0.1] ++ [0.4, -0.6, -3, 2.5, 0.1, -0.2, 0.05, -0.02, 0.7, -0.5, 4, 0.8])))
+      Ba.Csr ar ac av = Ba.baJacobian baWhole
+      Ba.Csr br bc bv = Ba.blockwise (fst baWhole)
+  check "ba jacobian over arrays, every entry" 1e-12 (VS.toList av) (VS.toList bv)
+  check "ba jacobian over arrays, rows and columns" 0
+    (map fromIntegral (VS.toList ar ++ VS.toList ac)) (map fromIntegral (VS.toList br ++ VS.toList bc))
   refused "ba: a camera of 10 numbers" (refuses Ba.functions "jacobian"
     (object ["n" .= bn, "m" .= bm, "p" .= bp, "cam" .= replicate 10 (1 :: Double), "x" .= [1, 2, 3 :: Double]
             , "w" .= (1 :: Double), "feat" .= [1, 2 :: Double]]))

@@ -41,9 +41,9 @@ import Foreign.C.String (peekCString)
 import Foreign.C.Types (CInt, CSize)
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
-import Foreign.Marshal.Array (allocaArray, peekArray, pokeArray, withArray)
+import Foreign.Marshal.Array (allocaArray, withArray)
 import Foreign.Ptr (Ptr, castPtr, plusPtr)
-import Foreign.Storable (peek, peekByteOff, peekElemOff, pokeByteOff)
+import Foreign.Storable (peek, peekByteOff, peekElemOff, pokeByteOff, pokeElemOff)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, newByteArray#, readIntArray#, writeIntArray#, (+#))
 import GHC.IO (IO (..))
 import System.IO.Unsafe (unsafeDupablePerformIO)
@@ -98,16 +98,20 @@ travD :: Trav Double
 travD f = f
 
 travVec :: Trav Vec
-travVec f (Vec n fp) = do
-  xs <- withForeignPtr fp (peekArray n)
-  ys <- mapM f xs
-  Vec n <$> newBuf n (\p -> pokeArray p ys)
+travVec f (Vec n fp) = Vec n <$> travElems f n fp
 
 travMat :: Trav Mat
-travMat f (Mat r c fp) = do
-  xs <- withForeignPtr fp (peekArray (r * c))
-  ys <- mapM f xs
-  Mat r c <$> newBuf (r * c) (\p -> pokeArray p ys)
+travMat f (Mat r c fp) = Mat r c <$> travElems f (r * c) fp
+
+-- | f over an array's n elements in order, into a new one: a loop, not a
+-- list of them (a taped gradient counts its input's scalars this way, and
+-- the lists of a large array's elements were copied by every collection)
+travElems :: (Double -> IO Double) -> Int -> ForeignPtr Double -> IO (ForeignPtr Double)
+travElems f n fp = withForeignPtr fp $ \src -> newBuf n $ \dst ->
+  let go i
+        | i >= n = pure ()
+        | otherwise = peekElemOff src i >>= f >>= pokeElemOff dst i >> go (i + 1)
+  in go 0
 
 -- | The scalars of a plain value as a list.
 flatten :: Trav a -> a -> IO [Double]
