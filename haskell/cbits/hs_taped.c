@@ -1,10 +1,10 @@
 /*
  * hs_taped.c - a taped gradient whose input holds arrays
- * (Numeric.DualRev.Internal.Run.Driver.Taped): the input's scalars are the
- * input nodes first .. first+n-1 in the order of the flat buffer `values`,
- * and each Vec or Mat of it is an array input node ids[i] that borrows its
- * memory, whose elements would sit at values[offs[i] ..] (their own scalar
- * input nodes, reserved there, are unused; so is that part of the buffer).
+ * (Numeric.DualRev.Internal.Run.Driver.Taped): the input's n scalars are in
+ * the flat buffer `values`, and each Vec or Mat of it is an array input
+ * node ids[i] that borrows its memory, whose elements would sit at
+ * values[offs[i] ..] (that part of the buffer unused); the other scalars,
+ * in the buffer's order, are the input nodes first, first + 1, ...
  * One call replays the tape at the new values, each array borrowing its
  * new elements at ins[i] (dr_replay_arrays: no copy), and writes y's value
  * and the gradient back: a scalar's adjoint into g where values holds the
@@ -16,8 +16,9 @@
 #include <stdlib.h>
 
 /* the scalars of the buffer outside every array (offs increasing, the
-   arrays' lengths lens), as dr_replay_arrays takes them: ids and values side
-   by side into xs and vs when given; their number */
+   arrays' lengths lens), as dr_replay_arrays takes them: ids (consecutive
+   from first) and values side by side into xs and vs when given; their
+   number */
 static size_t scalars_outside(dr_idx first, size_t n, const double *values,
                               size_t m, const size_t *offs, const size_t *lens,
                               dr_real *xs, double *vs)
@@ -28,7 +29,7 @@ static size_t scalars_outside(dr_idx first, size_t n, const double *values,
         for (size_t i = from; i < to; i++, k++)
             if (xs) {
                 xs[k].val = values[i];
-                xs[k].idx = first + (dr_idx)i;
+                xs[k].idx = first + (dr_idx)k;
                 vs[k] = values[i];
             }
         if (a < m)
@@ -75,13 +76,13 @@ DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
         if (st == DR_OK)
             st = dr_gradient_range(t, y, first, 0, NULL);
     }
-    /* the scalars outside the arrays, then each array's (not the arrays'
-       unused scalars: a pass over as many zeros); all zero for a constant y */
-    size_t from = 0;
+    /* the scalars outside the arrays (a run of consecutive nodes between
+       two arrays), then each array's; all zero for a constant y */
+    size_t from = 0, node = 0;
     for (size_t a = 0; st == DR_OK && a <= m; a++) {
         size_t to = a < m ? offs[a] : n;
         if (to > from && yidx != DR_NONE)
-            st = dr_adjoints_read(t, first + (dr_idx)from, to - from,
+            st = dr_adjoints_read(t, first + (dr_idx)node, to - from,
                                   g + from);
         else
             for (size_t i = from; i < to; i++)
@@ -92,6 +93,7 @@ DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
             else
                 for (size_t i = 0; i < lens[a]; i++)
                     outs[a][i] = 0.0;
+            node += offs[a] - from;
             from = offs[a] + lens[a];
         }
     }

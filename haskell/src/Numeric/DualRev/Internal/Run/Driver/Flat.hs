@@ -42,7 +42,7 @@ import Foreign.C.Types (CInt, CSize)
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Array (allocaArray, withArray)
-import Foreign.Ptr (Ptr, castPtr, plusPtr)
+import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peek, peekByteOff, peekElemOff, pokeByteOff, pokeElemOff)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, newByteArray#, readIntArray#, writeIntArray#, (+#))
 import GHC.IO (IO (..))
@@ -69,9 +69,12 @@ type R = (Double, Int64)
 -- consecutive ids from the first, the next one's offset in a counter.  With
 -- a list of arrays (a taped gradient's), a @Vec@ or @Mat@ of the input is an
 -- array input node of its own that borrows its memory (which the caller
--- keeps alive with the tape), its elements' input nodes reserved but
--- unused, and its node and offset are put on the list.
-data Supply = Supply (Ptr CTape) !Int64 !Counter !(Maybe (IORef [(Int64, Int)]))
+-- keeps alive with the tape), and its node, offset and length are put on
+-- the list; its elements keep their offsets among the scalars but get no
+-- input nodes (the second counter: the elements so far), so a scalar's
+-- node is first + its offset - the arrays' elements before it.  A supply
+-- of no tape (a null pointer) records nothing: the walk that counts.
+data Supply = Supply (Ptr CTape) !Int64 !Counter !Counter !(Maybe (IORef [(Int64, Int, Int)]))
 
 -- | A mutable count in a byte array: no box per step and no write barrier,
 -- as an 'IORef' would have.
@@ -143,9 +146,10 @@ resultAs :: Trav a -> a -> Int -> (Ptr Double -> IO ()) -> IO a
 resultAs trav x n act = allocaArray (max 1 n) $ \p -> act p >> fromBuffer trav x n p
 
 inputS :: Supply -> Double -> IO D
-inputS (Supply _ first c _) x = do
+inputS (Supply _ first c skip _) x = do
   k <- tick c
-  pure (D x (first + fromIntegral k))
+  s <- tickBy skip 0
+  pure (D x (first + fromIntegral (k - s)))
 {-# INLINE inputS #-}
 
 -- | An array input: a vector node built from its elements' input nodes
@@ -158,19 +162,22 @@ inputSMat s (Mat r c fp) = DMat <$> arrayInput s 2 r c fp
 
 -- | The node of an array of rank 1 or 2, r x cl, of the input.
 arrayInput :: Supply -> CInt -> Int -> Int -> ForeignPtr Double -> IO Int64
-arrayInput s@(Supply t _ c arrs) rank r cl fp = case arrs of
+arrayInput s@(Supply t _ c skip arrs) rank r cl fp = case arrs of
   Just ref | r * cl > 0 -> do
     k0 <- tickBy c (r * cl)
-    i <- withForeignPtr fp $ \pv -> c_arr_input_ref t rank (fromIntegral r) (fromIntegral cl) pv
-    modifyIORef' ref ((i, k0) :)
-    pure i
+    _ <- tickBy skip (r * cl)
+    if t == nullPtr then pure (-1) else do
+      i <- withForeignPtr fp $ \pv -> c_arr_input_ref t rank (fromIntegral r) (fromIntegral cl) pv
+      modifyIORef' ref ((i, k0, r * cl) :)
+      pure i
+  _ | t == nullPtr -> pure (-1)   -- (an empty array, in the walk that counts)
   _ -> do
     v <- fromSupply s (r * cl) fp
     if rank == 1 then pure v else c_arr_reshape t v 2 (fromIntegral r) (fromIntegral cl)
 
 -- | A vector node of the next n input nodes, whose values are the array's.
 fromSupply :: Supply -> Int -> ForeignPtr Double -> IO Int64
-fromSupply (Supply t first c _) n fp = do
+fromSupply (Supply t first c _ _) n fp = do
   ks <- replicateM n (tick c)
   withForeignPtr fp $ \pv -> withArray [first + fromIntegral k | k <- ks] $ \pi' ->
     c_arr_from_reals t (fromIntegral n) pv pi'
@@ -213,22 +220,34 @@ outMat t (DMat i) acc = do
 record :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a -> IO (Int, Int64, b')
 record = recordWith Nothing
 
-recordWith :: Maybe (IORef [(Int64, Int)]) -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD b')
+recordWith :: Maybe (IORef [(Int64, Int, Int)]) -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD b')
            -> Ptr CTape -> a -> IO (Int, Int64, b')
 recordWith arrs trav ins f t x = do
-  n <- countScalars trav x
-  first <- c_input_first t (fromIntegral n)
+  -- the scalars, and (arrays as array input nodes) the arrays' elements
+  -- among them, which get no input node: counted by a walk that records
+  -- nothing
+  (n, elems) <- case arrs of
+    Nothing -> (\k -> (k, 0)) <$> countScalars trav x
+    Just _ -> do
+      c0 <- newCounter
+      s0 <- newCounter
+      scratch <- newIORef []
+      _ <- ins (Supply nullPtr 0 c0 s0 (Just scratch)) x
+      (,) <$> tickBy c0 0 <*> tickBy s0 0
+  first <- c_input_first t (fromIntegral (n - elems))
   checkTape t
   c <- newCounter
-  x' <- ins (Supply t first c arrs) x
+  skip <- newCounter
+  x' <- ins (Supply t first c skip arrs) x
   y' <- unAD (f x') t
   checkTape t
   pure (n, first, y')
 
 -- | 'record' with the input's arrays as array input nodes ('Supply'): also
--- their nodes and offsets among the scalars, in the input's order.
+-- their nodes, offsets among the scalars and lengths, in the input's order.
+-- The scalars outside them are the input nodes first, first + 1, ...
 recordArrays :: Trav a -> (Supply -> a -> IO a') -> (a' -> AD b') -> Ptr CTape -> a
-             -> IO (Int, Int64, b', [(Int64, Int)])
+             -> IO (Int, Int64, b', [(Int64, Int, Int)])
 recordArrays trav ins f t x = do
   ref <- newIORef []
   (n, first, y') <- recordWith (Just ref) trav ins f t x

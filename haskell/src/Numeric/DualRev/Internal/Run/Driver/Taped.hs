@@ -184,10 +184,10 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
       quick <- if null arrs
         then c_taped_grad t (rFirst r) (fromIntegral n) p yi pv p
         else do
-          when (map snd arrs /= [k | Lent k _ _ <- lent]) $
+          when ([k | (_, k, _) <- arrs] /= [k | Lent k _ _ <- lent]) $
             ioError (userError "dualrev: internal error: a taped input's arrays are not those recorded")
           let ptrs ls = [unsafeForeignPtrToPtr m | Lent _ _ m <- ls]
-          st <- withArray (map fst arrs) $ \pids -> withArray (map (fromIntegral . snd) arrs) $ \poffs ->
+          st <- withArray [i | (i, _, _) <- arrs] $ \pids -> withArray [fromIntegral k | (_, k, _) <- arrs] $ \poffs ->
             withArray (ptrs lent) $ \pins -> withArray (ptrs grads) $ \pouts ->
               c_taped_grad_arrays t (rFirst r) (fromIntegral n) p (fromIntegral (length arrs))
                                   pids poffs pins pouts yi pv p
@@ -209,9 +209,15 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
         engine "dr_seed" (c_seed t yi 1)
         engine "dr_reverse" (c_reverse t)
       allocaArray (max 1 n) $ \p -> do
-        engine "dr_adjoints_read" (c_adjoints_read t first (fromIntegral n) p)
-        -- (an array's gradient, where its elements' unused inputs read 0)
-        forM_ arrs $ \(i, k) -> engine "dr_arr_adjoint" (c_arr_adjoint t i (p `plusPtr` (8 * k)))
+        -- the scalars between the arrays, a run of consecutive nodes each
+        -- (the arrays' elements have none), then each array's gradient at
+        -- its offset
+        let runs from node ((_, k, len) : rest) =
+              (from, node, k - from) : runs (k + len) (node + fromIntegral (k - from)) rest
+            runs from node [] = [(from, node, n - from)]
+        forM_ (runs 0 first arrs) $ \(from, node, len) -> when (len > 0) $
+          engine "dr_adjoints_read" (c_adjoints_read t node (fromIntegral len) (p `plusPtr` (8 * from)))
+        forM_ arrs $ \(i, k, _) -> engine "dr_arr_adjoint" (c_arr_adjoint t i (p `plusPtr` (8 * k)))
         readBack tk x p
 
 -- | The Jacobian of a function, one row per scalar of its output, each
