@@ -4,7 +4,9 @@
 -- s_i = sign t_i, and its gradient in x.  The objective is written over
 -- lists; its gradient over arrays, as one writes a fit for speed: the
 -- design matrix T built for the call (rows of powers, in a storable
--- vector), the residual a matrix-vector product (BLAS), as dualrev-c does.
+-- vector), the residual a matrix-vector product (BLAS), as dualrev-c does;
+-- x read into a @Vec@ and the gradient written out of one outside the
+-- timed runs, as the C tool's are.
 module Llsq (functions, llsq, llsqGrad) where
 
 import qualified Data.Vector.Storable as VS
@@ -47,10 +49,10 @@ design n m =
 -- | Recorded at the first call and replayed at the next ones of the same
 -- shape (every run of an evaluate; T and s, data, are compared with the
 -- recorded ones).
-llsqGrad :: (Int, [Double]) -> [Double]
+llsqGrad :: (Int, Vec) -> Vec
 llsqGrad (n, x) =
-  let (t, s) = design n (length x)
-  in vtoList (fst3 (llsqTaped (vfromList x, Constant t, Constant s)))
+  let (t, s) = design n (vlength x)
+  in fst3 (llsqTaped (x, Constant t, Constant s))
   where fst3 (a, _, _) = a
 
 llsqTaped :: (Vec, Constant Mat, Constant Vec) -> (Vec, Constant Mat, Constant Vec)
@@ -60,5 +62,5 @@ llsqTaped = $(tapedGrad 'llsqArrays)
 functions :: [(String, Function)]
 functions =
   [ ("primal", function input llsq (scalar "llsq"))
-  , ("gradient", function input llsqGrad (vector "llsq")) ]
+  , ("gradient", function (fmap (fmap vfromList) . input) llsqGrad (vector "llsq" . vtoList)) ]
   where input v = (,) <$> field "n" v <*> field "x" v
