@@ -26,6 +26,11 @@ DR_HIDDEN void *dr__malloc_aligned(size_t n, void **raw);
 /* what dr__malloc_aligned allocates beyond n (the alignment's slack) */
 #define DR_ALIGN_SLACK 64
 
+/* two doubles, loaded and stored unaligned (SSE2's moves, which every
+   x86-64 has; the build sets no -march): the vector loops of copy.c and
+   sum.c */
+typedef double dr__d2 __attribute__((vector_size(16), aligned(8)));
+
 /* n doubles from src to dst (not overlapping), as memcpy would, but at a
    vector loop's speed where libc's memcpy is slow (copy.c) */
 DR_HIDDEN void dr__copy_doubles(double *restrict dst,

@@ -11,10 +11,6 @@
  */
 #include "base/base.h"
 
-/* two doubles, loaded and stored unaligned (SSE2's moves, which every
-   x86-64 has; the build sets no -march) */
-typedef double dr__d2 __attribute__((vector_size(16), aligned(8)));
-
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif

@@ -10,8 +10,6 @@
  */
 #include "base/base.h"
 
-typedef double dr__d2 __attribute__((vector_size(16), aligned(8)));
-
 double dr__sum_doubles(const double *x, size_t n)
 {
     dr__d2 a = {0.0, 0.0}, b = a, c = a, d = a;

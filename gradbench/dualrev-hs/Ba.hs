@@ -149,7 +149,8 @@ baJacobian (problem@(n, m, obs), Arrays cams points camOf pointOf ws fxs fys)
   | otherwise = Csr rows cols vals
   where
     p = length obs
-    unrotated c = all (\j -> cams VS.! (11 * c + j) == 0) [0, 1, 2]
+    -- (the scalar residuals' test: a rotation whose squares underflow is none)
+    unrotated c = sum [ r * r | j <- [0, 1, 2], let r = cams VS.! (11 * c + j) ] == 0
     -- observation i's copy of number j of its camera, of its point
     camCopy j = vecFromStorable (VS.generate p (\i -> cams VS.! (11 * (camOf VS.! i) + j)))
     pointCopy j = vecFromStorable (VS.generate p (\i -> points VS.! (3 * (pointOf VS.! i) + j)))

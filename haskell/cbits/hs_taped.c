@@ -10,6 +10,8 @@
  * and the gradient back: a scalar's adjoint into g where values holds the
  * scalar, and each array's elements' adjoints into outs[i].  Bound `safe`:
  * a replay may call a checkpointed loop's step, which is Haskell code.
+ * The gradient's reading alone (a recording's first gradient) is
+ * drhs_taped_read_arrays.
  */
 #include <dualrev.h>
 
@@ -36,6 +38,37 @@ static size_t scalars_outside(dr_idx first, size_t n, const double *values,
             from = offs[a] + lens[a];
     }
     return k;
+}
+
+/* After a sweep from y (DR_NONE: a constant, all zeros): the scalars'
+   adjoints into g, laid out as the buffer (a run of consecutive nodes
+   between two arrays), and array a's (lens[a] elements) into outs[a] */
+DR_API int drhs_taped_read_arrays(dr_tape *t, dr_idx first, size_t n,
+                                  size_t m, const dr_idx *ids,
+                                  const size_t *offs, const size_t *lens,
+                                  double *const *outs, dr_idx yidx, double *g)
+{
+    dr_status st = DR_OK;
+    size_t from = 0, node = 0;
+    for (size_t a = 0; st == DR_OK && a <= m; a++) {
+        size_t to = a < m ? offs[a] : n;
+        if (to > from && yidx != DR_NONE)
+            st = dr_adjoints_read(t, first + (dr_idx)node, to - from,
+                                  g + from);
+        else
+            for (size_t i = from; i < to; i++)
+                g[i] = 0.0;
+        if (st == DR_OK && a < m) {
+            if (yidx != DR_NONE)
+                st = dr_arr_adjoint(t, ids[a], outs[a]);
+            else
+                for (size_t i = 0; i < lens[a]; i++)
+                    outs[a][i] = 0.0;
+            node += offs[a] - from;
+            from = offs[a] + lens[a];
+        }
+    }
+    return (int)st;
 }
 
 DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
@@ -76,27 +109,9 @@ DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
         if (st == DR_OK)
             st = dr_gradient_range(t, y, first, 0, NULL);
     }
-    /* the scalars outside the arrays (a run of consecutive nodes between
-       two arrays), then each array's; all zero for a constant y */
-    size_t from = 0, node = 0;
-    for (size_t a = 0; st == DR_OK && a <= m; a++) {
-        size_t to = a < m ? offs[a] : n;
-        if (to > from && yidx != DR_NONE)
-            st = dr_adjoints_read(t, first + (dr_idx)node, to - from,
-                                  g + from);
-        else
-            for (size_t i = from; i < to; i++)
-                g[i] = 0.0;
-        if (st == DR_OK && a < m) {
-            if (yidx != DR_NONE)
-                st = dr_arr_adjoint(t, ids[a], outs[a]);
-            else
-                for (size_t i = 0; i < lens[a]; i++)
-                    outs[a][i] = 0.0;
-            node += offs[a] - from;
-            from = offs[a] + lens[a];
-        }
-    }
+    if (st == DR_OK)
+        st = drhs_taped_read_arrays(t, first, n, m, ids, offs, lens, outs,
+                                    yidx, g);
     free(lens);
     free(arrs);
     free(xs);

@@ -2,7 +2,7 @@
 -- | Internal, not a stable API: bindings of the C engine's replay
 -- (include/dualrev.h, \"replay\"), which taped functions use.
 module Numeric.DualRev.Internal.Engine.ReplayFFI
-  ( c_replay_range, c_taped_grad, c_taped_grad_arrays, c_value, c_fe_guard, c_fe_round, c_fe_programs
+  ( c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_value, c_fe_guard, c_fe_round, c_fe_programs
   ) where
 
 import Data.Int (Int64)
@@ -37,6 +37,12 @@ foreign import ccall unsafe "drhs_taped_grad"
 foreign import ccall safe "drhs_taped_grad_arrays"
   c_taped_grad_arrays :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> CSize -> Ptr Int64 -> Ptr CSize
                       -> Ptr (Ptr Double) -> Ptr (Ptr Double) -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
+-- | The gradient's reading alone, after a sweep (hs_taped.c): first, n,
+-- the number of arrays, their nodes, offsets and lengths, where their
+-- gradients go, y's id, the gradient of the other scalars out.
+foreign import ccall unsafe "drhs_taped_read_arrays"
+  c_taped_read_arrays :: Ptr CTape -> Int64 -> CSize -> CSize -> Ptr Int64 -> Ptr CSize -> Ptr CSize
+                      -> Ptr (Ptr Double) -> Int64 -> Ptr Double -> IO CInt
 foreign import ccall unsafe "dr_value" c_value :: Ptr CTape -> Int64 -> Ptr Double -> IO CInt
 -- | dr_fe_guard: op, a's value and id, b's value and id; the outcome.
 foreign import ccall unsafe "dr_fe_guard"

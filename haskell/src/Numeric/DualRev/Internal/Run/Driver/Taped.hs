@@ -27,10 +27,10 @@ module Numeric.DualRev.Internal.Run.Driver.Taped
 
 import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
 import Control.Exception (SomeException, catch, evaluate, mask, onException)
-import Control.Monad (forM, forM_, when)
+import Control.Monad (forM, when)
 import Data.Int (Int64)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
-import Foreign.C.Types (CInt)
+import Foreign.C.Types (CInt, CSize)
 import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, newForeignPtr, touchForeignPtr, withForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca)
@@ -42,8 +42,7 @@ import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
-import Numeric.DualRev.Internal.Engine.ArrayFFI (c_arr_adjoint)
-import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_value)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_value)
 import Numeric.DualRev.Internal.Run.Scalar.AD
 import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Lent (..), Src (..), Take)
 import Numeric.DualRev.Internal.Run.Driver.Flat
@@ -179,20 +178,16 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
     replay t r x p lent = alloca $ \pv -> do
       let (D y0 yi, arrs) = rOut r
           n = rCount r
-      grads <- forM lent $ \(Lent k len _) -> Lent k len <$> mallocForeignPtrArray len
+      grads <- gradArrays arrs
       -- replay and sweep in one call where it may be unsafe
       quick <- if null arrs
         then c_taped_grad t (rFirst r) (fromIntegral n) p yi pv p
         else do
           when ([k | (_, k, _) <- arrs] /= [k | Lent k _ _ <- lent]) $
             ioError (userError "dualrev: internal error: a taped input's arrays are not those recorded")
-          let ptrs ls = [unsafeForeignPtrToPtr m | Lent _ _ m <- ls]
-          st <- withArray [i | (i, _, _) <- arrs] $ \pids -> withArray [fromIntegral k | (_, k, _) <- arrs] $ \poffs ->
-            withArray (ptrs lent) $ \pins -> withArray (ptrs grads) $ \pouts ->
-              c_taped_grad_arrays t (rFirst r) (fromIntegral n) p (fromIntegral (length arrs))
-                                  pids poffs pins pouts yi pv p
-          mapM_ (\(Lent _ _ m) -> touchForeignPtr m) (lent ++ grads)
-          pure st
+          withArrayNodes arrs grads $ \m pids poffs _ pouts -> withArray (ptrs lent) $ \pins ->
+            c_taped_grad_arrays t (rFirst r) (fromIntegral n) p m pids poffs pins pouts yi pv p
+            <* touchLent lent
       if quick == 0
         then do
           yv <- if yi == -1 then pure y0 else peek pv
@@ -208,17 +203,33 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
       when (yi /= -1) $ do
         engine "dr_seed" (c_seed t yi 1)
         engine "dr_reverse" (c_reverse t)
+      grads <- gradArrays arrs
       allocaArray (max 1 n) $ \p -> do
-        -- the scalars between the arrays, a run of consecutive nodes each
-        -- (the arrays' elements have none), then each array's gradient at
-        -- its offset
-        let runs from node ((_, k, len) : rest) =
-              (from, node, k - from) : runs (k + len) (node + fromIntegral (k - from)) rest
-            runs from node [] = [(from, node, n - from)]
-        forM_ (runs 0 first arrs) $ \(from, node, len) -> when (len > 0) $
-          engine "dr_adjoints_read" (c_adjoints_read t node (fromIntegral len) (p `plusPtr` (8 * from)))
-        forM_ arrs $ \(i, k, _) -> engine "dr_arr_adjoint" (c_arr_adjoint t i (p `plusPtr` (8 * k)))
-        readBack tk x p
+        engine "drhs_taped_read_arrays" $ withArrayNodes arrs grads $ \m pids poffs plens pouts ->
+          c_taped_read_arrays t first (fromIntegral n) m pids poffs plens pouts yi p
+        readBackWith grads tk x p
+
+-- | The new arrays of a gradient, one for each array of the input (node,
+-- offset, length), at its offset.
+gradArrays :: [(Int64, Int, Int)] -> IO [Lent]
+gradArrays arrs = forM arrs $ \(_, k, len) -> Lent k len <$> mallocForeignPtrArray len
+
+-- | The arrays' nodes, offsets and lengths and the gradient arrays'
+-- memory, as hs_taped.c takes them (the gradient arrays kept alive).
+withArrayNodes :: [(Int64, Int, Int)] -> [Lent]
+               -> (CSize -> Ptr Int64 -> Ptr CSize -> Ptr CSize -> Ptr (Ptr Double) -> IO b) -> IO b
+withArrayNodes arrs grads act =
+  withArray [i | (i, _, _) <- arrs] $ \pids ->
+    withArray [fromIntegral k | (_, k, _) <- arrs] $ \poffs ->
+      withArray [fromIntegral len | (_, _, len) <- arrs] $ \plens ->
+        withArray (ptrs grads) $ \pouts ->
+          act (fromIntegral (length arrs)) pids poffs plens pouts <* touchLent grads
+
+ptrs :: [Lent] -> [Ptr Double]
+ptrs ls = [unsafeForeignPtrToPtr m | Lent _ _ m <- ls]
+
+touchLent :: [Lent] -> IO ()
+touchLent = mapM_ (\(Lent _ _ m) -> touchForeignPtr m)
 
 -- | The Jacobian of a function, one row per scalar of its output, each
 -- shaped like the input (as 'Numeric.DualRev.jacobian'), recorded once and
