@@ -15,7 +15,7 @@ size_t gb_ode_tape_max = (size_t)1 << 21;
 typedef struct {
     size_t n, s;
     double *x, *y, *grad, *k; /* k: 5 n scratch values of the primal */
-    dr_real *state, *out, *kr; /* 2n, 2n, 5n */
+    dr_real *state, *out; /* 2n each */
     dr_tape *t;
 } ode;
 
@@ -51,46 +51,45 @@ static void rk4(ode *o)
     }
 }
 
-/* f on the tape: z_0 is x_0 itself, z_i one product */
-static void f_rec(dr_rec *r, size_t n, const dr_real *x, const dr_real *y,
-                  dr_real *z)
-{
-    z[0] = x[0];
-    for (size_t i = 1; i < n; i++)
-        z[i] = dr_rec_mul(r, x[i], y[i - 1]);
-}
-
-/* one Runge-Kutta step from state (y, x) to (y', x) (x copied through) */
+/* one Runge-Kutta step from state (y, x) to (y', x) (x copied through),
+   recorded in one pass over the entries: k_j[i] = x_i yt_(j-1)[i-1] needs
+   only entry i-1 of the stage before, so each entry's four stages, three
+   intermediate states and new value are recorded together and the stages
+   of entry i-1 wait in registers (a pass per stage would store each stage
+   of every entry and read it back: n 16-byte values, seven times a step) */
 static dr_status step(void *ctx, dr_tape *t, size_t k, size_t n2,
                       const dr_real *in, dr_real *out)
 {
     (void)k;
     ode *o = ctx;
     size_t n = n2 / 2;
-    double h = 2.0 / (double)o->s;
+    double h = 2.0 / (double)o->s, h2 = h / 2, h6 = h / 6;
     const dr_real *y = in, *x = in + n;
-    dr_real *k1 = o->kr, *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *yt = k4 + n;
     dr_rec r;
     dr_status st = dr_rec_begin(t, &r);
     if (st != DR_OK)
         return st;
-    f_rec(&r, n, x, y, k1);
-    for (size_t i = 0; i < n; i++)
-        yt[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h / 2, dr_ex(k1[i]))));
-    f_rec(&r, n, x, yt, k2);
-    for (size_t i = 0; i < n; i++)
-        yt[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h / 2, dr_ex(k2[i]))));
-    f_rec(&r, n, x, yt, k3);
-    for (size_t i = 0; i < n; i++)
-        yt[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h, dr_ex(k3[i]))));
-    f_rec(&r, n, x, yt, k4);
-    /* y + h (k1 + 2 k2 + 2 k3 + k4) / 6 as a chain of two-argument
-       statements, each a node of the recorder's own (inline, no n-ary node) */
-    for (size_t i = 0; i < n; i++) {
-        dr_real a = dr_rec_stmt(&r, dr_ex_add(dr_ex(k1[i]), dr_ex_scale(2, dr_ex(k2[i]))));
-        dr_real b = dr_rec_stmt(&r, dr_ex_add(dr_ex(a), dr_ex_scale(2, dr_ex(k3[i]))));
-        dr_real c = dr_rec_stmt(&r, dr_ex_add(dr_ex(b), dr_ex(k4[i])));
-        out[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h / 6, dr_ex(c))));
+    /* entry 0: every stage is x_0 itself */
+    dr_real y1 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[0]), dr_ex_scale(h2, dr_ex(x[0]))));
+    dr_real y2 = y1, y3 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[0]), dr_ex_scale(h, dr_ex(x[0]))));
+    out[0] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[0]), dr_ex_scale(h, dr_ex(x[0]))));
+    for (size_t i = 1; i < n; i++) {
+        dr_real k1 = dr_rec_mul(&r, x[i], y[i - 1]);
+        dr_real t1 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h2, dr_ex(k1))));
+        dr_real k2 = dr_rec_mul(&r, x[i], y1);
+        dr_real t2 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h2, dr_ex(k2))));
+        dr_real k3 = dr_rec_mul(&r, x[i], y2);
+        dr_real t3 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h, dr_ex(k3))));
+        dr_real k4 = dr_rec_mul(&r, x[i], y3);
+        /* y + h (k1 + 2 k2 + 2 k3 + k4) / 6 as a chain of two-argument
+           statements, each a node of the recorder's own */
+        dr_real a = dr_rec_stmt(&r, dr_ex_add(dr_ex(k1), dr_ex_scale(2, dr_ex(k2))));
+        dr_real b = dr_rec_stmt(&r, dr_ex_add(dr_ex(a), dr_ex_scale(2, dr_ex(k3))));
+        dr_real c = dr_rec_stmt(&r, dr_ex_add(dr_ex(b), dr_ex(k4)));
+        out[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h6, dr_ex(c))));
+        y1 = t1;
+        y2 = t2;
+        y3 = t3;
     }
     for (size_t i = 0; i < n; i++)
         out[n + i] = x[i];
@@ -109,7 +108,6 @@ static void release(void *s)
     free(o->k);
     free(o->state);
     free(o->out);
-    free(o->kr);
     free(o);
 }
 
@@ -134,8 +132,7 @@ static void *prepare(const json_t *input, char *err)
     o->k = malloc(5 * n * sizeof *o->k);
     o->state = malloc(2 * n * sizeof *o->state);
     o->out = malloc(2 * n * sizeof *o->out);
-    o->kr = malloc(5 * n * sizeof *o->kr);
-    if (!o->t || !o->y || !o->grad || !o->k || !o->state || !o->out || !o->kr) {
+    if (!o->t || !o->y || !o->grad || !o->k || !o->state || !o->out) {
         snprintf(err, GB_ERRLEN, "out of memory");
         goto fail;
     }
