@@ -1,8 +1,10 @@
 /* ode.c - the eval "ode": s steps of fourth-order Runge-Kutta on
    y_0' = x_0, y_i' = x_i y_{i-1} from y(0) = 0 to t = 2, and the gradient
-   of the last y_{n-1} with respect to x.  A step is recorded with
-   statements (one node per assignment); a long run of steps is recorded as
-   a checkpointed loop (dr_record_checkpointed), whose state is y and x. */
+   of the last y_{n-1} with respect to x.  A step is recorded through the
+   inline recorder, a node per product and per two-term sum (given
+   partials, dr_rec_record2), an entry at a time; a long run of steps is
+   recorded as a checkpointed loop (dr_record_checkpointed), whose state
+   is y and x. */
 #include <stdlib.h>
 
 #include "evals.h"
@@ -69,24 +71,27 @@ static dr_status step(void *ctx, dr_tape *t, size_t k, size_t n2,
     dr_status st = dr_rec_begin(t, &r);
     if (st != DR_OK)
         return st;
-    /* entry 0: every stage is x_0 itself */
-    dr_real y1 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[0]), dr_ex_scale(h2, dr_ex(x[0]))));
-    dr_real y2 = y1, y3 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[0]), dr_ex_scale(h, dr_ex(x[0]))));
-    out[0] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[0]), dr_ex_scale(h, dr_ex(x[0]))));
+    /* entry 0: every stage is x_0 itself, and the new value
+       y_0 + h (x_0 + 2 x_0 + 2 x_0 + x_0) / 6 is y_0 + h x_0 */
+    dr_real y1 = dr_rec_record2(&r, y[0].val + h2 * x[0].val, y[0], 1.0, x[0], h2);
+    dr_real y2 = y1;
+    dr_real y3 = dr_rec_record2(&r, y[0].val + h * x[0].val, y[0], 1.0, x[0], h);
+    out[0] = dr_rec_record2(&r, y[0].val + h * x[0].val, y[0], 1.0, x[0], h);
     for (size_t i = 1; i < n; i++) {
+        dr_real yi = y[i];
         dr_real k1 = dr_rec_mul(&r, x[i], y[i - 1]);
-        dr_real t1 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h2, dr_ex(k1))));
+        dr_real t1 = dr_rec_record2(&r, yi.val + h2 * k1.val, yi, 1.0, k1, h2);
         dr_real k2 = dr_rec_mul(&r, x[i], y1);
-        dr_real t2 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h2, dr_ex(k2))));
+        dr_real t2 = dr_rec_record2(&r, yi.val + h2 * k2.val, yi, 1.0, k2, h2);
         dr_real k3 = dr_rec_mul(&r, x[i], y2);
-        dr_real t3 = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h, dr_ex(k3))));
+        dr_real t3 = dr_rec_record2(&r, yi.val + h * k3.val, yi, 1.0, k3, h);
         dr_real k4 = dr_rec_mul(&r, x[i], y3);
         /* y + h (k1 + 2 k2 + 2 k3 + k4) / 6 as a chain of two-argument
-           statements, each a node of the recorder's own */
-        dr_real a = dr_rec_stmt(&r, dr_ex_add(dr_ex(k1), dr_ex_scale(2, dr_ex(k2))));
-        dr_real b = dr_rec_stmt(&r, dr_ex_add(dr_ex(a), dr_ex_scale(2, dr_ex(k3))));
-        dr_real c = dr_rec_stmt(&r, dr_ex_add(dr_ex(b), dr_ex(k4)));
-        out[i] = dr_rec_stmt(&r, dr_ex_add(dr_ex(y[i]), dr_ex_scale(h6, dr_ex(c))));
+           nodes */
+        dr_real a = dr_rec_record2(&r, k1.val + 2 * k2.val, k1, 1.0, k2, 2.0);
+        dr_real b = dr_rec_record2(&r, a.val + 2 * k3.val, a, 1.0, k3, 2.0);
+        dr_real c = dr_rec_add(&r, b, k4);
+        out[i] = dr_rec_record2(&r, yi.val + h6 * c.val, yi, 1.0, c, h6);
         y1 = t1;
         y2 = t2;
         y3 = t3;
