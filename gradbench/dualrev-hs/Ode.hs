@@ -37,13 +37,14 @@ differentiable [d|
       (s, zeros, one) = constant c
       h = 2 / fromIntegral s
       rhs y = vmul x (vconcat [one, vslice 0 (vlength y - 1) y])
-      along a y k = vadd y (vscale a k)
+      -- y + a k, one array operation
+      along a y k = vaxpy a k y
       step y =
         let k1 = rhs y
             k2 = rhs (along (h / 2) y k1)
             k3 = rhs (along (h / 2) y k2)
             k4 = rhs (along h y k3)
-        in along (h / 6) y (vadd (vadd k1 (vscale 2 k2)) (vadd (vscale 2 k3) k4))
+        in along (h / 6) y (vadd (vaxpy 2 k3 (vaxpy 2 k2 k1)) k4)
   |]
 
 input :: Value -> Parser ([Double], Int)
