@@ -45,6 +45,45 @@ differentiable [d|
       barycentric a b [p, q, r] = zipWith3 (\x y z -> a * x + b * y + (1 - a - b) * z) p q r
       barycentric _ _ _ = []
 
+  -- the same residuals for the Jacobian, each vertex from posedFolded
+  handSimpleJ :: ([Double], Constant (Model, [Int], [[Double]])) -> [Double]
+  handSimpleJ (theta, dat) = concat [ zipWith (-) pt (verts !! c) | (c, pt) <- zip corr points ]
+    where
+      (model, corr, points) = constant dat
+      verts = posedFolded theta model
+
+  handComplicatedJ :: ((Double, Double), [Double], Constant (Model, [Int], [[Double]], [[Double]])) -> [Double]
+  handComplicatedJ ((d0, d1), theta, dat) =
+    concat [ zipWith (-) pt (barycentric (u0 + d0) (u1 + d1) (map (verts !!) (triangles !! c)))
+           | (c, pt, [u0, u1]) <- zip3 corr points us ]
+    where
+      (model, corr, points, us) = constant dat
+      (_, _, _, _, _, triangles, _) = model
+      verts = posedFolded theta model
+      barycentric a b [p, q, r] = zipWith3 (\x y z -> a * x + b * y + (1 - a - b) * z) p q r
+      barycentric _ _ _ = []
+
+  -- posedVertices with the global rotation and the mirror folded into each
+  -- bone's transform (G = R M T, its first three rows), so that a posed
+  -- coordinate is one sum of products, its bones' entries of G times the
+  -- constants weight * base position, plus the translation: one statement
+  -- a coordinate on the tape, rather than a product and a sum per bone
+  posedFolded :: [Double] -> Model -> [[Double]]
+  posedFolded theta (parents, baseRelatives, inverseBaseAbsolutes, basePositions, weights, _, mirrored) =
+    [ [ sum (zipWith (*) coefs (concat [ g !! c | (w, g) <- zip ws folded, w /= 0 ])) + tc
+      | (c, tc) <- zip [0, 1, 2] translation ]
+    | (p, ws) <- zip basePositions weights
+    , let coefs = concat [ map (* w) p | w <- ws, w /= 0 ] ]
+    where
+      relatives = zipWith (\base angles -> matMul base (homogeneous (euler angles)))
+                          baseRelatives (boneAngles theta (length parents))
+      transforms = zipWith matMul (absolutes parents relatives) inverseBaseAbsolutes
+      mirror (r : rest) = if mirrored then map negate r : rest else r : rest
+      mirror [] = []
+      folded = [ matMul global (mirror (take 3 t)) | t <- transforms ]
+      global = angleAxis (take 3 theta)
+      translation = take 3 (drop 3 theta)
+
   -- every vertex of the model posed by theta
   posedVertices :: [Double] -> Model -> [[Double]]
   posedVertices theta (parents, baseRelatives, inverseBaseAbsolutes, basePositions, weights, _, mirrored) =
@@ -124,12 +163,12 @@ complicatedJacobian (theta, dat) =
 -- Both recorded at the first call and replayed at the next ones of the same
 -- shape (every run of an evaluate).
 simpleTaped :: ([Double], Constant (Model, [Int], [[Double]])) -> [([Double], Constant (Model, [Int], [[Double]]))]
-simpleTaped = $(tapedJacobian 'handSimple)
+simpleTaped = $(tapedJacobian 'handSimpleJ)
 {-# NOINLINE simpleTaped #-}
 
 complicatedTaped :: ((Double, Double), [Double], Constant (Model, [Int], [[Double]], [[Double]]))
                  -> [((Double, Double), [Double], Constant (Model, [Int], [[Double]], [[Double]]))]
-complicatedTaped = $(tapedJacobian 'handComplicated)
+complicatedTaped = $(tapedJacobian 'handComplicatedJ)
 {-# NOINLINE complicatedTaped #-}
 
 -- | theta, the model, the correspondences, the points and the us, checked
