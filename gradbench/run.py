@@ -194,6 +194,12 @@ def main():
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(gb, "python/gradbench")
     env["CXXFLAGS"] = f"-std=c++17 -O3 -Wall -I../../cpp -I{inc}"
+    # every tool single-threaded, as GradBench builds its C++ tools
+    # (MULTITHREADED=no): an OpenBLAS of more threads also spins a worker
+    # thread for about 0.1 s after it is loaded, which on a machine whose two
+    # cores are one core's hyperthreads slowed the first evaluates of
+    # dualrev-c by up to 1.5x (unless the caller sets its own count)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     py = sys.executable
     evals = args.evals.split()
     tools = args.tools.split()

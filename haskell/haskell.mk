@@ -151,9 +151,12 @@ GB_HS_OUT := $(HS_BUILD)/gradbench-hs
 GB_HS_GHC  = ghc -O2 -Wall -threaded -rtsopts $(INPLACE_DBS) -package dualrev -package aeson -i$(GB_HS_SRC) \
              -outputdir $(GB_HS_OUT)
 
+# an allocation area of 64 MB (GHC's default is 1 MB), as a program that
+# allocates a result of megabytes per call is run for throughput:
+# GradBench's own Haskell tool runs with 500 MB
 gradbench-hs-tool: hs-lib ## BUILD/gradbench/dualrev-hs, the GradBench tool in Haskell (needs aeson: make deps)
 	@mkdir -p $(GB_HS_OUT) $(BUILD)/gradbench
-	$(GB_HS_GHC) -v0 $(GB_HS_SRC)/Main.hs -o $(BUILD)/gradbench/dualrev-hs
+	$(GB_HS_GHC) -v0 "-with-rtsopts=-A64m" $(GB_HS_SRC)/Main.hs -o $(BUILD)/gradbench/dualrev-hs
 
 # no GradBench needed: every eval's derivatives against central finite
 # differences of its own primal, and a scripted protocol session

@@ -9,6 +9,7 @@
 module Main (main) where
 
 import BenchCommon
+import Control.Monad (forM_)
 import Data.Bits (shiftR)
 import Data.Word (Word32)
 import Numeric.DualRev.Functions (softplus)
@@ -66,6 +67,13 @@ differentiable [d|
         | otherwise =
             let acc = add (scl (-0.5) p) (scl (-0.2) v)
             in loop (n - 1) (add p (scl dt v)) (add v (scl dt acc))
+
+  -- a least-squares line through data, the data a Constant as a fit
+  -- passes it: a new tuple of the same two lists at every call
+  lineFit :: ((Double, Double), Constant ([Double], [Double])) -> Double
+  lineFit ((a, b), c) =
+    let (xs, ys) = constant c
+    in sum (zipWith (\x y -> (a * x + b - y) * (a * x + b - y)) xs ys)
 
   fparticles :: [((Double, Double), (Double, Double))] -> Double
   fparticles ps = sum [x * y | (x, y) <- map simulate ps]
@@ -229,6 +237,12 @@ mkUnit prog z n = case prog of
         g = $(tapedGrad 'nn784)
     pure $ \i -> let (gl, _) = g (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch)
                  in sum [msumAll w + vsum b | (w, b) <- gl]
+  -- a fit's gradient over n points of data: the data compared with the
+  -- recorded input's at every taped call, unless it is the same object
+  "linefit" -> lineFitUnit False $(grad 'lineFit)
+  "linefit-taped" -> lineFitUnit False $(tapedGrad 'lineFit)
+  -- two equal copies of the data in turn: every call compares them
+  "linefit-taped-alt" -> lineFitUnit True $(tapedGrad 'lineFit)
   "fparticles-taped" -> particles $(tapedGrad 'fparticles)
   "fparticles" -> particles $(grad 'fparticles)
   "fparticles-fork" -> particles $(grad 'fparticlesFork)
@@ -253,6 +267,14 @@ mkUnit prog z n = case prog of
       -- first list alive while the second is summed
       pure $ \i -> case g (bump (fromIntegral i * z) xs, ys) of
         (gx, gy) -> let !s = sum gx in s + sum gy
+    lineFitUnit alternate g = Just $ do
+      let points k = let xs = [fromIntegral j / fromIntegral (n + k - k) | j <- [1 .. n]]
+                     in (xs, [2 * x + 1 + sin (37 * x) | x <- xs])
+          sets = [points k | k <- [0, 1]]
+      forM_ sets $ \(xs, ys) -> forceAll xs >> forceAll ys
+      pure $ \i -> let d = sets !! (if alternate then i `mod` 2 else 0)
+                       ((ga, gb), _) = g ((1 + fromIntegral i * z, 0.5), Constant d)
+                   in ga + gb
     neural g = Just $ do
       let (layers, input) = neuralInput
       forceAll (concat [concat w ++ b | (w, b) <- layers] ++ input)

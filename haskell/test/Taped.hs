@@ -9,8 +9,11 @@ module Taped (spec) where
 
 import Control.Concurrent (forkIO)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
+import Control.Exception (evaluate)
 import Control.Monad (forM, forM_, replicateM)
+import Data.IORef (IORef, modifyIORef', newIORef, readIORef)
 import Data.List (sort)
+import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performGC)
 import Test.Hspec
 import Test.QuickCheck
@@ -18,6 +21,17 @@ import Test.QuickCheck
 import Numeric.DualRev
 import Numeric.DualRev.Array
 import Numeric.DualRev.Internal.Run.Driver.Taped (tapedRecordings)
+
+-- | Data whose comparisons are counted: a taped call compares its input's
+-- data with the last call's only when it is another object.
+newtype Counted = Counted [Int]
+
+instance Eq Counted where
+  Counted a == Counted b = unsafePerformIO (modifyIORef' comparisons (+ 1) >> pure (a == b))
+
+comparisons :: IORef Int
+comparisons = unsafePerformIO (newIORef 0)
+{-# NOINLINE comparisons #-}
 
 differentiable [d|
   -- two jobs, one of them forking again: on more than one capability the
@@ -109,6 +123,14 @@ differentiable [d|
   arrayConst :: (Vec, Double, Mat) -> Double
   arrayConst _ = 2
 
+  -- a discrete part that the value does not read, checked at every call
+  withData :: (Double, Counted) -> Double
+  withData (x, _) = x * x
+
+  -- data with a NaN, which '==' finds unequal to itself
+  withNaN :: (Double, Constant ([Double], [Double])) -> Double
+  withNaN (x, c) = let (_, ys) = constant c in x * x * sum ys
+
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
   huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
@@ -178,6 +200,47 @@ spec = describe "tapedGrad" $ do
     let h = $(tapedGrad' 'optional)
     m <- agree h $(grad' 'optional) [(Just 2, 0.5), (Just 3, 0.7), (Nothing, 0.7), (Nothing, 0.2), (Just 1, 1)]
     m `shouldBe` 3
+
+  it "checks a discrete part that is the last call's object without ==, another with ==" $ do
+    let g = $(tapedGrad' 'withData)
+    d <- evaluate (Counted [1, 2, 3])
+    r0 <- tapedRecordings
+    c0 <- readIORef comparisons
+    -- recorded at the first call; the later ones find the last call's d
+    -- itself, the tuple around it new at each call
+    forM_ [0.5, 0.7, 0.9, 1.1] $ \x -> fst (g (x, d)) `shouldBe` x * x
+    r1 <- tapedRecordings
+    c1 <- readIORef comparisons
+    (r1 - r0, c1 - c0) `shouldBe` (1, 0)
+    three <- newIORef 3 >>= readIORef
+    e <- evaluate (Counted [1, 2, three])  -- built at run time: another object
+    fst (g (0.3, e)) `shouldBe` 0.3 * 0.3
+    c2 <- readIORef comparisons
+    f <- evaluate (Counted [1, 2, 4])
+    fst (g (0.3, f)) `shouldBe` 0.3 * 0.3
+    r2 <- tapedRecordings
+    c3 <- readIORef comparisons
+    (c2 - c1, c3 - c2, r2 - r1) `shouldBe` (1, 1, 1)
+
+  it "replays at data with a NaN that is the last call's object, in a new tuple each call" $ do
+    let g = $(tapedGrad' 'withNaN)
+    xs <- evaluate [0 / 0, 1 :: Double]
+    r0 <- tapedRecordings
+    -- the tuple and its second list new at each call, equal by ==; the
+    -- first list the same object, which == would find unequal
+    ref <- newIORef 1
+    forM_ [0.5, 0.7, 0.9] $ \x -> do
+      one <- readIORef ref  -- read at each call: a list the compiler cannot share
+      fst (g (x, Constant (xs, [one]))) `shouldBe` x * x
+    r1 <- tapedRecordings
+    r1 - r0 `shouldBe` 1
+    -- equal values, another object (built from a value read at run time:
+    -- a list the compiler computes could be the very object xs is)
+    one <- readIORef ref
+    ys <- evaluate [0 / 0, one]
+    fst (g (0.3, Constant (ys, [1]))) `shouldBe` 0.3 * 0.3
+    r2 <- tapedRecordings
+    r2 - r1 `shouldBe` 1
 
   it "records again for a list of another length" $ do
     let g = $(tapedGrad' 'smooth)

@@ -22,6 +22,7 @@ import Language.Haskell.TH
 import Numeric.DualRev.Internal.Compile.Types
 import Numeric.DualRev.Internal.Compile.Wrap
 import Numeric.DualRev.Internal.Run.Array.Data (Mat, Vec)
+import Numeric.DualRev.Internal.Run.Driver.Constant (Constant)
 import Numeric.DualRev.Internal.Run.Driver.Fill
 import Numeric.DualRev.Internal.Run.Driver.Taped (tapedGradRun, tapedJacobianRun)
 
@@ -140,19 +141,35 @@ walkF = walkWith Walk
   { wLeaf = leaf
   , wDouble = 'fillD, wVec = 'fillVec, wMat = 'fillMat
   , wDoubles = 'fillDoubles, wList = 'fillList
-  , wTuple = \fs -> do
-      xs <- replicateM (length fs) (newName "x")
-      ys <- replicateM (length fs) (newName "y")
-      b <- newName "b"
-      k0 <- newName "k"
-      body <- steps b k0 (zip3 fs xs ys)
-      pure (LamE [TupP (map VarP xs), TupP (map VarP ys), VarP b, VarP k0] body)
+  , wTuple = fillTuple
   , wData = dataF
   }
 
--- | A part without a Double inside: compared with '=='.
+-- | A tuple's fill, given its fields': field by field.
+fillTuple :: [Exp] -> Q Exp
+fillTuple fs = do
+  xs <- replicateM (length fs) (newName "x")
+  ys <- replicateM (length fs) (newName "y")
+  b <- newName "b"
+  k0 <- newName "k"
+  body <- steps b k0 (zip3 fs xs ys)
+  pure (LamE [TupP (map VarP xs), TupP (map VarP ys), VarP b, VarP k0] body)
+
+-- | A part without a Double inside: compared with '==' ('fillLeaf': the
+-- last call's very object at once).  A tuple, and the tuple in a
+-- 'Constant', field by field: a call that builds a new tuple of the same
+-- data (@Constant (xs, ys)@ written at the call) finds each field the
+-- last call's object.
 leaf :: Type -> F Exp
-leaf ty = do
+leaf ty0 = do
+  ty <- lift (expandSyn ty0)
+  case typeSpine ty of
+    (TupleT k, as) | k > 1 && length as == k -> mapM leaf as >>= lift . fillTuple
+    (ConT c, [a]) | c == ''Constant -> AppE (VarE 'fillConstant) <$> leaf a
+    _ -> eqLeaf ty
+
+eqLeaf :: Type -> F Exp
+eqLeaf ty = do
   eq <- lift (isInstance ''Eq [ty])
   if eq
     then pure (SigE (VarE 'fillLeaf) (AppT (ConT ''Fill) ty))

@@ -1,3 +1,4 @@
+{-# LANGUAGE MagicHash #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
 -- splices generate (so exposed, but hidden from the documentation).
@@ -7,7 +8,9 @@
 -- input's scalars are written to a buffer in the order of the flat walks
 -- ('Numeric.DualRev.Internal.Run.Flat.Trav'), and its discrete parts (list
 -- lengths, constructors, every part without a Double inside, by '==') are
--- checked against the recorded input's.  Any difference, or more scalars
+-- checked against the recorded input's.  A part without a Double inside
+-- that is the very object the recorded input holds there (a 'Constant'
+-- data set passed again at every step of a loop) is equal without '=='.  Any difference, or more scalars
 -- than the buffer holds, answers -1: the new input has another shape and
 -- the function must be recorded again.
 --
@@ -18,19 +21,21 @@
 -- already written where the source says.
 module Numeric.DualRev.Internal.Run.Driver.Fill
   ( Fill, Buf (..), Lent (..)
-  , fillD, fillLeaf, fillList, fillDoubles, fillVec, fillMat
+  , fillD, fillLeaf, fillConstant, fillList, fillDoubles, fillVec, fillMat
     -- * Reading a result back
   , Take, Src (..)
   , takeD, takeLeaf, takeList, takeDoubles, takeVec, takeMat
   ) where
 
 import Data.IORef (IORef, modifyIORef', readIORef, writeIORef)
+import GHC.Exts (isTrue#, reallyUnsafePtrEquality#)
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, plusPtr)
 import Foreign.Storable (peekElemOff, pokeElemOff)
 
 import Numeric.DualRev.Internal.Run.Array.Data
+import Numeric.DualRev.Internal.Run.Driver.Constant (Constant (..))
 import Numeric.DualRev.Internal.Run.Driver.Flat (Counter, tick, tickBy)
 
 -- | The buffer of the scalars, its capacity, and where the input's arrays
@@ -51,10 +56,19 @@ fillD _ x (Buf p cap _) k
   | otherwise = k + 1 <$ pokeElemOff p k x
 {-# INLINE fillD #-}
 
--- | A part without a Double inside: equal, or another shape.
+-- | A part without a Double inside: equal, or another shape.  The same
+-- object is equal at once: a large part compared with '==' at every call
+-- (a data set of ten thousand pairs) costs as much as a replay's sweep.
+-- (An object that '==' would not find equal to itself, a NaN, is taken as
+-- equal: its values are the ones the function was taped at.)
 fillLeaf :: Eq a => Fill a
-fillLeaf x0 x _ k = pure (if k >= 0 && x0 == x then k else -1)
+fillLeaf x0 x _ k = pure (if k >= 0 && (isTrue# (reallyUnsafePtrEquality# x0 x) || x0 == x) then k else -1)
 {-# INLINE fillLeaf #-}
+
+-- | The data in a 'Constant': its value's fill.
+fillConstant :: Fill a -> Fill (Constant a)
+fillConstant f (Constant a) (Constant b) = f a b
+{-# INLINE fillConstant #-}
 
 fillList :: Fill a -> Fill [a]
 fillList f = go

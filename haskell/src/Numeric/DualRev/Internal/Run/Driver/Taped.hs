@@ -26,7 +26,7 @@ module Numeric.DualRev.Internal.Run.Driver.Taped
   ) where
 
 import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
-import Control.Exception (SomeException, catch, evaluate, mask, onException)
+import Control.Exception (mask, onException)
 import Control.Monad (forM, when)
 import Data.Int (Int64)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
@@ -37,7 +37,6 @@ import Foreign.Marshal.Alloc (alloca)
 import Foreign.Marshal.Array (allocaArray, withArray)
 import Foreign.Ptr (Ptr, plusPtr)
 import Foreign.Storable (peek)
-import GHC.Compact (compact, getCompact)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
@@ -66,7 +65,11 @@ countRecording = atomicModifyIORef' recordings (\k -> (k + 1, ()))
 -- | A recording kept for replay; o is what the splice keeps of its output.
 data Recorded a o = Recorded
   { rTape :: !(ForeignPtr CTape)
-  , rInput :: a          -- ^ the input it was recorded at
+  , rInput :: a
+    -- ^ the input it was recorded at, then the input of the last replay
+    -- (the same discrete structure): a part of a new input that is the
+    -- object this one holds there needs no comparison ('fillLeaf'), as
+    -- when a loop passes the same data at every call
   , rCount :: !Int       -- ^ its scalars, input nodes first .. first + n - 1
   , rFirst :: !Int64
   , rOut :: o            -- ^ the output as recorded
@@ -75,7 +78,7 @@ data Recorded a o = Recorded
   , rLent :: [Lent]
     -- ^ the arrays of the input of the last replay, whose memory the tape
     -- reads (array input nodes borrow it, 'tapedGradRun'): kept alive with
-    -- the tape.  The recorded input's are rInput's.
+    -- the tape.  Until the first replay, the recorded input's: rInput's.
   }
 
 -- | What a taped splice does besides the shared state machine of 'taped':
@@ -133,7 +136,7 @@ taped fill sp = unsafePerformIO $ do
               else do
                 r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x p lent
                 case r of
-                  Right v -> pure (Just rec { rLent = lent }, v)
+                  Right v -> pure (Just rec { rLent = lent, rInput = x }, v)
                   Left 7 -> recordAt (rTape rec) True x   -- a guard flipped
                   Left _ -> recordAt (rTape rec) False x  -- cannot replay
 
@@ -152,15 +155,15 @@ taped fill sp = unsafePerformIO $ do
       -- statements as one node each, which replays (cbits/record/program.h)
       engine "dr_fe_programs" (c_fe_programs t (if replayable then 1 else 0))
       (n, first, o) <- (if replayable then withGuards t else id) (sRecord sp t x)
-      -- the recorded input is kept for the shape of later ones: in a
-      -- compact region the collector does not copy it at every major
-      -- collection; an input the region cannot hold (arrays, in pinned
-      -- memory) is kept as it is
+      -- the recorded input is kept, as it is, for the shape of later
+      -- ones: a part of a later input that is the same object needs no
+      -- comparison ('fillLeaf'; a copy in a compact region, which the
+      -- collector would not copy at its major collections, measured no
+      -- faster and would make every part another object)
       buf <- mallocForeignPtrArray (if replayable then max 1 n else 1)
       let rec0 = Recorded fp x n first o replayable buf []
       r <- sResult sp t rec0 x
-      x0 <- if replayable then inCompact x else pure x
-      pure (Just rec0 { rInput = x0 }, r)
+      pure (Just rec0, r)
 
 -- | Value and gradient of a function to Double, recorded once and replayed.
 -- A @Vec@ or @Mat@ of the input is an array input node that borrows its
@@ -262,9 +265,6 @@ readBackWith made tk x p = do
   c <- newCounter
   ref <- newIORef made
   tk x (Src p c ref)
-
-inCompact :: a -> IO a
-inCompact x = (getCompact <$> compact x) `catch` \e -> const (evaluate x) (e :: SomeException)
 
 valueOf :: Ptr CTape -> D -> IO Double
 valueOf _ (D v (-1)) = pure v
