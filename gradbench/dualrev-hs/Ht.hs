@@ -25,41 +25,34 @@ type Model = ([Int], [[[Double]]], [[[Double]]], [[Double]], [[Double]], [[Int]]
 differentiable [d|
   -- each point minus its vertex
   handSimple :: ([Double], Constant (Model, [Int], [[Double]])) -> [Double]
-  handSimple (theta, dat) = concat [ zipWith (-) pt (verts !! c) | (c, pt) <- zip corr points ]
-    where
-      (model, corr, points) = constant dat
-      verts = posedVertices theta model
+  handSimple (theta, dat) = simpleResiduals (posedVertices theta model) corr points
+    where (model, corr, points) = constant dat
 
   -- each point minus its triangle's point at us; d0 and d1 (given as 0)
   -- are added to every point's us, so that the Jacobian's columns in them
   -- are each residual's derivatives in its own point's us (a residual
   -- depends on no other point's), two columns rather than two per point
   handComplicated :: ((Double, Double), [Double], Constant (Model, [Int], [[Double]], [[Double]])) -> [Double]
-  handComplicated ((d0, d1), theta, dat) =
-    concat [ zipWith (-) pt (barycentric (u0 + d0) (u1 + d1) (map (verts !!) (triangles !! c)))
-           | (c, pt, [u0, u1]) <- zip3 corr points us ]
-    where
-      (model, corr, points, us) = constant dat
-      (_, _, _, _, _, triangles, _) = model
-      verts = posedVertices theta model
-      barycentric a b [p, q, r] = zipWith3 (\x y z -> a * x + b * y + (1 - a - b) * z) p q r
-      barycentric _ _ _ = []
+  handComplicated (d, theta, dat) = complicatedResiduals d (posedVertices theta model) model corr points us
+    where (model, corr, points, us) = constant dat
 
   -- the same residuals for the Jacobian, each vertex from posedFolded
   handSimpleJ :: ([Double], Constant (Model, [Int], [[Double]])) -> [Double]
-  handSimpleJ (theta, dat) = concat [ zipWith (-) pt (verts !! c) | (c, pt) <- zip corr points ]
-    where
-      (model, corr, points) = constant dat
-      verts = posedFolded theta model
+  handSimpleJ (theta, dat) = simpleResiduals (posedFolded theta model) corr points
+    where (model, corr, points) = constant dat
 
   handComplicatedJ :: ((Double, Double), [Double], Constant (Model, [Int], [[Double]], [[Double]])) -> [Double]
-  handComplicatedJ ((d0, d1), theta, dat) =
+  handComplicatedJ (d, theta, dat) = complicatedResiduals d (posedFolded theta model) model corr points us
+    where (model, corr, points, us) = constant dat
+
+  simpleResiduals :: [[Double]] -> [Int] -> [[Double]] -> [Double]
+  simpleResiduals verts corr points = concat [ zipWith (-) pt (verts !! c) | (c, pt) <- zip corr points ]
+
+  complicatedResiduals :: (Double, Double) -> [[Double]] -> Model -> [Int] -> [[Double]] -> [[Double]] -> [Double]
+  complicatedResiduals (d0, d1) verts (_, _, _, _, _, triangles, _) corr points us =
     concat [ zipWith (-) pt (barycentric (u0 + d0) (u1 + d1) (map (verts !!) (triangles !! c)))
            | (c, pt, [u0, u1]) <- zip3 corr points us ]
     where
-      (model, corr, points, us) = constant dat
-      (_, _, _, _, _, triangles, _) = model
-      verts = posedFolded theta model
       barycentric a b [p, q, r] = zipWith3 (\x y z -> a * x + b * y + (1 - a - b) * z) p q r
       barycentric _ _ _ = []
 
