@@ -193,8 +193,9 @@ jvp = jvpQ
 -- input's elements where they are at each replay (no copy).  The discrete
 -- parts and the data (in a 'Constant', arrays too) are compared with '=='
 -- at every call, except a part that is the very object the last call
--- passed there (the same data set at every step of a loop).  Safe to call from many
--- threads: a call that finds the tape in use records on a tape of its own.
+-- passed there (the same data set at every step of a loop).  Safe to call
+-- from many threads: a call that finds the tape in use records on a tape
+-- of its own.
 tapedGrad :: Name -> Q Exp
 tapedGrad = tapedGradQ
 
