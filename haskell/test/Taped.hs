@@ -131,6 +131,13 @@ differentiable [d|
   withNaN :: (Double, Constant ([Double], [Double])) -> Double
   withNaN (x, c) = let (_, ys) = constant c in x * x * sum ys
 
+  -- rows of the input: the inner lists' lengths are part of its shape
+  rowProducts :: [[Double]] -> Double
+  rowProducts rs = sum [product (map sin r) | r <- rs]
+
+  rowSums :: [[Double]] -> (Double, Double)
+  rowSums rs = (sum (map product rs), sum (map sum rs))
+
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
   huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
@@ -247,6 +254,25 @@ spec = describe "tapedGrad" $ do
     let g = $(tapedGrad' 'smooth)
     n <- agree g $(grad' 'smooth) [([1, 2], 0.5), ([1, 2, 3], 0.5), ([4, 5, 6], 0.1), ([1], 0.3)]
     n `shouldBe` 3
+
+  it "records again for rows of other lengths, the same count in all, once their lengths are known" $ do
+    -- the second call's walk counts the rows; the third and later walk
+    -- the new rows alone, against those counts
+    let pts = [ [[1, 2], [3]], [[1.1, 2], [3]], [[1.2, 2], [3.1]], [[1.3], [2, 3]]
+              , [[1.5], [2, 3]], [[1.5], [2.5, 3]], [[1.5], [2.5, 3], []], [[1], [2, 3], []]
+              , [[1], [2, 3], [0.5]] ]
+    n <- agree $(tapedGrad' 'rowProducts) $(grad' 'rowProducts) pts
+    n `shouldBe` 4
+    -- forty rows, some empty (more than the lengths' first store holds),
+    -- then one row shorter and the next longer
+    let many e = [replicate (i `mod` 4) (fromIntegral i * 0.1 + e) | i <- [1 .. 40 :: Int]]
+        moved = [ replicate (if i == 30 then 1 else if i == 31 then 4 else i `mod` 4) (fromIntegral i * 0.1)
+                | i <- [1 .. 40 :: Int] ]
+    m <- agree $(tapedGrad' 'rowProducts) $(grad' 'rowProducts)
+               [many 0, many 0.01, many 0.02, moved, many 0.03, many 0.04, many 0.05]
+    m `shouldBe` 3
+    let j = $(tapedJacobian 'rowSums)
+    forM_ pts $ \x -> show (j x) `shouldBe` show ($(jacobian 'rowSums) x)
 
   it "replays a checkpointed loop (its Haskell steps run again)" $ do
     let g = $(tapedGrad' 'pendTaped)

@@ -43,7 +43,7 @@ import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
 import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_value)
 import Numeric.DualRev.Internal.Run.Scalar.AD
-import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Lent (..), Src (..), Take)
+import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Lengths, Lent (..), Src (..), Take, lengthsAfter, lensOf, newLengths)
 import Numeric.DualRev.Internal.Run.Driver.Flat
 import Numeric.DualRev.Internal.Run.Driver.Guard (withGuards)
 import Numeric.DualRev.Internal.Run.Control.Parallel (useCapabilities)
@@ -79,6 +79,9 @@ data Recorded a o = Recorded
     -- ^ the arrays of the input of the last replay, whose memory the tape
     -- reads (array input nodes borrow it, 'tapedGradRun'): kept alive with
     -- the tape.  Until the first replay, the recorded input's: rInput's.
+  , rLens :: !Lengths
+    -- ^ the lengths of rInput's lists of Double, once a replay's walk has
+    -- counted them ('Lengths'); none known before
   }
 
 -- | What a taped splice does besides the shared state machine of 'taped':
@@ -86,14 +89,15 @@ data Recorded a o = Recorded
 -- scalars, the first input's id, what to keep of the output), compute the
 -- result on the tape just recorded, and replay at the scalars in a buffer
 -- and compute the result (an engine status where that fails: 7, a guard
--- flipped; another, the tape cannot be replayed).  A splice whose replay
+-- flipped; another, the tape cannot be replayed), given the lengths of the
+-- new input's lists of Double ('Lengths').  A splice whose replay
 -- reads the input's arrays in place (sLends) has them lent by the walk of
 -- the new input rather than copied into the buffer.
 data Splice a o r = Splice
   { sRecord :: Ptr CTape -> a -> IO (Int, Int64, o)
   , sResult :: Ptr CTape -> Recorded a o -> a -> IO r
   , sLends :: Bool
-  , sReplay :: Ptr CTape -> Recorded a o -> a -> Ptr Double -> [Lent] -> IO (Either CInt r)
+  , sReplay :: Ptr CTape -> Recorded a o -> a -> Ptr Double -> [Lent] -> Lengths -> IO (Either CInt r)
   }
 
 -- | A taped function (see the module's description).  @fill@ writes a new
@@ -128,15 +132,17 @@ taped fill sp = unsafePerformIO $ do
       | otherwise = do
           let n = rCount rec
           lends <- if sLends sp then Just <$> newIORef [] else pure Nothing
+          lens <- lensOf (rLens rec)
           withForeignPtr (rBuf rec) $ \p -> do
-            k <- fill (rInput rec) x (Buf p n lends) 0
+            k <- fill (rInput rec) x (Buf p n lends lens) 0
             lent <- maybe (pure []) (fmap reverse . readIORef) lends
             if k /= n
               then recordAt (rTape rec) True x   -- another shape
               else do
-                r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x p lent
+                ls <- lengthsAfter lens
+                r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x p lent ls
                 case r of
-                  Right v -> pure (Just rec { rLent = lent, rInput = x }, v)
+                  Right v -> pure (Just rec { rLent = lent, rInput = x, rLens = ls }, v)
                   Left 7 -> recordAt (rTape rec) True x   -- a guard flipped
                   Left _ -> recordAt (rTape rec) False x  -- cannot replay
 
@@ -161,7 +167,8 @@ taped fill sp = unsafePerformIO $ do
       -- collector would not copy at its major collections, measured no
       -- faster and would make every part another object)
       buf <- mallocForeignPtrArray (if replayable then max 1 n else 1)
-      let rec0 = Recorded fp x n first o replayable buf []
+      none <- newLengths
+      let rec0 = Recorded fp x n first o replayable buf [] none
       r <- sResult sp t rec0 x
       pure (Just rec0, r)
 
@@ -177,8 +184,8 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
     rec t x = do
       (n, first, y, arrs) <- recordArrays trav ins f t x
       pure (n, first, (y, arrs))
-    result t r x = (,) (primalD (fst (rOut r))) <$> gradientAt t (rOut r) (rFirst r) x (rCount r)
-    replay t r x p lent = alloca $ \pv -> do
+    result t r x = (,) (primalD (fst (rOut r))) <$> gradientAt t (rOut r) (rFirst r) x (rCount r) (rLens r)
+    replay t r x p lent lens = alloca $ \pv -> do
       let (D y0 yi, arrs) = rOut r
           n = rCount r
       grads <- gradArrays arrs
@@ -194,14 +201,14 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
       if quick == 0
         then do
           yv <- if yi == -1 then pure y0 else peek pv
-          Right . (,) yv <$> readBackWith grads tk x p
+          Right . (,) yv <$> readBackWith grads lens tk x p
         else if quick /= -1 then pure (Left quick)
         else do
           st <- c_replay_range t (rFirst r) (fromIntegral n) p
           if st /= 0 then pure (Left st) else do
             yv <- valueOf t (fst (rOut r))
-            Right . (,) yv <$> gradientAt t (rOut r) (rFirst r) x n
-    gradientAt t (D _ yi, arrs) first x n = do
+            Right . (,) yv <$> gradientAt t (rOut r) (rFirst r) x n lens
+    gradientAt t (D _ yi, arrs) first x n lens = do
       engine "dr_adjoints_clear" (c_adjoints_clear t)
       when (yi /= -1) $ do
         engine "dr_seed" (c_seed t yi 1)
@@ -210,7 +217,7 @@ tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
       allocaArray (max 1 n) $ \p -> do
         engine "drhs_taped_read_arrays" $ withArrayNodes arrs grads $ \m pids poffs plens pouts ->
           c_taped_read_arrays t first (fromIntegral n) m pids poffs plens pouts yi p
-        readBackWith grads tk x p
+        readBackWith grads lens tk x p
 
 -- | The new arrays of a gradient, one for each array of the input (node,
 -- offset, length), at its offset.
@@ -245,26 +252,25 @@ tapedJacobianRun fill tk trav ins outs f = taped fill (Splice rec result False r
       (n, first, y') <- record trav ins f t x
       yr <- outs t y' []
       pure (n, first, yr)
-    result t r x = rows t (rOut r) (rFirst r) (rCount r) x
-    replay t r x p _ = do
+    result t r x = rows t (rOut r) (rFirst r) (rCount r) x (rLens r)
+    replay t r x p _ lens = do
       st <- c_replay_range t (rFirst r) (fromIntegral (rCount r)) p
-      if st /= 0 then pure (Left st) else Right <$> rows t (rOut r) (rFirst r) (rCount r) x
-    rows t yr first n x =
+      if st /= 0 then pure (Left st) else Right <$> rows t (rOut r) (rFirst r) (rCount r) x lens
+    rows t yr first n x lens =
       withReals yr $ \cm py -> allocaArray (max 1 (fromIntegral cm * n)) $ \p -> do
         engine "dr_jacobian" $ quickOrSafe (c_jacobian_range_quick t cm py first (fromIntegral n) p)
                                            (c_jacobian_range_safe t cm py first (fromIntegral n) p)
-        forM [0 .. fromIntegral cm - 1] $ \k -> readBack tk x (p `plusPtr` (8 * k * n))
+        forM [0 .. fromIntegral cm - 1] $ \k -> readBackWith [] lens tk x (p `plusPtr` (8 * k * n))
 
--- | A result shaped like x, from the buffer.
-readBack :: Take a -> a -> Ptr Double -> IO a
-readBack = readBackWith []
-
--- | The same, with its arrays already written (by offset, increasing).
-readBackWith :: [Lent] -> Take a -> a -> Ptr Double -> IO a
-readBackWith made tk x p = do
+-- | A result shaped like x, from the buffer, with its arrays already
+-- written (by offset, increasing), given the lengths of x's lists of
+-- Double where they are known ('Lengths').
+readBackWith :: [Lent] -> Lengths -> Take a -> a -> Ptr Double -> IO a
+readBackWith made lens tk x p = do
   c <- newCounter
   ref <- newIORef made
-  tk x (Src p c ref)
+  l <- lensOf lens
+  tk x (Src p c ref l)
 
 valueOf :: Ptr CTape -> D -> IO Double
 valueOf _ (D v (-1)) = pure v
