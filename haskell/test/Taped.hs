@@ -138,6 +138,11 @@ differentiable [d|
   rowSums :: [[Double]] -> (Double, Double)
   rowSums rs = (sum (map product rs), sum (map sum rs))
 
+  -- data in arrays: the tape reads the recorded data's memory at every
+  -- replay (a constant array borrows it)
+  matData :: (Vec, Constant Mat) -> Double
+  matData (x, m) = vsum (vtanh (matVec (constant m) x))
+
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
   huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
@@ -292,6 +297,29 @@ spec = describe "tapedGrad" $ do
     n <- agree g $(grad' 'forkedBranch) (up ++ down ++ up)
     -- once at the start, once where the sign changes, once back
     n `shouldBe` 3
+
+  it "keeps the recorded data alive while later calls pass equal copies of it" $ do
+    -- each call's matrix another object (equal: replayed); the collector
+    -- runs and other matrices of its size are made between the calls, so
+    -- that the memory of a copy the tape still read would be taken again
+    ref <- newIORef (1 :: Double)
+    let g = $(tapedGrad' 'matData)
+        rows k = [[sin (fromIntegral (i * 64 + j) * k) | j <- [0 .. 63 :: Int]] | i <- [0 .. 63 :: Int]]
+        copyOfData = do
+          one <- readIORef ref
+          evaluate (fromRows (rows one))
+    r0 <- tapedRecordings
+    forM_ [1 .. 12 :: Int] $ \i -> do
+      m <- copyOfData
+      let x = vfromList [cos (fromIntegral (i + j)) | j <- [0 .. 63 :: Int]]
+          part (v, (gx, _)) = show (v, gx)
+      part (g (x, Constant m)) `shouldBe` part ($(grad' 'matData) (x, Constant m))
+      performGC
+      others <- mapM (\k -> evaluate (fromRows (rows (fromIntegral (i * 10 + k))))) [1 .. 8 :: Int]
+      _ <- evaluate (sum (map msumAll others))
+      pure ()
+    r1 <- tapedRecordings
+    r1 - r0 `shouldBe` 1
 
   it "tapedJacobian: jacobian's rows, replayed on the recorded branch" $ do
     let j = $(tapedJacobian 'polarish)

@@ -65,6 +65,10 @@ countRecording = atomicModifyIORef' recordings (\k -> (k + 1, ()))
 -- | A recording kept for replay; o is what the splice keeps of its output.
 data Recorded a o = Recorded
   { rTape :: !(ForeignPtr CTape)
+  , rRecorded :: a
+    -- ^ the input it was recorded at, kept alive with the tape: the tape
+    -- borrows the memory of its 'Constant' arrays (constant array nodes),
+    -- and reads them at every replay
   , rInput :: a
     -- ^ the input it was recorded at, then the input of the last replay
     -- (the same discrete structure): a part of a new input that is the
@@ -168,7 +172,7 @@ taped fill sp = unsafePerformIO $ do
       -- faster and would make every part another object)
       buf <- mallocForeignPtrArray (if replayable then max 1 n else 1)
       none <- newLengths
-      let rec0 = Recorded fp x n first o replayable buf [] none
+      let rec0 = Recorded fp x x n first o replayable buf [] none
       r <- sResult sp t rec0 x
       pure (Just rec0, r)
 
