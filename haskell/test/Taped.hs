@@ -143,6 +143,10 @@ differentiable [d|
   matData :: (Vec, Constant Mat) -> Double
   matData (x, m) = vsum (vtanh (matVec (constant m) x))
 
+  -- array data the value does not read, compared at every call
+  withVecData :: (Double, Constant Vec) -> Double
+  withVecData (x, _) = x * x
+
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
   huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
@@ -320,6 +324,24 @@ spec = describe "tapedGrad" $ do
       pure ()
     r1 <- tapedRecordings
     r1 - r0 `shouldBe` 1
+
+  it "compares array data by its bits: copies with a NaN replay, 0 for -0 records again" $ do
+    ref <- newIORef (0 :: Double)
+    let g = $(tapedGrad' 'withVecData)
+        copyWith z = do
+          zero <- readIORef ref
+          evaluate (vfromList [1, zero / zero, z - zero])
+    r0 <- tapedRecordings
+    forM_ [0.5, 0.6, 0.7] $ \x -> do
+      c <- copyWith (-0.0)
+      fst (g (x, Constant c)) `shouldBe` x * x
+    r1 <- tapedRecordings
+    r1 - r0 `shouldBe` 1
+    forM_ [0.8, 0.9] $ \x -> do
+      c <- copyWith 0.0
+      fst (g (x, Constant c)) `shouldBe` x * x
+    r2 <- tapedRecordings
+    r2 - r1 `shouldBe` 1
 
   it "tapedJacobian: jacobian's rows, replayed on the recorded branch" $ do
     let j = $(tapedJacobian 'polarish)

@@ -156,16 +156,19 @@ fillTuple fs = do
   pure (LamE [TupP (map VarP xs), TupP (map VarP ys), VarP b, VarP k0] body)
 
 -- | A part without a Double inside: compared with '==' ('fillLeaf': the
--- last call's very object at once).  A tuple, and the tuple in a
--- 'Constant', field by field: a call that builds a new tuple of the same
--- data (@Constant (xs, ys)@ written at the call) finds each field the
--- last call's object.
+-- last call's very object at once), an array by its bits ('fillVecData').
+-- A tuple, and the tuple in a 'Constant', field by field: a call that
+-- builds a new tuple of the same data (@Constant (xs, ys)@ written at the
+-- call) finds each field the last call's object.
 leaf :: Type -> F Exp
 leaf ty0 = do
   ty <- lift (expandSyn ty0)
   case typeSpine ty of
     (TupleT k, as) | k > 1 && length as == k -> mapM leaf as >>= lift . fillTuple
     (ConT c, [a]) | c == ''Constant -> AppE (VarE 'fillConstant) <$> leaf a
+    -- array data: compared by its bits, which the tape reads
+    (ConT c, []) | c == ''Vec -> pure (VarE 'fillVecData)
+                 | c == ''Mat -> pure (VarE 'fillMatData)
     _ -> eqLeaf ty
 
 eqLeaf :: Type -> F Exp

@@ -3,6 +3,7 @@
 -- (include/dualrev.h, \"replay\"), which taped functions use.
 module Numeric.DualRev.Internal.Engine.ReplayFFI
   ( c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_value, c_fe_guard, c_fe_round, c_fe_programs
+  , c_memcmp
   ) where
 
 import Data.Int (Int64)
@@ -54,3 +55,8 @@ foreign import ccall unsafe "dr_fe_round"
 -- (a tape kept for replay).
 foreign import ccall unsafe "dr_fe_programs"
   c_fe_programs :: Ptr CTape -> CInt -> IO CInt
+
+-- | The C library's memcmp: whether a taped function's array data has the
+-- recorded bits ("Numeric.DualRev.Internal.Run.Driver.Fill").
+foreign import ccall unsafe "string.h memcmp"
+  c_memcmp :: Ptr Double -> Ptr Double -> CSize -> IO CInt

@@ -65,7 +65,7 @@ countRecording = atomicModifyIORef' recordings (\k -> (k + 1, ()))
 -- | A recording kept for replay; o is what the splice keeps of its output.
 data Recorded a o = Recorded
   { rTape :: !(ForeignPtr CTape)
-  , rRecorded :: a
+  , _rRecorded :: a
     -- ^ the input it was recorded at, kept alive with the tape: the tape
     -- borrows the memory of its 'Constant' arrays (constant array nodes),
     -- and reads them at every replay
