@@ -177,9 +177,9 @@ jvp = jvpQ
 -- > let g = $(tapedGrad 'loss)
 -- > in  iterate (\w -> zipWith (\a d -> a - 0.1 * d) w (g w)) w0 !! 400
 --
--- Each binding keeps one tape, a buffer of the input's scalars, and the
--- input it was recorded at until its first replay, then the input of its
--- last replay (freed when the binding is).  A call
+-- Each binding keeps one tape, a buffer of the input's scalars, the input
+-- it was recorded at (whose arrays of data the tape reads) and the input
+-- of its last replay (freed when the binding is).  A call
 -- replays it where its input has the recorded input's discrete structure
 -- (the same list lengths, constructors, and Int, Bool, Char parts: the
 -- input type needs 'Eq') and every comparison f made on a differentiable
@@ -191,9 +191,10 @@ jvp = jvpQ
 -- derivatives) is recorded at every call, as by 'grad'.  A @Vec@ or @Mat@
 -- of the input is one array input of the tape, which reads the new
 -- input's elements where they are at each replay (no copy).  The discrete
--- parts and the data (in a 'Constant', arrays too) are compared with '=='
--- at every call, except a part that is the very object the last call
--- passed there (the same data set at every step of a loop).  Safe to call
+-- parts and the data (in a 'Constant') are compared with '==' at every
+-- call, an array of data by its bits (the tape reads the recorded array's
+-- elements), except a part that is the very object the last call passed
+-- there (the same data set at every step of a loop).  Safe to call
 -- from many threads: a call that finds the tape in use records on a tape
 -- of its own.
 tapedGrad :: Name -> Q Exp
