@@ -147,6 +147,17 @@ differentiable [d|
   withVecData :: (Double, Constant Vec) -> Double
   withVecData (x, _) = x * x
 
+  -- data whose sign of zero the gradient reads: atan2 0 (-1) = pi,
+  -- atan2 (-0) (-1) = -pi
+  signedScalar :: (Double, Constant Double) -> Double
+  signedScalar (x, c) = x * atan2 (constant c) (-1)
+
+  signedPair :: (Double, Constant (Int, Double)) -> Double
+  signedPair (x, c) = let (n, a) = constant c in x * atan2 a (fromIntegral n)
+
+  signedRows :: (Double, Constant [[Double]]) -> Double
+  signedRows (x, c) = x * sum [atan2 v (-1) | r <- constant c, v <- r]
+
   -- the README's example: a Huber-loss line fit
   huber :: ([Double], [(Double, Double)]) -> Double
   huber ([a, b], pts) = sum [ if abs e <= 1 then e * e / 2 else abs e - 0.5
@@ -154,6 +165,20 @@ differentiable [d|
                         / fromIntegral (length pts)
   huber _ = 0
   |]
+
+-- a taped function of data whose sign of zero its gradient reads (pi at 0,
+-- -pi at -0): recorded at 0, replayed there, recorded again at -0
+signedData :: IORef Double -> ((Double, c) -> (Double, (Double, c))) -> (Double -> c) -> Expectation
+signedData zero g c = do
+  r0 <- tapedRecordings
+  forM_ [0.5, 0.6] $ \x -> fst (g (x, c 0)) `shouldBe` x * pi
+  r1 <- tapedRecordings
+  z <- negate <$> readIORef zero  -- -0, not a constant the compiler folds
+  isNegativeZero z `shouldBe` True
+  -- (== finds -0 equal to 0: a replay would answer pi)
+  fst (snd (g (0.7, c z))) `shouldBe` (-pi)
+  r2 <- tapedRecordings
+  (r1 - r0, r2 - r1) `shouldBe` (1, 1)
 
 -- the README's fit, and the same descent with grad
 fitWith :: (([Double], [(Double, Double)]) -> ([Double], [(Double, Double)])) -> [(Double, Double)] -> [Double]
@@ -239,25 +264,33 @@ spec = describe "tapedGrad" $ do
     c3 <- readIORef comparisons
     (c2 - c1, c3 - c2, r2 - r1) `shouldBe` (1, 1, 1)
 
-  it "replays at data with a NaN that is the last call's object, in a new tuple each call" $ do
+  it "replays at data with a NaN, the last call's object or a copy, in a new tuple each call" $ do
     let g = $(tapedGrad' 'withNaN)
-    xs <- evaluate [0 / 0, 1 :: Double]
+    ref <- newIORef 1
+    nan <- (\o -> o / 0 - o / 0) <$> readIORef ref  -- the NaN of the machine's arithmetic
+    xs <- evaluate [nan, 1 :: Double]
     r0 <- tapedRecordings
     -- the tuple and its second list new at each call, equal by ==; the
     -- first list the same object, which == would find unequal
-    ref <- newIORef 1
     forM_ [0.5, 0.7, 0.9] $ \x -> do
       one <- readIORef ref  -- read at each call: a list the compiler cannot share
       fst (g (x, Constant (xs, [one]))) `shouldBe` x * x
     r1 <- tapedRecordings
     r1 - r0 `shouldBe` 1
-    -- equal values, another object (built from a value read at run time:
-    -- a list the compiler computes could be the very object xs is)
+    -- the same values, another object (built from a value read at run
+    -- time: a list the compiler computes could be the very object xs is):
+    -- the same bits, NaN included, which == finds unequal
     one <- readIORef ref
-    ys <- evaluate [0 / 0, one]
+    ys <- evaluate [nan, one]
     fst (g (0.3, Constant (ys, [1]))) `shouldBe` 0.3 * 0.3
     r2 <- tapedRecordings
-    r2 - r1 `shouldBe` 1
+    r2 - r1 `shouldBe` 0
+
+  it "compares the Doubles of data by their bits: -0 for 0 records again (scalars, tuples, rows)" $ do
+    zero <- newIORef 0
+    signedData zero $(tapedGrad' 'signedScalar) Constant
+    signedData zero $(tapedGrad' 'signedPair) (\z -> Constant (-1, z))
+    signedData zero $(tapedGrad' 'signedRows) (\z -> Constant [[], [z]])
 
   it "records again for a list of another length" $ do
     let g = $(tapedGrad' 'smooth)

@@ -191,10 +191,11 @@ jvp = jvpQ
 -- derivatives) is recorded at every call, as by 'grad'.  A @Vec@ or @Mat@
 -- of the input is one array input of the tape, which reads the new
 -- input's elements where they are at each replay (no copy).  The discrete
--- parts and the data (in a 'Constant') are compared with '==' at every
--- call, an array of data by its bits (the tape reads the recorded array's
--- elements), except a part that is the very object the last call passed
--- there (the same data set at every step of a loop).  Safe to call
+-- parts are compared with '==' at every call, the data (in a 'Constant')
+-- by the bits of its Doubles, arrays included, as the tape holds the
+-- recorded values (-0 for 0 is other data; the same NaN is the same),
+-- except a part that is the very object the last call passed there (the
+-- same data set at every step of a loop).  Safe to call
 -- from many threads: a call that finds the tape in use records on a tape
 -- of its own.
 tapedGrad :: Name -> Q Exp

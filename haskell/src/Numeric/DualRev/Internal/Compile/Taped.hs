@@ -7,7 +7,8 @@
 -- "Numeric.DualRev.Internal.Compile.Wrap", and the fill walk of the input
 -- type ("Numeric.DualRev.Internal.Run.Driver.Fill"), generated here only: it
 -- compares the parts without a Double inside with '==', so it needs 'Eq'
--- there, which the other splices do not ask of an input.
+-- there, which the other splices do not ask of an input (the Doubles of a
+-- 'Constant' by their bits).
 module Numeric.DualRev.Internal.Compile.Taped
   ( tapedGradQ, tapedGradQ', tapedJacobianQ
   ) where
@@ -155,20 +156,30 @@ fillTuple fs = do
   body <- steps b k0 (zip3 fs xs ys)
   pure (LamE [TupP (map VarP xs), TupP (map VarP ys), VarP b, VarP k0] body)
 
--- | A part without a Double inside: compared with '==' ('fillLeaf': the
--- last call's very object at once), an array by its bits ('fillVecData').
--- A tuple, and the tuple in a 'Constant', field by field: a call that
--- builds a new tuple of the same data (@Constant (xs, ys)@ written at the
--- call) finds each field the last call's object.
+-- | A part without a dual inside: a 'Constant''s data, or a discrete part.
+-- The Doubles of data by their bits, which the tape holds: through lists
+-- and tuples (what a 'Constant' holds), arrays by one memcmp
+-- ('fillVecData'); a list the last call's very object at once
+-- ('fillSame').  A part without a Double inside with '==' ('fillLeaf').
+-- A tuple field by field: a call that builds a new tuple of the same data
+-- (@Constant (xs, ys)@ written at the call) finds each field the last
+-- call's object.
 leaf :: Type -> F Exp
 leaf ty0 = do
   ty <- lift (expandSyn ty0)
+  -- (recover: needsDual refuses a Float, which == compares here)
+  holds <- lift (recover (pure False) (needsDual (TyEnv S.empty M.empty M.empty) ty))
   case typeSpine ty of
     (TupleT k, as) | k > 1 && length as == k -> mapM leaf as >>= lift . fillTuple
     (ConT c, [a]) | c == ''Constant -> AppE (VarE 'fillConstant) <$> leaf a
-    -- array data: compared by its bits, which the tape reads
     (ConT c, []) | c == ''Vec -> pure (VarE 'fillVecData)
                  | c == ''Mat -> pure (VarE 'fillMatData)
+                 | c == ''Double -> pure (VarE 'fillDoubleBits)
+    (ListT, [a]) | holds -> do
+      a' <- lift (expandSyn a)
+      if a' == ConT ''Double
+        then pure (VarE 'fillDoublesBits)
+        else AppE (VarE 'fillSame) . AppE (VarE 'fillList) <$> leaf a'
     _ -> eqLeaf ty
 
 eqLeaf :: Type -> F Exp

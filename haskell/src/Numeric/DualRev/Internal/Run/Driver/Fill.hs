@@ -8,12 +8,12 @@
 -- in one pass over the recorded input and a new one side by side, the new
 -- input's scalars are written to a buffer in the order of the flat walks
 -- ('Numeric.DualRev.Internal.Run.Flat.Trav'), and its discrete parts (list
--- lengths, constructors, every part without a Double inside, by '==') are
--- checked against the recorded input's (from the first replay on, the last
--- replay's input, which has the same shape).  A part without a Double
--- inside that is the very object the last call's input holds there (a
--- 'Constant' data set passed again at every step of a loop) is equal
--- without '=='.  Any difference, or more scalars than the buffer holds,
+-- lengths, constructors, every part without a Double inside, by '=='; the
+-- Doubles of a 'Constant' by their bits) are checked against the recorded
+-- input's (from the first replay on, the last replay's input, which has the
+-- same shape).  A part without a Double inside, or the data of a
+-- 'Constant', that is the very object the last call's input holds there (a
+-- data set passed again at every step of a loop) is equal without a walk.  Any difference, or more scalars than the buffer holds,
 -- answers -1: the new input has another shape and the function must be
 -- recorded again.
 --
@@ -26,7 +26,7 @@ module Numeric.DualRev.Internal.Run.Driver.Fill
   ( Fill, Buf (..), Lent (..)
   , Lens (..), Lengths, newLengths, lensOf, lengthsAfter
   , fillD, fillLeaf, fillConstant, fillList, fillDoubles, fillVec, fillMat
-  , fillVecData, fillMatData
+  , fillVecData, fillMatData, fillDoubleBits, fillDoublesBits, fillSame
     -- * Reading a result back
   , Take, Src (..)
   , takeD, takeLeaf, takeList, takeDoubles, takeVec, takeMat
@@ -36,6 +36,7 @@ import Control.Monad (when)
 import Data.IORef (IORef, modifyIORef', newIORef, readIORef, writeIORef)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, copyMutableByteArray#, getSizeofMutableByteArray#,
                  isTrue#, newByteArray#, readIntArray#, reallyUnsafePtrEquality#, writeIntArray#, (*#))
+import GHC.Float (castDoubleToWord64)
 import GHC.IO (IO (..))
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
 import Foreign.Marshal.Utils (copyBytes)
@@ -151,6 +152,39 @@ sameBits n fa fb
   | n <= 0 || fa == fb = pure True
   | otherwise = withForeignPtr fa $ \pa -> withForeignPtr fb $ \pb ->
       (== 0) <$> c_memcmp pa pb (fromIntegral (8 * n))
+
+-- | A Double of data (in a 'Constant'): the same bits.  The tape holds the
+-- recorded value, so 0 where -0 was recorded is other data (1 / c, atan2
+-- tell them apart), though '==' finds them equal, and the same NaN is the
+-- same data, though '==' finds it unequal to itself.
+fillDoubleBits :: Fill Double
+fillDoubleBits x0 x _ k = pure (if k >= 0 && sameDouble x0 x then k else -1)
+{-# INLINE fillDoubleBits #-}
+
+sameDouble :: Double -> Double -> Bool
+sameDouble a b = castDoubleToWord64 a == castDoubleToWord64 b
+{-# INLINE sameDouble #-}
+
+-- | A list of Doubles of data: the same length and bits (the last call's
+-- very object at once).
+fillDoublesBits :: Fill [Double]
+fillDoublesBits x0 x _ k
+  | k < 0 = pure k
+  | isTrue# (reallyUnsafePtrEquality# x0 x) = pure k
+  | otherwise = pure (if go x0 x then k else -1)
+  where
+    go (a : as) (b : bs) = sameDouble a b && go as bs
+    go [] [] = True
+    go _ _ = False
+
+-- | Data holding Doubles (a list, a data type) walked by f, the last
+-- call's very object at once.
+fillSame :: Fill a -> Fill a
+fillSame f x0 x b k
+  | k < 0 = pure k
+  | isTrue# (reallyUnsafePtrEquality# x0 x) = pure k
+  | otherwise = f x0 x b k
+{-# INLINE fillSame #-}
 
 -- | The data in a 'Constant': its value's fill.
 fillConstant :: Fill a -> Fill (Constant a)
