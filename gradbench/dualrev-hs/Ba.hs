@@ -22,7 +22,10 @@ module Ba (functions, Obs, observations, residuals, baObjective, baJacobian, blo
 import Control.DeepSeq (NFData (..))
 import Data.Aeson (object, (.=))
 import Data.Aeson.Types (Parser, Value)
+import Control.Monad (forM_, when)
+import Control.Monad.ST (runST)
 import qualified Data.Vector.Storable as VS
+import qualified Data.Vector.Storable.Mutable as MVS
 import Numeric.DualRev
 import Numeric.DualRev.Array
 
@@ -144,37 +147,46 @@ instance NFData Arrays where
   rnf (Arrays a b c d e f g) = rnf a `seq` rnf b `seq` rnf c `seq` rnf d `seq` rnf e `seq` rnf f `seq` rnf g
 
 baJacobian :: (Problem, Arrays) -> Csr
-baJacobian (problem@(n, m, obs), Arrays cams points camOf pointOf ws fxs fys)
+baJacobian (problem@(n, m, _), Arrays cams points camOf pointOf ws fxs fys)
   | any unrotated [0 .. n - 1] = blockwise problem
   | otherwise = Csr rows cols vals
   where
-    p = length obs
+    p = VS.length ws
     -- (the scalar residuals' test: a rotation whose squares underflow is none)
     unrotated c = sum [ r * r | j <- [0, 1, 2], let r = cams VS.! (11 * c + j) ] == 0
     -- observation i's copy of number j of its camera, of its point
-    camCopy j = vecFromStorable (VS.generate p (\i -> cams VS.! (11 * (camOf VS.! i) + j)))
-    pointCopy j = vecFromStorable (VS.generate p (\i -> points VS.! (3 * (pointOf VS.! i) + j)))
+    camCopy j = vecFromStorable (VS.generate p (\i -> VS.unsafeIndex cams (11 * VS.unsafeIndex camOf i + j)))
+    pointCopy j = vecFromStorable (VS.generate p (\i -> VS.unsafeIndex points (3 * VS.unsafeIndex pointOf i + j)))
     arg = (map camCopy [0 .. 10], map pointCopy [0 .. 2], vecFromStorable ws,
            Constant (vecFromStorable fxs, vecFromStorable fys))
-    -- each residual's gradient, its 15 numbers' vectors one after the other
-    flat (gc, gx, gw, _) = VS.concat (map vecToStorable (gc ++ gx ++ [gw]))
-    dX = flat (sumXGrad arg)
-    dY = flat (sumYGrad arg)
-    dW = vecToStorable (sumWGrad (vecFromStorable ws))
     rows = VS.generate (3 * p + 1) (\r -> if r <= 2 * p then 15 * r else 30 * p + r - 2 * p)
     w0 = 11 * n + 3 * m
-    cols = VS.generate (31 * p) col
-    col e
-      | e >= 30 * p = w0 + e - 30 * p
-      | j < 11 = 11 * (camOf VS.! i) + j
-      | j < 14 = 11 * n + 3 * (pointOf VS.! i) + j - 11
+    -- each residual's gradient: a vector over the observations per number
+    -- (the camera's 11, the point's 3, the weight), whose entry i goes to
+    -- observation i's row, written number by number in one pass each
+    grads (gc, gx, gw, _) = map vecToStorable (gc ++ gx ++ [gw])
+    (cols, vals) = runST $ do
+      cs <- MVS.unsafeNew (31 * p)
+      vs <- MVS.unsafeNew (31 * p)
+      forM_ (zip [0, 15] [sumXGrad arg, sumYGrad arg]) $ \(r, g) ->
+        forM_ (zip [0 ..] (grads g)) $ \(j, gj) ->
+          upTo p $ \i -> do
+            let e = 30 * i + r + j
+            MVS.unsafeWrite vs e (VS.unsafeIndex gj i)
+            MVS.unsafeWrite cs e (column j i)
+      let dW = vecToStorable (sumWGrad (vecFromStorable ws))
+      upTo p $ \i -> do
+        MVS.unsafeWrite vs (30 * p + i) (VS.unsafeIndex dW i)
+        MVS.unsafeWrite cs (30 * p + i) (w0 + i)
+      (,) <$> VS.unsafeFreeze cs <*> VS.unsafeFreeze vs
+    -- a loop over 0 .. k - 1 (forM_ over [0 .. p - 1] here walked a list
+    -- GHC had floated out and shared)
+    upTo k f = let go i = when (i < k) (f i >> go (i + 1)) in go (0 :: Int)
+    -- observation i's column of its number j
+    column j i
+      | j < 11 = 11 * VS.unsafeIndex camOf i + j
+      | j < 14 = 11 * n + 3 * VS.unsafeIndex pointOf i + j - 11
       | otherwise = w0 + i
-      where (i, j) = (e `quot` 30, e `rem` 15)
-    vals = VS.generate (31 * p) val
-    val e
-      | e >= 30 * p = dW VS.! (e - 30 * p)
-      | otherwise = (if e `rem` 30 < 15 then dX else dY) VS.! (j * p + i)
-      where (i, j) = (e `quot` 30, e `rem` 15)
 
 sumXGrad, sumYGrad :: ([Vec], [Vec], Vec, Constant (Vec, Vec)) -> ([Vec], [Vec], Vec, Constant (Vec, Vec))
 sumXGrad = $(tapedGrad 'sumX)
