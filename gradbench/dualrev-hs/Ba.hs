@@ -22,7 +22,7 @@ module Ba (functions, Obs, observations, residuals, baObjective, baJacobian, blo
 import Control.DeepSeq (NFData (..))
 import Data.Aeson (object, (.=))
 import Data.Aeson.Types (Parser, Value)
-import Control.Monad (forM_, when)
+import Control.Monad (when)
 import Control.Monad.ST (runST)
 import qualified Data.Vector.Storable as VS
 import qualified Data.Vector.Storable.Mutable as MVS
@@ -162,18 +162,22 @@ baJacobian (problem@(n, m, _), Arrays cams points camOf pointOf ws fxs fys)
     rows = VS.generate (3 * p + 1) (\r -> if r <= 2 * p then 15 * r else 30 * p + r - 2 * p)
     w0 = 11 * n + 3 * m
     -- each residual's gradient: a vector over the observations per number
-    -- (the camera's 11, the point's 3, the weight), whose entry i goes to
-    -- observation i's row, written number by number in one pass each
-    grads (gc, gx, gw, _) = map vecToStorable (gc ++ gx ++ [gw])
+    -- (the camera's 11, the point's 3, the weight), one after the other;
+    -- entry i of each goes to observation i's rows, written in order (a
+    -- pass per number wrote every 30th entry: a cache line a store)
+    flat (gc, gx, gw, _) = VS.concat (map vecToStorable (gc ++ gx ++ [gw]))
     (cols, vals) = runST $ do
       cs <- MVS.unsafeNew (31 * p)
       vs <- MVS.unsafeNew (31 * p)
-      forM_ (zip [0, 15] [sumXGrad arg, sumYGrad arg]) $ \(r, g) ->
-        forM_ (zip [0 ..] (grads g)) $ \(j, gj) ->
-          upTo p $ \i -> do
-            let e = 30 * i + r + j
-            MVS.unsafeWrite vs e (VS.unsafeIndex gj i)
-            MVS.unsafeWrite cs e (column j i)
+      let dX = flat (sumXGrad arg)
+          dY = flat (sumYGrad arg)
+      upTo p $ \i -> upTo 15 $ \j -> do
+        let e = 30 * i + j
+            c = column j i
+        MVS.unsafeWrite cs e c
+        MVS.unsafeWrite cs (e + 15) c
+        MVS.unsafeWrite vs e (VS.unsafeIndex dX (j * p + i))
+        MVS.unsafeWrite vs (e + 15) (VS.unsafeIndex dY (j * p + i))
       let dW = vecToStorable (sumWGrad (vecFromStorable ws))
       upTo p $ \i -> do
         MVS.unsafeWrite vs (30 * p + i) (VS.unsafeIndex dW i)
