@@ -325,6 +325,55 @@ static void test_vector_nonfinite(void **state)
     dr_tape_free(t);
 }
 
+/* k-wide forward sweeps: a zero partial adds nothing though its
+   argument's tangent is infinite, and an infinite partial adds nothing
+   where its argument's tangent is zero, in two-argument and n-ary nodes
+   and for every lane width (the loop of finite partials reads the zero
+   slots for a zero partial); each direction is the one-direction sweep's
+   to the bit */
+static void test_vector_forward_nonfinite(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    dr_real x[2];
+    CHK_STATUS(dr_inputs(t, 2, (double[]){0.0, 0.5}, x), DR_OK);
+    dr_real s = dr_sqrt(t, x[0]);      /* partial inf: tangent inf along x0 */
+    dr_real w = dr_sub(t, x[1], x[1]); /* 0, and so its tangents */
+    dr_real y[4] = {dr_add(t, s, x[1]),
+                    dr_mul(t, s, w), /* partials 0 and 0 */
+                    {0.0, DR_NONE},
+                    {0.0, DR_NONE}};
+    y[2].idx = dr_recordn(t, 3, (dr_idx[]){s.idx, x[1].idx, x[0].idx},
+                          (double[]){0.0, 2.0, 1.0});
+    y[3].idx = dr_recordn(t, 3, (dr_idx[]){x[1].idx, x[0].idx, s.idx},
+                          (double[]){INFINITY, 1.0, 0.0});
+    CHK_STATUS(dr_tape_status(t), DR_OK);
+    /* the reference: along x0, then along x1 */
+    const double want[2][4] = {{INFINITY, 0.0, 1.0, 1.0},
+                               {1.0, 0.0, 2.0, INFINITY}};
+    for (int d = 0; d < 2; d++) {
+        double yd[4];
+        CHK_STATUS(dr_jvp(t, 4, y, 2, x, (double[]){d == 0, d == 1}, yd), DR_OK);
+        for (int i = 0; i < 4; i++)
+            CHK_SAME(yd[i], want[d][i]);
+    }
+    static const size_t ks[] = {1, 2, 3, 4, 5, 6, 8, 10, 16};
+    for (size_t q = 0; q < sizeof ks / sizeof *ks; q++) {
+        size_t k = ks[q];
+        chk_context("k %zu", k);
+        double Xdot[2 * 16], Ydot[4 * 16];
+        for (size_t j = 0; j < k; j++) {
+            Xdot[0 * k + j] = j % 2 == 0;
+            Xdot[1 * k + j] = j % 2 == 1;
+        }
+        CHK_STATUS(dr_jvp_vec(t, 4, y, 2, x, k, Xdot, Ydot), DR_OK);
+        for (size_t j = 0; j < k; j++)
+            for (int i = 0; i < 4; i++)
+                CHK_SAME(Ydot[i * k + j], want[j % 2][i]);
+    }
+    dr_tape_free(t);
+}
+
 /* Products with no outputs or no inputs (NULL arrays allowed there) on a
    plain tape, one with an array node and one that forked (the row-by-row
    reverse path): zeros or nothing written, and no sweep per direction, so
@@ -676,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_transpose_identity),
         cmocka_unit_test(test_vector_mode),
         cmocka_unit_test(test_vector_nonfinite),
+        cmocka_unit_test(test_vector_forward_nonfinite),
         cmocka_unit_test(test_vector_empty),
         cmocka_unit_test(test_forked_tape),
         cmocka_unit_test(test_forward_api),

@@ -115,7 +115,10 @@ static void nary_reverse(dr_ext *e, dr_sweep *s, double g)
 
 /* tangents: the node's k tangents plus partial * argument tangents (a zero
    argument tangent or partial adds nothing, as in the forward loop); an
-   argument may be -1 (DR_NONE), whose slots are zero */
+   argument may be -1 (DR_NONE), whose slots are zero.  As there, a finite
+   partial adds its products without a test per lane: a zero one adds
+   nothing (its argument's tangent may be infinite), and a zero tangent
+   makes a zero product, which adds what the test's 0 adds */
 static void nary_forward(dr_ext *e, dr_fsweep *f)
 {
     dr__nary_ext *x = (dr__nary_ext *)e;
@@ -124,8 +127,14 @@ static void nary_forward(dr_ext *e, dr_fsweep *f)
     for (size_t i = 0; i < x->n; i++) {
         const double *ta = f->tan + x->args[i] * k;
         const double d = x->partials[i];
+        if (DR_LIKELY(isfinite(d))) {
+            if (d != 0.0)
+                for (int64_t j = 0; j < k; j++)
+                    out[j] += d * ta[j];
+            continue;
+        }
         for (int64_t j = 0; j < k; j++)
-            out[j] += ta[j] != 0.0 && d != 0.0 ? d * ta[j] : 0.0;
+            out[j] += ta[j] != 0.0 ? d * ta[j] : 0.0;
     }
 }
 

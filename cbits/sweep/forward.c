@@ -12,6 +12,7 @@
  */
 #include "sweep/sweep.h"
 
+#include <math.h>
 #include <stdint.h>
 
 /* ------------------------------------------------------------ storage */
@@ -68,6 +69,30 @@ static inline dr_status chunk_fwd(const dr_chunk *c, dr_fsweep *f,
         const double da = p->da, db = p->db;
         const double *ta = T + (id - a) * (int64_t)k, *tb = T + ib * (int64_t)k;
         double *to = T + id * (int64_t)k;
+        if (DR_LIKELY(isfinite(da) && isfinite(db))) {
+            /* finite partials: term's tests per lane are needed only for
+               a zero partial, whose argument's tangent may be infinite; it
+               reads the zero slots instead.  A finite partial times a zero
+               tangent is a zero product, which adds what term's 0 adds (a
+               node's slot starts at 0 and a sum from it is never -0) */
+            const double *zero = T - (int64_t)k;
+            if (da == 0.0)
+                ta = zero;
+            if (db == 0.0)
+                tb = zero;
+#if VEC2
+            if (k % 2 == 0) {
+                const v2d va = {da, da}, vb = {db, db};
+#pragma GCC unroll 8
+                for (size_t j = 0; j < k; j += 2)
+                    store2(to + j, load2(to + j) + (va * load2(ta + j) + vb * load2(tb + j)));
+                continue;
+            }
+#endif
+            for (size_t j = 0; j < k; j++)
+                to[j] += da * ta[j] + db * tb[j];
+            continue;
+        }
         for (size_t j = 0; j < k; j++)
             to[j] += term(da, ta[j]) + term(db, tb[j]);
     }
@@ -138,6 +163,7 @@ static dr_status chunk_fwd_k(const dr_chunk *c, dr_fsweep *f)
     case 2: return chunk_fwd(c, f, 2);
     case 4: return chunk_fwd(c, f, 4);
     case 8: return chunk_fwd(c, f, 8);
+    case 10: return chunk_fwd(c, f, 10); /* dr_jacobian's blocks */
     case 16: return chunk_fwd(c, f, 16);
     default: return chunk_fwd(c, f, f->k);
     }

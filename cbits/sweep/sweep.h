@@ -12,6 +12,34 @@
 #include "record/program.h"
 #include "record/statement.h"
 
+#include <string.h>
+
+/*
+ * Two columns at a time where the compiler has vector types (SSE2 on
+ * x86-64, NEON on AArch64), for the k-wide loops (vector.c's reverse,
+ * forward.c's forward): a node's update of an even number of columns is
+ * half as many multiply-adds, loads and stores.  Each lane still multiplies
+ * and then adds, so the results are the scalar loop's to the bit.  Loads
+ * and stores go through memcpy: the rows are only 8-byte aligned, and
+ * memcpy keeps the access to the doubles' own type.
+ */
+#if defined(__GNUC__)
+#define VEC2 1
+typedef double v2d __attribute__((vector_size(16)));
+static inline v2d load2(const double *p)
+{
+    v2d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void store2(double *p, v2d v)
+{
+    memcpy(p, &v, sizeof v);
+}
+#else
+#define VEC2 0
+#endif
+
 /* Relative ids below this may name nodes (adjoint and tangent storage
    cover them): every id any job reserved, so an id from any job of the
    tape is in range. */

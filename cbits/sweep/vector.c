@@ -10,31 +10,6 @@
 #include <math.h>
 #include <stdint.h>
 
-/*
- * Two columns at a time where the compiler has vector types (SSE2 on
- * x86-64, NEON on AArch64): a node's update of an even number of columns is
- * half as many multiply-adds, loads and stores.  Each lane still multiplies
- * and then adds, so the results are the scalar loop's to the bit.  Loads
- * and stores go through memcpy: the rows are only 8-byte aligned, and
- * memcpy keeps the access to the doubles' own type.
- */
-#if defined(__GNUC__)
-#define VEC2 1
-typedef double v2 __attribute__((vector_size(16)));
-static inline v2 load2(const double *p)
-{
-    v2 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void store2(double *p, v2 v)
-{
-    memcpy(p, &v, sizeof v);
-}
-#else
-#define VEC2 0
-#endif
-
 double *dr__vec_take(dr_tape *t, size_t k, dr_scratch **sb)
 {
     uint64_t ids = (uint64_t)dr__id_limit(t) + 1; /* and the sink */
@@ -97,10 +72,10 @@ static inline dr_status chunks_rev(dr_chunk *c, dr_vsweep *s, const size_t k)
                    which changes nothing */
 #if VEC2
                 if (k % 2 == 0) {
-                    const v2 va = {da, da}, vb = {db, db};
+                    const v2d va = {da, da}, vb = {db, db};
 #pragma GCC unroll 8
                     for (size_t j = 0; j < k; j += 2) {
-                        v2 gj = load2(g + j);
+                        v2d gj = load2(g + j);
                         store2(pa + j, load2(pa + j) + va * gj);
                         store2(pb + j, load2(pb + j) + vb * gj);
                     }
