@@ -300,28 +300,36 @@ static void test_vector_nonfinite(void **state)
     dr_tape *t = chk_tape_new();
     dr_real x[2];
     CHK_STATUS(dr_inputs(t, 2, (double[]){0.0, 0.5}, x), DR_OK);
-    dr_real y[3] = {dr_add(t, dr_sqrt(t, x[0]), x[1]),
+    /* y3: an n-ary node with an infinite partial (of x0) */
+    dr_real y[4] = {dr_add(t, dr_sqrt(t, x[0]), x[1]),
                     dr_mul(t, x[1], dr_const(2.0)),
-                    dr_mul(t, dr_sqrt(t, x[0]), dr_sin(t, x[1]))};
+                    dr_mul(t, dr_sqrt(t, x[0]), dr_sin(t, x[1])),
+                    {0.0, DR_NONE}};
+    y[3].idx = dr_recordn(t, 3, (dr_idx[]){x[0].idx, x[1].idx, y[1].idx},
+                          (double[]){INFINITY, 1.0, 2.0});
     for (size_t k = 1; k <= 5; k++) {
         chk_context("k %zu", k);
-        double Ybar[5 * 3], Xbar[5 * 2], xb[2];
+        double Ybar[5 * 4], Xbar[5 * 2], xb[2];
         for (size_t j = 0; j < k; j++)
-            for (size_t i = 0; i < 3; i++)
-                Ybar[j * 3 + i] = i == j % 3 ? 1.0 : 0.0;
-        CHK_STATUS(dr_vjp_vec(t, 3, y, k, Ybar, 2, x, Xbar), DR_OK);
+            for (size_t i = 0; i < 4; i++)
+                Ybar[j * 4 + i] = i == j % 4 ? 1.0 : 0.0;
+        CHK_STATUS(dr_vjp_vec(t, 4, y, k, Ybar, 2, x, Xbar), DR_OK);
         for (size_t j = 0; j < k; j++) {
-            CHK_STATUS(dr_vjp(t, 3, y, Ybar + j * 3, 2, x, xb), DR_OK);
+            CHK_STATUS(dr_vjp(t, 4, y, Ybar + j * 4, 2, x, xb), DR_OK);
             CHK_SAME(Xbar[j * 2], xb[0]);
             CHK_SAME(Xbar[j * 2 + 1], xb[1]);
         }
     }
-    /* the reference itself: y0 reaches sqrt (inf), y1 does not (0) */
+    /* the reference itself: y0 reaches sqrt (inf), y1 does not (0), y3
+       reaches x0 through its infinite partial */
     double xb[2];
-    CHK_STATUS(dr_vjp(t, 3, y, (double[]){0, 1, 0}, 2, x, xb), DR_OK);
+    CHK_STATUS(dr_vjp(t, 4, y, (double[]){0, 1, 0, 0}, 2, x, xb), DR_OK);
     CHK_SAME(xb[0], 0.0);
-    CHK_STATUS(dr_vjp(t, 3, y, (double[]){1, 0, 0}, 2, x, xb), DR_OK);
+    CHK_STATUS(dr_vjp(t, 4, y, (double[]){1, 0, 0, 0}, 2, x, xb), DR_OK);
     assert_true(isinf(xb[0]));
+    CHK_STATUS(dr_vjp(t, 4, y, (double[]){0, 0, 0, 1}, 2, x, xb), DR_OK);
+    assert_true(isinf(xb[0]));
+    CHK_SAME(xb[1], 1.0 + 2.0 * 2.0);
     dr_tape_free(t);
 }
 

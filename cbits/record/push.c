@@ -139,7 +139,9 @@ static void nary_forward(dr_ext *e, dr_fsweep *f)
 }
 
 /* k-wide reverse (vector mode, always sequential): columns whose adjoint
-   is zero add nothing, as the scalar rule skips g == 0 */
+   is zero add nothing, as the scalar rule skips g == 0; a finite partial
+   adds its products without a test per lane, as the k-wide reverse loop
+   (a zero adjoint makes a zero product, which changes nothing) */
 static void nary_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
 {
     dr__nary_ext *x = (dr__nary_ext *)e;
@@ -147,6 +149,11 @@ static void nary_reverse_vec(dr_ext *e, dr_vsweep *s, const double *g)
     for (size_t i = 0; i < x->n; i++) {
         double *pa = s->adj + x->args[i] * k;
         const double d = x->partials[i];
+        if (DR_LIKELY(isfinite(d))) {
+            for (int64_t j = 0; j < k; j++)
+                pa[j] += d * g[j];
+            continue;
+        }
         for (int64_t j = 0; j < k; j++)
             pa[j] += g[j] != 0.0 ? d * g[j] : 0.0;
     }
