@@ -20,10 +20,10 @@
 module Ba (functions, Obs, observations, residuals, baObjective, baJacobian, blockwise, inputArrays, Csr (..)) where
 
 import Control.DeepSeq (NFData (..))
-import Data.Aeson (object, (.=))
-import Data.Aeson.Types (Parser, Value)
 import Control.Monad (when)
 import Control.Monad.ST (runST)
+import Data.Aeson (object, (.=))
+import Data.Aeson.Types (Parser, Value)
 import qualified Data.Vector.Storable as VS
 import qualified Data.Vector.Storable.Mutable as MVS
 import Numeric.DualRev

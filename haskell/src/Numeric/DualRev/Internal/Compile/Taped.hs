@@ -167,19 +167,21 @@ fillTuple fs = do
 leaf :: Type -> F Exp
 leaf ty0 = do
   ty <- lift (expandSyn ty0)
-  -- (recover: needsDual refuses a Float, which == compares here)
-  holds <- lift (recover (pure False) (needsDual (TyEnv S.empty M.empty M.empty) ty))
   case typeSpine ty of
     (TupleT k, as) | k > 1 && length as == k -> mapM leaf as >>= lift . fillTuple
     (ConT c, [a]) | c == ''Constant -> AppE (VarE 'fillConstant) <$> leaf a
     (ConT c, []) | c == ''Vec -> pure (VarE 'fillVecData)
                  | c == ''Mat -> pure (VarE 'fillMatData)
                  | c == ''Double -> pure (VarE 'fillDoubleBits)
-    (ListT, [a]) | holds -> do
+    (ListT, [a]) -> do
       a' <- lift (expandSyn a)
+      -- (recover: needsDual refuses a Float, which == compares here)
+      holds <- lift (recover (pure False) (needsDual (TyEnv S.empty M.empty M.empty) a'))
       if a' == ConT ''Double
         then pure (VarE 'fillDoublesBits)
-        else AppE (VarE 'fillSame) . AppE (VarE 'fillList) <$> leaf a'
+        else if holds
+          then AppE (VarE 'fillSame) . AppE (VarE 'fillList) <$> leaf a'
+          else eqLeaf ty
     _ -> eqLeaf ty
 
 eqLeaf :: Type -> F Exp

@@ -13,9 +13,9 @@
 -- input's (from the first replay on, the last replay's input, which has the
 -- same shape).  A part without a Double inside, or the data of a
 -- 'Constant', that is the very object the last call's input holds there (a
--- data set passed again at every step of a loop) is equal without a walk.  Any difference, or more scalars than the buffer holds,
--- answers -1: the new input has another shape and the function must be
--- recorded again.
+-- data set passed again at every step of a loop) is equal without a walk.
+-- Any difference, or more scalars than the buffer holds, answers -1: the
+-- new input has another shape and the function must be recorded again.
 --
 -- A @Vec@ or @Mat@ is either copied into the buffer, or lent: its memory
 -- noted with its offset, its part of the buffer left unwritten, for a
@@ -168,17 +168,14 @@ sameDouble a b = castDoubleToWord64 a == castDoubleToWord64 b
 -- | A list of Doubles of data: the same length and bits (the last call's
 -- very object at once).
 fillDoublesBits :: Fill [Double]
-fillDoublesBits x0 x _ k
-  | k < 0 = pure k
-  | isTrue# (reallyUnsafePtrEquality# x0 x) = pure k
-  | otherwise = pure (if go x0 x then k else -1)
+fillDoublesBits = fillSame (\x0 x _ k -> pure (if go x0 x then k else -1))
   where
     go (a : as) (b : bs) = sameDouble a b && go as bs
     go [] [] = True
     go _ _ = False
 
--- | Data holding Doubles (a list, a data type) walked by f, the last
--- call's very object at once.
+-- | A list of data holding Doubles walked by f, the last call's very
+-- object at once.
 fillSame :: Fill a -> Fill a
 fillSame f x0 x b k
   | k < 0 = pure k
