@@ -279,6 +279,71 @@ static void test_hvp_vec(void **state)
     dr_tape_free(t);
 }
 
+/* one product (its own pass, k == 1, which passes a node's adjoint and
+   its tangent on as a pair) equals the same direction's column of a pass
+   of three, exactly: the same sums in the same order, on programs with
+   zero values, zero directions and adjoints, squares, differences and
+   partials that are infinite where no direction reaches (where the pair
+   pass must fall back on the tests of the other) */
+static bool same_number(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+static dr_real prog_special(dr_tape *t, const dr_real *x)
+{
+    dr_real sq = dr_mul(t, x[0], x[0]);           /* a square       */
+    dr_real zero = dr_mul(t, x[1], dr_const(0.0)); /* a zero partial */
+    dr_real d = dr_sub(t, sq, dr_mul(t, x[2], x[3]));
+    dr_real r = dr_sqrt(t, x[4]);                  /* x4 = 0: infinite */
+    /* ... and a product of it whose adjoint is 0 (a direction on x4 makes
+       its tangent infinite) */
+    dr_real dead = dr_mul(t, dr_mul(t, r, x[5]), dr_const(0.0));
+    dr_real big = dr_mul(t, dr_exp(t, dr_mul(t, dr_const(400.0), x[2])),
+                         dr_exp(t, dr_mul(t, dr_const(400.0), x[3])));
+    dr_real y = dr_add(t, dr_mul(t, d, dr_sin(t, x[1])), dr_sub(t, zero, dead));
+    y = dr_add(t, y, dr_mul(t, dr_mul(t, x[5], x[0]), dr_mul(t, x[5], x[5])));
+    /* a product of an infinite value (log 0) whose adjoint's tangent is 0 */
+    y = dr_add(t, y, dr_mul(t, dr_mul(t, dr_log(t, x[4]), x[3]),
+                            dr_const(0.5)));
+    return dr_add(t, y, dr_mul(t, dr_const(1e-300), big));
+}
+
+static void test_one_product_as_columns(void **state)
+{
+    (void)state;
+    chk_rng r;
+    chk_rng_seed(&r, 77);
+    for (int q = 0; q < 12; q++) {
+        size_t n = q < 4 ? 6 : 3 + (size_t)q * 3;
+        chk_context("program %d, n = %zu", q, n);
+        double xv[MAXN], V[3 * MAXN], W[3 * MAXN], one[MAXN];
+        for (size_t i = 0; i < n; i++)
+            xv[i] = i % 3 == 1 ? 0.0 : chk_rng_uniform(&r, -1.2, 1.2);
+        if (q < 4) {
+            xv[4] = 0.0;       /* sqrt at 0 */
+            xv[2] = xv[3] = 1; /* exp(400)^2: the product overflows */
+        }
+        for (size_t i = 0; i < 3 * n; i++)
+            V[i] = i % 4 == (size_t)q % 4 || (q < 2 && i % n == 4)
+                       ? 0.0 : chk_rng_uniform(&r, -1.0, 1.0);
+        dr_tape *t = chk_tape_new();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real x[MAXN];
+        CHK_STATUS(dr_inputs(t, n, xv, x), DR_OK);
+        dr_real y = q < 4 ? prog_special(t, x) : prog_kinds(t, n, x, 300 + q);
+        CHK_STATUS(dr_hvp_vec(t, y, n, x, 3, V, W), DR_OK);
+        for (size_t j = 0; j < 3; j++) {
+            CHK_STATUS(dr_hvp(t, y, n, x, V + j * n, one), DR_OK);
+            for (size_t i = 0; i < n; i++)
+                if (!same_number(one[i], W[j * n + i]))
+                    fail_msg("direction %zu, input %zu: %.17g against %.17g",
+                             j, i, one[i], W[j * n + i]);
+        }
+        dr_tape_free(t);
+    }
+}
+
 /* --------------------------------------------------------- special points */
 
 /* a partial that is infinite along a direction the product does not take
@@ -529,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_node_kinds_random),
         cmocka_unit_test(test_recorder_statements),
         cmocka_unit_test(test_hvp_vec),
+        cmocka_unit_test(test_one_product_as_columns),
         cmocka_unit_test(test_infinite_partial_not_taken),
         cmocka_unit_test(test_output_before_log),
         cmocka_unit_test(test_errors),

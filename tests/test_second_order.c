@@ -889,6 +889,14 @@ static void test_input_kinds(void **state)
     double hu;
     CHK_STATUS(dr_hessian(t, g, 1, &u, &hu), DR_OK);
     CHK_SAME(hu, 2.0);
+    /* given twice, and beside an input it depends on: one variable whose
+       directions add, and the input's stays unseen behind it */
+    dr_real uu[3] = {u, a, u};
+    double hv[3];
+    CHK_STATUS(dr_hvp(t, g, 3, uu, (double[]){1.0, 5.0, 2.0}, hv), DR_OK);
+    CHK_SAME(hv[0], 6.0);
+    CHK_SAME(hv[1], 0.0);
+    CHK_SAME(hv[2], 6.0);
     dr_tape_free(t);
 }
 

@@ -374,6 +374,62 @@ reverse_range(const hvp_pass *p, size_t k, bool SP, int64_t lo, int64_t hi)
     }
 }
 
+#if VEC2
+/* One product (k == 1): the adjoint and its tangent of a node are a pair,
+   A(r)[0 .. 1], which a linear or bilinear operation passes on in two-lane
+   arithmetic, with no test per term where no term can make a NaN: for a
+   product whose values and adjoint are finite and nonzero (a zero or an
+   infinite one takes reverse_node's tests).  The same sums in the same
+   order as reverse_node's, so the same bits. */
+static void reverse_range1(const hvp_pass *p, int64_t lo, int64_t hi)
+{
+    double *acc = p->acc + 2;        /* A(r) = acc + 2 r, r >= -1 */
+    const double *tan = p->tan + 1;  /* T(r) = tan + r */
+    const dr_oplog *log = p->log - p->log_lo;
+    for (int64_t r = hi; r >= lo; r--) {
+        /* (the pair in one load, as it was stored: a load of its second
+           half alone waits for the store to reach the cache) */
+        v2d P = load2(acc + 2 * r);
+        double g = P[0];
+        const dr_oplog *e = &log[r];
+        int op = e->op;
+        int64_t a = e->ra, b = e->rb;
+        /* a sum or difference passes a zero pair on as zeros, which add
+           nothing: no test for a dead node there */
+        if (DR_LIKELY(op == DR_OPC_mul)) {
+            double y = e->y, x = e->x;
+            /* y, x and g finite and nonzero where their product is (one
+               that underflows or overflows takes the tests) */
+            double q = y * x * g;
+            if (DR_LIKELY(q != 0.0 && fabs(q) < INFINITY)) {
+                /* (x * x: the two passes add into one pair in turn) */
+                const v2d ya = {0.0, g * tan[b]};
+                store2(acc + 2 * a, load2(acc + 2 * a) + (y * P + ya));
+                const v2d xb = {0.0, g * tan[a]};
+                store2(acc + 2 * b, load2(acc + 2 * b) + (x * P + xb));
+                continue;
+            }
+        } else if (DR_LIKELY(op == DR_OPC_add)) {
+            store2(acc + 2 * a, load2(acc + 2 * a) + P);
+            store2(acc + 2 * b, load2(acc + 2 * b) + P);
+            continue;
+        } else if (op == DR_OPC_sub) {
+            store2(acc + 2 * a, load2(acc + 2 * a) + P);
+            store2(acc + 2 * b, load2(acc + 2 * b) + -1.0 * P);
+            continue;
+        }
+        if (g == 0.0 && P[1] == 0.0 && op != DR_OPC_EXT)
+            continue;
+        reverse_node(p, 1, false, r, e, g, acc + 2 * r + 1, true);
+    }
+}
+#else
+static void reverse_range1(const hvp_pass *p, int64_t lo, int64_t hi)
+{
+    reverse_range(p, 1, false, lo, hi);
+}
+#endif
+
 /* segment i of the nodes the passes visit: those between the inputs of
    the product (cut, increasing, each in lo .. hi) */
 static inline void segment(const hvp_pass *p, size_t i, int64_t *from,
@@ -398,7 +454,10 @@ passes(const hvp_pass *p, size_t k, bool SP, int64_t out)
     ACC(out)[0] = 1.0;
     for (size_t i = p->ncut + 1; i-- > 0;) {
         segment(p, i, &from, &to);
-        reverse_range(p, k, SP, from, to);
+        if (k == 1 && !SP)
+            reverse_range1(p, from, to);
+        else
+            reverse_range(p, k, SP, from, to);
     }
     /* what went into the sink (a constant argument) is dropped */
     return true;
@@ -488,34 +547,64 @@ dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
     int64_t *cut = (int64_t *)(void *)(zeros + k);
     bool *seeded = (bool *)(cut + n);
     unsigned char *flags = sp ? (unsigned char *)(seeded + span) : NULL;
+    /* the passes visit the ids with entries up to y (check_unlogged: any
+       other up to y is an input of the product), but the inputs */
+    int64_t lo = t->oplog_lo > 0 ? t->oplog_lo : 0;
+    int64_t hi = t->oplog_lo + t->oplog_n - 1;
+    /* a log that begins after y (y an input of the product): nothing
+       to visit, and no more than y's ids to set */
+    if (lo > ry + 1)
+        lo = ry + 1;
+    if (hi > ry)
+        hi = ry;
+    /* the passes write what they visit, the inputs of the product
+       but their seeds; the rest starts at zero: the sink, the ids
+       before lo, the inputs of the product, the ids after hi (none
+       has an entry: inputs of the product) */
     memset(seeded, 0, span * sizeof *seeded);
-    for (size_t i = 0; i < n; i++)
-        if (rx[i] >= 0 && rx[i] <= ry)
-            seeded[rx[i]] = true;
+    memset(tan, 0, ((size_t)lo + 1) * k * sizeof *tan);
+    memset(acc, 0, ((size_t)lo + 1) * (k + 1) * sizeof *acc);
+    if (hi < ry) {
+        memset(tan + ((size_t)hi + 2) * k, 0,
+               (size_t)(ry - hi) * k * sizeof *tan);
+        memset(acc + ((size_t)hi + 2) * (k + 1), 0,
+               (size_t)(ry - hi) * (k + 1) * sizeof *acc);
+    }
+    if (sp) /* nothing written but the seeds */
+        memset(flags, 0, 2 * (span + 1));
+    /* Each input of the product in one loop (a loop for each step cost a
+       tenth of a product of 2,560 inputs): marked, its tangents the sum of
+       its seeds (a node given more than once takes the sum, from 0 as a
+       sum does), and one that is not an input of the tape cut, with its
+       adjoints zeroed, the passes skipping it */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t r = rx[i];
+        if (r < 0 || r > ry)
+            continue;
+        double *T = tan + ((size_t)r + 1) * k;
+        if (seeded[r]) {
+            for (size_t j = 0; j < k; j++)
+                T[j] += V[j * n + i];
+            continue;
+        }
+        seeded[r] = true;
+        for (size_t j = 0; j < k; j++)
+            T[j] = 0.0 + V[j * n + i];
+        if (sp)
+            flags[r + 1] = 1;
+        int op = r >= lo && r <= hi ? t->oplog[r - t->oplog_lo].op
+                                    : DR_OPC_INPUT;
+        if (op != DR_OPC_INPUT && op != DR_OPC_GAP) {
+            cut[m++] = r;
+            memset(acc + ((size_t)r + 1) * (k + 1), 0,
+                   (k + 1) * sizeof *acc);
+        }
+    }
+    if (m > 1)
+        qsort(cut, m, sizeof *cut, by_id);
     dr_status st = check_unlogged(t, ry, seeded);
     if (st == DR_OK) {
-        /* the passes visit the ids with entries up to y (check_unlogged: any
-           other up to y is an input of the product), but the inputs */
-        int64_t lo = t->oplog_lo > 0 ? t->oplog_lo : 0;
-        int64_t hi = t->oplog_lo + t->oplog_n - 1;
-        /* a log that begins after y (y an input of the product): nothing
-           to visit, and no more than y's ids to set */
-        if (lo > ry + 1)
-            lo = ry + 1;
-        if (hi > ry)
-            hi = ry;
-        size_t ncut = 0;
-        for (size_t i = 0; i < n; i++)
-            if (rx[i] >= lo && rx[i] <= hi &&
-                t->oplog[rx[i] - t->oplog_lo].op != DR_OPC_INPUT &&
-                t->oplog[rx[i] - t->oplog_lo].op != DR_OPC_GAP)
-                cut[ncut++] = rx[i];
-        if (ncut > 1)
-            qsort(cut, ncut, sizeof *cut, by_id);
-        size_t m = 0;
-        for (size_t i = 0; i < ncut; i++)
-            if (m == 0 || cut[m - 1] != cut[i])
-                cut[m++] = cut[i];
         bool dense = false;
         dr_fsweep fs = {tan + k, k, t, arr_seeds};
         dr_hsweep hs = {__atomic_add_fetch(&hvp_passes, 1, __ATOMIC_RELAXED),
@@ -529,37 +618,6 @@ dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
                       cut,       m,   &fs, &rs, &dense};
         for (size_t j = 0; j < k; j++)
             zeros[j] = 0.0;
-        if (sp) {
-            /* nothing written but the seeds */
-            memset(flags, 0, 2 * (span + 1));
-            for (size_t i = 0; i < n; i++)
-                if (rx[i] >= 0 && rx[i] <= ry)
-                    flags[rx[i] + 1] = 1;
-        }
-        /* the passes write what they visit, the inputs of the product
-           but their seeds; the rest starts at zero: the sink, the ids
-           before lo, the inputs of the product, the ids after hi (none
-           has an entry: inputs of the product) */
-        memset(tan, 0, ((size_t)lo + 1) * k * sizeof *tan);
-        memset(acc, 0, ((size_t)lo + 1) * (k + 1) * sizeof *acc);
-        for (size_t i = 0; i < m; i++)
-            memset(acc + ((size_t)cut[i] + 1) * (k + 1), 0,
-                   (k + 1) * sizeof *acc);
-        for (size_t i = 0; i < n; i++)
-            if (rx[i] >= lo && rx[i] <= hi)
-                for (size_t j = 0; j < k; j++)
-                    tan[((size_t)rx[i] + 1) * k + j] = 0.0;
-        if (hi < ry) {
-            memset(tan + ((size_t)hi + 2) * k, 0,
-                   (size_t)(ry - hi) * k * sizeof *tan);
-            memset(acc + ((size_t)hi + 2) * (k + 1), 0,
-                   (size_t)(ry - hi) * (k + 1) * sizeof *acc);
-        }
-        /* the seeds: a node given more than once takes the sum */
-        for (size_t i = 0; i < n; i++)
-            if (rx[i] >= 0 && rx[i] <= ry)
-                for (size_t j = 0; j < k; j++)
-                    tan[((size_t)rx[i] + 1) * k + j] += V[j * n + i];
         bool ok = k == 1              ? passes_1(&p, ry)
                   : k == DR_HVP_BLOCK ? passes_block(&p, ry)
                                       : passes_k(&p, ry);
@@ -576,15 +634,21 @@ dr_status dr__hvp_pass(dr_tape *t, int64_t ry, size_t n,
                storage not made is made by the next pass) */
             t->status = before;
         }
-        for (size_t i = 0; st == DR_OK && i < n; i++)
-            if (rx[i] >= 0 && rx[i] <= ry) {
-                const double *A = acc + ((size_t)rx[i] + 1) * (k + 1);
-                if (!sp || p.nza[rx[i] + 1])
-                    for (size_t j = 0; j < k; j++)
-                        out[j * n + i] = A[1 + j];
-                if (grad)
-                    grad[i] = A[0];
+        if (st == DR_OK && k == 1 && !sp && !grad) /* (one product) */
+            for (size_t i = 0; i < n; i++) {
+                if (rx[i] >= 0 && rx[i] <= ry)
+                    out[i] = acc[((size_t)rx[i] + 1) * 2 + 1];
             }
+        else if (st == DR_OK)
+            for (size_t i = 0; i < n; i++)
+                if (rx[i] >= 0 && rx[i] <= ry) {
+                    const double *A = acc + ((size_t)rx[i] + 1) * (k + 1);
+                    if (!sp || p.nza[rx[i] + 1])
+                        for (size_t j = 0; j < k; j++)
+                            out[j * n + i] = A[1 + j];
+                    if (grad)
+                        grad[i] = A[0];
+                }
     }
     dr__scratch_give(t, sb);
     return st;
