@@ -17,6 +17,9 @@
  *   nn-rechvp, rot-rechvp  clear + record at order 2 + one dr_hvp (what a
  *                          Hessian-vector product at a new point costs;
  *                          bench/hs's nn-hvp and rot-hvp do the same)
+ *   nn-rephvp, rot-rephvp  dr_replay at a new point of the tape recorded
+ *                          once + one dr_hvp (bench/hs's nn-taped-hvp and
+ *                          rot-taped-hvp do the same)
  *   rosen-hess, quad-hess  clear + record at order 2 + dr_hessian
  *   PROG-hessp             the same with the Hessian as the products with
  *                          the unit vectors (dr_hvp_vec), for the programs
@@ -268,9 +271,10 @@ static double run_so(program f, size_t n, const double *in, const char *what,
     bool products = !strcmp(what, "hessp");
     bool hess = !strcmp(what, "hess") || products;
     double *g = malloc((hess ? n * n : n) * sizeof *g), *v = malloc(n * sizeof *v);
+    double *at = malloc(n * sizeof *at);
     double *E = products ? calloc(n * n, sizeof *E) : NULL;
     dr_real *x = malloc(n * sizeof *x);
-    if (!t || !g || !v || !x || (products && !E))
+    if (!t || !g || !v || !x || !at || (products && !E))
         check(DR_ENOMEM, "setup");
     for (size_t i = 0; products && i < n; i++)
         E[i * n + i] = 1.0;
@@ -299,6 +303,12 @@ static double run_so(program f, size_t n, const double *in, const char *what,
                 check(dr_hessian(t, y, n, x, g), "hessian");
             if (rechvp)
                 check(dr_hvp(t, y, n, x, v, g), "hvp");
+        } else if (!strcmp(what, "rephvp")) {
+            /* the first input moved a little at each repetition */
+            memcpy(at, in, n * sizeof *at);
+            at[0] += (double)r * 1e-12;
+            check(dr_replay(t, n, x, at), "replay");
+            check(dr_hvp(t, y, n, x, v, g), "hvp");
         } else if (!strcmp(what, "grad")) {
             check(dr_gradient(t, y, n, x, g), "gradient");
         } else {
@@ -310,6 +320,7 @@ static double run_so(program f, size_t n, const double *in, const char *what,
     double s = hess ? sum(n * n, g) : rechvp ? sum(n, g) : rec ? y.val : sum(n, g);
     free(g);
     free(v);
+    free(at);
     free(E);
     free(x);
     dr_tape_free(t);

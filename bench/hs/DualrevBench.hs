@@ -258,6 +258,18 @@ mkUnit prog z n = case prog of
   "rot-hvp" -> Just $ do
     let v = [1 / (1 + fromIntegral k) | k <- [0 .. 6 :: Int]]
     pure $ \i -> sum ($(hvp 'rotSum) [1 + fromIntegral i * z, 2, 3, 4, 5, 6, 7] v)
+  -- the same products, recorded once and replayed at each new point
+  -- (second-order-bench's nn-rephvp and rot-rephvp)
+  "nn-taped-hvp" -> Just $ do
+    let p = nnInputs
+        v = [1 / (1 + fromIntegral k) | k <- [0 .. length p - 1]]
+        h = $(tapedHvp 'nnLoss)
+    forceAll p >> forceAll v
+    pure $ \i -> sum (h (bump (fromIntegral i * z) p) v)
+  "rot-taped-hvp" -> Just $ do
+    let v = [1 / (1 + fromIntegral k) | k <- [0 .. 6 :: Int]]
+        h = $(tapedHvp 'rotSum)
+    pure $ \i -> sum (h [1 + fromIntegral i * z, 2, 3, 4, 5, 6, 7] v)
   _ -> Nothing
   where
     dotprod g = Just $ do

@@ -71,3 +71,15 @@ DR_API int drhs_hvp_inputs_quick(dr_tape *t, double yval, dr_idx yidx)
     return drhs_quick_ok(t) ? (int)drhs_hvp_inputs(t, yval, yidx)
                             : DRHS_CALL_SAFE;
 }
+
+/* a taped Hessian-vector product, replay included (drhs_taped_hvp), on a
+   small tape when no step is alive: a replay may call a checkpointed
+   loop's step back */
+DR_API int drhs_taped_hvp_quick(dr_tape *t, dr_idx first, size_t n,
+                                const double *values, dr_idx yidx,
+                                const double *v, double *out)
+{
+    return drhs_quick_ok(t)
+               ? (int)drhs_taped_hvp(t, first, n, values, yidx, v, out)
+               : DRHS_CALL_SAFE;
+}

@@ -20,4 +20,9 @@ DR_API dr_status drhs_jacobian_range(dr_tape *t, size_t m, const dr_real *y,
 /* dr_hvp_inputs of y given as its value and id (hs_scalar_args.c). */
 DR_API dr_status drhs_hvp_inputs(dr_tape *t, double yval, dr_idx yidx);
 
+/* a taped function's replay and Hessian-vector product (hs_scalar_args.c) */
+DR_API dr_status drhs_taped_hvp(dr_tape *t, dr_idx first, size_t n,
+                                const double *values, dr_idx yidx,
+                                const double *v, double *out);
+
 #endif

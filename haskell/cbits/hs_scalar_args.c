@@ -137,3 +137,37 @@ DR_API int drhs_taped_grad(dr_tape *t, dr_idx first, size_t n, const double *val
     }
     return (int)st;
 }
+
+/*
+ * A taped Hessian-vector product (Numeric.DualRev.Internal.Run.Driver.Taped,
+ * tapedHvp): a replay of the inputs first .. first+n-1 at values (NULL:
+ * none, the tape as recorded), then the product of the Hessian of y (id
+ * yidx, DR_NONE: a constant, whose product is zero) with the direction
+ * v[0..n-1] of those inputs into out[0..n-1].
+ */
+DR_API dr_status drhs_taped_hvp(dr_tape *t, dr_idx first, size_t n,
+                                const double *values, dr_idx yidx,
+                                const double *v, double *out)
+{
+    dr_status st = values ? drhs_replay_range_any(t, first, n, values) : DR_OK;
+    if (st != DR_OK)
+        return st;
+    if (yidx == DR_NONE) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = 0.0;
+        return DR_OK;
+    }
+    dr_real y = {0.0, yidx};
+    dr_real *xs = malloc((n ? n : 1) * sizeof *xs);
+    if (!xs)
+        return DR_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        xs[i].val = 0.0; /* (dr_hvp reads the ids) */
+        xs[i].idx = first + (dr_idx)i;
+    }
+    st = dr_value(t, yidx, &y.val);
+    if (st == DR_OK)
+        st = dr_hvp(t, y, n, xs, v, out);
+    free(xs);
+    return st;
+}

@@ -12,7 +12,7 @@ import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.Exception (evaluate)
 import Control.Monad (forM, forM_, replicateM)
 import Data.IORef (IORef, modifyIORef', newIORef, readIORef)
-import Data.List (sort)
+import Data.List (isInfixOf, sort)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performGC)
 import Test.Hspec
@@ -383,6 +383,57 @@ spec = describe "tapedGrad" $ do
     forM_ pts $ \x -> show (j x) `shouldBe` show ($(jacobian 'polarish) x)
     r1 <- tapedRecordings
     (r1 - r0) `shouldBe` 3
+
+  it "tapedHvp: hvp's product at every point and direction, replayed on the recorded branch" $ do
+    let h = $(tapedHvp 'branchy)
+        pts = [(0.3, 1.2), (0.5, 1.1), (0.2, 2.0), (1.5, 0.2), (1.7, -0.3), (0.1, 0.4)]
+        dirs = [(1, 0), (0, 1), (0.5, -2)]
+    r0 <- tapedRecordings
+    forM_ pts $ \x -> forM_ dirs $ \v ->
+      show (h x v) `shouldBe` show ($(hvp 'branchy) x v)
+    r1 <- tapedRecordings
+    -- once, again where x < y turns false, and back
+    (r1 - r0) `shouldBe` 3
+
+  it "tapedHvp: lists, many directions at one point and new points, each replayed" $ do
+    let h = $(tapedHvp 'smooth)
+    pts <- generate (replicateM 6 ((,) <$> vectorOf 5 (choose (-2, 2)) <*> choose (0.5, 2)))
+    dirs <- generate (replicateM 4 ((,) <$> vectorOf 5 (choose (-1, 1)) <*> choose (-1, 1)))
+    r0 <- tapedRecordings
+    forM_ pts $ \x -> forM_ dirs $ \v ->
+      show (h x v) `shouldBe` show ($(hvp 'smooth) x v)
+    r1 <- tapedRecordings
+    (r1 - r0) `shouldBe` 1
+    -- another length: recorded again
+    show (h ([1, 2], 1) ([0, 1], 1)) `shouldBe` show ($(hvp 'smooth) ([1, 2], 1) ([0, 1], 1))
+    r2 <- tapedRecordings
+    (r2 - r1) `shouldBe` 1
+
+  it "tapedHvp: Vec and Mat inputs and data, hvp's product at each replay" $ do
+    let h = $(tapedHvp 'arrayed)
+        c = Constant (vfromList [0.5, -1, 2])
+        at k = ( 0.7 + 0.1 * k
+               , fromRows [[0.1 * k, 0.2, -0.3], [0.4, -0.5 + k, 0.6], [0.7, 0.8, -0.9 * k]]
+               , [1 - k, 2, 0.5 * k]
+               , vfromList [0.3, -0.2 * k, 0.1]
+               , c )
+        -- (its data another than the input's: read by the flat walk)
+        dir = (1, fromRows [[0, 1, 0], [0.5, 0, 0], [0, 0, -1]], [0, 1, 0.5], vfromList [1, 0, 2],
+               Constant (vfromList [9, 9, 9]))
+    r0 <- tapedRecordings
+    forM_ [0.5, 0.9, 1.3] $ \k -> do
+      show (h (at k) dir) `shouldBe` show ($(hvp 'arrayed) (at k) dir)
+      let (a, b, d, e, _) = dir in
+        show (h (at k) (a, b, d, e, c)) `shouldBe` show ($(hvp 'arrayed) (at k) dir)
+    r1 <- tapedRecordings
+    (r1 - r0) `shouldBe` 1
+
+  it "tapedHvp: a direction of another shape is an error that loses nothing" $ do
+    let h = $(tapedHvp 'smooth)
+        x = ([0.5, -1, 2], 1.5)
+    show (h x ([1, 0, 0], 0)) `shouldBe` show ($(hvp 'smooth) x ([1, 0, 0], 0))
+    evaluate (h x ([1, 0], 0)) `shouldThrow` (\(DualRevError m) -> "the input's shape" `isInfixOf` m)
+    show (h x ([0, 1, 0], 1)) `shouldBe` show ($(hvp 'smooth) x ([0, 1, 0], 1))
 
   it "replays a function of Vec and Mat inputs, grad's result; records again for another shape or other data" $ do
     let g = $(tapedGrad' 'arrayed)

@@ -70,6 +70,7 @@ module Numeric.DualRev
   , tapedGrad
   , tapedGrad'
   , tapedJacobian
+  , tapedHvp
     -- * Second derivatives
   , hvp
   , hessian
@@ -107,7 +108,7 @@ import Numeric.DualRev.Internal.Run.Control.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Custom (primitiveDecs)
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)
 import Numeric.DualRev.Internal.Compile.Wrap
-import Numeric.DualRev.Internal.Compile.Taped (tapedGradQ, tapedGradQ', tapedJacobianQ)
+import Numeric.DualRev.Internal.Compile.Taped (tapedGradQ, tapedGradQ', tapedHvpQ, tapedJacobianQ)
 
 -- | Keep the declarations and emit their transformed versions.  Every
 -- top-level function needs a type signature.  The examples below use this
@@ -211,6 +212,18 @@ tapedGrad' = tapedGradQ'
 -- the input), from a function recorded once and replayed, as 'tapedGrad'.
 tapedJacobian :: Name -> Q Exp
 tapedJacobian = tapedJacobianQ
+
+-- | @$(tapedHvp 'f) :: a -> a -> a@ for @f :: a -> Double@: 'hvp' (the
+-- Hessian at x times the direction v, shaped like the input) from a
+-- function recorded once and replayed, as 'tapedGrad': a call that
+-- replays runs none of f's Haskell code, only the engine's replay and one
+-- product.  For the products of a Newton-CG step or a Lanczos iteration,
+-- which take many directions at one point, and for a new point at each
+-- step of an optimiser.
+--
+-- > $(tapedHvp 'f) (3, 2) (1, 0)  ==  (0.0, 1.0)    -- H = [[0, 1], [1, 2]]
+tapedHvp :: Name -> Q Exp
+tapedHvp = tapedHvpQ
 
 -- | @$(hvp 'f) :: a -> a -> a@ for @f :: a -> Double@: the Hessian of f at x
 -- times the direction v, shaped like the input (discrete parts come back

@@ -10,7 +10,7 @@
 -- there, which the other splices do not ask of an input (the Doubles of a
 -- 'Constant' by their bits).
 module Numeric.DualRev.Internal.Compile.Taped
-  ( tapedGradQ, tapedGradQ', tapedJacobianQ
+  ( tapedGradQ, tapedGradQ', tapedJacobianQ, tapedHvpQ
   ) where
 
 import Control.Monad (forM, replicateM)
@@ -25,7 +25,7 @@ import Numeric.DualRev.Internal.Compile.Wrap
 import Numeric.DualRev.Internal.Run.Array.Data (Mat, Vec)
 import Numeric.DualRev.Internal.Run.Driver.Constant (Constant)
 import Numeric.DualRev.Internal.Run.Driver.Fill
-import Numeric.DualRev.Internal.Run.Driver.Taped (tapedGradRun, tapedJacobianRun)
+import Numeric.DualRev.Internal.Run.Driver.Taped (tapedGradRun, tapedHvpRun, tapedJacobianRun)
 
 type F = StateT (M.Map Type Name, [Dec]) Q
 
@@ -49,6 +49,14 @@ tapedJacobianQ f = do
   pure (SigE (withDecs (ds ++ fds ++ tds)
                 (foldl AppE (VarE 'tapedJacobianRun) [fill, tk, wTrav wa, wInS wa, wOut wb, d]))
              (arrow a (AppT ListT a)))
+
+tapedHvpQ :: Name -> Q Exp
+tapedHvpQ f = do
+  (a, _, wa, _, d, ds) <- flatTarget "tapedHvp" f True
+  (fill, fds) <- fillWalk a
+  (tk, tds) <- takeWalk a
+  pure (SigE (withDecs (ds ++ fds ++ tds) (foldl AppE (VarE 'tapedHvpRun) [fill, tk, wTrav wa, wInS wa, d]))
+             (arrow a (arrow a a)))
 
 -- | The take walk of a type (a @Take a@, "Numeric.DualRev.Internal.Run.Driver.Fill")
 -- and the local declarations it uses.

@@ -2,7 +2,7 @@
 -- | Internal, not a stable API: bindings of the C engine's replay
 -- (include/dualrev.h, \"replay\"), which taped functions use.
 module Numeric.DualRev.Internal.Engine.ReplayFFI
-  ( c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_value, c_fe_guard, c_fe_round, c_fe_programs
+  ( c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_taped_hvp, c_value, c_fe_guard, c_fe_round, c_fe_programs
   , c_memcmp
   ) where
 
@@ -44,6 +44,19 @@ foreign import ccall safe "drhs_taped_grad_arrays"
 foreign import ccall unsafe "drhs_taped_read_arrays"
   c_taped_read_arrays :: Ptr CTape -> Int64 -> CSize -> CSize -> Ptr Int64 -> Ptr CSize -> Ptr CSize
                       -> Ptr (Ptr Double) -> Int64 -> Ptr Double -> IO CInt
+-- | A taped Hessian-vector product (haskell/cbits/hs_scalar_args.c): first,
+-- n, the values to replay at (null: none), y's id, the direction, the
+-- product out; an @unsafe@ call on a small tape while no checkpointed
+-- loop's step is alive, else the @safe@ one.
+c_taped_hvp :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
+c_taped_hvp t first n p y v out = do
+  st <- c_taped_hvp_quick t first n p y v out
+  if st == -1 then c_taped_hvp_safe t first n p y v out else pure st
+
+foreign import ccall unsafe "drhs_taped_hvp_quick"
+  c_taped_hvp_quick :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
+foreign import ccall safe "drhs_taped_hvp"
+  c_taped_hvp_safe :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "dr_value" c_value :: Ptr CTape -> Int64 -> Ptr Double -> IO CInt
 -- | dr_fe_guard: op, a's value and id, b's value and id; the outcome.
 foreign import ccall unsafe "dr_fe_guard"

@@ -2,7 +2,8 @@
 -- | Internal, not a stable API: called at run time by the code that the
 -- splices generate (so exposed, but hidden from the documentation).
 --
--- Taped gradients ('Numeric.DualRev.tapedGrad'): a function recorded once,
+-- Taped gradients ('Numeric.DualRev.tapedGrad', and 'Numeric.DualRev.tapedJacobian'
+-- and 'Numeric.DualRev.tapedHvp' the same way): a function recorded once,
 -- on a tape of its own at order 2, and replayed by the engine at later
 -- inputs (include/dualrev.h, \"replay\") instead of running its Haskell
 -- code again.  A call replays when its input has the recorded one's
@@ -12,7 +13,8 @@
 -- otherwise it records the function again at the new input and keeps that
 -- tape.  A function whose tape cannot be replayed (it holds nodes the
 -- engine cannot evaluate: custom rules without a replay, nested
--- derivatives) is recorded at every call, at order 1.  The input's arrays
+-- derivatives) is recorded at every call, at order 1 (2 for 'tapedHvpRun',
+-- whose result is a second derivative).  The input's arrays
 -- are array input nodes ('tapedGradRun').
 --
 -- The state is one tape behind an 'MVar', with a buffer of the input's
@@ -20,7 +22,7 @@
 -- function called from another thread at the same moment) records on a
 -- tape of its own instead of waiting.
 module Numeric.DualRev.Internal.Run.Driver.Taped
-  ( tapedGradRun, tapedJacobianRun
+  ( tapedGradRun, tapedJacobianRun, tapedHvpRun
     -- * For tests
   , tapedRecordings, countRecording
   ) where
@@ -34,20 +36,20 @@ import Foreign.C.Types (CInt, CSize)
 import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, newForeignPtr, touchForeignPtr, withForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca)
-import Foreign.Marshal.Array (allocaArray, withArray)
-import Foreign.Ptr (Ptr, plusPtr)
+import Foreign.Marshal.Array (allocaArray, pokeArray, withArray)
+import Foreign.Ptr (Ptr, nullPtr, plusPtr)
 import Foreign.Storable (peek)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
-import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_value)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_hvp, c_taped_read_arrays, c_value)
 import Numeric.DualRev.Internal.Run.Scalar.AD
 import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Lengths, Lent (..), Src (..), Take, lengthsAfter, lensOf, newLengths)
 import Numeric.DualRev.Internal.Run.Driver.Flat
 import Numeric.DualRev.Internal.Run.Driver.Guard (withGuards)
 import Numeric.DualRev.Internal.Run.Control.Parallel (useCapabilities)
-import Numeric.DualRev.Internal.Run.Driver.Runners (newTape)
+import Numeric.DualRev.Internal.Run.Driver.Runners (newTape, throwShape)
 
 -- | How many recordings taped functions have made (replays do not count):
 -- what tests read to tell a replay from a recording.
@@ -96,43 +98,48 @@ data Recorded a o = Recorded
 -- flipped; another, the tape cannot be replayed), given the lengths of the
 -- new input's lists of Double ('Lengths').  A splice whose replay
 -- reads the input's arrays in place (sLends) has them lent by the walk of
--- the new input rather than copied into the buffer.
-data Splice a o r = Splice
+-- the new input rather than copied into the buffer.  e is a second
+-- argument the result takes besides the input (a direction), which plays
+-- no part in what is recorded.
+data Splice a e o r = Splice
   { sRecord :: Ptr CTape -> a -> IO (Int, Int64, o)
-  , sResult :: Ptr CTape -> Recorded a o -> a -> IO r
+  , sResult :: Ptr CTape -> Recorded a o -> a -> e -> IO r
   , sLends :: Bool
-  , sReplay :: Ptr CTape -> Recorded a o -> a -> Ptr Double -> [Lent] -> Lengths -> IO (Either CInt r)
+  , sReplay :: Ptr CTape -> Recorded a o -> a -> e -> Ptr Double -> [Lent] -> Lengths -> IO (Either CInt r)
+  , sOrder :: CInt
+    -- ^ the order a recording that cannot be replayed is made at: 2 where
+    -- the result is a second derivative
   }
 
 -- | A taped function (see the module's description).  @fill@ writes a new
 -- input's scalars where the recorded input's discrete structure is the new
 -- one's ("Numeric.DualRev.Internal.Run.Driver.Fill").  Each application of
 -- @taped@ is one taped function with a state of its own.
-taped :: Fill a -> Splice a o r -> a -> r
+taped :: Fill a -> Splice a e o r -> a -> e -> r
 {-# NOINLINE taped #-}
 taped fill sp = unsafePerformIO $ do
   st <- newMVar Nothing
-  pure (\x -> unsafeDupablePerformIO (call st x))
+  pure (\x e -> unsafeDupablePerformIO (call st x e))
   where
-    call st x = mask $ \restore -> do
+    call st x e = mask $ \restore -> do
       held <- tryTakeMVar st
       case held of
-        Nothing -> restore (alone x)
+        Nothing -> restore (alone x e)
         Just s -> do
-          (s', r) <- restore (step s x) `onException` putMVar st Nothing
+          (s', r) <- restore (step s x e) `onException` putMVar st Nothing
           putMVar st s'
           pure r
 
     -- the state busy: the result on a tape of its own, kept by no one
-    alone x = do
+    alone x e = do
       fp <- tapeOfOwn
-      snd <$> recordAt fp False x
+      snd <$> recordAt fp False x e
 
-    step Nothing x = do
+    step Nothing x e = do
       fp <- tapeOfOwn
-      recordAt fp True x
-    step (Just rec) x
-      | not (rReplays rec) = recordAt (rTape rec) False x
+      recordAt fp True x e
+    step (Just rec) x e
+      | not (rReplays rec) = recordAt (rTape rec) False x e
       | otherwise = do
           let n = rCount rec
           lends <- if sLends sp then Just <$> newIORef [] else pure Nothing
@@ -141,14 +148,14 @@ taped fill sp = unsafePerformIO $ do
             k <- fill (rInput rec) x (Buf p n lends lens) 0
             lent <- maybe (pure []) (fmap reverse . readIORef) lends
             if k /= n
-              then recordAt (rTape rec) True x   -- another shape
+              then recordAt (rTape rec) True x e  -- another shape
               else do
                 ls <- lengthsAfter lens
-                r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x p lent ls
+                r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x e p lent ls
                 case r of
                   Right v -> pure (Just rec { rLent = lent, rInput = x, rLens = ls }, v)
-                  Left 7 -> recordAt (rTape rec) True x   -- a guard flipped
-                  Left _ -> recordAt (rTape rec) False x  -- cannot replay
+                  Left 7 -> recordAt (rTape rec) True x e   -- a guard flipped
+                  Left _ -> recordAt (rTape rec) False x e  -- cannot replay
 
     -- a tape set up for the capabilities, as a pooled one: the jobs of
     -- (|*|) replay side by side
@@ -158,12 +165,14 @@ taped fill sp = unsafePerformIO $ do
       newForeignPtr p_tape_free t
 
     -- record at x (for replay: at order 2, guards on)
-    recordAt fp replayable x = withForeignPtr fp $ \t -> do
+    recordAt fp replayable x e = withForeignPtr fp $ \t -> do
       countRecording
       engine "dr_tape_clear" (c_tape_clear t)
-      engine "dr_tape_set_order" (c_tape_set_order t (if replayable then 2 else 1))
-      -- statements as one node each, which replays (cbits/record/program.h)
-      engine "dr_fe_programs" (c_fe_programs t (if replayable then 1 else 0))
+      engine "dr_tape_set_order" (c_tape_set_order t (if replayable then 2 else sOrder sp))
+      -- statements as one node each, which replays (cbits/record/program.h);
+      -- not for a second derivative: a sum of products recorded so (one
+      -- statement a batch) has no second-order rule, its operations do
+      engine "dr_fe_programs" (c_fe_programs t (if replayable && sOrder sp == 1 then 1 else 0))
       (n, first, o) <- (if replayable then withGuards t else id) (sRecord sp t x)
       -- the recorded input is kept, as it is, for the shape of later
       -- ones: a part of a later input that is the same object needs no
@@ -173,7 +182,7 @@ taped fill sp = unsafePerformIO $ do
       buf <- mallocForeignPtrArray (if replayable then max 1 n else 1)
       none <- newLengths
       let rec0 = Recorded fp x x n first o replayable buf [] none
-      r <- sResult sp t rec0 x
+      r <- sResult sp t rec0 x e
       pure (Just rec0, r)
 
 -- | Value and gradient of a function to Double, recorded once and replayed.
@@ -183,13 +192,13 @@ taped fill sp = unsafePerformIO $ do
 -- array (hs_taped.c): no copy of an input array, one of its gradient.
 tapedGradRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
              -> a -> (Double, a)
-tapedGradRun fill tk trav ins f = taped fill (Splice rec result True replay)
+tapedGradRun fill tk trav ins f = flip (taped fill (Splice rec result True replay 1)) ()
   where
     rec t x = do
       (n, first, y, arrs) <- recordArrays trav ins f t x
       pure (n, first, (y, arrs))
-    result t r x = (,) (primalD (fst (rOut r))) <$> gradientAt t (rOut r) (rFirst r) x (rCount r) (rLens r)
-    replay t r x p lent lens = alloca $ \pv -> do
+    result t r x () = (,) (primalD (fst (rOut r))) <$> gradientAt t (rOut r) (rFirst r) x (rCount r) (rLens r)
+    replay t r x () p lent lens = alloca $ \pv -> do
       let (D y0 yi, arrs) = rOut r
           n = rCount r
       grads <- gradArrays arrs
@@ -250,14 +259,14 @@ touchLent = mapM_ (\(Lent _ _ m) -> touchForeignPtr m)
 -- replayed.
 tapedJacobianRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a')
                  -> (Ptr CTape -> b' -> [R] -> IO [R]) -> (a' -> AD b') -> a -> [a]
-tapedJacobianRun fill tk trav ins outs f = taped fill (Splice rec result False replay)
+tapedJacobianRun fill tk trav ins outs f = flip (taped fill (Splice rec result False replay 1)) ()
   where
     rec t x = do
       (n, first, y') <- record trav ins f t x
       yr <- outs t y' []
       pure (n, first, yr)
-    result t r x = rows t (rOut r) (rFirst r) (rCount r) x (rLens r)
-    replay t r x p _ lens = do
+    result t r x () = rows t (rOut r) (rFirst r) (rCount r) x (rLens r)
+    replay t r x () p _ lens = do
       st <- c_replay_range t (rFirst r) (fromIntegral (rCount r)) p
       if st /= 0 then pure (Left st) else Right <$> rows t (rOut r) (rFirst r) (rCount r) x lens
     rows t yr first n x lens =
@@ -265,6 +274,38 @@ tapedJacobianRun fill tk trav ins outs f = taped fill (Splice rec result False r
         engine "dr_jacobian" $ quickOrSafe (c_jacobian_range_quick t cm py first (fromIntegral n) p)
                                            (c_jacobian_range_safe t cm py first (fromIntegral n) p)
         forM [0 .. fromIntegral cm - 1] $ \k -> readBackWith [] lens tk x (p `plusPtr` (8 * k * n))
+
+-- | The product of the Hessian of a function to Double with a direction,
+-- both shaped like the input, recorded once and replayed: one replay and
+-- one product (dr_hvp) a call, in one foreign call.  The direction is read
+-- by the walk of the input type, as 'Numeric.DualRev.jvp' reads one.
+tapedHvpRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
+            -> a -> a -> a
+tapedHvpRun fill tk trav ins f = taped fill (Splice rec result False replay 2)
+  where
+    rec t x = record trav ins f t x
+    result t r x v = along r x v (rLens r) $ \pv po -> do
+      engine "dr_hvp" (c_taped_hvp t (rFirst r) (fromIntegral (rCount r)) nullPtr (idOf r) pv po)
+      readBackWith [] (rLens r) tk x po
+    replay t r x v p _ lens = along r x v lens $ \pv po -> do
+      st <- c_taped_hvp t (rFirst r) (fromIntegral (rCount r)) p (idOf r) pv po
+      if st /= 0 then pure (Left st) else Right <$> readBackWith [] lens tk x po
+    idOf r = let D _ yi = rOut r in yi
+    -- the direction's scalars in a buffer, and room for the product: by
+    -- the fill walk against x, in one pass, where the direction has x's
+    -- discrete parts (as one made from x has); by the flat walk otherwise
+    along r x v lens act = do
+      let n = rCount r
+      allocaArray (max 1 n) $ \pv -> allocaArray (max 1 n) $ \po -> do
+        l <- lensOf lens
+        k <- fill x v (Buf pv n Nothing l) 0
+        when (k /= n) $ do
+          vs <- flatten trav v
+          when (length vs /= n) $
+            throwShape ("the direction has " ++ show (length vs) ++ " scalars and the input "
+                        ++ show n ++ ": it must have the input's shape")
+          pokeArray pv vs
+        act pv po
 
 -- | A result shaped like x, from the buffer, with its arrays already
 -- written (by offset, increasing), given the lengths of x's lists of
