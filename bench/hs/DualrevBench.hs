@@ -199,18 +199,9 @@ mkUnit prog z n = case prog of
                  in sum [msumAll w + vsum b | (w, b) <- gl]
   -- one Hessian-vector product of nn784 at a new point (recording and the
   -- product: nn-array-bench's nn784-rechvp, the same direction and checksum)
-  "nn784-hvp" -> Just $ do
-    let (layers, x, y) = nn784Input
-        layersA = [(fromRows w, vfromList b) | (w, b) <- layers]
-        batch = Constant (fromRows x, fromRows y)
-        sizes = concat [[length w * length (head w), length b] | (w, b) <- layers]
-        offs = scanl (+) 0 sizes
-        dirOf k len = [sin (0.37 * fromIntegral (offs !! k + j)) | j <- [0 .. len - 1]]
-        dirs = [ (reshape (mrows w) (mcols w) (vfromList (dirOf (2 * l) (mrows w * mcols w))),
-                  vfromList (dirOf (2 * l + 1) (vlength b)))
-               | (l, (w, b)) <- zip [0 ..] layersA ]
-    pure $ \i -> let (hl, _) = $(hvp 'nn784) (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch) (dirs, batch)
-                 in sum [msumAll w + vsum b | (w, b) <- hl]
+  "nn784-hvp" -> nn784Hvp $(hvp 'nn784)
+  -- the same, recorded once and replayed
+  "nn784-taped-hvp" -> nn784Hvp $(tapedHvp 'nn784)
   -- recorded once, replayed at each unit's perturbed input ($(tapedGrad))
   "fmult-taped" -> Just $ do
     let g = $(tapedGrad 'fmult)
@@ -272,6 +263,18 @@ mkUnit prog z n = case prog of
     pure $ \i -> sum (h [1 + fromIntegral i * z, 2, 3, 4, 5, 6, 7] v)
   _ -> Nothing
   where
+    nn784Hvp h = Just $ do
+      let (layers, x, y) = nn784Input
+          layersA = [(fromRows w, vfromList b) | (w, b) <- layers]
+          batch = Constant (fromRows x, fromRows y)
+          sizes = concat [[length w * length (head w), length b] | (w, b) <- layers]
+          offs = scanl (+) 0 sizes
+          dirOf k len = [sin (0.37 * fromIntegral (offs !! k + j)) | j <- [0 .. len - 1]]
+          dirs = [ (reshape (mrows w) (mcols w) (vfromList (dirOf (2 * l) (mrows w * mcols w))),
+                    vfromList (dirOf (2 * l + 1) (vlength b)))
+                 | (l, (w, b)) <- zip [0 ..] layersA ]
+      pure $ \i -> let (hl, _) = h (map (\(w, b) -> (w, vscale (1 + fromIntegral i * z) b)) layersA, batch) (dirs, batch)
+                   in sum [msumAll w + vsum b | (w, b) <- hl]
     dotprod g = Just $ do
       let (xs, ys) = dotprodInput n
       forceAll xs >> forceAll ys

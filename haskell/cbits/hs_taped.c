@@ -11,7 +11,7 @@
  * scalar, and each array's elements' adjoints into outs[i].  Bound `safe`:
  * a replay may call a checkpointed loop's step, which is Haskell code.
  * The gradient's reading alone (a recording's first gradient) is
- * drhs_taped_read_arrays.
+ * drhs_taped_read_arrays; its Hessian-vector products, drhs_taped_hvp_arrays.
  */
 #include <dualrev.h>
 
@@ -116,5 +116,90 @@ DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
     free(arrs);
     free(xs);
     free(vs);
+    return (int)st;
+}
+
+/*
+ * A taped Hessian-vector product whose input holds arrays (tapedHvp): the
+ * buffer's layout as above, for the values (NULL: no replay, the tape as
+ * recorded, ins unread), the direction v and the product out alike.  A
+ * replay as drhs_taped_grad_arrays's; then each array's part of v is its
+ * tangent seed and each scalar's its direction, one dr_hvp (y DR_NONE: a
+ * constant, all zeros), and each array's product (dr_arr_hvp) and each
+ * scalar's written where the buffer holds them.  The seeds are dropped
+ * after.  A `safe` call: the replay may run a checkpointed loop's step.
+ */
+DR_API int drhs_taped_hvp_arrays(dr_tape *t, dr_idx first, size_t n,
+                                 const double *values, size_t m,
+                                 const dr_idx *ids, const size_t *offs,
+                                 const double *const *ins, dr_idx yidx,
+                                 const double *v, double *out)
+{
+    size_t *lens = malloc((m ? m : 1) * sizeof *lens);
+    dr_arr *arrs = malloc((m ? m : 1) * sizeof *arrs);
+    dr_status st = lens && arrs ? DR_OK : DR_ENOMEM;
+    for (size_t i = 0; st == DR_OK && i < m; i++) {
+        arrs[i].idx = ids[i];
+        arrs[i].val = NULL;
+        st = dr_arr_shape(t, ids[i], &arrs[i].rank, &arrs[i].rows,
+                          &arrs[i].cols);
+        lens[i] = (size_t)(arrs[i].rows * arrs[i].cols);
+    }
+    size_t k = st == DR_OK
+                   ? scalars_outside(first, n, values, m, offs, lens, NULL, NULL)
+                   : 0;
+    /* the scalars' ids and values, their directions (in the values'
+       place: the direction's scalars laid out as the values are) and
+       their products */
+    dr_real *xs = malloc((k ? k : 1) * sizeof *xs);
+    double *vs = malloc((k ? k : 1) * sizeof *vs);
+    double *ds = malloc((k ? k : 1) * sizeof *ds);
+    double *hs = malloc((k ? k : 1) * sizeof *hs);
+    if (st == DR_OK && (!xs || !vs || !ds || !hs))
+        st = DR_ENOMEM;
+    if (st == DR_OK) {
+        scalars_outside(first, n, v, m, offs, lens, xs, ds);
+        if (values) {
+            scalars_outside(first, n, values, m, offs, lens, xs, vs);
+            st = dr_replay_arrays(t, k, xs, vs, m, arrs, ins);
+        }
+    }
+    dr_real y = {0.0, yidx};
+    if (st == DR_OK && yidx != DR_NONE)
+        st = dr_value(t, yidx, &y.val);
+    if (st == DR_OK && yidx != DR_NONE) {
+        st = dr_arr_tangents_clear(t);
+        for (size_t i = 0; st == DR_OK && i < m; i++)
+            if (lens[i])
+                st = dr_arr_tangent_seed(t, ids[i], v + offs[i]);
+        if (st == DR_OK)
+            st = dr_hvp(t, y, k, xs, ds, hs);
+        for (size_t i = 0; st == DR_OK && i < m; i++)
+            if (lens[i])
+                st = dr_arr_hvp(t, ids[i], out + offs[i]);
+        dr_status cleared = dr_arr_tangents_clear(t);
+        if (st == DR_OK)
+            st = cleared;
+    } else if (st == DR_OK) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = 0.0;
+    }
+    /* the scalars' products where the buffer holds them */
+    if (st == DR_OK && yidx != DR_NONE) {
+        size_t from = 0, j = 0;
+        for (size_t a = 0; a <= m; a++) {
+            size_t to = a < m ? offs[a] : n;
+            for (size_t i = from; i < to; i++)
+                out[i] = hs[j++];
+            if (a < m)
+                from = offs[a] + lens[a];
+        }
+    }
+    free(lens);
+    free(arrs);
+    free(xs);
+    free(vs);
+    free(ds);
+    free(hs);
     return (int)st;
 }

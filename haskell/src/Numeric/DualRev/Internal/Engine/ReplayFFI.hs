@@ -2,7 +2,7 @@
 -- | Internal, not a stable API: bindings of the C engine's replay
 -- (include/dualrev.h, \"replay\"), which taped functions use.
 module Numeric.DualRev.Internal.Engine.ReplayFFI
-  ( c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_taped_hvp, c_value, c_fe_guard, c_fe_round, c_fe_programs
+  ( c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_read_arrays, c_taped_hvp, c_taped_hvp_arrays, c_value, c_fe_guard, c_fe_round, c_fe_programs
   , c_memcmp
   ) where
 
@@ -57,6 +57,14 @@ foreign import ccall unsafe "drhs_taped_hvp_quick"
   c_taped_hvp_quick :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall safe "drhs_taped_hvp"
   c_taped_hvp_safe :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
+-- | The same for an input that holds arrays (haskell/cbits/hs_taped.c):
+-- first, n, values (null: no replay), the number of arrays, their nodes
+-- and offsets among the values, their new elements, y's id, the direction
+-- and the product, laid out as the values.  A @safe@ call, as
+-- 'c_taped_grad_arrays'.
+foreign import ccall safe "drhs_taped_hvp_arrays"
+  c_taped_hvp_arrays :: Ptr CTape -> Int64 -> CSize -> Ptr Double -> CSize -> Ptr Int64 -> Ptr CSize
+                     -> Ptr (Ptr Double) -> Int64 -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "dr_value" c_value :: Ptr CTape -> Int64 -> Ptr Double -> IO CInt
 -- | dr_fe_guard: op, a's value and id, b's value and id; the outcome.
 foreign import ccall unsafe "dr_fe_guard"

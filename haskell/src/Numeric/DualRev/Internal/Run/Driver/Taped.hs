@@ -28,22 +28,22 @@ module Numeric.DualRev.Internal.Run.Driver.Taped
   ) where
 
 import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
-import Control.Exception (mask, onException)
+import Control.Exception (bracket, mask, onException)
 import Control.Monad (forM, when)
 import Data.Int (Int64)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
 import Foreign.C.Types (CInt, CSize)
 import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrArray, newForeignPtr, touchForeignPtr, withForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
-import Foreign.Marshal.Alloc (alloca)
-import Foreign.Marshal.Array (allocaArray, pokeArray, withArray)
+import Foreign.Marshal.Alloc (alloca, free)
+import Foreign.Marshal.Array (advancePtr, allocaArray, mallocArray, pokeArray, withArray)
 import Foreign.Ptr (Ptr, nullPtr, plusPtr)
 import Foreign.Storable (peek)
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
 import Numeric.DualRev.Internal.Engine.NestFFI (c_tape_set_order)
-import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_hvp, c_taped_read_arrays, c_value)
+import Numeric.DualRev.Internal.Engine.ReplayFFI (c_fe_programs, c_replay_range, c_taped_grad, c_taped_grad_arrays, c_taped_hvp, c_taped_hvp_arrays, c_taped_read_arrays, c_value)
 import Numeric.DualRev.Internal.Run.Scalar.AD
 import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Lengths, Lent (..), Src (..), Take, lengthsAfter, lensOf, newLengths)
 import Numeric.DualRev.Internal.Run.Driver.Flat
@@ -277,26 +277,43 @@ tapedJacobianRun fill tk trav ins outs f = flip (taped fill (Splice rec result F
 
 -- | The product of the Hessian of a function to Double with a direction,
 -- both shaped like the input, recorded once and replayed: one replay and
--- one product (dr_hvp) a call, in one foreign call.  The direction is read
--- by the walk of the input type, as 'Numeric.DualRev.jvp' reads one.
+-- one product (dr_hvp) a call, in one foreign call.  A @Vec@ or @Mat@ of
+-- the input is an array input node, as in 'tapedGradRun', whose part of
+-- the direction is its tangent seed.  The direction is read by the fill
+-- walk against the input where it has the input's discrete parts (as one
+-- made from the input has), else by the flat walk, as
+-- 'Numeric.DualRev.jvp' reads one.
 tapedHvpRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
             -> a -> a -> a
-tapedHvpRun fill tk trav ins f = taped fill (Splice rec result False replay 2)
+tapedHvpRun fill tk trav ins f = taped fill (Splice rec result True replay 2)
   where
-    rec t x = record trav ins f t x
+    rec t x = do
+      (n, first, y, arrs) <- recordArrays trav ins f t x
+      pure (n, first, (y, arrs))
     result t r x v = along r x v (rLens r) $ \pv po -> do
-      engine "dr_hvp" (c_taped_hvp t (rFirst r) (fromIntegral (rCount r)) nullPtr (idOf r) pv po)
+      engine "dr_hvp" (product t r nullPtr [] pv po)
       readBackWith [] (rLens r) tk x po
-    replay t r x v p _ lens = along r x v lens $ \pv po -> do
-      st <- c_taped_hvp t (rFirst r) (fromIntegral (rCount r)) p (idOf r) pv po
+    replay t r x v p lent lens = along r x v lens $ \pv po -> do
+      st <- product t r p lent pv po
       if st /= 0 then pure (Left st) else Right <$> readBackWith [] lens tk x po
-    idOf r = let D _ yi = rOut r in yi
-    -- the direction's scalars in a buffer, and room for the product: by
-    -- the fill walk against x, in one pass, where the direction has x's
-    -- discrete parts (as one made from x has); by the flat walk otherwise
+    -- replay at p (null: none) with the arrays lent, and the product
+    product t r p lent pv po = case rOut r of
+      (D _ yi, []) -> c_taped_hvp t (rFirst r) (fromIntegral (rCount r)) p yi pv po
+      (D _ yi, arrs) -> do
+        when (p /= nullPtr && [k | (_, k, _) <- arrs] /= [k | Lent k _ _ <- lent]) $
+          ioError (userError "dualrev: internal error: a taped input's arrays are not those recorded")
+        withArray [i | (i, _, _) <- arrs] $ \pids ->
+          withArray [fromIntegral k | (_, k, _) <- arrs] $ \poffs ->
+            withArray (ptrs lent) $ \pins ->
+              c_taped_hvp_arrays t (rFirst r) (fromIntegral (rCount r)) p (fromIntegral (length arrs))
+                                 pids poffs pins yi pv po
+              <* touchLent lent
+    -- the direction's scalars in a buffer (its arrays copied in), and
+    -- room for the product: C's memory, not the collector's (which a
+    -- network's weights, megabytes a call, would make collect at every call)
     along r x v lens act = do
       let n = rCount r
-      allocaArray (max 1 n) $ \pv -> allocaArray (max 1 n) $ \po -> do
+      bracket (mallocArray (2 * max 1 n)) free $ \pv -> let po = pv `advancePtr` max 1 n in do
         l <- lensOf lens
         k <- fill x v (Buf pv n Nothing l) 0
         when (k /= n) $ do
