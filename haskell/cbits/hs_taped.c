@@ -40,6 +40,22 @@ static size_t scalars_outside(dr_idx first, size_t n, const double *values,
     return k;
 }
 
+/* the array input nodes ids[0..m-1] as dr_replay_arrays takes them, with
+   their lengths */
+static dr_status array_shapes(dr_tape *t, size_t m, const dr_idx *ids,
+                              dr_arr *arrs, size_t *lens)
+{
+    dr_status st = DR_OK;
+    for (size_t i = 0; st == DR_OK && i < m; i++) {
+        arrs[i].idx = ids[i];
+        arrs[i].val = NULL;
+        st = dr_arr_shape(t, ids[i], &arrs[i].rank, &arrs[i].rows,
+                          &arrs[i].cols);
+        lens[i] = (size_t)(arrs[i].rows * arrs[i].cols);
+    }
+    return st;
+}
+
 /* After a sweep from y (DR_NONE: a constant, all zeros): the scalars'
    adjoints into g, laid out as the buffer (a run of consecutive nodes
    between two arrays), and array a's (lens[a] elements) into outs[a] */
@@ -82,14 +98,8 @@ DR_API int drhs_taped_grad_arrays(dr_tape *t, dr_idx first, size_t n,
     dr_arr *arrs = malloc((m ? m : 1) * sizeof *arrs);
     dr_real *xs = NULL;
     double *vs = NULL;
-    dr_status st = lens && arrs ? DR_OK : DR_ENOMEM;
-    for (size_t i = 0; st == DR_OK && i < m; i++) {
-        arrs[i].idx = ids[i];
-        arrs[i].val = NULL;
-        st = dr_arr_shape(t, ids[i], &arrs[i].rank, &arrs[i].rows,
-                          &arrs[i].cols);
-        lens[i] = (size_t)(arrs[i].rows * arrs[i].cols);
-    }
+    dr_status st =
+        lens && arrs ? array_shapes(t, m, ids, arrs, lens) : DR_ENOMEM;
     /* (only the scalars outside the arrays: an allocation the size of the
        whole input faulted its pages in at every call) */
     size_t k = st == DR_OK
@@ -137,14 +147,8 @@ DR_API int drhs_taped_hvp_arrays(dr_tape *t, dr_idx first, size_t n,
 {
     size_t *lens = malloc((m ? m : 1) * sizeof *lens);
     dr_arr *arrs = malloc((m ? m : 1) * sizeof *arrs);
-    dr_status st = lens && arrs ? DR_OK : DR_ENOMEM;
-    for (size_t i = 0; st == DR_OK && i < m; i++) {
-        arrs[i].idx = ids[i];
-        arrs[i].val = NULL;
-        st = dr_arr_shape(t, ids[i], &arrs[i].rank, &arrs[i].rows,
-                          &arrs[i].cols);
-        lens[i] = (size_t)(arrs[i].rows * arrs[i].cols);
-    }
+    dr_status st =
+        lens && arrs ? array_shapes(t, m, ids, arrs, lens) : DR_ENOMEM;
     size_t k = st == DR_OK
                    ? scalars_outside(first, n, values, m, offs, lens, NULL, NULL)
                    : 0;

@@ -166,6 +166,17 @@ differentiable [d|
   huber _ = 0
   |]
 
+-- inputs of 'arrayed', moved by k, and their data
+arrayedAt :: Double -> (Double, Mat, [Double], Vec, Constant Vec)
+arrayedAt k = ( 0.7 + 0.1 * k
+              , fromRows [[0.1 * k, 0.2, -0.3], [0.4, -0.5 + k, 0.6], [0.7, 0.8, -0.9 * k]]
+              , [1 - k, 2, 0.5 * k]
+              , vfromList [0.3, -0.2 * k, 0.1]
+              , arrayedData )
+
+arrayedData :: Constant Vec
+arrayedData = Constant (vfromList [0.5, -1, 2])
+
 -- a taped function of data whose sign of zero its gradient reads (pi at 0,
 -- -pi at -0): recorded at 0, replayed there, recorded again at -0
 signedData :: IORef Double -> ((Double, c) -> (Double, (Double, c))) -> (Double -> c) -> Expectation
@@ -411,12 +422,8 @@ spec = describe "tapedGrad" $ do
 
   it "tapedHvp: Vec and Mat inputs and data, hvp's product at each replay" $ do
     let h = $(tapedHvp 'arrayed)
-        c = Constant (vfromList [0.5, -1, 2])
-        at k = ( 0.7 + 0.1 * k
-               , fromRows [[0.1 * k, 0.2, -0.3], [0.4, -0.5 + k, 0.6], [0.7, 0.8, -0.9 * k]]
-               , [1 - k, 2, 0.5 * k]
-               , vfromList [0.3, -0.2 * k, 0.1]
-               , c )
+        c = arrayedData
+        at = arrayedAt
         -- (its data another than the input's: read by the flat walk)
         dir = (1, fromRows [[0, 1, 0], [0.5, 0, 0], [0, 0, -1]], [0, 1, 0.5], vfromList [1, 0, 2],
                Constant (vfromList [9, 9, 9]))
@@ -437,12 +444,7 @@ spec = describe "tapedGrad" $ do
 
   it "replays a function of Vec and Mat inputs, grad's result; records again for another shape or other data" $ do
     let g = $(tapedGrad' 'arrayed)
-        c = Constant (vfromList [0.5, -1, 2])
-        at k = ( 0.7 + 0.1 * k
-               , fromRows [[0.1 * k, 0.2, -0.3], [0.4, -0.5 + k, 0.6], [0.7, 0.8, -0.9 * k]]
-               , [1 - k, 2, 0.5 * k]
-               , vfromList [0.3, -0.2 * k, 0.1]
-               , c )
+        at = arrayedAt
     n <- agree g $(grad' 'arrayed) [at k | k <- [0.5, 0.9, 1.3, -0.4]]
     -- (relu over an array is recomputed element by element at a replay:
     -- no guard, though the signs of s b differ at k = -0.4)
