@@ -385,13 +385,12 @@ static void reverse_range1(const hvp_pass *p, int64_t lo, int64_t hi)
 {
     double *acc = p->acc + 2;        /* A(r) = acc + 2 r, r >= -1 */
     const double *tan = p->tan + 1;  /* T(r) = tan + r */
-    const dr_oplog *log = p->log - p->log_lo;
     for (int64_t r = hi; r >= lo; r--) {
         /* (the pair in one load, as it was stored: a load of its second
            half alone waits for the store to reach the cache) */
         v2d P = load2(acc + 2 * r);
         double g = P[0];
-        const dr_oplog *e = &log[r];
+        const dr_oplog *e = &p->log[r - p->log_lo];
         int op = e->op;
         int64_t a = e->ra, b = e->rb;
         /* a sum or difference passes a zero pair on as zeros, which add
