@@ -13,6 +13,9 @@
  *   record1  the same recording at order 1, then the gradient: what
  *            recording a replayable tape costs is record2 against this
  *   replay-only  dr_replay alone (checksum: the output's new value)
+ *   grad2    the gradient alone, on a tape recorded once at order 2
+ *   hvp      one dr_hvp on the same tape, in the direction 1 / (1 + i)
+ *            (checksum: the product's sum): second order against grad2
  * Checksum: the sum of the gradient (Jacobian) entries of the last rep, as
  * every executable of the suite prints it.
  *
@@ -61,7 +64,7 @@ static inline R exp(const R &a) { return dr_exp(T, a.v); }
 
 #include "bench_programs.hpp"
 
-enum mode { REPLAY, RECORD2, RECORD1, REPLAY_ONLY };
+enum mode { REPLAY, RECORD2, RECORD1, REPLAY_ONLY, GRAD2, HVP };
 
 static void check(dr_status st, const char *what)
 {
@@ -92,7 +95,15 @@ static void run(enum mode md, program f, size_t n, size_t m, double *in,
                 double *g, long reps)
 {
     std::vector<dr_real> x(n), y(m);
-    if (md == REPLAY || md == REPLAY_ONLY) {
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; i++)
+        v[i] = 1.0 / (1.0 + (double)i);
+    bool once = md == GRAD2 || md == HVP; /* the tape recorded once */
+    if (md == HVP && m != 1) {
+        fprintf(stderr, "dualrev-replay-bench: hvp is for programs of one output\n");
+        exit(1);
+    }
+    if (md == REPLAY || md == REPLAY_ONLY || once) {
         check(dr_tape_set_order(T, 2), "order");
         check(dr_inputs(T, n, in, x.data()), "inputs");
         f(x.data(), y.data(), n);
@@ -102,13 +113,18 @@ static void run(enum mode md, program f, size_t n, size_t m, double *in,
     }
     for (long r = 0; r < reps; r++) {
         bench_clobber(in);
+        if (md == HVP) {
+            check(dr_hvp(T, y[0], n, x.data(), v.data(), g), "hvp");
+            bench_use(g);
+            continue;
+        }
         if (md == REPLAY || md == REPLAY_ONLY) {
             check(dr_replay(T, n, x.data(), in), "replay");
             if (md == REPLAY_ONLY) {
                 check(dr_value(T, y[0].idx, g), "value");
                 continue;
             }
-        } else {
+        } else if (!once) {
             dr_tape_clear(T);
             check(dr_inputs(T, n, in, x.data()), "inputs");
             f(x.data(), y.data(), n);
@@ -337,19 +353,21 @@ int main(int argc, char **argv)
                    : !strcmp(ms, "record2")             ? RECORD2
                    : !strcmp(ms, "record1")             ? RECORD1
                    : !strcmp(ms, "replay-only")         ? REPLAY_ONLY
+                   : !strcmp(ms, "grad2")               ? GRAD2
+                   : !strcmp(ms, "hvp")                 ? HVP
                                                         : (enum mode)-1;
     if ((int)md < 0) {
         fprintf(stderr, "dualrev-replay-bench: REPLAY_BENCH_MODE is replay, "
-                        "replay-only, record2 or record1\n");
+                        "replay-only, record2, record1, grad2 or hvp\n");
         return 1;
     }
     T = dr_tape_new();
     if (!T)
         return 4;
     if (argc >= 4 && (!strcmp(argv[1], "nn784") || !strcmp(argv[1], "nn-fneural"))) {
-        if (md == REPLAY_ONLY) {
-            fprintf(stderr, "dualrev-replay-bench: replay-only is for the "
-                            "scalar programs\n");
+        if (md == REPLAY_ONLY || md == GRAD2 || md == HVP) {
+            fprintf(stderr, "dualrev-replay-bench: replay-only, grad2 and hvp "
+                            "are for the scalar programs\n");
             return 1;
         }
         return run_arrays(argv[1], md, atol(argv[3]));
