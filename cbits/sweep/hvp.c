@@ -381,14 +381,37 @@ reverse_range(const hvp_pass *p, size_t k, bool SP, int64_t lo, int64_t hi)
    product whose values and adjoint are finite and nonzero (a zero or an
    infinite one takes reverse_node's tests).  The same sums in the same
    order as reverse_node's, so the same bits. */
+/* t added to the pair of argument a of node r: in the registers that
+   carry the pairs of r - 1 and r - 2, or in memory */
+static inline __attribute__((always_inline)) void
+pass_pair(double *acc, int64_t r, int64_t a, v2d t, v2d *w1, v2d *w2)
+{
+    if (a == r - 1)
+        *w1 += t;
+    else if (a == r - 2)
+        *w2 += t;
+    else
+        store2(acc + 2 * a, load2(acc + 2 * a) + t);
+}
+
 static void reverse_range1(const hvp_pass *p, int64_t lo, int64_t hi)
 {
     double *acc = p->acc + 2;        /* A(r) = acc + 2 r, r >= -1 */
     const double *tan = p->tan + 1;  /* T(r) = tan + r */
+    const v2d zero = {0.0, 0.0};
+    if (lo > hi)
+        return;
+    /* The pairs of the two nodes below the one passed on are carried in
+       registers, w1 and w2, where a chain of sums (a dot product) adds
+       into them: through memory, each link of the chain waited for its
+       store.  w2 is loaded as it comes in, with every term of the nodes
+       above it added, and takes the terms of the next two in the order
+       memory would; a node of the general rule finds them in memory. */
+    v2d w0 = load2(acc + 2 * hi);
+    v2d w1 = hi >= 0 ? load2(acc + 2 * (hi - 1)) : zero;
     for (int64_t r = hi; r >= lo; r--) {
-        /* (the pair in one load, as it was stored: a load of its second
-           half alone waits for the store to reach the cache) */
-        v2d P = load2(acc + 2 * r);
+        v2d w2 = r >= 1 ? load2(acc + 2 * (r - 2)) : zero;
+        v2d P = w0;
         double g = P[0];
         const dr_oplog *e = &p->log[r - p->log_lo];
         int op = e->op;
@@ -401,26 +424,46 @@ static void reverse_range1(const hvp_pass *p, int64_t lo, int64_t hi)
                that underflows or overflows takes the tests) */
             double q = y * x * g;
             if (DR_LIKELY(q != 0.0 && fabs(q) < INFINITY)) {
-                /* (x * x: the two passes add into one pair in turn) */
-                const v2d ya = {0.0, g * tan[b]};
-                store2(acc + 2 * a, load2(acc + 2 * a) + (y * P + ya));
-                const v2d xb = {0.0, g * tan[a]};
-                store2(acc + 2 * b, load2(acc + 2 * b) + (x * P + xb));
+                /* (x * x: the two terms add into one pair in turn) */
+                const v2d ya = {0.0, g * tan[b]}, xb = {0.0, g * tan[a]};
+                pass_pair(acc, r, a, y * P + ya, &w1, &w2);
+                pass_pair(acc, r, b, x * P + xb, &w1, &w2);
+                w0 = w1;
+                w1 = w2;
                 continue;
             }
         } else if (DR_LIKELY(op == DR_OPC_add)) {
-            store2(acc + 2 * a, load2(acc + 2 * a) + P);
-            store2(acc + 2 * b, load2(acc + 2 * b) + P);
+            pass_pair(acc, r, a, P, &w1, &w2);
+            pass_pair(acc, r, b, P, &w1, &w2);
+            w0 = w1;
+            w1 = w2;
             continue;
         } else if (op == DR_OPC_sub) {
-            store2(acc + 2 * a, load2(acc + 2 * a) + P);
-            store2(acc + 2 * b, load2(acc + 2 * b) + -1.0 * P);
+            pass_pair(acc, r, a, P, &w1, &w2);
+            pass_pair(acc, r, b, -1.0 * P, &w1, &w2);
+            w0 = w1;
+            w1 = w2;
             continue;
         }
-        if (g == 0.0 && P[1] == 0.0 && op != DR_OPC_EXT)
-            continue;
-        reverse_node(p, 1, false, r, e, g, acc + 2 * r + 1, true);
+        /* (in memory: an input's pair is its result, and the general rule
+           reads it there) */
+        store2(acc + 2 * r, P);
+        if ((g != 0.0 || P[1] != 0.0) || op == DR_OPC_EXT) {
+            /* the general rule reads and writes memory */
+            store2(acc + 2 * (r - 1), w1);
+            if (r >= 1)
+                store2(acc + 2 * (r - 2), w2);
+            reverse_node(p, 1, false, r, e, g, acc + 2 * r + 1, true);
+            w1 = load2(acc + 2 * (r - 1));
+            w2 = r >= 1 ? load2(acc + 2 * (r - 2)) : zero;
+        }
+        w0 = w1;
+        w1 = w2;
     }
+    /* the pairs carried past the range */
+    store2(acc + 2 * (lo - 1), w0);
+    if (lo >= 1)
+        store2(acc + 2 * (lo - 2), w1);
 }
 #else
 static void reverse_range1(const hvp_pass *p, int64_t lo, int64_t hi)
