@@ -550,6 +550,26 @@ static void test_output_before_log(void **state)
     dr_tape_free(t);
 }
 
+/* a tape with no log (recorded at order 1) whose output is an input of the
+   product: nothing to visit, and the passes touch no log (a pass that
+   took the log's address before its empty range was undefined behaviour
+   on a NULL log, which the sanitizers' build of this test catches) */
+static void test_no_log(void **state)
+{
+    (void)state;
+    dr_tape *t = chk_tape_new();
+    dr_real x[2];
+    CHK_STATUS(dr_inputs(t, 2, (double[]){0.5, -1.0}, x), DR_OK);
+    double hv[2] = {7, 7}, H[4] = {7, 7, 7, 7};
+    CHK_STATUS(dr_hvp(t, x[0], 2, x, (double[]){1.0, 2.0}, hv), DR_OK);
+    CHK_SAME(hv[0], 0.0);
+    CHK_SAME(hv[1], 0.0);
+    CHK_STATUS(dr_hessian(t, x[1], 2, x, H), DR_OK);
+    for (int i = 0; i < 4; i++)
+        CHK_SAME(H[i], 0.0);
+    dr_tape_free(t);
+}
+
 /* ----------------------------------------------------------------- errors */
 
 static void test_errors(void **state)
@@ -597,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_one_product_as_columns),
         cmocka_unit_test(test_infinite_partial_not_taken),
         cmocka_unit_test(test_output_before_log),
+        cmocka_unit_test(test_no_log),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_adjoint_record_random),
         cmocka_unit_test(test_adjoint_record_nested),

@@ -362,6 +362,12 @@ spec = describe "custom rules (primitive)" $ do
       m <- dualRevError ($(hvp 'directR) ([1, 2], 1.5) ([1, 0], 0))
       m `shouldSatisfy` ("the rule for `softclip'" `isInfixOf`)
       m `shouldSatisfy` ("first derivatives only" `isInfixOf`)
+    it "tapedHvp through a rule is the same DualRevError, at every call" $ do
+      let h = $(tapedHvp 'directR)
+      m1 <- dualRevError (h ([1, 2], 1.5) ([1, 0], 0))
+      m2 <- dualRevError (h ([1, 3], 1.5) ([0, 1], 0))
+      m1 `shouldSatisfy` ("the rule for `softclip'" `isInfixOf`)
+      m2 `shouldBe` m1
     it "hessian through a rule is a DualRevError" $ do
       m <- dualRevError ($(hessian 'fake) 2)
       m `shouldSatisfy` ("the rule for `fakeCube'" `isInfixOf`)

@@ -442,6 +442,13 @@ spec = describe "tapedGrad" $ do
     evaluate (h x ([1, 0], 0)) `shouldThrow` (\(DualRevError m) -> "the input's shape" `isInfixOf` m)
     show (h x ([0, 1, 0], 1)) `shouldBe` show ($(hvp 'smooth) x ([0, 1, 0], 1))
 
+  it "tapedHvp: a checkpointed loop is hvp's DualRevError, at every call" $ do
+    let h = $(tapedHvp 'pendTaped)
+        notSupported (DualRevError m) = "not supported" `isInfixOf` m
+    evaluate (h (0.3, 0.1, 2) (1, 0, 0)) `shouldThrow` notSupported
+    evaluate ($(hvp 'pendTaped) (0.3, 0.1, 2) (1, 0, 0)) `shouldThrow` notSupported
+    evaluate (h (0.35, 0.1, 2) (0, 1, 0)) `shouldThrow` notSupported
+
   it "replays a function of Vec and Mat inputs, grad's result; records again for another shape or other data" $ do
     let g = $(tapedGrad' 'arrayed)
         at = arrayedAt

@@ -25,7 +25,7 @@ module Numeric.DualRev.Internal.Run.Driver.Flat
     -- * Engine calls on flat arrays (also the overloaded mode's)
   , withReals, engine, rowsOf
     -- * Taped functions ("Numeric.DualRev.Internal.Run.Driver.Taped")
-  , record, recordArrays, countScalars, flatten, fromBuffer, Counter, newCounter, tick, tickBy
+  , record, recordArrays, countScalars, flatten, directionOf, fromBuffer, Counter, newCounter, tick, tickBy
     -- * Walks
   , Trav, R, Supply
   , travD, travVec, travMat
@@ -263,11 +263,15 @@ inputReals trav x first = do
 
 -- | The scalars of a direction, which must have as many as the input.
 direction :: Trav a -> [R] -> a -> IO [Double]
-direction trav xr v = do
+direction trav xr = directionOf trav (length xr)
+
+-- | The scalars of a direction, which must have n, the input's number.
+directionOf :: Trav a -> Int -> a -> IO [Double]
+directionOf trav n v = do
   vs <- flatten trav v
-  when (length vs /= length xr) $
+  when (length vs /= n) $
     throwShape ("the direction has " ++ show (length vs) ++ " scalars and the input "
-                ++ show (length xr) ++ ": it must have the input's shape")
+                ++ show n ++ ": it must have the input's shape")
   pure vs
 
 -- | An array of C dr_real.

@@ -49,7 +49,7 @@ import Numeric.DualRev.Internal.Run.Driver.Fill (Buf (..), Fill, Lengths, Lent (
 import Numeric.DualRev.Internal.Run.Driver.Flat
 import Numeric.DualRev.Internal.Run.Driver.Guard (withGuards)
 import Numeric.DualRev.Internal.Run.Control.Parallel (useCapabilities)
-import Numeric.DualRev.Internal.Run.Driver.Runners (newTape, throwShape)
+import Numeric.DualRev.Internal.Run.Driver.Runners (newTape)
 
 -- | How many recordings taped functions have made (replays do not count):
 -- what tests read to tell a replay from a recording.
@@ -316,12 +316,7 @@ tapedHvpRun fill tk trav ins f = taped fill (Splice rec result True replay 2)
       bracket (mallocArray (2 * max 1 n)) free $ \pv -> let po = pv `advancePtr` max 1 n in do
         l <- lensOf lens
         k <- fill x v (Buf pv n Nothing l) 0
-        when (k /= n) $ do
-          vs <- flatten trav v
-          when (length vs /= n) $
-            throwShape ("the direction has " ++ show (length vs) ++ " scalars and the input "
-                        ++ show n ++ ": it must have the input's shape")
-          pokeArray pv vs
+        when (k /= n) $ directionOf trav n v >>= pokeArray pv
         act pv po
 
 -- | A result shaped like x, from the buffer, with its arrays already
