@@ -2,9 +2,13 @@
 -- | GradBench's gradient descent, shared by the evals "saddle" and
 -- "particle": steps of eta times the gradient, eta doubled after ten
 -- accepted steps in a row and halved on a step that does not decrease the
--- objective, until the gradient or the step is no longer than 1e-5.  In a
--- differentiable block, so that it runs inside differentiated code (the
--- inner optimisation) as well as in ordinary code (the outer one).
+-- objective, until the gradient or the step is no longer than 1e-5.
+-- Written twice: 'optimise' in a differentiable block, for the inner
+-- optimisations, which run inside differentiated code, where a step's
+-- value and an accepted step's gradient are separate recorded
+-- computations; and 'optimiseWith' in ordinary code, for the outer ones,
+-- over a function that gives the value and the gradient of one recording
+-- together (the gradient read lazily: a rejected step never asks for it).
 -- No export list: other modules' blocks use the dual versions by name.
 module Descent where
 
@@ -38,3 +42,18 @@ differentiable [d|
     [ derivative (\t -> f [ if j == i then a + t else a | (j, a) <- zip [0 :: Int ..] x ]) 0
     | i <- [0 .. length x - 1] ]
   |]
+
+-- | 'optimise' in ordinary code, over the value and the gradient at a point
+-- together.
+optimiseWith :: Double -> ([Double] -> (Double, [Double])) -> [Double] -> [Double]
+optimiseWith sign fdf x0 = let (f0, g0) = fdf x0 in go 1e-5 (0 :: Int) x0 f0 g0
+  where
+    go eta accepted x fx g
+      | norm g <= 1e-5 = x
+      | accepted == 10 = go (eta * 2) 0 x fx g
+      | norm (zipWith (-) x xn) <= 1e-5 = x
+      | sign * fxn < sign * fx = go eta (accepted + 1) xn fxn gxn
+      | otherwise = go (eta / 2) 0 x fx g
+      where
+        xn = zipWith (\a d -> a - eta * sign * d) x g
+        (fxn, gxn) = fdf xn

@@ -7,7 +7,7 @@
 -- derivative, which the descent's derivative in w differentiates through.
 -- The function's name says the modes, outer then inner: r reverse (grad,
 -- gradient), f forward (jvp, derivative per coordinate).
-module Particle (functions, particle, objective, dObjective) where
+module Particle (functions, particle, objective) where
 
 import Numeric.DualRev
 
@@ -42,22 +42,17 @@ differentiable [d|
   landingF = landing forwardGradient
   |]
 
--- | The objective at w.  Its value through a splice: called directly,
--- landingF would run forwardGradient's ordinary version, whose derivative
--- refuses to run outside differentiable code.
-objective :: Bool -> Double -> Double
-objective innerFwd w = fst (if innerFwd then $(differentiate 'landingF) w else $(differentiate 'landingR) w)
-
--- | Its derivative in w, by reverse or forward mode (outerFwd).
-dObjective :: Bool -> Bool -> Double -> Double
-dObjective outerFwd innerFwd w
-  | not outerFwd = if innerFwd then $(grad 'landingF) w else $(grad 'landingR) w
-  | otherwise = snd (if innerFwd then $(jvp 'landingF) w 1 else $(jvp 'landingR) w 1)
+-- | The objective at w and its derivative, from one recording, by reverse
+-- or forward mode (outerFwd).
+objective :: Bool -> Bool -> Double -> (Double, Double)
+objective outerFwd innerFwd w
+  | not outerFwd = (if innerFwd then $(grad' 'landingF) else $(grad' 'landingR)) w
+  | otherwise = (if innerFwd then $(jvp 'landingF) else $(jvp 'landingR)) w 1
 
 -- | The optimal w from w0.
 particle :: Bool -> Bool -> Double -> Double
 particle outerFwd innerFwd w0 =
-  head (optimise 1 (objective innerFwd . head) (map (dObjective outerFwd innerFwd)) [w0])
+  head (optimiseWith 1 (\ws -> let (v, d) = objective outerFwd innerFwd (head ws) in (v, [d])) [w0])
 
 functions :: [(String, Function)]
 functions =

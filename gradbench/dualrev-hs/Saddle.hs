@@ -6,7 +6,7 @@
 -- differentiates through them.  The function's name says the modes, outer
 -- then inner: r reverse (grad, gradient), f forward (jvp per coordinate,
 -- derivative per coordinate).  The output is the saddle point, x then y.
-module Saddle (functions, saddle, outerValue, outerGradient) where
+module Saddle (functions, saddle, outer) where
 
 import Numeric.DualRev
 
@@ -30,30 +30,25 @@ differentiable [d|
   fAtX (x, y) = f (constant x) y
   |]
 
--- | The outer objective, max over y of f(x, y) from start, at x.  Its
--- value through a splice: called directly, outerF would run
--- forwardGradient's ordinary version, whose derivative refuses to run
--- outside differentiable code.
-outerValue :: Bool -> [Double] -> [Double] -> Double
-outerValue innerFwd start x =
-  fst (if innerFwd then $(differentiate 'outerF) (Constant start, x)
-                   else $(differentiate 'outerR) (Constant start, x))
-
--- | Its gradient in x, by reverse or forward mode (outerFwd).
-outerGradient :: Bool -> Bool -> [Double] -> [Double] -> [Double]
-outerGradient outerFwd innerFwd start x
-  | not outerFwd = snd (if innerFwd then $(grad 'outerF) (Constant start, x)
-                                    else $(grad 'outerR) (Constant start, x))
-  | otherwise = [ snd (if innerFwd then $(jvp 'outerF) (Constant start, x) (Constant start, e)
-                                   else $(jvp 'outerR) (Constant start, x) (Constant start, e))
-                | e <- [[1, 0], [0, 1]] ]
+-- | The outer objective, max over y of f(x, y) from start, and its gradient
+-- in x, from one recording: by reverse mode, or by forward mode (outerFwd),
+-- a directional derivative per coordinate, the value the first one's (the
+-- second is recorded only where the descent asks for the gradient).
+outer :: Bool -> Bool -> [Double] -> [Double] -> (Double, [Double])
+outer outerFwd innerFwd start x
+  | not outerFwd = let (v, (_, g)) = (if innerFwd then $(grad' 'outerF) else $(grad' 'outerR)) (Constant start, x)
+                   in (v, g)
+  | otherwise = (fst (head ds), map snd ds)
+  where
+    ds = [ (if innerFwd then $(jvp 'outerF) else $(jvp 'outerR)) (Constant start, x) (Constant start, e)
+         | e <- [[1, 0], [0, 1]] ]
 
 -- | The saddle point from start, x then y.
 saddle :: Bool -> Bool -> [Double] -> [Double]
 saddle outerFwd innerFwd start = x ++ y
   where
-    x = optimise 1 (outerValue innerFwd start) (outerGradient outerFwd innerFwd start) start
-    y = optimise (-1) (f x) (\y' -> snd ($(grad 'fAtX) (Constant x, y'))) start
+    x = optimiseWith 1 (outer outerFwd innerFwd start) start
+    y = optimiseWith (-1) (\y' -> let (v, (_, g)) = $(grad' 'fAtX) (Constant x, y') in (v, g)) start
 
 functions :: [(String, Function)]
 functions =

@@ -275,11 +275,11 @@ main = do
       mode (o, i) = [if o then 'f' else 'r', if i then 'f' else 'r']
   sequence_
     [ do check ("saddle " ++ mode m ++ " outer gradient") 1e-5
-           (Saddle.outerGradient o i [1, 1] xs) (centralDiff (Saddle.outerValue i [1, 1]) xs)
+           (snd (Saddle.outer o i [1, 1] xs)) (centralDiff (fst . Saddle.outer o i [1, 1]) xs)
          check ("saddle " ++ mode m) 1e-6 (call Saddle.functions (mode m) (object ["start" .= [1, 1 :: Double]]))
            (replicate 4 8.246324826140356e-06)
          check ("particle " ++ mode m ++ " outer derivative") 1e-5
-           [Particle.dObjective o i 0.3] (centralDiff (Particle.objective i . head) [0.3])
+           [snd (Particle.objective o i 0.3)] (centralDiff (fst . Particle.objective o i . head) [0.3])
          check ("particle " ++ mode m) 1e-6 [call Particle.functions (mode m) (object ["w" .= (0 :: Double)])]
            [0.2071918746486116]
     | m@(o, i) <- modes, let xs = [0.7, -0.4] ]
