@@ -436,6 +436,72 @@ static void test_adjoint_record_nested(void **state)
     dr_tape_free(t);
 }
 
+/* variables before the mark (an inner loop's point, recorded by the step
+   before), given in descending order and one twice: their adjoints equal a
+   gradient with them as the inputs, and the tangent pass seeded at them
+   the directional derivative.  Short and long passes, few and many
+   variables (the pass keeps small arrays on the stack, large ones not) */
+static dr_real short_or_long(dr_tape *t, size_t n, const dr_real *z, int longer)
+{
+    if (longer)
+        return prog_kinds(t, n, z, 500 + n);
+    dr_real y = dr_const(0.0);
+    for (size_t i = 0; i < n; i++)
+        y = dr_add(t, y, dr_mul(t, z[i], dr_sin(t, z[(i + 1) % n])));
+    return y;
+}
+
+static void test_recorded_passes_before(void **state)
+{
+    (void)state;
+    const size_t ns[] = {5, 20};
+    for (size_t q = 0; q < 2; q++)
+        for (int longer = 0; longer < 2; longer++) {
+            size_t n = ns[q];
+            chk_context("n = %zu, %s pass", n, longer ? "long" : "short");
+            dr_tape *t = chk_tape_new();
+            CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+            dr_real x[MAXN], z[MAXN];
+            double zv[MAXN];
+            for (size_t i = 0; i < n; i++) {
+                x[i] = dr_input(t, 0.3 + 0.1 * (double)i);
+                z[i] = dr_exp(t, x[i]);
+                zv[i] = z[i].val;
+            }
+            dr_idx mark = dr_tape_mark(t);
+            dr_real y = short_or_long(t, n, z, longer);
+            assert_true(longer ? dr_tape_mark(t) - mark > 128 : dr_tape_mark(t) - mark < 128);
+            dr_idx ids[MAXN + 1];
+            dr_real gr[MAXN + 1];
+            for (size_t i = 0; i < n; i++)
+                ids[i] = z[n - 1 - i].idx;
+            ids[n] = z[0].idx;
+            CHK_STATUS(dr_adjoint_record(t, mark, y, n + 1, ids, gr), DR_OK);
+            /* the reference: z as the inputs of a tape of their own */
+            dr_tape *u = chk_tape_new();
+            dr_real zu[MAXN];
+            CHK_STATUS(dr_inputs(u, n, zv, zu), DR_OK);
+            double g[MAXN];
+            CHK_STATUS(dr_gradient(u, short_or_long(u, n, zu, longer), n, zu, g), DR_OK);
+            double sg = scale_of(n, g);
+            for (size_t i = 0; i < n; i++)
+                CHK_CLOSE(gr[i].val, g[n - 1 - i], 1e-13, 1e-14 * sg);
+            CHK_CLOSE(gr[n].val, g[0], 1e-13, 1e-14 * sg);
+            /* the tangent pass with the same nodes as seeds (z[0]'s two
+               seeds summed): the directional derivative */
+            dr_real seeds[MAXN + 1], yd;
+            double want = 0;
+            for (size_t i = 0; i <= n; i++) {
+                seeds[i] = dr_const(0.5 - 0.1 * (double)i);
+                want += seeds[i].val * (i < n ? g[n - 1 - i] : g[0]);
+            }
+            CHK_STATUS(dr_tangent_record(t, mark, n + 1, ids, seeds, y, &yd), DR_OK);
+            CHK_CLOSE(yd.val, want, 1e-13, 1e-14 * sg * (double)n);
+            dr_tape_free(u);
+            dr_tape_free(t);
+        }
+}
+
 static void test_adjoint_record_errors(void **state)
 {
     (void)state;
@@ -621,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_adjoint_record_random),
         cmocka_unit_test(test_adjoint_record_nested),
+        cmocka_unit_test(test_recorded_passes_before),
         cmocka_unit_test(test_adjoint_record_errors),
         cmocka_unit_test_prestate_setup_teardown(test_forked, NULL,
                                                  chk_alloc_teardown, &alloc),

@@ -14,13 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* a variable before the swept range: its relative id and the adjoint
-   added into it */
-typedef struct var_before {
-    int64_t rel;
-    dr_real adj;
-} var_before;
-
 typedef struct apass {
     dr_rpass rp;       /* for extended nodes' rules (first: a cast)    */
     dr_tape *t;
@@ -28,7 +21,7 @@ typedef struct apass {
     dr_real *adj;      /* adjoints of lo .. hi                        */
     bool *var;         /* ... of which these are variables: kept       */
     size_t nb;         /* variables before lo, by increasing rel       */
-    var_before *before;
+    rel_value *before; /* ... with the adjoints added into them        */
 } apass;
 
 /* where the adjoint of relative id r is kept (NULL: before the range and
@@ -39,15 +32,8 @@ static dr_real *adj_at(apass *p, int64_t r)
         return &p->adj[r - p->lo];
     if (r < 0 || p->nb == 0)
         return NULL;
-    size_t a = 0, b = p->nb; /* binary search */
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (p->before[m].rel < r)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a < p->nb && p->before[a].rel == r ? &p->before[a].adj : NULL;
+    rel_value *b = find_rel(p->before, p->nb, r);
+    return b ? &b->v : NULL;
 }
 
 static dr_real rp_get(dr_rpass *rp, int64_t r)
@@ -123,12 +109,6 @@ static void sweep_one(apass *p, int64_t r, const dr_oplog *e, dr_real g)
     }
 }
 
-static int by_rel(const void *x, const void *y)
-{
-    int64_t a = ((const var_before *)x)->rel, b = ((const var_before *)y)->rel;
-    return (a > b) - (a < b);
-}
-
 /* the variables' relative ids, every id checked, and every node from lo
    to hi with a rule (or a variable): nothing is recorded before this */
 static dr_status check_pass(const dr_tape *t, int64_t lo, int64_t hi, size_t n,
@@ -149,8 +129,8 @@ static void place_before(apass *p, size_t n, const int64_t *rel)
     size_t nb = 0;
     for (size_t i = 0; i < n; i++)
         if (rel[i] >= 0 && rel[i] < p->lo)
-            p->before[nb++] = (var_before){rel[i], ZERO};
-    qsort(p->before, nb, sizeof *p->before, by_rel);
+            p->before[nb++] = (rel_value){rel[i], ZERO};
+    sort_by_rel(p->before, nb);
     size_t m = 0;
     for (size_t i = 0; i < nb; i++)
         if (m == 0 || p->before[m - 1].rel != p->before[i].rel)
@@ -186,21 +166,18 @@ dr_status dr__adjoint_record(dr_tape *t, dr_idx from, dr_real y, size_t n,
     dr_status ready = dr__recorded_range(t, from, y, &lo, &hi);
     if (ready != DR_OK)
         return ready;
-    if (n > SIZE_MAX / (sizeof(int64_t) + sizeof(var_before)))
+    if (n > SIZE_MAX / (sizeof(int64_t) + sizeof(rel_value)))
         return DR_ENOMEM;
     size_t span = hi >= lo ? (size_t)(hi - lo + 1) : 0;
     if (span > SIZE_MAX / (sizeof(dr_real) + sizeof(bool)))
         return DR_ENOMEM;
-    apass p = {{t, rp_get, rp_wanted, rp_set}, t, lo, hi, NULL, NULL, 0, NULL};
-    int64_t *rel = dr__malloc(n * sizeof *rel + 1);
-    p.before = dr__malloc(n * sizeof *p.before + 1);
-    p.adj = dr__malloc(span * sizeof *p.adj + 1);
-    p.var = dr__malloc(span * sizeof *p.var + 1);
+    pass_arrays a;
     dr_status st = DR_ENOMEM;
-    if (rel && p.before && p.adj && p.var) {
-        memset(p.var, 0, span * sizeof *p.var);
+    bool got = pass_arrays_get(&a, n, span);
+    int64_t *rel = a.rel;
+    apass p = {{t, rp_get, rp_wanted, rp_set}, t, lo, hi, a.val, a.mark, 0, a.before};
+    if (got)
         st = check_pass(t, lo, hi, n, x, rel, p.var);
-    }
     if (st == DR_OK) {
         /* a failure from here on (memory) takes the recorded nodes off
            again on a root handle: a failed call changes nothing (a child
@@ -230,9 +207,6 @@ dr_status dr__adjoint_record(dr_tape *t, dr_idx from, dr_real y, size_t n,
                 out[i] = ZERO;
         }
     }
-    dr__free(p.adj);
-    dr__free(p.var);
-    dr__free(p.before);
-    dr__free(rel);
+    pass_arrays_free(&a);
     return st;
 }

@@ -15,6 +15,8 @@
 #include "record/program.h"
 
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const dr_real ZERO = {0.0, DR_NONE};
 
@@ -169,6 +171,103 @@ static inline dr_status dr__rules_cover(const dr_tape *t, int64_t lo,
         }
     }
     return DR_OK;
+}
+
+/* A node before a pass's range that the pass keeps a value for (a variable
+   of the adjoint pass, a seed of the tangent pass): its relative id and
+   the value, in an array sorted by id. */
+typedef struct rel_value {
+    int64_t rel;
+    dr_real v;
+} rel_value;
+
+static int by_rel(const void *x, const void *y)
+{
+    int64_t a = ((const rel_value *)x)->rel, b = ((const rel_value *)y)->rel;
+    return (a > b) - (a < b);
+}
+
+/* A pass over at most SMALL_SPAN nodes with at most SMALL_N variables or
+   seeds keeps its arrays on the stack: a derivative taken inside an inner
+   loop (an optimisation's gradient at every step) is a pass over a few
+   dozen nodes, and four allocations and frees were a sixth of it. */
+enum { SMALL_SPAN = 128, SMALL_N = 16 };
+
+typedef struct pass_arrays {
+    int64_t *rel;       /* the n variables' or seeds' relative ids     */
+    rel_value *before;  /* those before the range (n of room)          */
+    dr_real *val;       /* a value for each node of the range          */
+    bool *mark;         /* ... and a mark (a variable, a seed)         */
+    int64_t rel_s[SMALL_N];
+    rel_value before_s[SMALL_N];
+    dr_real val_s[SMALL_SPAN];
+    bool mark_s[SMALL_SPAN];
+} pass_arrays;
+
+/* the arrays for n ids and a range of span nodes, the marks cleared;
+   false: out of memory (pass_arrays_free still to be called) */
+static inline bool pass_arrays_get(pass_arrays *a, size_t n, size_t span)
+{
+    if (n <= SMALL_N) {
+        a->rel = a->rel_s;
+        a->before = a->before_s;
+    } else {
+        a->rel = dr__malloc(n * sizeof *a->rel);
+        a->before = dr__malloc(n * sizeof *a->before);
+    }
+    if (span <= SMALL_SPAN) {
+        a->val = a->val_s;
+        a->mark = a->mark_s;
+    } else {
+        a->val = dr__malloc(span * sizeof *a->val);
+        a->mark = dr__malloc(span * sizeof *a->mark);
+    }
+    if (!a->rel || !a->before || !a->val || !a->mark)
+        return false;
+    memset(a->mark, 0, span * sizeof *a->mark);
+    return true;
+}
+
+static inline void pass_arrays_free(pass_arrays *a)
+{
+    if (a->rel != a->rel_s) {
+        dr__free(a->rel);
+        dr__free(a->before);
+    }
+    if (a->val != a->val_s) {
+        dr__free(a->val);
+        dr__free(a->mark);
+    }
+}
+
+/* b[0..nb) sorted by id (a few: by insertion, no call per comparison) */
+static inline void sort_by_rel(rel_value *b, size_t nb)
+{
+    if (nb > SMALL_N) {
+        qsort(b, nb, sizeof *b, by_rel);
+        return;
+    }
+    for (size_t i = 1; i < nb; i++) {
+        rel_value v = b[i];
+        size_t j = i;
+        for (; j > 0 && b[j - 1].rel > v.rel; j--)
+            b[j] = b[j - 1];
+        b[j] = v;
+    }
+}
+
+/* the entry of id r in b[0..nb), sorted; NULL: none */
+static inline rel_value *find_rel(rel_value *b, size_t nb, int64_t r)
+{
+    size_t lo = 0, hi = nb;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (b[m].rel < r)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < nb && b[lo].rel == r ? &b[lo] : NULL;
 }
 
 #endif /* DR_RECORDED_OPS_H */

@@ -14,13 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* a seed of a node before the replayed range: its relative id and tangent
-   (the sum of the tangents given for it) */
-typedef struct seed_before {
-    int64_t rel;
-    dr_real tan;
-} seed_before;
-
 typedef struct pass {
     dr_rpass rp;          /* for extended nodes' rules (first: a cast) */
     dr_tape *t;
@@ -28,7 +21,7 @@ typedef struct pass {
     dr_real *tan;         /* tangents of lo .. hi                      */
     bool *seeded;         /* ... of which these are given, not replayed */
     size_t nb;            /* seeds before lo, by increasing rel         */
-    seed_before *before;
+    rel_value *before;    /* ... with their tangents (given ones summed) */
 } pass;
 
 static dr_real tangent_of(const pass *p, int64_t r)
@@ -37,15 +30,8 @@ static dr_real tangent_of(const pass *p, int64_t r)
         return p->tan[r - p->lo];
     if (r < 0 || p->nb == 0)
         return ZERO;
-    size_t a = 0, b = p->nb; /* binary search */
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (p->before[m].rel < r)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a < p->nb && p->before[a].rel == r ? p->before[a].tan : ZERO;
+    const rel_value *b = find_rel(p->before, p->nb, r);
+    return b ? b->v : ZERO;
 }
 
 static dr_real rp_get(dr_rpass *rp, int64_t r)
@@ -116,12 +102,6 @@ static dr_real replay_one(pass *p, int64_t r, const dr_oplog *e)
     }
 }
 
-static int by_rel(const void *x, const void *y)
-{
-    int64_t a = ((const seed_before *)x)->rel, b = ((const seed_before *)y)->rel;
-    return (a > b) - (a < b);
-}
-
 /* the seeds' relative ids, every id and tangent checked, and every node
    from lo to hi with a rule (or seeded): nothing is recorded before this */
 static dr_status check_pass(const dr_tape *t, int64_t lo, int64_t hi, size_t k,
@@ -154,14 +134,14 @@ static void place_seeds(pass *p, size_t k, const int64_t *rel,
             dr_real *d = &p->tan[rel[i] - p->lo];
             *d = plus(t, *d, seeds[i]);
         } else if (rel[i] >= 0) {
-            p->before[nb++] = (seed_before){rel[i], seeds[i]};
+            p->before[nb++] = (rel_value){rel[i], seeds[i]};
         }
     }
-    qsort(p->before, nb, sizeof *p->before, by_rel);
+    sort_by_rel(p->before, nb);
     size_t m = 0;
     for (size_t i = 0; i < nb; i++)
         if (m && p->before[m - 1].rel == p->before[i].rel)
-            p->before[m - 1].tan = plus(t, p->before[m - 1].tan, p->before[i].tan);
+            p->before[m - 1].v = plus(t, p->before[m - 1].v, p->before[i].v);
         else
             p->before[m++] = p->before[i];
     p->nb = m;
@@ -180,21 +160,18 @@ dr_status dr__tangent_record(dr_tape *t, dr_idx from, size_t k,
     dr_status ready = dr__recorded_range(t, from, y, &lo, &hi);
     if (ready != DR_OK)
         return ready;
-    if (k > SIZE_MAX / (sizeof(int64_t) + sizeof(seed_before)))
+    if (k > SIZE_MAX / (sizeof(int64_t) + sizeof(rel_value)))
         return DR_ENOMEM;
     size_t span = hi >= lo ? (size_t)(hi - lo + 1) : 0;
     if (span > SIZE_MAX / (sizeof(dr_real) + sizeof(bool)))
         return DR_ENOMEM;
-    pass p = {{t, rp_get, NULL, NULL}, t, lo, hi, NULL, NULL, 0, NULL};
-    int64_t *rel = dr__malloc(k * sizeof *rel + 1);
-    p.before = dr__malloc(k * sizeof *p.before + 1);
-    p.tan = dr__malloc(span * sizeof *p.tan + 1);
-    p.seeded = dr__malloc(span * sizeof *p.seeded + 1);
+    pass_arrays a;
     dr_status st = DR_ENOMEM;
-    if (rel && p.before && p.tan && p.seeded) {
-        memset(p.seeded, 0, span * sizeof *p.seeded);
+    bool got = pass_arrays_get(&a, k, span);
+    int64_t *rel = a.rel;
+    pass p = {{t, rp_get, NULL, NULL}, t, lo, hi, a.val, a.mark, 0, a.before};
+    if (got)
         st = check_pass(t, lo, hi, k, seed_ids, seeds, rel, p.seeded);
-    }
     if (st == DR_OK && hi >= 0) {
         /* a failure from here on (memory) takes the recorded nodes off
            again on a root handle: a failed call changes nothing.  A child
@@ -220,9 +197,6 @@ dr_status dr__tangent_record(dr_tape *t, dr_idx from, size_t k,
             *out = ZERO;
         }
     }
-    dr__free(p.tan);
-    dr__free(p.seeded);
-    dr__free(p.before);
-    dr__free(rel);
+    pass_arrays_free(&a);
     return st;
 }
