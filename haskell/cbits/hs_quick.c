@@ -57,6 +57,14 @@ DR_API int drhs_jvp_quick(dr_tape *t, size_t m, const dr_real *y, size_t n,
                             : DRHS_CALL_SAFE;
 }
 
+DR_API int drhs_jvp_vec_quick(dr_tape *t, size_t m, const dr_real *y,
+                              size_t n, const dr_real *x, size_t k,
+                              const double *Xdot, double *Ydot)
+{
+    return drhs_quick_ok(t) ? (int)dr_jvp_vec(t, m, y, n, x, k, Xdot, Ydot)
+                            : DRHS_CALL_SAFE;
+}
+
 DR_API int drhs_jacobian_range_quick(dr_tape *t, size_t m, const dr_real *y,
                                      dr_idx first, size_t n, double *J)
 {

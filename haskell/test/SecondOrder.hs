@@ -114,6 +114,19 @@ jvpProp f jv jac x v =
               (and (zipWith (closeRel 1e-12) (toVec yd) byJac))
        .&&. length (toVec yd) == length (toVec y)
 
+-- | k directions at once against one jvp per direction: the same value,
+-- one product per direction, each the single product's to rounding (one
+-- sweep carries the k tangents side by side).
+jvpsProp :: (Vec x, Vec y, Show y, Eq y) => (x -> x -> (y, y)) -> (x -> [x] -> (y, [y])) -> x -> [x] -> Property
+jvpsProp jv jvs x vs =
+  let (y, yds) = jvs x vs
+      singles = map (jv x) vs
+  in counterexample ("value " ++ show y ++ ", products " ++ show yds) $
+       length yds == length vs
+       .&&. all ((== y) . fst) singles
+       .&&. and [ length (toVec a) == length (toVec b) && and (zipWith (closeRel 1e-13) (toVec a) (toVec b))
+                | (a, (_, b)) <- zip yds singles ]
+
 -- | J^T (J v) from the Jacobian's rows, against the engine's product.
 gnvpProp :: [Double] -> [[Double]] -> [Double] -> Bool
 gnvpProp got rows v =
@@ -151,6 +164,32 @@ spec = describe "forward mode and second order" $ do
           v = vfromList [cos (fromIntegral i) | i <- [0 .. 14 :: Int]]
       gnvpProp (vtoList ($(gnvp 'mlpOut) p0 v)) (map vtoList ($(jacobian 'mlpOut) p0)) (vtoList v)
         `shouldBe` True
+
+  describe "jvps" $ do
+    it "tall: k directions against a jvp each" $ property $
+      forAll ((,) <$> dbl <*> dbl) $ \x -> forAll (choose (0, 4)) $ \k -> forAll (vecOf k ((,) <$> dbl <*> dbl)) $ \vs ->
+        jvpsProp $(jvp 'tall) $(jvps 'tall) x vs
+    it "wide: k directions against a jvp each" $ property $
+      forAll (vecOf 6 dbl) $ \x -> forAll (choose (1, 3)) $ \k -> forAll (vecOf k (vecOf 6 dbl)) $ \vs ->
+        jvpsProp $(jvp 'wide) $(jvps 'wide) x vs
+    it "discrete parts: the output's in every product" $ property $
+      forAll ((,) <$> choose (-3, 3) <*> vecOf 3 dbl) $ \x -> forAll (vecOf 2 (vecOf 3 dbl)) $ \vs ->
+        let ds = [ (7, v) | v <- vs ]
+            (y, yds) = $(jvps 'mixed) x ds
+        in jvpsProp $(jvp 'mixed) $(jvps 'mixed) x ds .&&. all ((== snd y) . snd) yds
+    it "the documentation's example" $
+      $(jvps 'docF) (3, 2) [(1, 0), (0, 1)] `shouldBe` (10, [2, 7])
+    it "no directions: the value alone" $
+      $(jvps 'docF) (3, 2) [] `shouldBe` (10, [])
+    it "a direction of another shape is a DualRevError" $ do
+      m <- dualRevError (snd ($(jvps 'wide) [1 .. 6] [[1 .. 6], [1, 2]]))
+      m `shouldSatisfy` ("the direction has 2 scalars and the input 6" `isInfixOf`)
+    it "array input and output" $ do
+      let x = (vfromList [1, 2], 3)
+          vs = [(vfromList [1, 0], 1), (vfromList [0, 2], -1)]
+          ((y, q), yds) = $(jvps 'scaleVec) x vs
+      (vtoList y, q) `shouldBe` ([3, 6], 5)
+      [ (vtoList a, b) | (a, b) <- yds ] `shouldBe` [ (vtoList a, b) | v <- vs, let (a, b) = snd ($(jvp 'scaleVec) x v) ]
 
   describe "jvp" $ do
     it "tall: against finite differences and the Jacobian times v" $ property $

@@ -66,6 +66,7 @@ module Numeric.DualRev
   , differentiate
   , jacobian
   , jvp
+  , jvps
     -- * Gradients recorded once, replayed after
   , tapedGrad
   , tapedGrad'
@@ -169,6 +170,16 @@ jacobian = jacobianQ
 -- > $(jvp 'f) (3, 2) (1, 1)      ==  (10.0, 9.0)                -- y + x + 2 y
 jvp :: Name -> Q Exp
 jvp = jvpQ
+
+-- | @$(jvps 'f) :: a -> [a] -> (b, [b])@ for @f :: a -> b@: the value and
+-- the directional derivatives along each of the directions, from one
+-- recording and one forward sweep that carries every direction side by
+-- side, where a 'jvp' per direction would record @f@ again for each.  A
+-- gradient by forward mode is the directions of the unit vectors.
+--
+-- > $(jvps 'f) (3, 2) [(1, 0), (0, 1)]  ==  (10.0, [2.0, 7.0])   -- y, x + 2 y
+jvps :: Name -> Q Exp
+jvps = jvpsQ
 
 -- | @$(tapedGrad 'f) :: a -> a@: the gradient, as 'grad' gives it, from a
 -- function recorded once and replayed by the engine at later inputs,

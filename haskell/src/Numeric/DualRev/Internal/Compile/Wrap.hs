@@ -9,7 +9,7 @@
 -- its output structure (reading values, seeding cotangents, listing output
 -- nodes), then hand them to the runners of "Numeric.DualRev.Internal.Run.Driver.Runners".
 module Numeric.DualRev.Internal.Compile.Wrap
-  ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, gnvpQ, hvpQ, hessianQ
+  ( gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, jvpsQ, gnvpQ, hvpQ, hessianQ
   , sparseJacobianQ, sparseHessianQ
   , specialise, expandSyn, plainViaDual
     -- * For the taped splices ("Numeric.DualRev.Internal.Compile.Taped")
@@ -408,7 +408,7 @@ scalarResult what f b = do
     _ -> fail ("dualrev: " ++ what ++ " needs a function returning Double; `" ++ nameBase f
                ++ "' returns " ++ pprint b ++ " (use differentiate or jacobian)")
 
-gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, gnvpQ, hvpQ, hessianQ :: Name -> Q Exp
+gradQ, gradQ', differentiateQ, jacobianQ, jvpQ, jvpsQ, gnvpQ, hvpQ, hessianQ :: Name -> Q Exp
 gradQ f = do
   e <- gradQ' f
   pure (InfixE (Just (VarE 'snd)) (VarE '(.)) (Just e))
@@ -435,6 +435,11 @@ jvpQ f = do
   (a, b, wa, wb, d, ds) <- flatTarget "jvp" f False
   pure (SigE (withDecs ds (foldl AppE (VarE 'jvpRun) [wTrav wa, wInS wa, wOut wb, wPrim wb, wTrav wb, d]))
              (arrow a (arrow a (tup [b, b]))))
+
+jvpsQ f = do
+  (a, b, wa, wb, d, ds) <- flatTarget "jvps" f False
+  pure (SigE (withDecs ds (foldl AppE (VarE 'jvpsRun) [wTrav wa, wInS wa, wOut wb, wPrim wb, wTrav wb, d]))
+             (arrow a (arrow (AppT ListT a) (tup [b, AppT ListT b]))))
 
 gnvpQ f = do
   (a, _, wa, wb, d, ds) <- flatTarget "gnvp" f False

@@ -19,7 +19,7 @@ module Numeric.DualRev.Internal.Engine.FFI
   , c_fork, c_join, c_set_threads, c_get_threads
   , c_tape_take, c_tape_give
     -- * Jacobians, forward mode and second order
-  , CReal, c_jacobian, c_jvp, c_jvp_quick, c_gnvp, c_hvp, c_hvp_inputs, c_hvp_inputs_quick, c_hessian, c_gradient_range, c_jacobian_range
+  , CReal, c_jacobian, c_jvp, c_jvp_quick, c_jvp_vec, c_jvp_vec_quick, c_gnvp, c_hvp, c_hvp_inputs, c_hvp_inputs_quick, c_hessian, c_gradient_range, c_jacobian_range
   , CSparse, c_sparse_jacobian, c_sparse_hessian, c_sparse_free
   , c_jacobian_range_safe, c_jacobian_range_quick
   ) where
@@ -101,6 +101,10 @@ foreign import ccall safe "dr_jvp"
   c_jvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall unsafe "drhs_jvp_quick"
   c_jvp_quick :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
+foreign import ccall safe "dr_jvp_vec"
+  c_jvp_vec :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> CSize -> Ptr Double -> Ptr Double -> IO CInt
+foreign import ccall unsafe "drhs_jvp_vec_quick"
+  c_jvp_vec_quick :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> CSize -> Ptr Double -> Ptr Double -> IO CInt
 foreign import ccall safe "dr_gnvp"
   c_gnvp :: Ptr CTape -> CSize -> Ptr CReal -> CSize -> Ptr CReal -> Ptr Double -> Ptr Double -> IO CInt
 

@@ -21,7 +21,7 @@
 --   array output's elements by index nodes).
 module Numeric.DualRev.Internal.Run.Driver.Flat
   ( -- * Runners
-    jacobianRun, jvpRun, gnvpRun, hvpRun, hessianRun, sparseJacobianRun, sparseHessianRun, withOrder2Tape
+    jacobianRun, jvpRun, jvpsRun, gnvpRun, hvpRun, hessianRun, sparseJacobianRun, sparseHessianRun, withOrder2Tape
     -- * Engine calls on flat arrays (also the overloaded mode's)
   , withReals, engine, rowsOf
     -- * Taped functions ("Numeric.DualRev.Internal.Run.Driver.Taped")
@@ -37,6 +37,7 @@ import Control.Exception (Handler (..), IOException, catches, finally, throwIO)
 import Control.Monad (foldM, forM, replicateM, when)
 import Data.IORef (IORef, modifyIORef', newIORef, readIORef)
 import Data.Int (Int64)
+import Data.List (transpose)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CInt, CSize)
 import Foreign.ForeignPtr (ForeignPtr, withForeignPtr)
@@ -340,6 +341,30 @@ jvpRun trav ins outs prim travB f x v = unsafeDupablePerformIO $ withPooledTape 
       quickOrSafe (c_jvp_quick t cm py cn px pv p) (c_jvp t cm py cn px pv p)
   pure (y, yd)
 {-# INLINE jvpRun #-}
+
+-- | The value and the directional derivatives along k directions, from one
+-- recording and one forward sweep that carries the k tangents side by side
+-- (dr_jvp_vec): the directions, n scalars each, as the columns of an n x k
+-- row-major matrix, and the output's k tangents read back by column.
+jvpsRun :: Trav a -> (Supply -> a -> IO a') -> (Ptr CTape -> b' -> [R] -> IO [R])
+        -> (Ptr CTape -> b' -> IO b) -> Trav b -> (a' -> AD b') -> a -> [a] -> (b, [b])
+jvpsRun trav ins outs prim travB f x vs = unsafeDupablePerformIO $ withPooledTape $ \t -> do
+  (_, first, y') <- record trav ins f t x
+  xr <- inputReals trav x first
+  ds <- mapM (direction trav xr) vs
+  yr <- outs t y' []
+  y <- prim t y'
+  let k = length ds
+      m = length yr
+      ck = fromIntegral k
+  yds <- withReals yr $ \cm py -> withReals xr $ \cn px -> withArray (concat (transpose ds)) $ \pv ->
+    allocaArray (max 1 (m * k)) $ \pd -> do
+      when (k > 0) $ engine "dr_jvp_vec" $
+        quickOrSafe (c_jvp_vec_quick t cm py cn px ck pv pd) (c_jvp_vec t cm py cn px ck pv pd)
+      forM [0 .. k - 1] $ \j -> resultAs travB y m $ \p ->
+        mapM_ (\i -> peekElemOff pd (i * k + j) >>= pokeElemOff p i) [0 .. m - 1]
+  pure (y, yds)
+{-# INLINE jvpsRun #-}
 
 -- | The Gauss-Newton product J^T J v of the output scalars (residuals),
 -- shaped like the input: one forward and one reverse sweep.
