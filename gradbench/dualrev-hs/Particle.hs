@@ -5,7 +5,7 @@
 -- the x axis; the control w minimises the square of where it crosses, by
 -- GradBench's descent from the input's w.  Every step's force is a nested
 -- derivative, which the descent's derivative in w differentiates through.
--- The function's name says the modes, outer then inner: r reverse (grad,
+-- The function's name says the modes, outer then inner: r reverse (grad',
 -- gradient), f forward (jvp, derivative per coordinate).
 module Particle (functions, particle, objective) where
 

@@ -4,8 +4,9 @@
 -- GradBench's descent from the input's start.  The outer objective runs the
 -- inner ascent, whose gradients are nested derivatives: the outer gradient
 -- differentiates through them.  The function's name says the modes, outer
--- then inner: r reverse (grad, gradient), f forward (jvp per coordinate,
--- derivative per coordinate).  The output is the saddle point, x then y.
+-- then inner: r reverse (grad', gradient), f forward (jvps along the unit
+-- vectors, derivative per coordinate).  The output is the saddle point, x
+-- then y.
 module Saddle (functions, saddle, outer) where
 
 import Numeric.DualRev
@@ -32,16 +33,14 @@ differentiable [d|
 
 -- | The outer objective, max over y of f(x, y) from start, and its gradient
 -- in x, from one recording: by reverse mode, or by forward mode (outerFwd),
--- a directional derivative per coordinate, the value the first one's (the
--- second is recorded only where the descent asks for the gradient).
+-- the directional derivatives along the unit vectors in one sweep.
 outer :: Bool -> Bool -> [Double] -> [Double] -> (Double, [Double])
 outer outerFwd innerFwd start x
   | not outerFwd = let (v, (_, g)) = (if innerFwd then $(grad' 'outerF) else $(grad' 'outerR)) (Constant start, x)
                    in (v, g)
-  | otherwise = (fst (head ds), map snd ds)
-  where
-    ds = [ (if innerFwd then $(jvp 'outerF) else $(jvp 'outerR)) (Constant start, x) (Constant start, e)
-         | e <- [[1, 0], [0, 1]] ]
+  | otherwise = let (v, ds) = (if innerFwd then $(jvps 'outerF) else $(jvps 'outerR))
+                                (Constant start, x) [(Constant start, e) | e <- [[1, 0], [0, 1]]]
+                in (v, ds)
 
 -- | The saddle point from start, x then y.
 saddle :: Bool -> Bool -> [Double] -> [Double]
