@@ -214,6 +214,50 @@ static void test_statement(void **state)
                      DR_NONE);
 }
 
+/* while paused, every recording entry point records nothing and returns
+   DR_NONE, at orders 1 and 2; resumed, they record again; a clear resumes */
+static void test_pause(void **state)
+{
+    (void)state;
+    assert_int_equal(dr_fe_pause(NULL, 1), 0);
+    dr_tape *t = chk_tape_new();
+    for (int order = 1; order <= 2; order++) {
+        CHK_STATUS(dr_tape_clear(t), DR_OK);
+        CHK_STATUS(dr_tape_set_order(t, order), DR_OK);
+        chk_context("order %d", order);
+        dr_real x = dr_input(t, 0.5), y = dr_input(t, 2.0);
+        assert_int_equal(dr_fe_pause(t, 1), 0);
+        assert_int_equal(dr_fe_pause(t, 1), 1);
+        size_t len = dr_tape_len(t);
+        for (size_t i = 0; i < sizeof unaries / sizeof unaries[0]; i++)
+            assert_int_equal(unaries[i].rec(t, x.idx, x.val, 1.0), DR_NONE);
+        for (size_t i = 0; i < sizeof binaries / sizeof binaries[0]; i++)
+            assert_int_equal(binaries[i].rec(t, x.idx, y.idx, x.val, y.val, 1.0), DR_NONE);
+        assert_int_equal(dr_fe_powi_rec(t, x.idx, x.val, 3.0, 0.125), DR_NONE);
+        dr_idx ia[2] = {x.idx, y.idx};
+        double xa[2] = {x.val, y.val};
+        assert_int_equal(dr_fe_dot_rec(t, DR_NONE, 0.0, 2, ia, xa, ia, xa), DR_NONE);
+        assert_int_equal(dr_fe_stmt(t, 2, x.idx, 1.0, y.idx, 2.0, 0, 0, 0, 0, 0, 0, 0, 0),
+                         DR_NONE);
+        assert_int_equal(dr_fe_stmt2(t, x.idx, 1.0, y.idx, 2.0), DR_NONE);
+        assert_int_equal(dr_fe_stmt3(t, x.idx, 1.0, y.idx, 2.0, x.idx, 3.0), DR_NONE);
+        assert_int_equal(dr_fe_prog(t, NULL, 1.0, x.idx, x.val, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+                         DR_NONE);
+        assert_int_equal(dr_tape_len(t), len);
+        CHK_STATUS(dr_tape_status(t), DR_OK);
+        /* resumed: recorded */
+        assert_int_equal(dr_fe_pause(t, 0), 1);
+        dr_idx m = binaries[0].rec(t, x.idx, y.idx, x.val, y.val, 1.0);
+        assert_int_not_equal(m, DR_NONE);
+        assert_int_equal(dr_tape_len(t), len + 1);
+        /* a clear resumes */
+        dr_fe_pause(t, 1);
+        CHK_STATUS(dr_tape_clear(t), DR_OK);
+        assert_int_equal(dr_fe_pause(t, 0), 0);
+    }
+    dr_tape_free(t);
+}
+
 /* dr_fe_stmt2 and dr_fe_stmt3 record what dr_fe_stmt of two and three
    leaves records (the same nodes, ids and partials, constants and repeated
    leaves included), and fail, refuse order 2 and NULL as it does */
@@ -365,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_statement),
         cmocka_unit_test(test_statement_small),
+        cmocka_unit_test(test_pause),
         cmocka_unit_test(test_input_ranges),
     };
     enum { NU = sizeof unaries / sizeof unaries[0],

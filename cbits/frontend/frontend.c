@@ -14,6 +14,8 @@
     double dr_fe_##op(double x) { return dr_rule_##op(x); }                  \
     dr_idx dr_fe_##op##_rec(dr_tape *t, dr_idx a, double x, double v)        \
     {                                                                        \
+        if (DR_UNLIKELY(t && t->fe_paused))                                  \
+            return DR_NONE;                                                  \
         double d = dr_rule_##op##_d(x, v);                                   \
         if (dr__order2(t))                                                   \
             return dr__op1_logged(t, DR_OPC_##op, v, a, d, x, 0.0).idx;      \
@@ -27,6 +29,8 @@ DR_RULES_UNARY_FUSED(DR_FE_UNARY)
     dr_idx dr_fe_##op##_rec(dr_tape *t, dr_idx a, dr_idx b, double x,        \
                             double y, double v)                              \
     {                                                                        \
+        if (DR_UNLIKELY(t && t->fe_paused))                                  \
+            return DR_NONE;                                                  \
         dr_rule_d2 d = dr_rule_##op##_d(x, y, v);                            \
         if (dr__order2(t))                                                   \
             return dr__op2_logged(t, DR_OPC_##op, v, a, d.a, x, b, d.b, y)   \
@@ -39,6 +43,8 @@ double dr_fe_powi(double x, double n) { return dr_rule_powi(x, n); }
 
 dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n, double v)
 {
+    if (DR_UNLIKELY(t && t->fe_paused))
+        return DR_NONE;
     double d = dr_rule_powi_d(x, n, v);
     if (dr__order2(t))
         return dr__op1_logged(t, DR_OPC_powi, v, a, d, x, n).idx;
@@ -124,7 +130,7 @@ dr_idx dr_fe_dot_rec(dr_tape *t, dr_idx acc, double s, size_t n,
                      const dr_idx *ia, const double *xa, const dr_idx *ib,
                      const double *xb)
 {
-    if (!t)
+    if (!t || t->fe_paused)
         return DR_NONE;
     if (dr__order2(t))
         return t->root->fe_programs
@@ -184,6 +190,15 @@ stmt_link(dr_tape *t, size_t *k, dr_idx *y, double *dy, dr_idx a, double d)
     return *y != DR_NONE;
 }
 
+int dr_fe_pause(dr_tape *t, int paused)
+{
+    if (!t)
+        return 0;
+    int was = t->fe_paused;
+    t->fe_paused = paused != 0;
+    return was;
+}
+
 dr_status dr_fe_programs(dr_tape *t, int on)
 {
     if (!t || t != t->root)
@@ -197,7 +212,7 @@ dr_idx dr_fe_prog(dr_tape *t, const unsigned char *code, double v,
                   double x2, dr_idx a3, double x3, dr_idx a4, double x4,
                   dr_idx a5, double x5)
 {
-    if (!t)
+    if (!t || t->fe_paused)
         return DR_NONE;
     /* (a statement the front end wrote no program for, or a tape not
        kept for replay) */
@@ -225,7 +240,7 @@ stmt(dr_tape *t, size_t n, dr_idx a0, double d0, dr_idx a1, double d1,
      dr_idx a2, double d2, dr_idx a3, double d3, dr_idx a4, double d4,
      dr_idx a5, double d5)
 {
-    if (DR_UNLIKELY(!t))
+    if (DR_UNLIKELY(!t || t->fe_paused))
         return DR_NONE;
     if (DR_UNLIKELY(dr__order2(t)))
         return DR_FE_STMT_BY_OPS;

@@ -127,6 +127,19 @@ DR_API dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1,
  * or an id not on the tape, sets DR_EINVAL.  At order 1 it records the
  * node of the same partials (no program kept).
  */
+/*
+ * Pause recording on handle t (paused != 0) or resume it (0); returns
+ * whether it was paused.  While paused, the operations above (dr_fe_OP_rec,
+ * dr_fe_powi_rec, dr_fe_dot_rec, dr_fe_stmt*, dr_fe_prog) record nothing
+ * and return DR_NONE: their results are constants.  For values a front end
+ * needs only as values, such as the operands of a comparison whose outcome
+ * no replay will check again (no guards recorded); the front end resumes
+ * recording for anything whose derivative it needs (a nested derivative,
+ * a value computed when first demanded that other code shares).  A new or
+ * cleared handle records.  NULL: 0, nothing done.
+ */
+DR_API int dr_fe_pause(dr_tape *t, int paused);
+
 /* Whether dr_fe_prog records programs on root handle t and its children
    (off for a new tape): on for a tape kept for replay, where a statement
    that replays as one node pays; off elsewhere, where recording one costs

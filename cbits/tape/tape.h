@@ -278,6 +278,8 @@ struct dr_tape {
     bool fe_programs;  /* frontend: [root] statements are recorded with
                           their programs at order 2 (dr_fe_programs: a
                           tape kept for replay)                         */
+    bool fe_paused;    /* frontend: this handle's scalar operations
+                          record nothing (dr_fe_pause)                  */
     bool arr_seeded;   /* arrays: [root] an array input was seeded with
                           tangents since the last dr_arr_tangents_clear
                           or clear (a Hessian-vector product of no scalar

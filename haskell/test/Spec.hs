@@ -4,6 +4,7 @@ import Test.Hspec
 
 import qualified Arithmetic
 import qualified Checkpoint
+import qualified Comparisons
 import qualified Corpus.Api
 import qualified Corpus.Bench
 import qualified Corpus.Classes
@@ -50,6 +51,7 @@ main = hspec $ do
   Checkpoint.spec
   Statement.spec
   Arithmetic.spec
+  Comparisons.spec
   Inlining.spec
   Sweeps.spec
   Taped.spec

@@ -31,7 +31,7 @@ import Language.Haskell.TH
 import Numeric.DualRev.Internal.Compile.Registry (register, reifyR, reifyTypeR)
 import Numeric.DualRev.Internal.Compile.Wrap (plainViaDual)
 import qualified Numeric.DualRev.Internal.Run.Control.Nested as N
-import Numeric.DualRev.Internal.Run.Scalar.AD (AD)
+import Numeric.DualRev.Internal.Run.Scalar.AD (AD, unrecordedD)
 import Numeric.DualRev.Internal.Compile.Core hiding (Body, Clause, Guard)
 import qualified Numeric.DualRev.Internal.Compile.Core as C
 import Numeric.DualRev.Internal.Run.Driver.Constant (Constant (..))
@@ -511,6 +511,15 @@ transFused env f args = case (f, args) of
       _ -> transApp1 env f args
   _ -> transApp1 env f args
 
+-- | The comparisons whose operands are computed for their values alone
+-- ('unrecordedD'): their outcome is a Bool or an Ordering, no dual number.
+comparisons :: [Name]
+comparisons = ['(<), '(<=), '(>), '(>=), '(==), '(/=), 'compare]
+
+unrecorded :: Res -> Res
+unrecorded (Mon m) = Mon (AppE (VarE 'unrecordedD) m)
+unrecorded r = r
+
 -- | An application, one function at a time.
 transApp1 :: Env -> Expr -> [Expr] -> Q Res
 transApp1 env f args = case f of
@@ -523,6 +532,10 @@ transApp1 env f args = case f of
       VLocalFun w k _ | n >= k -> known (VarE w) k
       VTopFun _ w k | n >= k -> known (VarE w) k
       VPrim (PMon p k) | n >= k -> known (VarE p) k
+      VPrim (PPure p 2) | n == 2, p `elem` comparisons -> do
+        -- the operands' operations unrecorded where no guard needs them
+        rs <- mapM (fmap unrecorded . transE env) args
+        bindAll rs (pure . Pure . foldl AppE (VarE p))
       VPrim (PPure p k) | n >= k -> evalArgs env args $ \es ->
         applyRes (Pure (foldl AppE (VarE p) (take k es))) (drop k es)
       VPrim PAnd | [a, b] <- args -> shortCircuit a b True

@@ -11,7 +11,7 @@
 module Numeric.DualRev.Internal.Engine.FFI
   ( CTape
   , c_tape_new, c_tape_free, p_tape_free, c_tape_clear, c_tape_len
-  , c_mark_bytes, c_mark_save, c_mark_restore, c_lazy_note, c_lazy_count
+  , c_mark_bytes, c_mark_save, c_mark_restore, c_lazy_note, c_lazy_count, c_fe_pause
   , c_tape_status, c_strerror
   , c_record0, c_record1, c_record2, c_recordn
   , c_input_range, c_input_first, c_fe_input_range, c_fe_input_len, c_adjoints_read
@@ -46,6 +46,9 @@ foreign import ccall unsafe "dr_fe_mark_save" c_mark_save :: Ptr CTape -> Ptr ()
 foreign import ccall unsafe "dr_fe_mark_restore" c_mark_restore :: Ptr CTape -> Ptr () -> IO CInt
 -- | The count of lazily recorded values, which a rewind must not drop.
 foreign import ccall unsafe "drhs_lazy_note" c_lazy_note :: IO ()
+-- | Pause (1) or resume (0) the front end's recording on a handle; the old
+-- state (frontend.h, dr_fe_pause)
+foreign import ccall unsafe "dr_fe_pause" c_fe_pause :: Ptr CTape -> CInt -> IO CInt
 foreign import ccall unsafe "drhs_lazy_count" c_lazy_count :: IO Word64
 foreign import ccall unsafe "dr_tape_status" c_tape_status :: Ptr CTape -> IO CInt
 foreign import ccall unsafe "dr_strerror" c_strerror :: CInt -> IO CString

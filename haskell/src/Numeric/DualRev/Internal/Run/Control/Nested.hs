@@ -142,14 +142,17 @@ hessianOfD f = jacobianOfD (gradientD f)
 nested :: (Ptr CTape -> Int64 -> IO a) -> AD a
 nested body = AD (\t -> nestedOn t (body t))
 
--- | 'nested' on a given tape: the body gets the mark.
+-- | 'nested' on a given tape: the body gets the mark.  It records even
+-- inside the operand of a comparison ('unrecordedD'): a derivative there
+-- needs the nodes of its own function.
 nestedOn :: Ptr CTape -> (Int64 -> IO a) -> IO a
 nestedOn t body = do
   old <- c_tape_order t
   st <- c_tape_set_order t 2
   when (st /= 0) (failWith "a derivative inside differentiable code" st)
+  was <- c_fe_pause t 0
   mark <- c_tape_mark t
-  body mark `finally` c_tape_set_order t old
+  body mark `finally` (c_tape_set_order t old >> c_fe_pause t was)
 
 -- | A fresh node with the value of x that depends on x: the inner
 -- variable, seeded alone.

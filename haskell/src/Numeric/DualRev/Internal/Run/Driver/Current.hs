@@ -21,13 +21,14 @@ module Numeric.DualRev.Internal.Run.Driver.Current
 
 import Control.Concurrent (ThreadId, myThreadId)
 import Control.Exception (evaluate, finally, throwIO)
-import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
+import Control.Monad (join)
+import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef, writeIORef)
 import qualified Data.Map as M
 import Foreign.Ptr (Ptr)
 import System.IO.Unsafe (unsafeInterleaveIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Run.Scalar.AD (AD (..), D (..), DualRevError (..))
-import Numeric.DualRev.Internal.Engine.FFI (CTape, c_lazy_note)
+import Numeric.DualRev.Internal.Engine.FFI (CTape, c_fe_pause, c_lazy_note)
 
 current :: IORef (M.Map ThreadId (Ptr CTape))
 current = unsafePerformIO (newIORef M.empty)
@@ -57,9 +58,22 @@ currentTape = do
 --
 -- The lookup is a lazy IO action of each call (unsafeInterleaveIO): as a
 -- pure @unsafePerformIO currentTape@ it does not depend on @m@, so GHC may
--- float it out and keep the first tape it saw for every later call.
+-- float it out and keep the first tape it saw for every later call.  The
+-- value may be shared and first demanded inside the operand of a
+-- comparison ('unrecordedD'): the lookup resumes recording, and the
+-- pause is restored after.
 onTape :: AD a -> a
-onTape m = unsafePerformIO (unsafeInterleaveIO (c_lazy_note >> currentTape) >>= unAD m)
+onTape m = unsafePerformIO $ do
+  resume <- newIORef (pure ())
+  t <- unsafeInterleaveIO $ do
+    c_lazy_note
+    t <- currentTape
+    was <- c_fe_pause t 0
+    writeIORef resume (() <$ c_fe_pause t was)
+    pure t
+  r <- unAD m t
+  join (readIORef resume)
+  pure r
 {-# NOINLINE onTape #-}
 
 -- | The result of code outside any block, recorded on t: evaluated far

@@ -13,7 +13,7 @@
 -- registry below, not through the 'AD' monad.  Outside a taped recording
 -- a comparison of active values costs one read of a counter.
 module Numeric.DualRev.Internal.Run.Driver.Guard
-  ( withGuards, guardingTape, withGuardsOn
+  ( withGuards, guardingTape, withGuardsOn, guardsAnywhere
   , guardRaw, guardRound, guardSignum
     -- * The guard kinds (dr_fe_guard's op)
   , gLt, gLe, gGt, gGe, gEq, gNe, gFloor, gCeil, gTrunc, gRint, gIsNaN, gIsInf, gSignBit
@@ -66,6 +66,10 @@ withGuards t io = do
   io `finally` do
     atomicModifyIORef' recording (\n -> (n - 1, ()))
     atomicModifyIORef' registry (\m -> (M.delete me m, ()))
+
+-- | Whether any thread records guards now (one read of a counter).
+guardsAnywhere :: IO Bool
+guardsAnywhere = (/= 0) <$> readIORef recording
 
 -- | The tape the calling thread records guards on, if it does.
 guardingTape :: IO (Maybe (Ptr CTape))

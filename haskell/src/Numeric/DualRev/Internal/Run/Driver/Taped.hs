@@ -291,13 +291,13 @@ tapedHvpRun fill tk trav ins f = taped fill (Splice rec result True replay 2)
       (n, first, y, arrs) <- recordArrays trav ins f t x
       pure (n, first, (y, arrs))
     result t r x v = along r x v (rLens r) $ \pv po -> do
-      engine "dr_hvp" (product t r nullPtr [] pv po)
+      engine "dr_hvp" (hvpAt t r nullPtr [] pv po)
       readBackWith [] (rLens r) tk x po
     replay t r x v p lent lens = along r x v lens $ \pv po -> do
-      st <- product t r p lent pv po
+      st <- hvpAt t r p lent pv po
       if st /= 0 then pure (Left st) else Right <$> readBackWith [] lens tk x po
     -- replay at p (null: none) with the arrays lent, and the product
-    product t r p lent pv po = case rOut r of
+    hvpAt t r p lent pv po = case rOut r of
       (D _ yi, []) -> c_taped_hvp t (rFirst r) (fromIntegral (rCount r)) p yi pv po
       (D _ yi, arrs) -> do
         when (p /= nullPtr && [k | (_, k, _) <- arrs] /= [k | Lent k _ _ <- lent]) $

@@ -24,14 +24,16 @@ import Numeric.DualRev.Internal.Run.Control.Parallel (recordingHandle, rootHandl
 -- reverse pass needs.  An element records on the handle of the code that
 -- demands it, not of the code that made the list: with (|*|) the list may
 -- be made on one side and consumed after the join, or made before a fork
--- and consumed on a side.
+-- and consumed on a side.  It records even where first demanded inside the
+-- operand of a comparison ('unrecordedD'): the list is shared with the
+-- code that made it.
 unfoldOnDemand :: (s -> AD (Maybe (a, s))) -> s -> AD [a]
 unfoldOnDemand step s0 = AD $ \t -> do
   root <- rootHandle t
   let go s = unsafeInterleaveIO $ do
         c_lazy_note
         h <- recordingHandle root
-        r <- unAD (step s) h
+        r <- recordingResumed h (unAD (step s) h)
         case r of
           Nothing -> pure []
           Just (y, s') -> y `seq` ((y :) <$> go s')

@@ -15,6 +15,7 @@ module Numeric.DualRev.Internal.Run.Scalar.AD
   , rec1, rec2, recordN
   , DualRevError (..)
   , checkTape
+  , unrecordedD, recordingResumed
   ) where
 
 import Control.Exception (Exception, throwIO)
@@ -168,3 +169,31 @@ checkTape t = do
     else do
       msg <- c_strerror st >>= peekCString
       throwIO (DualRevError ("dualrev: the tape reported: " ++ msg))
+
+-- | An operand of a comparison, computed without recording its operations
+-- (dr_fe_pause) where no guard is recorded: the comparison takes only its
+-- value, and no replay checks the outcome again, so a convergence test's
+-- norm or a line search's compared values need no nodes.  While any thread
+-- records guards (a taped function's first call), it records as usual, so
+-- that its guards have the nodes a replay checks them on.  What must be
+-- recorded whatever the operand is (a nested derivative, a value computed
+-- when first demanded, which other code may share) resumes recording
+-- itself ('recordingResumed').
+unrecordedD :: AD a -> AD a
+unrecordedD m = AD $ \t -> do
+  g <- guardsAnywhere
+  if g then unAD m t else do
+    was <- c_fe_pause t 1
+    r <- unAD m t
+    _ <- c_fe_pause t was
+    pure r
+
+-- | Run with the front end's recording on handle t resumed, paused again
+-- after where it was ('unrecordedD').
+recordingResumed :: Ptr CTape -> IO a -> IO a
+recordingResumed t io = do
+  was <- c_fe_pause t 0
+  r <- io
+  _ <- c_fe_pause t was
+  pure r
+{-# INLINE recordingResumed #-}
