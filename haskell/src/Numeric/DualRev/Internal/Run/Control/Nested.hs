@@ -147,12 +147,10 @@ nested body = AD (\t -> nestedOn t (body t))
 -- needs the nodes of its own function.
 nestedOn :: Ptr CTape -> (Int64 -> IO a) -> IO a
 nestedOn t body = do
-  old <- c_tape_order t
-  st <- c_tape_set_order t 2
-  when (st /= 0) (failWith "a derivative inside differentiable code" st)
-  was <- c_fe_pause t 0
+  saved <- c_nest_begin t
+  when (saved < 0) (failWith "a derivative inside differentiable code" (negate saved))
   mark <- c_tape_mark t
-  body mark `finally` (c_tape_set_order t old >> c_fe_pause t was)
+  body mark `finally` c_nest_end t saved
 
 -- | A fresh node with the value of x that depends on x: the inner
 -- variable, seeded alone.
