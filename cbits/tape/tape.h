@@ -228,6 +228,9 @@ struct dr_tape {
     unsigned state;  /* DR_ST_* flags                                    */
     unsigned order;  /* record: 2 while second-order information is
                         recorded (dr_tape_set_order), else 1 or 0      */
+    bool fe_paused;  /* frontend: this handle's scalar operations record
+                        nothing (dr_fe_pause); beside order, which every
+                        operation reads too: the same cache line       */
 
     dr_tape *root;     /* the root handle (itself for the root)          */
     dr_chunk *chunk;   /* newest chunk of the current job, NULL before any */
@@ -278,8 +281,6 @@ struct dr_tape {
     bool fe_programs;  /* frontend: [root] statements are recorded with
                           their programs at order 2 (dr_fe_programs: a
                           tape kept for replay)                         */
-    bool fe_paused;    /* frontend: this handle's scalar operations
-                          record nothing (dr_fe_pause)                  */
     bool arr_seeded;   /* arrays: [root] an array input was seeded with
                           tangents since the last dr_arr_tangents_clear
                           or clear (a Hessian-vector product of no scalar
