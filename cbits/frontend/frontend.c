@@ -8,17 +8,33 @@
 #include "record/program.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* order 2 or paused: the two slow cases of every entry point below in one
+   8-byte load and compare (fe_paused, 0 or 1, is the 32 bits right after
+   order, which is 0, 1 or 2) */
+_Static_assert(offsetof(dr_tape, fe_paused) == offsetof(dr_tape, order) + 4,
+               "fe_paused must follow order");
+static inline bool fe_slow(const dr_tape *t)
+{
+    uint64_t w;
+    memcpy(&w, &t->order, sizeof w);
+    return DR_UNLIKELY(w > 1);
+}
 
 #define DR_FE_UNARY(op)                                                      \
     double dr_fe_##op(double x) { return dr_rule_##op(x); }                  \
     dr_idx dr_fe_##op##_rec(dr_tape *t, dr_idx a, double x, double v)        \
     {                                                                        \
-        if (DR_UNLIKELY(t && t->fe_paused))                                  \
+        if (!t)                                                              \
             return DR_NONE;                                                  \
         double d = dr_rule_##op##_d(x, v);                                   \
-        if (dr__order2(t))                                                   \
-            return dr__op1_logged(t, DR_OPC_##op, v, a, d, x, 0.0).idx;      \
+        if (fe_slow(t))                                                      \
+            return t->fe_paused ? DR_NONE                                    \
+                                : dr__op1_logged(t, DR_OPC_##op, v, a, d, x, \
+                                                 0.0).idx;                   \
         return dr__op1(t, v, a, d).idx;                                      \
     }
 DR_RULES_UNARY(DR_FE_UNARY)
@@ -29,12 +45,13 @@ DR_RULES_UNARY_FUSED(DR_FE_UNARY)
     dr_idx dr_fe_##op##_rec(dr_tape *t, dr_idx a, dr_idx b, double x,        \
                             double y, double v)                              \
     {                                                                        \
-        if (DR_UNLIKELY(t && t->fe_paused))                                  \
+        if (!t)                                                              \
             return DR_NONE;                                                  \
         dr_rule_d2 d = dr_rule_##op##_d(x, y, v);                            \
-        if (dr__order2(t))                                                   \
-            return dr__op2_logged(t, DR_OPC_##op, v, a, d.a, x, b, d.b, y)   \
-                .idx;                                                        \
+        if (fe_slow(t))                                                      \
+            return t->fe_paused ? DR_NONE                                    \
+                                : dr__op2_logged(t, DR_OPC_##op, v, a, d.a,  \
+                                                 x, b, d.b, y).idx;          \
         return dr__op2(t, v, a, d.a, b, d.b).idx;                            \
     }
 DR_RULES_BINARY(DR_FE_BINARY)
@@ -43,11 +60,12 @@ double dr_fe_powi(double x, double n) { return dr_rule_powi(x, n); }
 
 dr_idx dr_fe_powi_rec(dr_tape *t, dr_idx a, double x, double n, double v)
 {
-    if (DR_UNLIKELY(t && t->fe_paused))
+    if (!t)
         return DR_NONE;
     double d = dr_rule_powi_d(x, n, v);
-    if (dr__order2(t))
-        return dr__op1_logged(t, DR_OPC_powi, v, a, d, x, n).idx;
+    if (fe_slow(t))
+        return t->fe_paused ? DR_NONE
+                            : dr__op1_logged(t, DR_OPC_powi, v, a, d, x, n).idx;
     return dr__op1(t, v, a, d).idx;
 }
 
@@ -195,7 +213,7 @@ int dr_fe_pause(dr_tape *t, int paused)
     if (!t)
         return 0;
     int was = t->fe_paused;
-    t->fe_paused = paused != 0;
+    t->fe_paused = paused != 0 ? 1u : 0u;
     return was;
 }
 
@@ -240,10 +258,10 @@ stmt(dr_tape *t, size_t n, dr_idx a0, double d0, dr_idx a1, double d1,
      dr_idx a2, double d2, dr_idx a3, double d3, dr_idx a4, double d4,
      dr_idx a5, double d5)
 {
-    if (DR_UNLIKELY(!t || t->fe_paused))
+    if (DR_UNLIKELY(!t))
         return DR_NONE;
-    if (DR_UNLIKELY(dr__order2(t)))
-        return DR_FE_STMT_BY_OPS;
+    if (fe_slow(t))
+        return t->fe_paused ? DR_NONE : DR_FE_STMT_BY_OPS;
     /* the active leaves as a chain of two-argument nodes, each over the
        one before it (partial 1) and the next leaf: k - 1 nodes for k > 1
        leaves, recorded in one call, and as cheap to sweep as any; an n-ary

@@ -153,7 +153,7 @@ static inline __attribute__((always_inline)) void restart(dr_tape *t,
     t->guards_n = 0;
     t->fe_ranges_n = 0;
     t->fe_cursor = 0;
-    t->fe_paused = false;
+    t->fe_paused = 0;
     t->tan_valid = 0;
     t->replay_ok = -1;
     t->replay_in_ok = -1;

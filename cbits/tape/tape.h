@@ -228,9 +228,10 @@ struct dr_tape {
     unsigned state;  /* DR_ST_* flags                                    */
     unsigned order;  /* record: 2 while second-order information is
                         recorded (dr_tape_set_order), else 1 or 0      */
-    bool fe_paused;  /* frontend: this handle's scalar operations record
-                        nothing (dr_fe_pause); beside order, which every
-                        operation reads too: the same cache line       */
+    uint32_t fe_paused; /* frontend: 1 while this handle's scalar
+                           operations record nothing (dr_fe_pause); right
+                           after order, so that one 8-byte load tests
+                           both (frontend.c)                        */
 
     dr_tape *root;     /* the root handle (itself for the root)          */
     dr_chunk *chunk;   /* newest chunk of the current job, NULL before any */
