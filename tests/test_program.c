@@ -6,7 +6,8 @@
  * does; any other is one node whose value is bit for bit the operations'
  * one by one, and whose gradient is theirs to rounding.  On a tape of
  * order 2 it replays bit for bit as a fresh recording at the new point,
- * and every second-order driver (products, dense Hessians by both methods,
+ * (runs of one program's statements back to back too, two of them
+ * evaluated side by side), and every second-order driver (products, dense Hessians by both methods,
  * sparse Hessians, the recorded tangent and adjoint passes) agrees with the
  * same function recorded operation by operation, and with finite
  * differences.  Bad programs, ids and values are refused as documented.
@@ -708,6 +709,139 @@ static void test_negation_operand(void **state)
     dr_tape_free(t);
 }
 
+/* ------------------------------------------------ runs of one program
+ * Statements of the same program back to back, as a vector's components
+ * are updated (x + dt v, then y + dt w): replay evaluates two such
+ * neighbours side by side where the second does not read the first.  A
+ * run of RUNLEN statements: each over inputs and constants, or (dep set)
+ * over the statement just before it as its first leaf, which must not
+ * be evaluated beside it. */
+#define RUNS 10
+#define RUNLEN 4
+
+typedef struct runs {
+    prog p[3];
+    int which[RUNS];                 /* the run's program               */
+    int len[RUNS];                   /* its statements, 1 .. RUNLEN     */
+    int pick[RUNS][RUNLEN][6];       /* >= 0: input; -1: a constant;
+                                        -2: the statement before it     */
+    double kval[RUNS][RUNLEN][6];
+} runs;
+
+/* programs that are linear whichever leaves move (so that every
+   statement is one node of its program), each with a division and a
+   negation where the draw allows */
+static void random_runs(chk_rng *r, runs *f)
+{
+    for (int k = 0; k < 3; k++)
+        do
+            random_prog(r, 1 + (unsigned)chk_rng_below(r, 6), &f->p[k]);
+        while (!is_linear(&f->p[k], 0x3f));
+    for (int q = 0; q < RUNS; q++) {
+        f->which[q] = (int)chk_rng_below(r, 3);
+        f->len[q] = 1 + (int)chk_rng_below(r, RUNLEN);
+        for (int s = 0; s < f->len[q]; s++)
+            for (unsigned i = 0; i < 6; i++) {
+                uint64_t u = chk_rng_below(r, 8);
+                f->pick[q][s][i] = u == 0 ? -1
+                                   : u == 1 && i == 0 && (s > 0 || q > 0)
+                                       ? -2
+                                       : (int)chk_rng_below(r, NX);
+                f->kval[q][s][i] = chk_rng_uniform(r, 0.5, 2.0);
+            }
+    }
+}
+
+/* the runs' statements recorded one after another at x (every one a
+   program's node, checked), then their sum: its value; the statements
+   into st */
+static dr_real record_runs(dr_tape *t, const runs *f, const double *x,
+                           dr_real *xs, dr_real *st, size_t *nst)
+{
+    for (int i = 0; i < NX; i++)
+        xs[i] = dr_input(t, x[i]);
+    dr_real prev = xs[0];
+    size_t k = 0;
+    for (int q = 0; q < RUNS; q++)
+        for (int s = 0; s < f->len[q]; s++) {
+            const prog *p = &f->p[f->which[q]];
+            dr_real leaf[6];
+            for (unsigned i = 0; i < p->n; i++) {
+                int w = f->pick[q][s][i];
+                leaf[i] = w >= 0 ? xs[w]
+                          : w == -1 ? dr_const(f->kval[q][s][i])
+                                    : prev;
+            }
+            double v = by_ops(NULL, p, leaf).val;
+            st[k] = by_prog(t, p, leaf, v);
+            prev = st[k++];
+        }
+    *nst = k;
+    dr_real y = dr_const(0.0);
+    for (size_t i = 0; i < k; i++)
+        y = dr_add(t, y, st[i]);
+    return y;
+}
+
+/* replayed at new points: every statement's value, the sum and its
+   gradient bit for bit a fresh recording's */
+static void test_replay_runs(void **state)
+{
+    (void)state;
+    chk_rng r;
+    chk_rng_seed(&r, 23);
+    int dependent = 0, pairs = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        runs f;
+        random_runs(&r, &f);
+        for (int q = 0; q < RUNS; q++)
+            for (int s = 1; s < f.len[q]; s++) {
+                pairs++;
+                for (unsigned i = 0; i < f.p[f.which[q]].n; i++)
+                    dependent += f.pick[q][s][i] == -2;
+            }
+        double x0[NX];
+        random_point(&r, x0);
+        dr_tape *t = prog_tape();
+        CHK_STATUS(dr_tape_set_order(t, 2), DR_OK);
+        dr_real xs[NX], st[RUNS * RUNLEN];
+        size_t nst;
+        dr_real y = record_runs(t, &f, x0, xs, st, &nst);
+        /* one node a statement: nothing recorded by operations */
+        size_t nodes = 0;
+        for (size_t i = 0; i < nst; i++)
+            nodes += st[i].idx != DR_NONE;
+        assert_true(dr_tape_len(t) <= NX + nodes + nst);
+        for (int k = 0; k < 4; k++) {
+            double x[NX], g[NX], gf[NX];
+            random_point(&r, x);
+            CHK_STATUS(dr_replay(t, NX, xs, x), DR_OK);
+            dr_tape *u = prog_tape();
+            CHK_STATUS(dr_tape_set_order(u, 2), DR_OK);
+            dr_real us[NX], su[RUNS * RUNLEN];
+            size_t nu;
+            dr_real yu = record_runs(u, &f, x, us, su, &nu);
+            for (size_t i = 0; i < nst; i++) {
+                double v = st[i].val; /* (every leaf a constant: no node) */
+                if (st[i].idx != DR_NONE)
+                    CHK_STATUS(dr_value(t, st[i].idx, &v), DR_OK);
+                CHK_SAME(v, su[i].val);
+            }
+            double v;
+            CHK_STATUS(dr_value(t, y.idx, &v), DR_OK);
+            CHK_SAME(v, yu.val);
+            CHK_STATUS(dr_gradient(t, y, NX, xs, g), DR_OK);
+            CHK_STATUS(dr_gradient(u, yu, NX, us, gf), DR_OK);
+            for (int i = 0; i < NX; i++)
+                CHK_SAME(g[i], gf[i]);
+            dr_tape_free(u);
+        }
+        dr_tape_free(t);
+    }
+    /* neighbours of one program were met, some reading the one before */
+    assert_true(pairs > 200 && dependent > 20);
+}
+
 /* a leaf given another value than its node's (a front end's copy of a
    value, dr_record1): the node is right, the tape does not replay */
 static void test_leaf_value_differs(void **state)
@@ -748,6 +882,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_and_gradient),
         cmocka_unit_test(test_replay),
+        cmocka_unit_test(test_replay_runs),
         cmocka_unit_test(test_gradient_fd),
         cmocka_unit_test(test_second_order),
         cmocka_unit_test(test_sparse_alone),

@@ -239,6 +239,11 @@ mkUnit prog z n = case prog of
   "fparticles-fork" -> particles $(grad 'fparticlesFork)
   "fparticles-fork-taped" -> particles $(tapedGrad 'fparticlesFork)
   "fparticles-poly" -> particles $(grad 'fparticlesP)
+  -- nn's gradient, to set its products against (second-order-bench's nn-rec1)
+  "nn-grad" -> Just $ do
+    let p = nnInputs
+    forceAll p
+    pure $ \i -> sum ($(grad 'nnLoss) (bump (fromIntegral i * z) p))
   -- one Hessian-vector product at a new point: recording and the product
   -- (second-order-bench's nn-rechvp and rot-rechvp)
   "nn-hvp" -> Just $ do

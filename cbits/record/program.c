@@ -327,12 +327,77 @@ bool dr__prog_terms(const dr_oplog *e, size_t *n, const int64_t **args,
     return true;
 }
 
-SMALL_LOOPS void dr__prog_replay(const dr_oplog *log, dr_oplog *e)
+/* two programs' values side by side, lane 0 of leaves x0, lane 1 of x1: the
+   same operations as value_only's in each lane (packed IEEE arithmetic
+   rounds each lane as the scalar operation does), whose chains of
+   dependent operations, each through the register file in memory,
+   overlap instead of following one another */
+typedef double prog_pair __attribute__((vector_size(16)));
+static SMALL_LOOPS void value_only_pair(const unsigned char *code,
+                                        const double *x0, const double *x1,
+                                        double *v0, double *v1)
 {
-    dr_prog *g = dr__oplog_prog(e);
+    unsigned n = code[0], c = code[1], m = code[2];
+    prog_pair reg[DR_PROG_REGS];
+    for (unsigned i = 0; i < n; i++)
+        reg[i] = (prog_pair){x0[i], x1[i]};
+    for (unsigned j = 0; j < c; j++) {
+        double k = constant(code, j);
+        reg[n + j] = (prog_pair){k, k};
+    }
+    const unsigned char *s = insn(code, 0);
+    prog_pair v = {0.0, 0.0};
+    for (unsigned i = 0; i < m; i++, s += 3) {
+        prog_pair a = reg[s[1]];
+        switch (s[0]) {
+        case DR_PROG_ADD:
+            v = a + reg[s[2]];
+            break;
+        case DR_PROG_SUB:
+            v = a - reg[s[2]];
+            break;
+        case DR_PROG_MUL:
+            v = a * reg[s[2]];
+            break;
+        case DR_PROG_DIV:
+            v = a / reg[s[2]];
+            break;
+        default:
+            v = -a;
+            break;
+        }
+        reg[n + c + i] = v;
+    }
+    *v0 = v[0];
+    *v1 = v[1];
+}
+
+/* the leaves' values of g at the new point, from the log */
+static inline double *prog_leaves_moved(const dr_oplog *log, dr_prog *g)
+{
     double *xs = dr__prog_xs(g);
     for (unsigned i = 0; i < g->n; i++)
         if (g->leaf[i] >= 0)
             xs[i] = log[g->leaf[i]].v;
-    e->v = value_only(g->code, xs);
+    return xs;
+}
+
+bool dr__prog_replay_pair(const dr_oplog *log, dr_oplog *e, int64_t r)
+{
+    dr_prog *g0 = dr__oplog_prog(e), *g1 = dr__oplog_prog(e + 1);
+    if (g0->code != g1->code)
+        return false;
+    for (unsigned i = 0; i < g1->n; i++)
+        if (g1->leaf[i] == r)
+            return false;
+    const double *x0 = prog_leaves_moved(log, g0);
+    const double *x1 = prog_leaves_moved(log, g1);
+    value_only_pair(g0->code, x0, x1, &e[0].v, &e[1].v);
+    return true;
+}
+
+SMALL_LOOPS void dr__prog_replay(const dr_oplog *log, dr_oplog *e)
+{
+    dr_prog *g = dr__oplog_prog(e);
+    e->v = value_only(g->code, prog_leaves_moved(log, g));
 }

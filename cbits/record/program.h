@@ -109,5 +109,12 @@ DR_HIDDEN dr_idx dr__record_prog(dr_tape *t, const unsigned char *code,
 /* program.c: the statement of log entry e evaluated again at its leaves'
    values in the log: its value into e->v (replay) */
 DR_HIDDEN void dr__prog_replay(const dr_oplog *log, dr_oplog *e);
+/* program.c: e and the entry after it, both DR_OPC_PROG, r the relative
+   id of e: where they run the same program and the second does not read
+   the first (the x and y of a vector's update), both evaluated again side
+   by side, bit for bit as one at a time, and true; else false, nothing
+   done */
+DR_HIDDEN bool dr__prog_replay_pair(const dr_oplog *log, dr_oplog *e,
+                                    int64_t r);
 
 #endif /* DR_RECORD_PROGRAM_H */

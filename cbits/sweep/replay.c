@@ -185,8 +185,12 @@ static dr_status replay_chunk(dr_tape *t, dr_chunk *c)
         int32_t op = e[i].op;
         if (DR_LIKELY(op >= DR_OPC_powi)) { /* a rule of scalar_rules.h */
             replay_node(log, &e[i], &nodes[i]);
-        } else if (op == DR_OPC_PROG) {
-            dr__prog_replay(log, &e[i]); /* (its partials stay) */
+        } else if (op == DR_OPC_PROG) { /* (its partials stay) */
+            if (i + 1 < n && e[i + 1].op == DR_OPC_PROG &&
+                dr__prog_replay_pair(log, &e[i], c->first + (int64_t)i))
+                i++;
+            else
+                dr__prog_replay(log, &e[i]);
         } else if (op == DR_OPC_EXT || op == DR_OPC_SUMN) {
             dr_status st = replay_ext(log, c->first + (int64_t)i, &nodes[i]);
             if (st != DR_OK)
