@@ -4,7 +4,9 @@
  * record guards (dr_lt ... dr_ne), the discrete results (dr_floor ...
  * dr_signbit), dr_select, n-ary sums (dr_sumn, dr_sumn_id), external
  * functions with a primal, checkpointed loops, array operations,
- * statements with programs (dr_fe_prog) and statements of the caller's
+ * statements with programs (dr_fe_prog; an op may take the program of the
+ * op before it, so that statements of one program come back to back, as
+ * replay pairs them) and statements of the caller's
  * code (dr_record_statement: at order 2 they replay, a leaf given another
  * value makes the tape refuse, the second-order drivers refuse them; at
  * order 1 nodes of their partials).
@@ -100,6 +102,11 @@ typedef struct rop {
     uint8_t outmap[3];    /* a loop's outputs                          */
     rlop lop[3];          /* a loop's step                             */
     fprog prog;           /* a statement's program                     */
+    bool same_prog;       /* the program of the op before, handed over
+                             at its address: statements of one program
+                             back to back, which replay evaluates two at
+                             a time where the second does not read the
+                             first                                     */
     rsctx sc;             /* a statement's context (RK_STMT)           */
 } rop;
 
@@ -1058,6 +1065,8 @@ static void record(const rprog *P, dr_tape *t, const double *v,
         }
         case RK_PROG: {
             const fprog *g = &o->prog;
+            const unsigned char *code =
+                o->same_prog ? P->ops[q - 1].prog.code : g->code;
             dr_real x[FP_LEAVES];
             double xs[FP_LEAVES];
             for (unsigned i = 0; i < g->n; i++)
@@ -1077,7 +1086,7 @@ static void record(const rprog *P, dr_tape *t, const double *v,
                  pairs = prog_pairs_refuse(g->code, act);
             R->byops[q] = path && path->byops[q];
             dr_idx id = R->byops[q] ? DR_FE_STMT_BY_OPS
-                                    : prog_record(t, t, !g->off, g->code,
+                                    : prog_record(t, t, !g->off, code,
                                                   pv, x, g->n);
             TRACE("   dr_fe_prog(%u leaves, %u constants, %u instructions,"
                   " %u pairs%s%s%s) = %.17g id %lld\n", g->n, g->c, g->m,
@@ -1599,6 +1608,11 @@ void op_replay(rd *r)
             } else if (o->e[0] & RK_PROG_FLAG) {
                 o->kind = RK_PROG;
                 nterm = 1 + (o->e[0] & 7) % FP_LEAVES;
+                /* (0x20 without 0x08 here: RK_STMT_FLAGS not all set) */
+                o->same_prog = (o->e[0] & 0x20) && q > 0 &&
+                               P.ops[q - 1].kind == RK_PROG;
+                if (o->same_prog)
+                    nterm = (int)P.ops[q - 1].prog.n;
             }
             break;
         case RK_EXTERNAL:
@@ -1641,7 +1655,9 @@ void op_replay(rd *r)
         }
         for (int i = 0; i < nterm; i++)
             o->term[i] = (uint8_t)u8(r);
-        if (o->kind == RK_PROG)
+        if (o->kind == RK_PROG && o->same_prog)
+            o->prog = P.ops[q - 1].prog;
+        else if (o->kind == RK_PROG)
             prog_decode(r, &o->prog, (unsigned)nterm, o->e[0] & 0x80);
     }
     /* the inputs replayed: all those without a value (but, for misuse 3,
