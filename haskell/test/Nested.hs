@@ -119,6 +119,31 @@ differentiable [d|
                              in A.logSumExp (A.vaxpy (head ys) (A.vmul v v) (A.vsin v))) xs
     in sum (map (\d -> d * d) g)
 
+  -- the value and the gradient of one recording: a step of descent on
+  -- sum (a_i y_i^3) / 3 + y . x from x, then its value and the step's
+  -- length squared (an outer gradient through both the value and the
+  -- gradient of the inner one)
+  stepValue :: [Double] -> Double
+  stepValue x =
+    let inner ys = sum (zipWith3 (\a y c -> a * y * y * y / 3 + y * c) [1, 2, 3] ys x)
+        (v, g) = gradient' inner x
+        x' = zipWith (\a d -> a - 0.1 * d) x g
+    in v * sum x' + sum (map (\d -> d * d) g)
+
+  -- the same with the value and the gradient taken apart (two recordings)
+  stepValueTwice :: [Double] -> Double
+  stepValueTwice x =
+    let inner ys = sum (zipWith3 (\a y c -> a * y * y * y / 3 + y * c) [1, 2, 3] ys x)
+        v = inner x
+        g = gradient inner x
+        x' = zipWith (\a d -> a - 0.1 * d) x g
+    in v * sum x' + sum (map (\d -> d * d) g)
+
+  -- value and derivative of x sin (c y) at y = x, c closing over x
+  derivPair :: Double -> Double
+  derivPair x = case derivative' (\y -> x * sin (x * y)) x of
+    (v, d) -> v * d + d
+
   -- a gradient step w - 0.1 g, then the loss again: through maxpy
   arrStep :: [Double] -> Double
   arrStep ws =
@@ -130,6 +155,19 @@ differentiable [d|
 
 valueOf :: (a -> (b, c)) -> a -> b
 valueOf run x = fst (run x)
+
+-- stepValue written out by hand: inner's value at x and its gradient
+-- a_i x_i^2 + x_i (the x inside inner a constant of its gradient)
+stepValueRef :: [Double] -> Double
+stepValueRef x =
+  let a = [1, 2, 3]
+      v = sum (zipWith (\ai xi -> ai * xi * xi * xi / 3 + xi * xi) a x)
+      g = zipWith (\ai xi -> ai * xi * xi + xi) a x
+      x' = zipWith (\xi d -> xi - 0.1 * d) x g
+  in v * sum x' + sum (map (\d -> d * d) g)
+
+bump :: [Double] -> Int -> Double -> [Double]
+bump x0 i e = [if j == i then x + e else x | (j, x) <- zip [0 ..] x0]
 
 close :: Double -> Double -> Bool
 close a b = abs (a - b) <= 1e-6 * max 1 (abs b)
@@ -172,6 +210,22 @@ spec = describe "derivatives inside differentiable code" $ do
                         | (i, gi) <- zip [0 ..] g ]
     check arrAxpyGradNorm ($(grad 'arrAxpyGradNorm) x0) `shouldBe` True
     check arrStep ($(grad 'arrStep) x0) `shouldBe` True
+  it "gradient' is the value and the gradient of one recording, differentiated through" $ do
+    forAll (vectorOf 3 (choose (-2, 2))) $ \x ->
+      let (v, g) = $(grad' 'stepValue) x
+          (v2, g2) = $(grad' 'stepValueTwice) x
+          fd i = (stepValueRef (bump x i 1e-6) - stepValueRef (bump x i (-1e-6))) / 2e-6
+      in close v (stepValueRef x) && close (stepValue x) v && close v v2 && and (zipWith close g g2)
+         && and [abs (gi - fd i) <= 1e-5 * (1 + abs gi) | (i, gi) <- zip [0 ..] g]
+  it "derivative' is the value and the derivative, differentiated through" $
+    forAll (choose (-2, 2)) $ \x ->
+      -- v = x sin (x^2), d = x^2 cos (x^2): v d + d and its derivative
+      let v = x * sin (x * x)
+          d = x * x * cos (x * x)
+          dv = sin (x * x) + 2 * x * x * cos (x * x)
+          dd = 2 * x * cos (x * x) - 2 * x ^ (3 :: Int) * sin (x * x)
+          (y, g) = $(grad' 'derivPair) x
+      in close y (v * d + d) && close (derivPair x) (v * d + d) && close g (dv * d + v * dd + dd)
   it "d/dx (x * d/dy (x + y)) is 1 at any x (no perturbation confusion)" $
     property $ \x -> $(grad 'confused) x == 1
   it "the same through a local function closing over x (x * 3 x, derivative 6 x)" $
@@ -199,6 +253,7 @@ spec = describe "derivatives inside differentiable code" $ do
     jdet [2, 0] `shouldBe` (-2)
     selfGrad [1, 2, 3] `shouldBe` [1, 2, 3]
     newtonStep 2 1 `shouldBe` 1.5
+    stepValue [1, 2, 3] `shouldBe` stepValueTwice [1, 2, 3]
     iterate (newtonStep 2) 1 !! 6 `shouldSatisfy` (\r -> abs (r - sqrt 2) < 1e-15)
   it "and so are those that call them or pass them on" $ do
     -- one step of 1/4 the gradient halves the distance to 1: (3 - 1)^2 / 4
@@ -210,4 +265,8 @@ spec = describe "derivatives inside differentiable code" $ do
     r <- try (evaluate (derivative sin 1))
     case r of
       Left (ErrorCall msg) -> msg `shouldContain` "outside differentiable code"
+      Right v -> expectationFailure ("got " ++ show v)
+    r' <- try (evaluate (fst (gradient' sum [1])))
+    case r' of
+      Left (ErrorCall msg) -> msg `shouldContain` "`gradient'' was called outside differentiable code"
       Right v -> expectationFailure ("got " ++ show v)

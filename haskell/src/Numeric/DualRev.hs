@@ -83,7 +83,9 @@ module Numeric.DualRev
   , primitiveWithJVP
     -- * Derivatives inside differentiable code
   , derivative
+  , derivative'
   , gradient
+  , gradient'
   , jacobianOf
   , hessianOf
     -- * Data that is not differentiated
@@ -104,7 +106,7 @@ import Language.Haskell.TH (Dec, Exp, Name, Q)
 import Numeric.DualRev.Internal.Run.Scalar.AD (DualRevError (..))
 import Numeric.DualRev.Internal.Run.Control.Checkpoint (checkpointedIterate, checkpointedIterateWith, defaultSnapshots)
 import Numeric.DualRev.Internal.Run.Driver.Constant (Constant (..), constant)
-import Numeric.DualRev.Internal.Run.Control.Nested (derivative, gradient, jacobianOf, hessianOf)
+import Numeric.DualRev.Internal.Run.Control.Nested (derivative, derivative', gradient, gradient', jacobianOf, hessianOf)
 import Numeric.DualRev.Internal.Run.Control.Pair ((|*|))
 import Numeric.DualRev.Internal.Compile.Custom (primitiveDecs)
 import Numeric.DualRev.Internal.Compile.Transform (differentiableDecs)

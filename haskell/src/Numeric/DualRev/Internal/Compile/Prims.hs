@@ -162,6 +162,7 @@ table = M.fromList $
   , ('pi, PPure 'pi 0)
   -- higher-order functions: dual versions taking dual functions
   , ('N.derivative, PMon 'N.derivativeD 2), ('N.gradient, PMon 'N.gradientD 2)
+  , ('N.derivative', PMon 'N.derivativeD' 2), ('N.gradient', PMon 'N.gradientD' 2)
   , ('N.jacobianOf, PMon 'N.jacobianOfD 2), ('N.hessianOf, PMon 'N.hessianOfD 2)
   , ('map, PMon 'mapD 2), ('zipWith, PMon 'zipWithD 3), ('zipWith3, PMon 'zipWith3D 4)
   , ('foldr, PMon 'foldrD 3), ('foldr', PMon 'foldrD 3), ('foldl, PMon 'foldlD 3)

@@ -1018,7 +1018,7 @@ constantsOfTwins ctx tenv ds = mapM_ check [(n, t) | SigD n t <- ds]
 derivativeTakers :: [Dec] -> S.Set Name
 derivativeTakers ds = grow (S.fromList [n | d <- ds, any (`elem` differentiators) (uses d), n <- definedNames d])
   where
-    differentiators = [ 'N.derivative, 'N.gradient, 'N.jacobianOf, 'N.hessianOf ]
+    differentiators = [ 'N.derivative, 'N.derivative', 'N.gradient, 'N.gradient', 'N.jacobianOf, 'N.hessianOf ]
     uses d = S.toList (S.fromList (varsOf d))
     defs = [(definedNames d, uses d) | d <- ds]
     grow known =

@@ -16,11 +16,15 @@
 -- depth, each level recording the tangent pass of the one inside it.
 module Numeric.DualRev.Internal.Run.Control.Nested
   ( derivative
+  , derivative'
   , gradient
+  , gradient'
   , jacobianOf
   , hessianOf
   , derivativeD
+  , derivativeD'
   , gradientD
+  , gradientD'
   , jacobianOfD
   , hessianOfD
     -- * For the overloaded mode
@@ -80,6 +84,27 @@ derivative _ _ = throwOutside "derivative"
 gradient :: ([Double] -> Double) -> [Double] -> [Double]
 gradient _ _ = throwOutside "gradient"
 
+-- | @derivative' f x@: the value of @f@ at @x@ and its derivative there,
+-- from one recording of @f@ (where @(f x, derivative f x)@ records @f@
+-- twice).  Like 'derivative': for differentiable code.
+derivative' :: (Double -> Double) -> Double -> (Double, Double)
+derivative' _ _ = throwOutside "derivative'"
+
+-- | @gradient' f xs@: the value of @f@ at @xs@ and its gradient there, from
+-- one recording of @f@ (as 'Numeric.DualRev.grad'' does for a splice, and
+-- @ad@'s @grad'@): where a loop needs both at each point (a descent that
+-- compares values and steps along gradients), one recording instead of
+-- two.  Like 'gradient': for differentiable code.
+--
+-- > differentiable [d|
+-- >   -- one step of gradient descent, the value at the start beside it
+-- >   step :: [Double] -> (Double, [Double])
+-- >   step x = let (v, g) = gradient' (\ys -> sum (map (\y -> y * y) ys)) x
+-- >            in (v, zipWith (\a d -> a - 0.1 * d) x g)
+-- >   |]
+gradient' :: ([Double] -> Double) -> [Double] -> (Double, [Double])
+gradient' _ _ = throwOutside "gradient'"
+
 -- | @jacobianOf f xs@: the Jacobian of @f@ at @xs@, one row per output
 -- (the gradient of that output).  Like 'gradient': for differentiable
 -- code, where it may be nested and differentiated through; one recorded
@@ -125,6 +150,24 @@ gradientD f xs = nested $ \t mark -> do
   ys <- mapM (copyOf t) xs
   r <- unAD (f ys) t
   adjointOf t mark (map idD ys) r
+
+-- | The dual of 'derivative'': the inner function's value beside its
+-- tangent (the value depends on x through the copy, so an outer derivative
+-- goes through it as through x).
+derivativeD' :: (D -> AD D) -> D -> AD (D, D)
+derivativeD' f x = nested $ \t mark -> do
+  y <- copyOf t x
+  r <- unAD (f y) t
+  d <- tangentOf t mark [idD y] r
+  pure (r, d)
+
+-- | The dual of 'gradient'': the value beside one recorded reverse pass.
+gradientD' :: ([D] -> AD D) -> [D] -> AD (D, [D])
+gradientD' f xs = nested $ \t mark -> do
+  ys <- mapM (copyOf t) xs
+  r <- unAD (f ys) t
+  gs <- adjointOf t mark (map idD ys) r
+  pure (r, gs)
 
 -- | The dual of 'jacobianOf': one recorded reverse pass per output.
 jacobianOfD :: ([D] -> AD [D]) -> [D] -> AD [[D]]

@@ -105,7 +105,10 @@ lensOf (Lengths known is) = Lens <$> newCounter <*> pure known <*> newIORef is
 
 -- | The lengths of every list the walk met, all known now.
 lengthsAfter :: Lens -> IO Lengths
-lengthsAfter (Lens c _ ref) = Lengths <$> tickBy c 0 <*> readIORef ref
+lengthsAfter (Lens c _ ref) = do
+  n <- tickBy c 0
+  is <- readIORef ref
+  pure $! Lengths n is
 
 -- | A non-empty array of an input or a result: its offset among the
 -- scalars, its length and its memory.

@@ -1,3 +1,4 @@
+{-# LANGUAGE BangPatterns #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
 -- splices generate (so exposed, but hidden from the documentation).
@@ -80,7 +81,9 @@ data Recorded a o = Recorded
   , rFirst :: !Int64
   , rOut :: o            -- ^ the output as recorded
   , rReplays :: !Bool    -- ^ False: the engine cannot replay this function
-  , rBuf :: !(ForeignPtr Double)  -- ^ a replay's scalars (rCount of them)
+  , rBuf :: !(ForeignPtr Double)
+    -- ^ a replay's scalars (rCount of them), and one more: where a replay
+    -- writes the output's value (no allocation of its own a call)
   , rLent :: [Lent]
     -- ^ the arrays of the input of the last replay, whose memory the tape
     -- reads (array input nodes borrow it, 'tapedGradRun'): kept alive with
@@ -104,7 +107,8 @@ data Recorded a o = Recorded
 data Splice a e o r = Splice
   { sRecord :: Ptr CTape -> a -> IO (Int, Int64, o)
   , sResult :: Ptr CTape -> Recorded a o -> a -> e -> IO r
-  , sLends :: Bool
+  , sLends :: o -> Bool
+    -- ^ whether the recorded output says the input's arrays are lent
   , sReplay :: Ptr CTape -> Recorded a o -> a -> e -> Ptr Double -> [Lent] -> Lengths -> IO (Either CInt r)
   , sOrder :: CInt
     -- ^ the order a recording that cannot be replayed is made at: 2 where
@@ -142,7 +146,7 @@ taped fill sp = unsafePerformIO $ do
       | not (rReplays rec) = recordAt (rTape rec) False x e
       | otherwise = do
           let n = rCount rec
-          lends <- if sLends sp then Just <$> newIORef [] else pure Nothing
+          lends <- if sLends sp (rOut rec) then Just <$> newIORef [] else pure Nothing
           lens <- lensOf (rLens rec)
           withForeignPtr (rBuf rec) $ \p -> do
             k <- fill (rInput rec) x (Buf p n lends lens) 0
@@ -153,7 +157,9 @@ taped fill sp = unsafePerformIO $ do
                 ls <- lengthsAfter lens
                 r <- withForeignPtr (rTape rec) $ \t -> sReplay sp t rec x e p lent ls
                 case r of
-                  Right v -> pure (Just rec { rLent = lent, rInput = x, rLens = ls }, v)
+                  -- (built now: a thunk of it, forced at the next call,
+                  -- is one more allocation a call)
+                  Right v -> let !rec' = rec { rLent = lent, rInput = x, rLens = ls } in pure (Just rec', v)
                   Left 7 -> recordAt (rTape rec) True x e   -- a guard flipped
                   Left _ -> recordAt (rTape rec) False x e  -- cannot replay
 
@@ -179,7 +185,7 @@ taped fill sp = unsafePerformIO $ do
       -- comparison ('fillLeaf'; a copy in a compact region, which the
       -- collector would not copy at its major collections, measured no
       -- faster and would make every part another object)
-      buf <- mallocForeignPtrArray (if replayable then max 1 n else 1)
+      buf <- mallocForeignPtrArray (if replayable then n + 1 else 1)
       none <- newLengths
       let rec0 = Recorded fp x x n first o replayable buf [] none
       r <- sResult sp t rec0 x e
@@ -192,15 +198,16 @@ taped fill sp = unsafePerformIO $ do
 -- array (hs_taped.c): no copy of an input array, one of its gradient.
 tapedGradRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
              -> a -> (Double, a)
-tapedGradRun fill tk trav ins f = flip (taped fill (Splice rec result True replay 1)) ()
+tapedGradRun fill tk trav ins f = flip (taped fill (Splice rec result (not . null . snd) replay 1)) ()
   where
     rec t x = do
       (n, first, y, arrs) <- recordArrays trav ins f t x
       pure (n, first, (y, arrs))
     result t r x () = (,) (primalD (fst (rOut r))) <$> gradientAt t (rOut r) (rFirst r) x (rCount r) (rLens r)
-    replay t r x () p lent lens = alloca $ \pv -> do
+    replay t r x () p lent lens = do
       let (D y0 yi, arrs) = rOut r
           n = rCount r
+          pv = p `advancePtr` n
       grads <- gradArrays arrs
       -- replay and sweep in one call where it may be unsafe
       quick <- if null arrs
@@ -259,7 +266,7 @@ touchLent = mapM_ (\(Lent _ _ m) -> touchForeignPtr m)
 -- replayed.
 tapedJacobianRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a')
                  -> (Ptr CTape -> b' -> [R] -> IO [R]) -> (a' -> AD b') -> a -> [a]
-tapedJacobianRun fill tk trav ins outs f = flip (taped fill (Splice rec result False replay 1)) ()
+tapedJacobianRun fill tk trav ins outs f = flip (taped fill (Splice rec result (const False) replay 1)) ()
   where
     rec t x = do
       (n, first, y') <- record trav ins f t x
@@ -285,7 +292,7 @@ tapedJacobianRun fill tk trav ins outs f = flip (taped fill (Splice rec result F
 -- 'Numeric.DualRev.jvp' reads one.
 tapedHvpRun :: Fill a -> Take a -> Trav a -> (Supply -> a -> IO a') -> (a' -> AD D)
             -> a -> a -> a
-tapedHvpRun fill tk trav ins f = taped fill (Splice rec result True replay 2)
+tapedHvpRun fill tk trav ins f = taped fill (Splice rec result (not . null . snd) replay 2)
   where
     rec t x = do
       (n, first, y, arrs) <- recordArrays trav ins f t x
