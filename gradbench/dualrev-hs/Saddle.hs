@@ -4,9 +4,10 @@
 -- GradBench's descent from the input's start.  The outer objective runs the
 -- inner ascent, whose gradients are nested derivatives: the outer gradient
 -- differentiates through them.  The function's name says the modes, outer
--- then inner: r reverse (grad', gradient), f forward (jvps along the unit
--- vectors, derivative per coordinate).  The output is the saddle point, x
--- then y.
+-- then inner: r reverse (grad', gradient'), f forward (jvps along the unit
+-- vectors, derivative' per coordinate); the inner ascent takes each point's
+-- value and gradient from one recording.  The output is the saddle point,
+-- x then y.
 module Saddle (functions, saddle, outer) where
 
 import Numeric.DualRev
@@ -21,10 +22,10 @@ differentiable [d|
 
   -- max over y of f x, from start
   outerR :: (Constant [Double], [Double]) -> Double
-  outerR (start, x) = f x (optimise (-1) (f x) (gradient (f x)) (constant start))
+  outerR (start, x) = f x (optimise (-1) (gradient' (f x)) (constant start))
 
   outerF :: (Constant [Double], [Double]) -> Double
-  outerF (start, x) = f x (optimise (-1) (f x) (forwardGradient (f x)) (constant start))
+  outerF (start, x) = f x (optimise (-1) (forwardGradient' (f x)) (constant start))
 
   -- f at a fixed x, for the final ascent's gradient in y
   fAtX :: (Constant [Double], [Double]) -> Double
