@@ -9,12 +9,13 @@ module Taped (spec) where
 
 import Control.Concurrent (forkIO)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
-import Control.Exception (evaluate)
+import Control.Exception (ErrorCall (..), evaluate, try)
 import Control.Monad (forM, forM_, replicateM)
 import Data.IORef (IORef, modifyIORef', newIORef, readIORef)
 import Data.List (isInfixOf, sort)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performGC)
+import System.Timeout (timeout)
 import Test.Hspec
 import Test.QuickCheck
 
@@ -64,6 +65,11 @@ differentiable [d|
         r = fromIntegral (round (last xs) :: Int)
     in sum (zipWith (*) ys [1 ..]) * m + k * r + signum (head xs) * abs (last xs)
        + max (head xs) (last xs) - min 0.25 (head ys)
+
+  -- a function of two inputs that throws at any other number
+  partial :: [Double] -> Double
+  partial [x, y] = x * y + sin x
+  partial _ = error "partial: two inputs"
 
   -- a loop whose trip count depends on the value: halve until below 1
   halvings :: Double -> Double
@@ -222,6 +228,36 @@ spec = describe "tapedGrad" $ do
     pts <- generate (replicateM 30 (vectorOf 3 ((,) <$> choose (-2, 2) <*> choose (-2, 2))))
     n <- agree g $(grad' 'particles) pts
     n `shouldBe` 1
+
+  it "an exception in a call drops its state: the next call records afresh, grad's result" $ do
+    let g = $(tapedGrad' 'smooth)
+        pts = [([0.1, 0.2, 0.3], 0.5), ([0.4, 0.1, -0.3], 0.2), ([1.1, -0.2, 0.7], -0.4)]
+    n0 <- agree g $(grad' 'smooth) (take 2 pts)
+    -- an input whose second scalar throws when the call's walk reads it
+    r <- try (evaluate (fst (g ([0.3, error "taped-boom", 0.1], 0.5))))
+    case r of
+      Left (ErrorCall msg) -> msg `shouldBe` "taped-boom"
+      Right v -> expectationFailure ("got " ++ show v)
+    n1 <- agree g $(grad' 'smooth) pts
+    (n0, n1) `shouldBe` (1, 1)
+    -- a recording that throws (the function's code at another shape)
+    let h = $(tapedGrad' 'partial)
+    n2 <- agree h $(grad' 'partial) [[0.5, 1], [0.7, 2]]
+    r' <- try (evaluate (fst (h [0.5, 1, 2])))
+    case r' of
+      Left (ErrorCall msg) -> msg `shouldBe` "partial: two inputs"
+      Right v -> expectationFailure ("got " ++ show v)
+    n3 <- agree h $(grad' 'partial) [[0.9, 3], [1.1, 4]]
+    (n2, n3) `shouldBe` (1, 1)
+
+  it "calls interrupted at any moment by timeouts leave later calls right" $ do
+    let g = $(tapedGrad' 'halvings)
+        xs = [100 + fromIntegral k / 7 | k <- [0 .. 300 :: Int]]
+    -- (a result cut off by the timeout is recomputed when it is next
+    -- demanded: each call forced once, under its own timeout)
+    forM_ (zip [1 :: Int ..] xs) $ \(k, x) -> timeout (k `mod` 40) (evaluate (g x))
+    n <- agree g $(grad' 'halvings) [x + 0.01 | x <- take 20 xs]
+    n `shouldSatisfy` (<= 1)
 
   it "records again where a comparison comes out otherwise, and only there" $ do
     let g = $(tapedGrad' 'branchy)

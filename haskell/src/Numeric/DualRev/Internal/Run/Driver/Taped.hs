@@ -1,4 +1,6 @@
 {-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE MagicHash #-}
+{-# LANGUAGE UnboxedTuples #-}
 {-# OPTIONS_HADDOCK hide #-}
 -- | Internal, not a stable API: called at run time by the code that the
 -- splices generate (so exposed, but hidden from the documentation).
@@ -18,18 +20,23 @@
 -- whose result is a second derivative).  The input's arrays
 -- are array input nodes ('tapedGradRun').
 --
--- The state is one tape behind an 'MVar', with a buffer of the input's
--- scalars that every replay reuses: a call that finds it taken (the
--- function called from another thread at the same moment) records on a
--- tape of its own instead of waiting.
+-- The state is one tape, with a buffer of the input's scalars that every
+-- replay reuses, held in an 'IORef' that a call empties as it takes the
+-- state (compare-and-swap) and fills again as it returns.  A call that
+-- finds it empty (the function called from another thread at the same
+-- moment, or never yet) records on a new tape instead of waiting, and
+-- keeps it where no other call has put a state back by then.  A call that
+-- an exception interrupts puts nothing back: its state (which the
+-- exception may have left half recorded) is dropped, and the next call
+-- records afresh.  So no call masks exceptions or installs a handler,
+-- which were a fifth of a small taped call's time.
 module Numeric.DualRev.Internal.Run.Driver.Taped
   ( tapedGradRun, tapedJacobianRun, tapedHvpRun
     -- * For tests
   , tapedRecordings, countRecording
   ) where
 
-import Control.Concurrent.MVar (newMVar, putMVar, tryTakeMVar)
-import Control.Exception (bracket, mask, onException)
+import Control.Exception (bracket)
 import Control.Monad (forM, when)
 import Data.Int (Int64)
 import Data.IORef (IORef, atomicModifyIORef', newIORef, readIORef)
@@ -40,6 +47,10 @@ import Foreign.Marshal.Alloc (alloca, free)
 import Foreign.Marshal.Array (advancePtr, allocaArray, mallocArray, pokeArray, withArray)
 import Foreign.Ptr (Ptr, nullPtr, plusPtr)
 import Foreign.Storable (peek)
+import GHC.Exts (casMutVar#, readMutVar#)
+import GHC.IO (IO (..))
+import GHC.IORef (IORef (..))
+import GHC.STRef (STRef (..))
 import System.IO.Unsafe (unsafeDupablePerformIO, unsafePerformIO)
 
 import Numeric.DualRev.Internal.Engine.FFI
@@ -122,22 +133,14 @@ data Splice a e o r = Splice
 taped :: Fill a -> Splice a e o r -> a -> e -> r
 {-# NOINLINE taped #-}
 taped fill sp = unsafePerformIO $ do
-  st <- newMVar Nothing
+  st <- newIORef Nothing
   pure (\x e -> unsafeDupablePerformIO (call st x e))
   where
-    call st x e = mask $ \restore -> do
-      held <- tryTakeMVar st
-      case held of
-        Nothing -> restore (alone x e)
-        Just s -> do
-          (s', r) <- restore (step s x e) `onException` putMVar st Nothing
-          putMVar st s'
-          pure r
-
-    -- the state busy: the result on a tape of its own, kept by no one
-    alone x e = do
-      fp <- tapeOfOwn
-      snd <$> recordAt fp False x e
+    call st x e = do
+      held <- takeState st
+      (s', r) <- step held x e
+      putState st s'
+      pure r
 
     step Nothing x e = do
       fp <- tapeOfOwn
@@ -159,7 +162,7 @@ taped fill sp = unsafePerformIO $ do
                 case r of
                   -- (built now: a thunk of it, forced at the next call,
                   -- is one more allocation a call)
-                  Right v -> let !rec' = rec { rLent = lent, rInput = x, rLens = ls } in pure (Just rec', v)
+                  Right v -> let !rec' = rec { rLent = lent, rInput = x, rLens = ls } in pure (rec', v)
                   Left 7 -> recordAt (rTape rec) True x e   -- a guard flipped
                   Left _ -> recordAt (rTape rec) False x e  -- cannot replay
 
@@ -189,7 +192,26 @@ taped fill sp = unsafePerformIO $ do
       none <- newLengths
       let rec0 = Recorded fp x x n first o replayable buf [] none
       r <- sResult sp t rec0 x e
-      pure (Just rec0, r)
+      pure (rec0, r)
+
+-- | The state, taken out of its reference (left empty) where it is there
+-- and no other call takes it at the same moment.
+takeState :: IORef (Maybe s) -> IO (Maybe s)
+takeState (IORef (STRef ref)) = IO $ \s0 -> case readMutVar# ref s0 of
+  (# s1, cur #) -> case cur of
+    Nothing -> (# s1, Nothing #)
+    Just _ -> case casMutVar# ref cur Nothing s1 of
+      (# s2, 0#, _ #) -> (# s2, cur #)
+      (# s2, _, _ #) -> (# s2, Nothing #)
+
+-- | A state put back, where the reference is still empty (another call
+-- may have put its own back first: that one stays).
+putState :: IORef (Maybe s) -> s -> IO ()
+putState (IORef (STRef ref)) new = IO $ \s0 -> case readMutVar# ref s0 of
+  (# s1, cur #) -> case cur of
+    Nothing -> case casMutVar# ref cur (Just new) s1 of
+      (# s2, _, _ #) -> (# s2, () #)
+    Just _ -> (# s1, () #)
 
 -- | Value and gradient of a function to Double, recorded once and replayed.
 -- A @Vec@ or @Mat@ of the input is an array input node that borrows its
