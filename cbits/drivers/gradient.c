@@ -17,10 +17,14 @@ dr_status dr_gradient_range(dr_tape *t, dr_real y, dr_idx first, size_t n,
 {
     if (!t || (n && !g))
         return DR_EINVAL;
+    int64_t ry, r = 0;
+    /* (the path of a small gradient, as dr_gradient's) */
+    if (DR_LIKELY(dr__sweep_seq_ok(t) && dr__rel(t, y.idx, &ry) &&
+                  (!n || dr__adj_range(t, first, n, &r))))
+        return dr__sweep_seq_range(t, ry, r, n, g);
     dr_status st = dr__sweep_ready(t, 1, &y, 0, NULL);
     if (st != DR_OK)
         return st;
-    int64_t r = 0;
     if (n && !dr__adj_range(t, first, n, &r))
         return DR_EINVAL;
     st = dr__sweep_from(t, y.idx);

@@ -381,16 +381,14 @@ static __attribute__((noinline)) void ext_reverse(dr_tape *t, double *A,
    loop */
 #define SMALL_SWEEP 64
 
-dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n, const dr_real *x,
-                        double *g)
+/* dr__sweep_seq's sweep from ry, its ids checked: every adjoint into
+   t->adj_raw + 1 (up to t->next, the rest not live); false, with g[0..n-1]
+   zeroed, where nothing was recorded (no id is on the tape) */
+static dr_status sweep_seq_adjoints(dr_tape *t, int64_t ry, size_t n,
+                                    double *g, bool *none)
 {
-    /* every id of x checked before anything changes (as dr__sweep_ready) */
-    const uint64_t base = (uint64_t)t->base;
     const int64_t need = t->next;
-    for (size_t i = 0; i < n; i++)
-        if (DR_UNLIKELY((uint64_t)x[i].idx - base >= (uint64_t)need &&
-                        x[i].idx != DR_NONE))
-            return DR_EINVAL;
+    *none = false;
     if (DR_UNLIKELY((uint64_t)need > t->adj_cap || !t->adj_raw)) {
         t->adj_valid = 0;
         dr_status st = dr__adj_ensure(t);
@@ -399,6 +397,7 @@ dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n, const dr_real *x,
         if (!t->adj_raw) { /* nothing was recorded: no id is on the tape */
             for (size_t i = 0; i < n; i++)
                 g[i] = 0.0;
+            *none = true;
             return DR_OK;
         }
     }
@@ -438,11 +437,39 @@ dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n, const dr_real *x,
             }
         }
     } /* (else y is a constant: every adjoint is zero) */
+    return DR_OK;
+}
+
+dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n, const dr_real *x,
+                        double *g)
+{
+    /* every id of x checked before anything changes (as dr__sweep_ready) */
+    const uint64_t base = (uint64_t)t->base;
+    const int64_t need = t->next;
+    for (size_t i = 0; i < n; i++)
+        if (DR_UNLIKELY((uint64_t)x[i].idx - base >= (uint64_t)need &&
+                        x[i].idx != DR_NONE))
+            return DR_EINVAL;
+    bool none;
+    dr_status st = sweep_seq_adjoints(t, ry, n, g, &none);
+    if (st != DR_OK || none)
+        return st;
+    const double *A = t->adj_raw + 1;
     for (size_t i = 0; i < n; i++) {
         uint64_t r = (uint64_t)x[i].idx - base;
         g[i] = r < (uint64_t)need ? A[r] : 0.0;
     }
     return DR_OK;
+}
+
+dr_status dr__sweep_seq_range(dr_tape *t, int64_t ry, int64_t r, size_t n,
+                              double *g)
+{
+    bool none;
+    dr_status st = sweep_seq_adjoints(t, ry, n, g, &none);
+    if (st == DR_OK && !none && n)
+        dr__copy_doubles(g, t->adj_raw + 1 + r, n);
+    return st;
 }
 
 dr_status dr__sweep_from(dr_tape *t, dr_idx y)

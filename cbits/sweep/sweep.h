@@ -85,6 +85,10 @@ DR_HIDDEN dr_status dr__sweep_from(dr_tape *t, dr_idx y);
    small gradient makes one call below the public one. */
 DR_HIDDEN dr_status dr__sweep_seq(dr_tape *t, int64_t ry, size_t n,
                                   const dr_real *x, double *g);
+/* the same, read for the relative ids r .. r+n-1 (dr__adj_range: on the
+   tape, checked by the caller) into g */
+DR_HIDDEN dr_status dr__sweep_seq_range(dr_tape *t, int64_t ry, int64_t r,
+                                        size_t n, double *g);
 /* whether dr__sweep_seq may sweep t: a whole root handle that never forked
    (one job, sequential), no sticky status, and no ext record with adjoint
    storage of its own (array nodes, whose rules may allocate) */
