@@ -211,7 +211,9 @@ jvps = jvpsQ
 -- except a part that is the very object the last call passed there (the
 -- same data set at every step of a loop).  Safe to call
 -- from many threads: a call that finds the tape in use records on a tape
--- of its own.
+-- of its own (kept where the other call has not put its tape back by
+-- then).  A call that an exception interrupts drops its tape, and the
+-- next call records afresh.
 tapedGrad :: Name -> Q Exp
 tapedGrad = tapedGradQ
 
