@@ -244,6 +244,11 @@ mkUnit prog z n = case prog of
     let p = nnInputs
     forceAll p
     pure $ \i -> sum ($(grad 'nnLoss) (bump (fromIntegral i * z) p))
+  -- nnLoss itself, no derivative: what its list code costs
+  "nn-primal" -> Just $ do
+    let p = nnInputs
+    forceAll p
+    pure $ \i -> nnLoss (bump (fromIntegral i * z) p)
   -- one Hessian-vector product at a new point: recording and the product
   -- (second-order-bench's nn-rechvp and rot-rechvp)
   "nn-hvp" -> Just $ do
