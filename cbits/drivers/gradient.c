@@ -7,6 +7,8 @@
  * mostly the calls' own overhead: a sequential tape without array nodes
  * takes one path that checks each id once and sweeps directly; any other
  * tape takes the Jacobian's general path (m == 1), with the same result.
+ * dr_gradient_range takes the same path where it can (a taped gradient
+ * from Haskell replays and reads its gradient so).
  */
 #include "sweep/sweep.h"
 

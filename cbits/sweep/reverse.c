@@ -382,8 +382,8 @@ static __attribute__((noinline)) void ext_reverse(dr_tape *t, double *A,
 #define SMALL_SWEEP 64
 
 /* dr__sweep_seq's sweep from ry, its ids checked: every adjoint into
-   t->adj_raw + 1 (up to t->next, the rest not live); false, with g[0..n-1]
-   zeroed, where nothing was recorded (no id is on the tape) */
+   t->adj_raw + 1 (up to t->next, the rest not live); *none set, and
+   g[0..n-1] zeroed, where nothing was recorded (no id is on the tape) */
 static dr_status sweep_seq_adjoints(dr_tape *t, int64_t ry, size_t n,
                                     double *g, bool *none)
 {
