@@ -220,6 +220,29 @@ void chk_status_(const char *file, int line, const char *what,
     _fail(file, line);
 }
 
+void chk_same_gradient_(const char *file, int line, dr_tape *ta, dr_real ya,
+                        const dr_real *xa, dr_tape *tb, dr_real yb,
+                        const dr_real *xb, size_t n)
+{
+    double *ga = malloc((n ? n : 1) * sizeof *ga),
+           *gb = malloc((n ? n : 1) * sizeof *gb);
+    if (!ga || !gb) {
+        print_error("%s:%d: out of memory for two gradients\n", file, line);
+        _fail(file, line);
+    }
+    chk_status_(file, line, "dr_gradient (first)",
+                dr_gradient(ta, ya, n, xa, ga), DR_OK);
+    chk_status_(file, line, "dr_gradient (second)",
+                dr_gradient(tb, yb, n, xb, gb), DR_OK);
+    for (size_t i = 0; i < n; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "gradient entry %zu", i);
+        chk_same_(file, line, what, ga[i], gb[i]);
+    }
+    free(ga);
+    free(gb);
+}
+
 /* ------------------------------------------------------------------- rng */
 
 void chk_rng_seed(chk_rng *r, uint64_t seed)

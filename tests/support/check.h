@@ -96,6 +96,19 @@ chk_deriv chk_fd_partial(chk_fnn f, void *ctx, size_t n, const double *x,
 #define CHK_STATUS(actual, expected)                                         \
     chk_status_(__FILE__, __LINE__, #actual, (actual), (expected))
 
+/**
+ * The gradient of ya on tape ta with respect to xa[0..n-1] is, bit for bit,
+ * that of yb on tb with respect to xb[0..n-1] (a replay against a fresh
+ * recording, one way of recording against another); both dr_gradient
+ * calls must answer DR_OK.
+ */
+#define CHK_SAME_GRADIENT(ta, ya, xa, tb, yb, xb, n)                         \
+    chk_same_gradient_(__FILE__, __LINE__, (ta), (ya), (xa), (tb), (yb),      \
+                       (xb), (n))
+
+void chk_same_gradient_(const char *file, int line, dr_tape *ta, dr_real ya,
+                        const dr_real *xa, dr_tape *tb, dr_real yb,
+                        const dr_real *xb, size_t n);
 void chk_close_(const char *file, int line, const char *what, double actual,
                 double expected, double rtol, double atol);
 void chk_same_(const char *file, int line, const char *what, double actual,
