@@ -108,6 +108,13 @@ DR_API dr_idx dr_fe_stmt2(dr_tape *t, dr_idx a0, double d0, dr_idx a1,
 DR_API dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1,
                           double d1, dr_idx a2, double d2);
 
+/* Whether dr_fe_prog records programs on root handle t and its children
+   (off for a new tape): on for a tape kept for replay, where a statement
+   that replays as one node pays; off elsewhere, where recording one costs
+   more than its operations (a Hessian-vector product recorded once).
+   DR_EINVAL for NULL or a child handle. */
+DR_API dr_status dr_fe_programs(dr_tape *t, int on);
+
 /*
  * A statement with its program, on a tape of order 2 where dr_fe_stmt
  * records nothing: code, the bytes of cbits/record/program.h, which the front end wrote when
@@ -127,12 +134,6 @@ DR_API dr_idx dr_fe_stmt3(dr_tape *t, dr_idx a0, double d0, dr_idx a1,
  * or an id not on the tape, sets DR_EINVAL.  At order 1 it records the
  * node of the same partials (no program kept).
  */
-/* Whether dr_fe_prog records programs on root handle t and its children
-   (off for a new tape): on for a tape kept for replay, where a statement
-   that replays as one node pays; off elsewhere, where recording one costs
-   more than its operations (a Hessian-vector product recorded once).
-   DR_EINVAL for NULL or a child handle. */
-DR_API dr_status dr_fe_programs(dr_tape *t, int on);
 DR_API dr_idx dr_fe_prog(dr_tape *t, const unsigned char *code, double v,
                          dr_idx a0, double x0, dr_idx a1, double x1,
                          dr_idx a2, double x2, dr_idx a3, double x3,
