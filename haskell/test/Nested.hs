@@ -130,6 +130,10 @@ differentiable [d|
         x' = zipWith (\a d -> a - 0.1 * d) x g
     in v * sum x' + sum (map (\d -> d * d) g)
 
+  -- the README's step: psF's value beside a step along its gradient
+  readmeStep :: [Double] -> (Double, [Double])
+  readmeStep x = let (v, g) = gradient' psF x in (v, zipWith (\a d -> a - 0.05 * d) x g)
+
   -- the same with the value and the gradient taken apart (two recordings)
   stepValueTwice :: [Double] -> Double
   stepValueTwice x =
@@ -217,6 +221,10 @@ spec = describe "derivatives inside differentiable code" $ do
           fd i = (stepValueRef (bump x i 1e-6) - stepValueRef (bump x i (-1e-6))) / 2e-6
       in close v (stepValueRef x) && close (stepValue x) v && close v v2 && and (zipWith close g g2)
          && and [abs (gi - fd i) <= 1e-5 * (1 + abs gi) | (i, gi) <- zip [0 ..] g]
+  it "the README's gradient' step, called directly and through jacobian" $ do
+    readmeStep [3, 4] `shouldBe` (118, [1.7999999999999998, 1.9499999999999997])
+    $(jacobian 'readmeStep) [3, 4] `shouldBe`
+      [[24, 41], [0.8, -0.15000000000000002], [-0.15000000000000002, 0.6]]
   it "derivative' is the value and the derivative, differentiated through" $
     forAll (choose (-2, 2)) $ \x ->
       -- v = x sin (x^2), d = x^2 cos (x^2): v d + d and its derivative
